@@ -1,0 +1,122 @@
+//! Domain events: the facts a command produces. The store assigns sequence numbers and hashes
+//! and keeps its own versioned wire form; these types are what the engine speaks.
+
+use serde::{Deserialize, Serialize};
+
+use crate::id::{AttemptId, NodeId, RunId};
+use crate::state::{DecisionOption, NodeKind, NodeState, RunStatus};
+use crate::workflow::{StepId, WorkflowHash};
+
+/// One fact about a session, with the run and node it concerns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Event {
+    pub run: Option<RunId>,
+    pub kind: EventKind,
+}
+
+/// How a node came to be relative to its parent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeCause {
+    /// The first node of a run.
+    Start,
+    /// The parent was the tip of its branch.
+    Advance,
+    /// The parent already had a child: this starts a new branch.
+    Fork,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum EventKind {
+    SessionCreated {
+        goal: String,
+        title: String,
+        workspace: Option<String>,
+        git_branch: Option<String>,
+        git_head: Option<String>,
+    },
+    RunStarted {
+        workflow_id: String,
+        workflow_hash: WorkflowHash,
+        /// Where the workflow was found (`builtin`, `project:<path>`, `user:<path>`, `file:<path>`).
+        source: String,
+    },
+    NodeCreated {
+        node: NodeId,
+        parent: Option<NodeId>,
+        kind: NodeKind,
+        cause: NodeCause,
+        status: RunStatus,
+        step: StepId,
+        state: NodeState,
+    },
+    /// The agent's report on a node: what it sent, whichever way it went.
+    AdvanceRecorded {
+        from: NodeId,
+        attempt: AttemptId,
+        to: NodeId,
+        notes: Option<String>,
+        artifacts: Option<serde_json::Value>,
+        context_delta: Option<serde_json::Map<String, serde_json::Value>>,
+        choice: Option<String>,
+        /// The edge taken, if the advance moved the run on.
+        edge_label: Option<String>,
+    },
+    GateDecided {
+        node: NodeId,
+        to: NodeId,
+        approved: bool,
+        reason: Option<String>,
+    },
+    HumanDecided {
+        node: NodeId,
+        to: NodeId,
+        option: DecisionOption,
+        note: Option<String>,
+    },
+    CheckpointRecorded {
+        node: NodeId,
+        attempt: Option<AttemptId>,
+        notes: Option<String>,
+        /// Written by the engine when a phase ends, rather than by the agent.
+        automatic: bool,
+        phase: Option<String>,
+    },
+    RunPaused {
+        reason: Option<String>,
+    },
+    RunResumed,
+    RunStopped {
+        reason: Option<String>,
+    },
+    RunCompleted {
+        node: NodeId,
+    },
+    RunFailed {
+        node: NodeId,
+        code: String,
+        message: String,
+    },
+}
+
+impl EventKind {
+    /// The stable name of the event kind, as stored.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::SessionCreated { .. } => "session_created",
+            Self::RunStarted { .. } => "run_started",
+            Self::NodeCreated { .. } => "node_created",
+            Self::AdvanceRecorded { .. } => "advance_recorded",
+            Self::GateDecided { .. } => "gate_decided",
+            Self::HumanDecided { .. } => "human_decided",
+            Self::CheckpointRecorded { .. } => "checkpoint_recorded",
+            Self::RunPaused { .. } => "run_paused",
+            Self::RunResumed => "run_resumed",
+            Self::RunStopped { .. } => "run_stopped",
+            Self::RunCompleted { .. } => "run_completed",
+            Self::RunFailed { .. } => "run_failed",
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! The workflow IR: the one graph every source format compiles into and the engine runs.
+//!
+//! The IR is plain data. It is serialised canonically to compute the [`WorkflowHash`] and is
+//! stored verbatim when a run pins it, so changing these types changes stored data: add fields
+//! with `#[serde(default)]` and bump [`IR_VERSION`] when meaning changes.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::hash;
+
+/// Version of the IR encoding; part of the hashed bytes.
+pub const IR_VERSION: u32 = 1;
+
+/// A compiled workflow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Workflow {
+    pub ir_version: u32,
+    /// Stable name, `[a-z0-9][a-z0-9._-]*`, at most 64 characters. See [`validate_workflow_id`].
+    pub id: String,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    /// The step a run starts at.
+    pub entry: StepId,
+    /// Steps in authored order. Ids are unique.
+    pub steps: Vec<Step>,
+    /// Declared context variables, in authored order.
+    pub variables: Vec<Variable>,
+    pub limits: Limits,
+}
+
+impl Workflow {
+    pub fn step(&self, id: &StepId) -> Option<&Step> {
+        self.steps.iter().find(|step| &step.id == id)
+    }
+
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|variable| variable.name == name)
+    }
+
+    /// The workflow hash: SHA-256 over the canonical JSON encoding of the IR.
+    pub fn hash(&self) -> WorkflowHash {
+        WorkflowHash(hash::sha256(&hash::canonical_json(self)))
+    }
+}
+
+/// A step id, unique within its workflow: `[A-Za-z0-9][A-Za-z0-9_.-]*`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct StepId(pub String);
+
+impl StepId {
+    pub fn new(id: impl Into<String>) -> Self {
+        Self(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for StepId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One step: a unit of work handed to the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Step {
+    pub id: StepId,
+    pub title: String,
+    /// A minijinja template rendered with the run context (see `docs/workflow-format.md`).
+    pub prompt: String,
+    pub role: Option<String>,
+    pub model: Option<String>,
+    pub notes: NotesPolicy,
+    /// JSON Schema (draft 2020-12) the step's artifacts must satisfy, if any.
+    pub output_schema: Option<serde_json::Value>,
+    /// A human must approve the step's result before the run moves on.
+    pub gate: bool,
+    /// The agent should start this step in a fresh conversation.
+    pub context_reset: bool,
+    pub phase: Option<String>,
+    /// How many failed attempts (blocked advances) the step allows before the block is terminal.
+    pub max_attempts: u32,
+    /// Outgoing edges in evaluation order. A step with no edges is an end step: advancing it
+    /// completes the run.
+    pub edges: Vec<Edge>,
+}
+
+impl Step {
+    pub fn is_end(&self) -> bool {
+        self.edges.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotesPolicy {
+    Required,
+    Optional,
+}
+
+/// Where an edge leads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeTarget {
+    Step(StepId),
+    /// Taking the edge completes the run.
+    Complete,
+}
+
+/// How taking an edge is counted against the workflow's limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    /// Counted only by the edge's own `max_traversals`, if set.
+    #[default]
+    Normal,
+    /// Starts another cycle of the workflow; bounded by `Limits::max_cycles` and fails the run
+    /// with `MAX_CYCLES_EXCEEDED` past it.
+    Loop,
+    /// Sends the run back to replan; bounded by `Limits::max_replan_attempts`, past which the
+    /// run waits for a human decision.
+    Replan,
+}
+
+/// An outgoing edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Edge {
+    pub target: EdgeTarget,
+    /// What the agent passes as `choice` to take this edge. Unique among a step's edges.
+    pub label: String,
+    /// Taken when no conditional edge matches and the agent made no choice.
+    pub default: bool,
+    /// A CEL expression over the run context; the edge is taken when it is true.
+    pub condition: Option<String>,
+    /// The condition in words, shown to the agent.
+    pub condition_text: Option<String>,
+    /// How often the edge may be taken in one branch of a run.
+    pub max_traversals: Option<u32>,
+    pub kind: EdgeKind,
+}
+
+/// A declared context variable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Variable {
+    pub name: String,
+    pub value_type: ValueType,
+    pub default: Option<serde_json::Value>,
+    pub layer: Layer,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+    Any,
+}
+
+impl ValueType {
+    pub fn admits(self, value: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        match (self, value) {
+            (Self::Any, _) | (_, Value::Null) => true,
+            (Self::String, Value::String(_)) | (Self::Boolean, Value::Bool(_)) => true,
+            (Self::Array, Value::Array(_)) | (Self::Object, Value::Object(_)) => true,
+            (Self::Number, Value::Number(_)) => true,
+            (Self::Integer, Value::Number(number)) => number.is_i64() || number.is_u64(),
+            _ => false,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Integer => "integer",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Array => "array",
+            Self::Object => "object",
+            Self::Any => "any",
+        }
+    }
+}
+
+/// Context layer: what a recap may drop first when it must fit a budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    Critical,
+    #[default]
+    Important,
+    Useful,
+    Ephemeral,
+}
+
+/// Workflow-wide limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct Limits {
+    pub max_cycles: u32,
+    pub max_revision_attempts: u32,
+    pub max_replan_attempts: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_cycles: 10, max_revision_attempts: 3, max_replan_attempts: 2 }
+    }
+}
+
+/// Default attempt limit of a step when the source does not set one.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
+
+/// SHA-256 of the canonical IR encoding. Printed as `sha256:<64 hex>`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkflowHash(pub [u8; 32]);
+
+impl fmt::Display for WorkflowHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sha256:{}", data_encoding::HEXLOWER.encode(&self.0))
+    }
+}
+
+impl fmt::Debug for WorkflowHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl FromStr for WorkflowHash {
+    type Err = String;
+
+    fn from_str(input: &str) -> Result<Self, String> {
+        let hex = input
+            .strip_prefix("sha256:")
+            .ok_or_else(|| format!("`{input}` is not a workflow hash: expected `sha256:` and 64 hex digits"))?;
+        let bytes = data_encoding::HEXLOWER
+            .decode(hex.as_bytes())
+            .ok()
+            .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
+            .ok_or_else(|| format!("`{input}` is not a workflow hash: expected `sha256:` and 64 lowercase hex digits"))?;
+        Ok(Self(bytes))
+    }
+}
+
+impl Serialize for WorkflowHash {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for WorkflowHash {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Checks a workflow id (also used as a file name during discovery, so it must not reach
+/// outside a folder): 1 to 64 characters of `a-z 0-9 . _ -`, starting with a letter or digit.
+pub fn validate_workflow_id(id: &str) -> Result<(), String> {
+    let valid_start = id.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+    let valid_rest = id
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+    if id.is_empty() || id.len() > 64 || !valid_start || !valid_rest || id.contains("..") {
+        return Err(format!(
+            "`{}` is not a valid workflow id: use 1-64 characters of a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit (no `..`)",
+            id.escape_debug()
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_ids_cannot_reach_outside_a_folder() {
+        for bad in ["", "../x", "a/b", "a\\b", "..", ".hidden", "a..b", "A", "x\0y", &"a".repeat(65)] {
+            assert!(validate_workflow_id(bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["dev-cycle", "bug.investigation", "a", "x_1"] {
+            assert!(validate_workflow_id(good).is_ok(), "{good:?} rejected");
+        }
+    }
+
+    #[test]
+    fn value_types_admit_what_they_name() {
+        use serde_json::json;
+        assert!(ValueType::Integer.admits(&json!(3)));
+        assert!(!ValueType::Integer.admits(&json!(3.5)));
+        assert!(ValueType::Number.admits(&json!(3.5)));
+        assert!(!ValueType::String.admits(&json!(1)));
+        assert!(ValueType::String.admits(&json!(null)));
+    }
+
+    #[test]
+    fn workflow_hash_round_trips() {
+        let hash = WorkflowHash([0xab; 32]);
+        assert_eq!(hash.to_string().parse::<WorkflowHash>().unwrap(), hash);
+        assert!("sha256:zz".parse::<WorkflowHash>().is_err());
+    }
+}
