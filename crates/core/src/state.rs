@@ -150,6 +150,9 @@ pub enum Phase {
 #[serde(rename_all = "snake_case")]
 pub struct Submission {
     pub choice: Option<String>,
+    /// The artifacts sent with the result, kept so conditions see them when a human acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<serde_json::Value>,
 }
 
 /// The outcome of checking an advance against the step's contract.

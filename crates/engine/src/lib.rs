@@ -1,1 +1,97 @@
-//! Placeholder: being written.
+//! The switchyard state machine: a pure transducer from (run view, command) to domain events and
+//! at most one new node.
+//!
+//! `start` creates a run's first node, `decide` handles every later command, and `pending` shows
+//! the agent what to do at a node. What each command does in each status is declared once, in
+//! [`table::TRANSITIONS`]. Nothing here does IO, reads a clock or draws randomness: the ids a
+//! command may need come in through [`Fresh`].
+
+mod edges;
+mod error;
+mod loaded;
+mod machine;
+mod pending;
+pub mod table;
+
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod tests;
+
+use switchyard_core::event::EventKind;
+use switchyard_core::id::{AttemptId, NodeId};
+use switchyard_core::state::{Control, DecisionOption, NodeState};
+
+pub use crate::error::Error;
+pub use crate::loaded::LoadedWorkflow;
+pub use crate::machine::{decide, start};
+pub use crate::pending::{AllowedEdge, PendingStep, pending};
+pub use crate::table::CommandKind;
+
+/// What `decide` needs to know about the run and the node acted on.
+#[derive(Debug, Clone, Copy)]
+pub struct RunView<'a> {
+    /// The run-level control (pause and stop apply to every branch).
+    pub control: Control,
+    /// The node the command acts on.
+    pub node: NodeId,
+    pub state: &'a NodeState,
+    /// The node already has a child: a new node starts a new branch (a fork).
+    pub has_children: bool,
+    pub goal: &'a str,
+}
+
+/// A command from an agent or a human.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    Advance(Advance),
+    Approve { note: Option<String> },
+    Reject { reason: String },
+    Decide { option: DecisionOption, note: Option<String> },
+    Pause { reason: Option<String> },
+    Resume,
+    Stop { reason: Option<String> },
+    Checkpoint { attempt: Option<AttemptId>, notes: Option<String> },
+}
+
+impl Command {
+    pub fn kind(&self) -> CommandKind {
+        match self {
+            Self::Advance(_) => CommandKind::Advance,
+            Self::Approve { .. } => CommandKind::Approve,
+            Self::Reject { .. } => CommandKind::Reject,
+            Self::Decide { .. } => CommandKind::Decide,
+            Self::Pause { .. } => CommandKind::Pause,
+            Self::Resume => CommandKind::Resume,
+            Self::Stop { .. } => CommandKind::Stop,
+            Self::Checkpoint { .. } => CommandKind::Checkpoint,
+        }
+    }
+}
+
+/// The agent's report on its step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Advance {
+    pub attempt: AttemptId,
+    pub notes: Option<String>,
+    pub artifacts: Option<serde_json::Value>,
+    /// Changes to the run context; a `null` value deletes the key.
+    pub context: Option<serde_json::Map<String, serde_json::Value>>,
+    /// The label of the edge the agent picks, where conditions do not decide.
+    pub choice: Option<String>,
+}
+
+/// Ids the runtime hands in for whatever the command creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fresh {
+    /// The id to use if the command creates a node.
+    pub node: NodeId,
+}
+
+/// What a command produced: its events, the node it created (if any) and the run's control after.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub events: Vec<EventKind>,
+    pub node: Option<(NodeId, NodeState)>,
+    pub control: Control,
+}

@@ -1,0 +1,162 @@
+//! Edge selection, shared by advance, approve and human decisions: which outgoing edge of a step
+//! the run takes, or why none can be taken.
+
+use switchyard_core::state::{Counters, ValidationIssue};
+use switchyard_core::workflow::{Edge, Step};
+
+use crate::loaded::{Conditions, LoadedWorkflow};
+
+/// The outcome of choosing an edge.
+#[derive(Debug)]
+pub(crate) enum Selection<'w> {
+    Edge(&'w Edge),
+    /// The step is an end step: leaving it completes the run.
+    Complete,
+    /// The agent can fix this by advancing again differently.
+    Issue(ValidationIssue),
+    /// Every edge is used up: nothing anyone sends can move the run on.
+    NoEligibleEdge,
+}
+
+/// The counter key of a bounded edge: `"<from step>/<label>"`.
+pub(crate) fn traversal_key(step: &Step, edge: &Edge) -> String {
+    format!("{}/{}", step.id, edge.label)
+}
+
+/// Traversals left on a bounded edge; `None` when the edge is unbounded.
+pub(crate) fn remaining(step: &Step, edge: &Edge, counters: &Counters) -> Option<u32> {
+    edge.max_traversals.map(|max| {
+        let used = counters.traversals.get(&traversal_key(step, edge)).copied().unwrap_or(0);
+        max.saturating_sub(used)
+    })
+}
+
+pub(crate) fn exhausted(step: &Step, edge: &Edge, counters: &Counters) -> bool {
+    remaining(step, edge, counters) == Some(0)
+}
+
+fn labels(step: &Step) -> String {
+    let labels: Vec<String> = step.edges.iter().map(|edge| format!("`{}`", edge.label)).collect();
+    labels.join(", ")
+}
+
+fn issue(code: &str, message: String) -> ValidationIssue {
+    ValidationIssue { code: code.to_owned(), path: "choice".to_owned(), message }
+}
+
+/// `UNKNOWN_CHOICE` when the choice names no edge of the step.
+pub(crate) fn unknown_choice(step: &Step, choice: Option<&str>) -> Option<ValidationIssue> {
+    let choice = choice?;
+    if step.edges.iter().any(|edge| edge.label == choice) {
+        return None;
+    }
+    let message = if step.is_end() {
+        format!("step `{}` is an end step: advancing it completes the run; send no choice (got `{choice}`)", step.id)
+    } else {
+        format!("`{choice}` is not an edge of step `{}`: choose one of {}", step.id, labels(step))
+    };
+    Some(issue("UNKNOWN_CHOICE", message))
+}
+
+/// Picks the edge: the first true condition among non-exhausted conditional edges; else the
+/// agent's choice among unconditional edges; else the default edge; else the only unconditional
+/// edge. Condition errors count as false.
+pub(crate) fn select<'w>(
+    loaded: &LoadedWorkflow,
+    step: &'w Step,
+    counters: &'w Counters,
+    conditions: &Conditions,
+    choice: Option<&str>,
+) -> Selection<'w> {
+    if let Some(issue) = unknown_choice(step, choice) {
+        return Selection::Issue(issue);
+    }
+    if step.is_end() {
+        return Selection::Complete;
+    }
+    if step.edges.iter().all(|edge| exhausted(step, edge, counters)) {
+        return Selection::NoEligibleEdge;
+    }
+    let programs = loaded.conditions(&step.id);
+    let winner = step.edges.iter().zip(programs).find_map(|(edge, program)| {
+        let program = program.as_ref()?;
+        (!exhausted(step, edge, counters) && conditions.holds(program)).then_some(edge)
+    });
+    if let Some(winner) = winner {
+        return match choice {
+            Some(choice) if choice != winner.label => Selection::Issue(issue(
+                "CHOICE_NOT_ALLOWED",
+                format!(
+                    "the conditions chose edge `{}`, so `{choice}` cannot be taken: send choice `{}` or no choice",
+                    winner.label, winner.label
+                ),
+            )),
+            _ => Selection::Edge(winner),
+        };
+    }
+    if let Some(choice) = choice {
+        let Some(edge) = step.edges.iter().find(|edge| edge.label == choice) else {
+            return Selection::Issue(issue(
+                "UNKNOWN_CHOICE",
+                format!("`{choice}` is not an edge of step `{}`", step.id),
+            ));
+        };
+        if exhausted(step, edge, counters) {
+            return Selection::Issue(issue(
+                "EDGE_EXHAUSTED",
+                format!(
+                    "edge `{choice}` was already taken its maximum of {} times in this branch: choose another of {}",
+                    edge.max_traversals.unwrap_or(0),
+                    labels(step)
+                ),
+            ));
+        }
+        if edge.condition.is_some() {
+            let condition = edge.condition_text.as_deref().or(edge.condition.as_deref()).unwrap_or_default();
+            return Selection::Issue(issue(
+                "CHOICE_NOT_ALLOWED",
+                format!("edge `{choice}` is only taken when {condition}, which does not hold: choose another edge"),
+            ));
+        }
+        return Selection::Edge(edge);
+    }
+    if let Some(edge) = fallback(step, counters) {
+        let unconditional = unconditional_eligible(step, counters).count();
+        if edge.default || unconditional == 1 {
+            return Selection::Edge(edge);
+        }
+    }
+    let open: Vec<String> = unconditional_eligible(step, counters).map(|edge| format!("`{}`", edge.label)).collect();
+    if open.is_empty() {
+        return Selection::Issue(issue(
+            "NO_CONDITION_MATCHED",
+            format!(
+                "no condition of step `{}` holds and every other edge is used up: change the context so one holds",
+                step.id
+            ),
+        ));
+    }
+    Selection::Issue(issue(
+        "CHOICE_REQUIRED",
+        format!("step `{}` has several ways on: send `choice` with one of {}", step.id, open.join(", ")),
+    ))
+}
+
+fn unconditional_eligible<'w>(step: &'w Step, counters: &'w Counters) -> impl Iterator<Item = &'w Edge> {
+    step.edges.iter().filter(move |edge| edge.condition.is_none() && !exhausted(step, edge, counters))
+}
+
+/// The edge a human's approval falls back to when the held choice cannot be used: the default
+/// edge if it is unconditional and not used up, else the first such unconditional edge.
+pub(crate) fn fallback<'w>(step: &'w Step, counters: &'w Counters) -> Option<&'w Edge> {
+    unconditional_eligible(step, counters)
+        .find(|edge| edge.default)
+        .or_else(|| unconditional_eligible(step, counters).next())
+}
+
+/// Whether the agent must pick a label: several unconditional edges are open and none is the
+/// default.
+pub(crate) fn needs_choice(step: &Step, counters: &Counters) -> bool {
+    let open: Vec<&Edge> = unconditional_eligible(step, counters).collect();
+    open.len() > 1 && !open.iter().any(|edge| edge.default)
+}

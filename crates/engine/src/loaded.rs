@@ -1,0 +1,227 @@
+//! `LoadedWorkflow`: a workflow IR checked once and compiled for the engine (CEL programs per
+//! edge, a JSON Schema validator per step, a minijinja environment holding every prompt).
+//!
+//! The runtime caches one `Arc<LoadedWorkflow>` per workflow hash, so this type is `Send + Sync`
+//! and immutable after `new`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+
+use switchyard_core::workflow::{EdgeTarget, Step, StepId, Workflow, WorkflowHash};
+
+use crate::error::Error;
+
+/// A workflow ready to run.
+pub struct LoadedWorkflow {
+    pub workflow: Workflow,
+    pub hash: WorkflowHash,
+    compiled: Vec<CompiledStep>,
+    index: HashMap<StepId, usize>,
+    templates: minijinja::Environment<'static>,
+}
+
+struct CompiledStep {
+    /// One entry per edge, in edge order; `None` for an unconditional edge.
+    conditions: Vec<Option<cel::Program>>,
+    schema: Option<jsonschema::Validator>,
+}
+
+impl fmt::Debug for LoadedWorkflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoadedWorkflow")
+            .field("id", &self.workflow.id)
+            .field("version", &self.workflow.version)
+            .field("hash", &self.hash)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LoadedWorkflow {
+    /// Checks the graph (entry, targets, unique ids and labels) and compiles every condition,
+    /// output schema and prompt template. Any failure is `INVALID_WORKFLOW`.
+    pub fn new(workflow: Workflow) -> Result<Self, Error> {
+        let invalid = |message: String| Error::InvalidWorkflow { workflow: workflow.id.clone(), message };
+        let mut index = HashMap::new();
+        for (position, step) in workflow.steps.iter().enumerate() {
+            if index.insert(step.id.clone(), position).is_some() {
+                return Err(invalid(format!("step id `{}` is used twice", step.id)));
+            }
+        }
+        if !index.contains_key(&workflow.entry) {
+            return Err(invalid(format!("the entry step `{}` does not exist", workflow.entry)));
+        }
+        let mut templates = minijinja::Environment::new();
+        // Prompts are markdown for an agent, never HTML, whatever the step id looks like.
+        templates.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        let mut compiled = Vec::with_capacity(workflow.steps.len());
+        for step in &workflow.steps {
+            compiled.push(compile_step(step, &index).map_err(&invalid)?);
+            templates.add_template_owned(step.id.0.clone(), step.prompt.clone()).map_err(|error| {
+                invalid(format!("the prompt of step `{}` is not a valid template: {error}", step.id))
+            })?;
+        }
+        let hash = workflow.hash();
+        Ok(Self { workflow, hash, compiled, index, templates })
+    }
+
+    pub(crate) fn step(&self, id: &StepId) -> Result<&Step, Error> {
+        self.index
+            .get(id)
+            .map(|&position| &self.workflow.steps[position])
+            .ok_or_else(|| Error::UnknownStep { workflow: self.workflow.id.clone(), step: id.to_string() })
+    }
+
+    pub(crate) fn conditions(&self, id: &StepId) -> &[Option<cel::Program>] {
+        self.index.get(id).map(|&position| self.compiled[position].conditions.as_slice()).unwrap_or_default()
+    }
+
+    pub(crate) fn schema(&self, id: &StepId) -> Option<&jsonschema::Validator> {
+        self.index.get(id).and_then(|&position| self.compiled[position].schema.as_ref())
+    }
+
+    pub(crate) fn templates(&self) -> &minijinja::Environment<'static> {
+        &self.templates
+    }
+}
+
+fn compile_step(step: &Step, index: &HashMap<StepId, usize>) -> Result<CompiledStep, String> {
+    let mut labels = HashSet::new();
+    let mut conditions = Vec::with_capacity(step.edges.len());
+    for edge in &step.edges {
+        if !labels.insert(edge.label.as_str()) {
+            return Err(format!("step `{}` has two edges labelled `{}`", step.id, edge.label));
+        }
+        if let EdgeTarget::Step(target) = &edge.target
+            && !index.contains_key(target)
+        {
+            return Err(format!("edge `{}` of step `{}` leads to unknown step `{target}`", edge.label, step.id));
+        }
+        let program = match &edge.condition {
+            Some(source) => Some(cel::Program::compile(source).map_err(|error| {
+                format!("the condition of edge `{}` of step `{}` does not parse: {error}", edge.label, step.id)
+            })?),
+            None => None,
+        };
+        conditions.push(program);
+    }
+    let schema = match &step.output_schema {
+        Some(schema) => Some(
+            jsonschema::validator_for(schema)
+                .map_err(|error| format!("the output schema of step `{}` is invalid: {error}", step.id))?,
+        ),
+        None => None,
+    };
+    Ok(CompiledStep { conditions, schema })
+}
+
+/// A JSON value as CEL sees it. Integers become `Int` (not `UInt`, which `cel`'s own conversion
+/// picks for non-negative numbers and which then refuses arithmetic with literals like `1`).
+pub(crate) fn json_to_cel(value: &serde_json::Value) -> cel::Value {
+    use serde_json::Value;
+    match value {
+        Value::Null => cel::Value::Null,
+        Value::Bool(flag) => cel::Value::Bool(*flag),
+        Value::Number(number) => match (number.as_i64(), number.as_u64()) {
+            (Some(integer), _) => cel::Value::Int(integer),
+            (None, Some(unsigned)) => cel::Value::UInt(unsigned),
+            (None, None) => cel::Value::Float(number.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(text) => cel::Value::String(Arc::new(text.clone())),
+        Value::Array(items) => cel::Value::List(Arc::new(items.iter().map(json_to_cel).collect())),
+        Value::Object(map) => {
+            let entries: HashMap<String, cel::Value> =
+                map.iter().map(|(key, value)| (key.clone(), json_to_cel(value))).collect();
+            cel::Value::Map(entries.into())
+        }
+    }
+}
+
+/// The names conditions and templates see, shared so both read the same values.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scope<'a> {
+    pub context: &'a serde_json::Map<String, serde_json::Value>,
+    pub artifacts: Option<&'a serde_json::Value>,
+    pub goal: &'a str,
+    pub cycle: u32,
+    pub attempt: u32,
+}
+
+impl Scope<'_> {
+    /// Declared variables (context value, else default, else null) then the reserved names,
+    /// which win over a variable of the same name.
+    pub(crate) fn bindings(&self, workflow: &Workflow) -> BTreeMap<String, serde_json::Value> {
+        let mut bindings = BTreeMap::new();
+        for variable in &workflow.variables {
+            let value = self
+                .context
+                .get(&variable.name)
+                .or(variable.default.as_ref())
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            bindings.insert(variable.name.clone(), value);
+        }
+        bindings.insert("context".to_owned(), serde_json::Value::Object(self.context.clone()));
+        let artifacts = self.artifacts.cloned().unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new()));
+        bindings.insert("artifacts".to_owned(), artifacts);
+        bindings.insert("goal".to_owned(), serde_json::Value::String(self.goal.to_owned()));
+        bindings.insert("cycle".to_owned(), serde_json::Value::from(self.cycle));
+        bindings.insert("attempt".to_owned(), serde_json::Value::from(self.attempt));
+        bindings
+    }
+}
+
+/// Evaluates edge conditions of one step in one scope.
+pub(crate) struct Conditions {
+    context: cel::Context<'static, 'static>,
+}
+
+impl fmt::Debug for Conditions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Conditions")
+    }
+}
+
+impl Conditions {
+    pub(crate) fn new(workflow: &Workflow, scope: &Scope<'_>) -> Self {
+        let mut context = cel::Context::default();
+        for (name, value) in scope.bindings(workflow) {
+            context.add_variable_from_value(name, json_to_cel(&value));
+        }
+        Self { context }
+    }
+
+    /// True only when the program evaluates to `true`; an evaluation error counts as false.
+    pub(crate) fn holds(&self, program: &cel::Program) -> bool {
+        matches!(program.execute(&self.context), Ok(cel::Value::Bool(true)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn loaded_workflows_can_be_shared_between_threads() {
+        assert_send_sync::<LoadedWorkflow>();
+    }
+
+    #[test]
+    fn json_integers_do_arithmetic_with_cel_literals() {
+        let context: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_value(serde_json::json!({"count": 2})).unwrap();
+        let workflow: Workflow = serde_json::from_value(serde_json::json!({
+            "ir_version": 1, "id": "w", "version": "1", "title": "", "description": "", "entry": "a",
+            "steps": [], "variables": [], "limits": {"max_cycles": 1, "max_revision_attempts": 1, "max_replan_attempts": 1}
+        }))
+        .unwrap();
+        let scope = Scope { context: &context, artifacts: None, goal: "g", cycle: 0, attempt: 1 };
+        let conditions = Conditions::new(&workflow, &scope);
+        let program = cel::Program::compile("context.count + 1 == 3 && attempt - 1 == 0").unwrap();
+        assert!(conditions.holds(&program));
+        let broken = cel::Program::compile("context.missing > 1").unwrap();
+        assert!(!conditions.holds(&broken));
+    }
+}

@@ -1,0 +1,598 @@
+//! `start` and `decide`: the handlers behind each handled row of the transition table.
+//!
+//! Every handler builds the new node's state (if any) and the events in a fixed order:
+//! `NodeCreated`, then the command's own fact (`AdvanceRecorded`, `GateDecided`,
+//! `HumanDecided`), then what followed from it (automatic checkpoint, `RunCompleted`,
+//! `RunFailed`).
+
+use serde_json::{Map, Value};
+use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::id::AttemptId;
+use switchyard_core::limits::{
+    MAX_ARTIFACTS_BYTES, MAX_CONTEXT_BYTES, MAX_GOAL_BYTES, MAX_JSON_DEPTH, MAX_NOTES_BYTES, MAX_REASON_BYTES,
+    json_depth,
+};
+use switchyard_core::state::{
+    Control, Counters, DecisionOption, DecisionReason, FailureCode, NodeKind, NodeState, Phase, RunStatus, Submission,
+    Validation, ValidationIssue,
+};
+use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, Step};
+
+use crate::edges::{self, Selection};
+use crate::error::{Error, list_options};
+use crate::loaded::{Conditions, LoadedWorkflow, Scope};
+use crate::table::{self, CommandKind, Outcome, Rejection};
+use crate::{Advance, Command, Decision, Fresh, RunView};
+
+/// Creates a run's first node at the workflow's entry step. Declared variables missing from
+/// `context` get their defaults; values of the wrong type are `INVALID_CONTEXT`.
+pub fn start(
+    loaded: &LoadedWorkflow,
+    goal: &str,
+    context: Map<String, Value>,
+    fresh: Fresh,
+) -> Result<Decision, Error> {
+    check_size("goal", "MAX_GOAL_BYTES", goal.len(), MAX_GOAL_BYTES)?;
+    check_context_values(&context)?;
+    let issues = context_type_issues(loaded, &context);
+    if !issues.is_empty() {
+        return Err(Error::InvalidContext { issues });
+    }
+    // A null at start means "not set", as it does in a delta.
+    let mut context: Map<String, Value> = context.into_iter().filter(|(_, value)| !value.is_null()).collect();
+    for variable in &loaded.workflow.variables {
+        if let Some(default) = &variable.default
+            && !context.contains_key(&variable.name)
+        {
+            context.insert(variable.name.clone(), default.clone());
+        }
+    }
+    check_size("the context", "MAX_CONTEXT_BYTES", compact_len(&context), MAX_CONTEXT_BYTES)?;
+    let entry = loaded.step(&loaded.workflow.entry)?;
+    let state = NodeState {
+        step: entry.id.clone(),
+        phase: Phase::Pending,
+        context,
+        counters: Counters::default(),
+        rejection: None,
+    };
+    let created = EventKind::NodeCreated {
+        node: fresh.node,
+        parent: None,
+        kind: NodeKind::Start,
+        cause: NodeCause::Start,
+        status: RunStatus::Active,
+        step: state.step.clone(),
+        state: state.clone(),
+    };
+    Ok(Decision { events: vec![created], node: Some((fresh.node, state)), control: Control::Running })
+}
+
+/// Handles one command on one node, as [`table::TRANSITIONS`] declares.
+pub fn decide(loaded: &LoadedWorkflow, view: RunView<'_>, command: Command, fresh: Fresh) -> Result<Decision, Error> {
+    let status = match view.control {
+        Control::Paused => RunStatus::Paused,
+        Control::Stopped => RunStatus::Stopped,
+        Control::Running => view.state.status(),
+    };
+    let kind = command.kind();
+    if let Outcome::Rejected(rejection) = table::outcome(status, kind) {
+        return Err(rejection_error(rejection, status, kind, view.state));
+    }
+    let machine = Machine { loaded, view, fresh };
+    match command {
+        Command::Advance(advance) => machine.advance(advance),
+        Command::Approve { note } => machine.approve(note),
+        Command::Reject { reason } => machine.reject(reason),
+        Command::Decide { option, note } => machine.human_decision(option, note),
+        Command::Pause { reason } => {
+            check_optional("the pause reason", "MAX_REASON_BYTES", reason.as_deref(), MAX_REASON_BYTES)?;
+            Ok(machine.control_only(EventKind::RunPaused { reason }, Control::Paused))
+        }
+        Command::Resume => Ok(machine.control_only(EventKind::RunResumed, Control::Running)),
+        Command::Stop { reason } => {
+            check_optional("the stop reason", "MAX_REASON_BYTES", reason.as_deref(), MAX_REASON_BYTES)?;
+            Ok(machine.control_only(EventKind::RunStopped { reason }, Control::Stopped))
+        }
+        Command::Checkpoint { attempt, notes } => machine.checkpoint(attempt, notes),
+    }
+}
+
+fn rejection_error(rejection: Rejection, status: RunStatus, command: CommandKind, state: &NodeState) -> Error {
+    match rejection {
+        Rejection::RunStopped => Error::RunStopped,
+        Rejection::RunPaused => Error::RunPaused { command: command.as_str() },
+        Rejection::AlreadyPaused => Error::AlreadyPaused,
+        Rejection::RunFinished => Error::RunFinished { status },
+        Rejection::AwaitingGate => Error::AwaitingGate,
+        Rejection::AwaitingHumanDecision => {
+            let options = match &state.phase {
+                Phase::WaitingForHumanDecision { options, .. } => list_options(options),
+                _ => String::new(),
+            };
+            Error::AwaitingHumanDecision { options }
+        }
+        Rejection::NotAtGate => Error::NotAtGate { status },
+        Rejection::NoDecisionPending => Error::NoDecisionPending { status },
+        Rejection::NotPaused => Error::NotPaused,
+    }
+}
+
+/// Where taking an edge (or refusing to) leaves the run.
+struct Moved {
+    state: NodeState,
+    /// The edge the run moved along, if it moved.
+    edge_label: Option<String>,
+    /// Events that follow the command's own event.
+    follow: Vec<EventKind>,
+}
+
+struct Machine<'a> {
+    loaded: &'a LoadedWorkflow,
+    view: RunView<'a>,
+    fresh: Fresh,
+}
+
+impl<'a> Machine<'a> {
+    fn control_only(&self, event: EventKind, control: Control) -> Decision {
+        Decision { events: vec![event], node: None, control }
+    }
+
+    fn state(&self) -> &'a NodeState {
+        self.view.state
+    }
+
+    fn step(&self) -> Result<&'a Step, Error> {
+        self.loaded.step(&self.state().step)
+    }
+
+    fn conditions(&self, context: &Map<String, Value>, artifacts: Option<&Value>, counters: &Counters) -> Conditions {
+        let scope = Scope {
+            context,
+            artifacts,
+            goal: self.view.goal,
+            cycle: counters.cycles,
+            attempt: counters.attempts.saturating_add(1),
+        };
+        Conditions::new(&self.loaded.workflow, &scope)
+    }
+
+    /// Assembles the decision for a command that creates a node.
+    fn created(&self, kind: NodeKind, moved: Moved, own_event: EventKind) -> Decision {
+        let node = self.fresh.node;
+        let cause = if self.view.has_children { NodeCause::Fork } else { NodeCause::Advance };
+        let mut events = vec![
+            EventKind::NodeCreated {
+                node,
+                parent: Some(self.view.node),
+                kind,
+                cause,
+                status: moved.state.status(),
+                step: moved.state.step.clone(),
+                state: moved.state.clone(),
+            },
+            own_event,
+        ];
+        events.extend(moved.follow);
+        Decision { events, node: Some((node, moved.state)), control: self.view.control }
+    }
+
+    /// A node at the current step with another phase.
+    fn stay(&self, phase: Phase, context: Map<String, Value>, counters: Counters) -> NodeState {
+        NodeState {
+            step: self.state().step.clone(),
+            phase,
+            context,
+            counters,
+            rejection: self.state().rejection.clone(),
+        }
+    }
+
+    fn failed(&self, code: FailureCode, message: String, context: Map<String, Value>, counters: Counters) -> Moved {
+        let event =
+            EventKind::RunFailed { node: self.fresh.node, code: code.as_str().to_owned(), message: message.clone() };
+        Moved {
+            state: self.stay(Phase::Failed { code, message }, context, counters),
+            edge_label: None,
+            follow: vec![event],
+        }
+    }
+
+    fn no_eligible_edge(&self, step: &Step, context: Map<String, Value>, counters: Counters) -> Moved {
+        let message =
+            format!("no edge of step `{}` can be taken: every edge is used up or no condition holds", step.id);
+        self.failed(FailureCode::NoEligibleEdge, message, context, counters)
+    }
+
+    /// Takes `edge` out of `step` (`None`: leave an end step), counting it against the limits.
+    fn take(
+        &self,
+        step: &Step,
+        edge: Option<&Edge>,
+        context: Map<String, Value>,
+        counters: &Counters,
+        submission: Submission,
+        replan_allowed_past_limit: bool,
+    ) -> Result<Moved, Error> {
+        let limits = self.loaded.workflow.limits;
+        let mut next = counters.clone();
+        if let Some(edge) = edge {
+            match edge.kind {
+                EdgeKind::Normal => {}
+                EdgeKind::Loop => {
+                    next.cycles = next.cycles.saturating_add(1);
+                    if next.cycles > limits.max_cycles {
+                        let message = format!(
+                            "loop edge `{}` of step `{}` would start cycle {}, past max_cycles = {}",
+                            edge.label, step.id, next.cycles, limits.max_cycles
+                        );
+                        return Ok(self.failed(FailureCode::MaxCyclesExceeded, message, context, counters.clone()));
+                    }
+                }
+                EdgeKind::Replan => {
+                    if !replan_allowed_past_limit && next.replans.saturating_add(1) > limits.max_replan_attempts {
+                        let mut options = vec![DecisionOption::Replan];
+                        let conditions = self.conditions(&context, submission.artifacts.as_ref(), counters);
+                        if proceed_edge(self.loaded, step, counters, &conditions).is_some() {
+                            options.push(DecisionOption::Proceed);
+                        }
+                        options.push(DecisionOption::Stop);
+                        let phase =
+                            Phase::WaitingForHumanDecision { reason: DecisionReason::ReplanLimit, options, submission };
+                        return Ok(Moved {
+                            state: self.stay(phase, context, counters.clone()),
+                            edge_label: None,
+                            follow: vec![],
+                        });
+                    }
+                    next.replans = next.replans.saturating_add(1);
+                }
+            }
+            if edge.max_traversals.is_some() {
+                let used = next.traversals.entry(edges::traversal_key(step, edge)).or_insert(0);
+                *used = used.saturating_add(1);
+            }
+        }
+        next.steps_completed = next.steps_completed.saturating_add(1);
+        let node = self.fresh.node;
+        let edge_label = edge.map(|edge| edge.label.clone());
+        let target = match edge.map(|edge| &edge.target) {
+            Some(EdgeTarget::Step(target)) => Some(self.loaded.step(target)?),
+            Some(EdgeTarget::Complete) | None => None,
+        };
+        let phase_ended =
+            step.phase.as_ref().filter(|phase| target.is_none_or(|target| target.phase.as_ref() != Some(*phase)));
+        let mut follow = Vec::new();
+        if let Some(phase) = phase_ended {
+            follow.push(EventKind::CheckpointRecorded {
+                node,
+                attempt: None,
+                notes: None,
+                automatic: true,
+                phase: Some(phase.clone()),
+            });
+        }
+        let state = match target {
+            Some(target) => {
+                next.attempts = 0;
+                next.revisions = 0;
+                NodeState { step: target.id.clone(), phase: Phase::Pending, context, counters: next, rejection: None }
+            }
+            None => {
+                follow.push(EventKind::RunCompleted { node });
+                NodeState { step: step.id.clone(), phase: Phase::Completed, context, counters: next, rejection: None }
+            }
+        };
+        Ok(Moved { state, edge_label, follow })
+    }
+
+    fn advance(&self, advance: Advance) -> Result<Decision, Error> {
+        check_optional("the notes", "MAX_NOTES_BYTES", advance.notes.as_deref(), MAX_NOTES_BYTES)?;
+        if let Some(artifacts) = &advance.artifacts {
+            check_size("the artifacts", "MAX_ARTIFACTS_BYTES", compact_len(artifacts), MAX_ARTIFACTS_BYTES)?;
+            check_size("the artifacts' nesting", "MAX_JSON_DEPTH", json_depth(artifacts), MAX_JSON_DEPTH)?;
+        }
+        if let Some(delta) = &advance.context {
+            check_size("the context delta", "MAX_CONTEXT_BYTES", compact_len(delta), MAX_CONTEXT_BYTES)?;
+            check_context_values(delta)?;
+        }
+        let step = self.step()?;
+        let state = self.state();
+        let mut issues = Vec::new();
+        if step.notes == switchyard_core::workflow::NotesPolicy::Required
+            && advance.notes.as_deref().is_none_or(|notes| notes.trim().is_empty())
+        {
+            issues.push(ValidationIssue {
+                code: "NOTES_REQUIRED".to_owned(),
+                path: "notes".to_owned(),
+                message: format!("step `{}` requires notes: send a short markdown summary of what you did", step.id),
+            });
+        }
+        if let Some(validator) = self.loaded.schema(&step.id) {
+            let empty = Value::Object(Map::new());
+            let instance = advance.artifacts.as_ref().unwrap_or(&empty);
+            for error in validator.iter_errors(instance) {
+                issues.push(ValidationIssue {
+                    code: "OUTPUT_SCHEMA".to_owned(),
+                    path: format!("/artifacts{}", error.instance_path().as_str()),
+                    message: format!("{error}: send artifacts that match the step's output schema"),
+                });
+            }
+        }
+        let delta = advance.context.clone().unwrap_or_default();
+        issues.extend(context_type_issues(self.loaded, &delta));
+        let mut context = state.context.clone();
+        for (key, value) in &delta {
+            if value.is_null() {
+                context.remove(key);
+            } else {
+                context.insert(key.clone(), value.clone());
+            }
+        }
+        let context_bytes = compact_len(&context);
+        if context_bytes > MAX_CONTEXT_BYTES {
+            issues.push(ValidationIssue {
+                code: "CONTEXT_BUDGET".to_owned(),
+                path: "context".to_owned(),
+                message: format!(
+                    "the context would be {context_bytes} bytes, over MAX_CONTEXT_BYTES = {MAX_CONTEXT_BYTES}: delete keys (send them as null) or store less"
+                ),
+            });
+        }
+        let choice = advance.choice.as_deref();
+        let conditions = self.conditions(&context, advance.artifacts.as_ref(), &state.counters);
+        let mut selection = None;
+        if let Some(issue) = edges::unknown_choice(step, choice) {
+            issues.push(issue);
+        } else if !step.gate {
+            match edges::select(self.loaded, step, &state.counters, &conditions, choice) {
+                Selection::Issue(issue) => issues.push(issue),
+                other => selection = Some(other),
+            }
+        }
+        let (kind, moved) = if !issues.is_empty() {
+            (NodeKind::BlockedAttempt, self.blocked(step, issues))
+        } else if step.gate {
+            let submission = Submission { choice: advance.choice.clone(), artifacts: advance.artifacts.clone() };
+            let phase = Phase::WaitingGate { submission };
+            (
+                NodeKind::Gate,
+                Moved { state: self.stay(phase, context, state.counters.clone()), edge_label: None, follow: vec![] },
+            )
+        } else {
+            let submission = Submission { choice: advance.choice.clone(), artifacts: advance.artifacts.clone() };
+            let moved = match selection {
+                Some(Selection::Edge(edge)) => {
+                    self.take(step, Some(edge), context, &state.counters, submission, false)?
+                }
+                Some(Selection::Complete) => self.take(step, None, context, &state.counters, submission, false)?,
+                _ => self.no_eligible_edge(step, context, state.counters.clone()),
+            };
+            (NodeKind::Step, moved)
+        };
+        let recorded = EventKind::AdvanceRecorded {
+            from: self.view.node,
+            attempt: advance.attempt,
+            to: self.fresh.node,
+            notes: advance.notes,
+            artifacts: advance.artifacts,
+            context_delta: advance.context,
+            choice: advance.choice,
+            edge_label: moved.edge_label.clone(),
+        };
+        Ok(self.created(kind, moved, recorded))
+    }
+
+    /// A blocked attempt: the context stays as it was; past `max_attempts` the block is terminal.
+    fn blocked(&self, step: &Step, issues: Vec<ValidationIssue>) -> Moved {
+        let state = self.state();
+        let mut counters = state.counters.clone();
+        counters.attempts = counters.attempts.saturating_add(1);
+        if counters.attempts >= step.max_attempts {
+            let summary: Vec<String> = issues.iter().map(|issue| format!("{} ({})", issue.code, issue.path)).collect();
+            let message = format!(
+                "step `{}` failed its checks {} times (max_attempts = {}); last issues: {}",
+                step.id,
+                counters.attempts,
+                step.max_attempts,
+                summary.join(", ")
+            );
+            return self.failed(FailureCode::AttemptsExhausted, message, state.context.clone(), counters);
+        }
+        let phase = Phase::Blocked { validation: Validation { issues } };
+        Moved { state: self.stay(phase, state.context.clone(), counters), edge_label: None, follow: vec![] }
+    }
+
+    /// Moves on with a result a human accepted. A held choice that cannot be used any more (it
+    /// is no human's to fix) falls back to what conditions pick, then to the default edge.
+    fn accept(&self, submission: &Submission) -> Result<Moved, Error> {
+        let step = self.step()?;
+        let state = self.state();
+        let mut counters = state.counters.clone();
+        counters.revisions = 0;
+        let conditions = self.conditions(&state.context, submission.artifacts.as_ref(), &counters);
+        let mut selection = edges::select(self.loaded, step, &counters, &conditions, submission.choice.as_deref());
+        if matches!(selection, Selection::Issue(_)) {
+            selection = edges::select(self.loaded, step, &counters, &conditions, None);
+        }
+        let edge = match selection {
+            Selection::Edge(edge) => Some(edge),
+            Selection::Complete => None,
+            Selection::Issue(_) => match edges::fallback(step, &counters) {
+                Some(edge) => Some(edge),
+                None => return Ok(self.no_eligible_edge(step, state.context.clone(), counters)),
+            },
+            Selection::NoEligibleEdge => return Ok(self.no_eligible_edge(step, state.context.clone(), counters)),
+        };
+        self.take(step, edge, state.context.clone(), &counters, submission.clone(), false)
+    }
+
+    fn approve(&self, note: Option<String>) -> Result<Decision, Error> {
+        check_optional("the approval note", "MAX_REASON_BYTES", note.as_deref(), MAX_REASON_BYTES)?;
+        let Phase::WaitingGate { submission } = &self.state().phase else {
+            return Err(Error::NotAtGate { status: self.state().status() });
+        };
+        let moved = self.accept(submission)?;
+        let event = EventKind::GateDecided { node: self.view.node, to: self.fresh.node, approved: true, reason: note };
+        Ok(self.created(NodeKind::Decision, moved, event))
+    }
+
+    fn reject(&self, reason: String) -> Result<Decision, Error> {
+        check_size("the rejection reason", "MAX_REASON_BYTES", reason.len(), MAX_REASON_BYTES)?;
+        let state = self.state();
+        let Phase::WaitingGate { submission } = &state.phase else {
+            return Err(Error::NotAtGate { status: state.status() });
+        };
+        let mut counters = state.counters.clone();
+        counters.revisions = counters.revisions.saturating_add(1);
+        let phase = if counters.revisions > self.loaded.workflow.limits.max_revision_attempts {
+            Phase::WaitingForHumanDecision {
+                reason: DecisionReason::RevisionLimit,
+                options: vec![DecisionOption::Accept, DecisionOption::Revise, DecisionOption::Stop],
+                submission: submission.clone(),
+            }
+        } else {
+            counters.attempts = 0;
+            Phase::Pending
+        };
+        let mut next = self.stay(phase, state.context.clone(), counters);
+        next.rejection = Some(reason.clone());
+        let moved = Moved { state: next, edge_label: None, follow: vec![] };
+        let event =
+            EventKind::GateDecided { node: self.view.node, to: self.fresh.node, approved: false, reason: Some(reason) };
+        Ok(self.created(NodeKind::Decision, moved, event))
+    }
+
+    fn human_decision(&self, option: DecisionOption, note: Option<String>) -> Result<Decision, Error> {
+        check_optional("the decision note", "MAX_REASON_BYTES", note.as_deref(), MAX_REASON_BYTES)?;
+        let state = self.state();
+        let Phase::WaitingForHumanDecision { options, submission, .. } = &state.phase else {
+            return Err(Error::NoDecisionPending { status: state.status() });
+        };
+        if !options.contains(&option) {
+            return Err(Error::OptionNotOffered { option: option.as_str(), offered: list_options(options) });
+        }
+        let step = self.step()?;
+        let counters = &state.counters;
+        let conditions = self.conditions(&state.context, submission.artifacts.as_ref(), counters);
+        let context = || state.context.clone();
+        let moved = match option {
+            DecisionOption::Accept => self.accept(submission)?,
+            DecisionOption::Revise => {
+                let mut counters = counters.clone();
+                counters.revisions = 0;
+                counters.attempts = 0;
+                Moved { state: self.stay(Phase::Pending, context(), counters), edge_label: None, follow: vec![] }
+            }
+            DecisionOption::Replan => {
+                let selected =
+                    match edges::select(self.loaded, step, counters, &conditions, submission.choice.as_deref()) {
+                        Selection::Edge(edge) if edge.kind == EdgeKind::Replan => Some(edge),
+                        _ => step
+                            .edges
+                            .iter()
+                            .find(|edge| edge.kind == EdgeKind::Replan && !edges::exhausted(step, edge, counters)),
+                    };
+                match selected {
+                    Some(edge) => self.take(step, Some(edge), context(), counters, submission.clone(), true)?,
+                    None => self.no_eligible_edge(step, context(), counters.clone()),
+                }
+            }
+            DecisionOption::Proceed => match proceed_edge(self.loaded, step, counters, &conditions) {
+                Some(edge) => self.take(step, Some(edge), context(), counters, submission.clone(), false)?,
+                None => self.no_eligible_edge(step, context(), counters.clone()),
+            },
+            DecisionOption::Stop => {
+                // No node is created, so the decision points at the node it was made on.
+                let decided =
+                    EventKind::HumanDecided { node: self.view.node, to: self.view.node, option, note: note.clone() };
+                let stopped = EventKind::RunStopped { reason: note };
+                return Ok(Decision { events: vec![decided, stopped], node: None, control: Control::Stopped });
+            }
+        };
+        let event = EventKind::HumanDecided { node: self.view.node, to: self.fresh.node, option, note };
+        Ok(self.created(NodeKind::Decision, moved, event))
+    }
+
+    fn checkpoint(&self, attempt: Option<AttemptId>, notes: Option<String>) -> Result<Decision, Error> {
+        check_optional("the notes", "MAX_NOTES_BYTES", notes.as_deref(), MAX_NOTES_BYTES)?;
+        let phase = self.step()?.phase.clone();
+        let event = EventKind::CheckpointRecorded { node: self.view.node, attempt, notes, automatic: false, phase };
+        Ok(self.control_only(event, self.view.control))
+    }
+}
+
+/// The edge "proceed" takes: the default, else the first, of the non-replan edges that are not
+/// used up and whose condition (if any) holds.
+fn proceed_edge<'w>(
+    loaded: &LoadedWorkflow,
+    step: &'w Step,
+    counters: &Counters,
+    conditions: &Conditions,
+) -> Option<&'w Edge> {
+    let programs = loaded.conditions(&step.id);
+    let open: Vec<&Edge> = step
+        .edges
+        .iter()
+        .zip(programs)
+        .filter(|(edge, program)| {
+            edge.kind != EdgeKind::Replan
+                && !edges::exhausted(step, edge, counters)
+                && program.as_ref().is_none_or(|program| conditions.holds(program))
+        })
+        .map(|(edge, _)| edge)
+        .collect();
+    open.iter().find(|edge| edge.default).or(open.first()).copied()
+}
+
+fn context_type_issues(loaded: &LoadedWorkflow, values: &Map<String, Value>) -> Vec<ValidationIssue> {
+    values
+        .iter()
+        .filter_map(|(key, value)| {
+            let variable = loaded.workflow.variable(key)?;
+            (!variable.value_type.admits(value)).then(|| ValidationIssue {
+                code: "CONTEXT_TYPE".to_owned(),
+                path: format!("/context/{key}"),
+                message: format!(
+                    "`{key}` is declared {}, but got {}: send a {} value, or null to delete the key",
+                    variable.value_type.name(),
+                    json_type(value),
+                    variable.value_type.name()
+                ),
+            })
+        })
+        .collect()
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(number) if number.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn check_context_values(values: &Map<String, Value>) -> Result<(), Error> {
+    let deepest = values.values().map(json_depth).max().unwrap_or(0);
+    check_size("a context value's nesting", "MAX_JSON_DEPTH", deepest, MAX_JSON_DEPTH)
+}
+
+fn check_size(what: &'static str, limit: &'static str, size: usize, max: usize) -> Result<(), Error> {
+    if size > max {
+        let unit = if limit == "MAX_JSON_DEPTH" { "levels of nesting" } else { "bytes" };
+        return Err(Error::InputTooLarge { what, limit, unit, size, max });
+    }
+    Ok(())
+}
+
+fn check_optional(what: &'static str, limit: &'static str, text: Option<&str>, max: usize) -> Result<(), Error> {
+    check_size(what, limit, text.map_or(0, str::len), max)
+}
+
+fn compact_len<T: serde::Serialize>(value: &T) -> usize {
+    serde_json::to_vec(value).map_or(usize::MAX, |bytes| bytes.len())
+}

@@ -1,0 +1,6 @@
+//! Engine tests: one module per concern, all driven through the public functions.
+
+mod pending;
+mod rules;
+mod state_machine;
+mod table_walk;
