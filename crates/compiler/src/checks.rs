@@ -1,0 +1,483 @@
+//! The checks every draft goes through, whatever its source format, and the lowering of a clean
+//! draft to the IR. Every check reports and goes on, so one run shows every problem.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use switchyard_core::workflow::{
+    Edge, EdgeKind, EdgeTarget, IR_VERSION, Step, StepId, Variable, Workflow, validate_workflow_id,
+};
+
+use crate::diagnostic::{Report, codes, did_you_mean};
+use crate::draft::{DraftStep, DraftTarget, DraftWorkflow};
+use crate::expressions::{self, CONDITION_RESERVED, TEMPLATE_RESERVED};
+
+/// Runs every check on the draft; returns the IR when none of them found an error.
+pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {
+    check_ids(draft, report);
+    check_variables(draft, report);
+    let declared: Vec<&str> = draft.variables.iter().map(|variable| variable.name.value.as_str()).collect();
+    for step in &draft.steps {
+        check_step(draft, step, &declared, report);
+    }
+    // The graph checks need unique step ids; with duplicates they would only repeat that error.
+    let unique_ids =
+        draft.steps.iter().map(|step| step.id.value.as_str()).collect::<std::collections::HashSet<_>>().len()
+            == draft.steps.len();
+    let graph = Graph::new(draft);
+    if let Some(entry) = graph.entry(draft, report)
+        && unique_ids
+    {
+        check_reachability(draft, &graph, entry, report);
+        check_ends(draft, &graph, report);
+        check_cycles(draft, &graph, report);
+    }
+    if report.has_errors() { None } else { Some(lower(draft)) }
+}
+
+/// `[A-Za-z0-9][A-Za-z0-9_.-]*`
+pub(crate) fn is_valid_step_id(id: &str) -> bool {
+    let mut bytes = id.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// Names usable in both CEL and minijinja: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_valid_variable_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn check_ids(draft: &DraftWorkflow, report: &mut Report) {
+    // An empty id was already reported as missing.
+    if let Err(message) = validate_workflow_id(&draft.id.value)
+        && !draft.id.value.is_empty()
+    {
+        report.error(draft.id.at, codes::INVALID_ID, message, Some("for example `bug-investigation`".into()));
+    }
+    let mut seen: HashMap<&str, &DraftStep> = HashMap::new();
+    for step in &draft.steps {
+        let id = step.id.value.as_str();
+        if !is_valid_step_id(id) {
+            report.error(
+                step.id.at,
+                codes::INVALID_ID,
+                format!("`{}` is not a valid step id", id.escape_debug()),
+                Some("use letters, digits, `_`, `.`, `-`, starting with a letter or digit".into()),
+            );
+        }
+        if let Some(first) = seen.get(id) {
+            report.error(
+                step.id.at,
+                codes::DUPLICATE_STEP,
+                format!("step id `{id}` is used twice"),
+                Some(format!("the first step `{id}` is at line {}; rename one of them", first.id.at.line)),
+            );
+        } else {
+            seen.insert(id, step);
+        }
+    }
+}
+
+fn check_variables(draft: &DraftWorkflow, report: &mut Report) {
+    for variable in &draft.variables {
+        let name = variable.name.value.as_str();
+        if !is_valid_variable_name(name) {
+            report.error(
+                variable.name.at,
+                codes::INVALID_ID,
+                format!("`{}` is not a valid variable name", name.escape_debug()),
+                Some("use letters, digits and `_`, starting with a letter or `_`, so conditions and templates can name it".into()),
+            );
+        }
+        if CONDITION_RESERVED.contains(&name) || TEMPLATE_RESERVED.contains(&name) {
+            report.error(
+                variable.name.at,
+                codes::RESERVED_VARIABLE,
+                format!("`{name}` is reserved: the engine provides it to conditions and templates"),
+                Some(format!("rename the variable, e.g. `{name}_value`")),
+            );
+        }
+        if let Some(default) = &variable.default
+            && !variable.value_type.admits(&default.value)
+        {
+            report.error(
+                default.at,
+                codes::DEFAULT_TYPE_MISMATCH,
+                format!("the default of `{name}` is not of its declared type `{}`", variable.value_type.name()),
+                Some("change the default or the `type` so they agree".into()),
+            );
+        }
+    }
+}
+
+fn check_step(draft: &DraftWorkflow, step: &DraftStep, declared: &[&str], report: &mut Report) {
+    let id = &step.id.value;
+    if let (Some(end), Some(_)) = (step.end, step.next_at) {
+        report.error(
+            end,
+            codes::END_WITH_NEXT,
+            format!("step `{id}` says `end: true` but also has `next`"),
+            Some("an end step has no edges: remove `end: true` or remove `next`".into()),
+        );
+    }
+    expressions::check_template(&step.prompt, declared, report);
+    if let Some(output) = &step.output {
+        check_output_schema(id, output, &step.output_locations, report);
+    }
+    let step_ids: Vec<&str> = draft.steps.iter().map(|step| step.id.value.as_str()).collect();
+    let mut labels: HashMap<&str, u32> = HashMap::new();
+    let mut first_default = None;
+    for edge in &step.edges {
+        if let DraftTarget::Step(target) = &edge.target
+            && !step_ids.contains(&target.value.as_str())
+        {
+            report.error(
+                target.at,
+                codes::UNKNOWN_TARGET,
+                format!("step `{id}` has an edge to `{}`, which is not a step", target.value),
+                did_you_mean(&target.value, step_ids.iter().copied())
+                    .or_else(|| Some(format!("steps are: {}", step_ids.join(", ")))),
+            );
+        }
+        if let Some(line) = labels.get(edge.label.value.as_str()) {
+            report.error(
+                edge.label.at,
+                codes::DUPLICATE_LABEL,
+                format!("step `{id}` has two edges labelled `{}`", edge.label.value),
+                Some(format!("the first is at line {line}; give each edge its own `label`")),
+            );
+        } else {
+            labels.insert(&edge.label.value, edge.label.at.line);
+        }
+        if let Some(default_line) = first_default {
+            if edge.default {
+                report.error(
+                    edge.at,
+                    codes::MULTIPLE_DEFAULTS,
+                    format!("step `{id}` has more than one default edge"),
+                    Some(format!("the first default edge is at line {default_line}; keep one `default: true`")),
+                );
+            } else {
+                report.warning(
+                    edge.at,
+                    codes::EDGE_AFTER_DEFAULT,
+                    format!("edge `{}` of step `{id}` comes after the default edge", edge.label.value),
+                    Some("edges are evaluated in order: put the default edge last".into()),
+                );
+            }
+        }
+        if edge.default {
+            first_default.get_or_insert(edge.at.line);
+            if edge.condition.is_some() {
+                report.warning(
+                    edge.at,
+                    codes::CONDITIONAL_DEFAULT,
+                    format!("the default edge `{}` of step `{id}` also has a condition", edge.label.value),
+                    Some(
+                        "a default edge is taken when no condition matches: drop `when` or drop `default: true`".into(),
+                    ),
+                );
+            }
+        }
+        if let Some(condition) = &edge.condition {
+            expressions::check_condition(condition, declared, report);
+        }
+    }
+}
+
+fn check_output_schema(
+    id: &str,
+    output: &crate::fields::Located<serde_json::Value>,
+    locations: &[(String, crate::diagnostic::Loc)],
+    report: &mut Report,
+) {
+    let schema = &output.value;
+    if !schema.is_object() && !schema.is_boolean() {
+        report.error(
+            output.at,
+            codes::OUTPUT_SCHEMA_INVALID,
+            format!("the output contract of step `{id}` must be a JSON Schema object"),
+            Some("write e.g. `output: {type: object, required: [summary]}`".into()),
+        );
+        return;
+    }
+    if let Err(error) = jsonschema::draft202012::meta::validate(schema) {
+        let pointer = error.instance_path().to_string();
+        let at = locations.iter().find(|(path, _)| *path == pointer).map_or(output.at, |(_, at)| *at);
+        report.error(
+            at,
+            codes::OUTPUT_SCHEMA_INVALID,
+            format!(
+                "the output contract of step `{id}` is not a valid JSON Schema (draft 2020-12): {error} at `{}`",
+                error.instance_path()
+            ),
+            Some("fix the schema keyword named in the message".into()),
+        );
+        return;
+    }
+    if let Err(error) = jsonschema::draft202012::options().should_validate_formats(true).build(schema) {
+        report.error(
+            output.at,
+            codes::OUTPUT_SCHEMA_INVALID,
+            format!("the output contract of step `{id}` cannot be used: {error}"),
+            Some("references must point inside the schema; patterns must be valid regular expressions".into()),
+        );
+    }
+}
+
+/// Step indexes and their outgoing edges to known steps.
+#[derive(Debug)]
+struct Graph {
+    /// For each step, (target index, edge is bounded).
+    successors: Vec<Vec<(usize, bool)>>,
+    completes: Vec<bool>,
+}
+
+impl Graph {
+    fn new(draft: &DraftWorkflow) -> Self {
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (position, step) in draft.steps.iter().enumerate() {
+            index.entry(step.id.value.as_str()).or_insert(position);
+        }
+        let mut successors = Vec::with_capacity(draft.steps.len());
+        let mut completes = Vec::with_capacity(draft.steps.len());
+        for step in &draft.steps {
+            let mut out = Vec::new();
+            let mut complete = step.edges.is_empty();
+            for edge in &step.edges {
+                match &edge.target {
+                    DraftTarget::Complete => complete = true,
+                    DraftTarget::Step(target) => {
+                        if let Some(&target) = index.get(target.value.as_str()) {
+                            let bounded = edge.max_traversals.is_some() || edge.kind != EdgeKind::Normal;
+                            out.push((target, bounded));
+                        }
+                    }
+                }
+            }
+            successors.push(out);
+            completes.push(complete);
+        }
+        Self { successors, completes }
+    }
+
+    fn entry(&self, draft: &DraftWorkflow, report: &mut Report) -> Option<usize> {
+        match &draft.start {
+            None => (!draft.steps.is_empty()).then_some(0),
+            Some(start) => {
+                let found = draft.steps.iter().position(|step| step.id.value == start.value);
+                if found.is_none() && !draft.steps.is_empty() {
+                    report.error(
+                        start.at,
+                        codes::UNKNOWN_TARGET,
+                        format!("`start` names `{}`, which is not a step", start.value),
+                        did_you_mean(&start.value, draft.steps.iter().map(|step| step.id.value.as_str())),
+                    );
+                }
+                // Keep checking the graph from the first step so one typo does not hide the rest.
+                found.or((!draft.steps.is_empty()).then_some(0))
+            }
+        }
+    }
+}
+
+fn check_reachability(draft: &DraftWorkflow, graph: &Graph, entry: usize, report: &mut Report) {
+    let mut reached = vec![false; draft.steps.len()];
+    let mut queue = VecDeque::from([entry]);
+    reached[entry] = true;
+    while let Some(current) = queue.pop_front() {
+        for &(next, _) in &graph.successors[current] {
+            if !reached[next] {
+                reached[next] = true;
+                queue.push_back(next);
+            }
+        }
+    }
+    for (step, reached) in draft.steps.iter().zip(reached) {
+        if !reached {
+            report.error(
+                step.id.at,
+                codes::UNREACHABLE_STEP,
+                format!(
+                    "step `{}` cannot be reached from the start step `{}`",
+                    step.id.value, draft.steps[entry].id.value
+                ),
+                Some("add an edge to it from another step, or remove it".into()),
+            );
+        }
+    }
+}
+
+fn check_ends(draft: &DraftWorkflow, graph: &Graph, report: &mut Report) {
+    let count = draft.steps.len();
+    let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for (from, out) in graph.successors.iter().enumerate() {
+        for &(to, _) in out {
+            predecessors[to].push(from);
+        }
+    }
+    let mut ends = vec![false; count];
+    let mut queue: VecDeque<usize> = (0..count).filter(|&step| graph.completes[step]).collect();
+    for &step in &queue {
+        ends[step] = true;
+    }
+    while let Some(current) = queue.pop_front() {
+        for &previous in &predecessors[current] {
+            if !ends[previous] {
+                ends[previous] = true;
+                queue.push_back(previous);
+            }
+        }
+    }
+    for (step, ends) in draft.steps.iter().zip(ends) {
+        if !ends {
+            report.error(
+                step.id.at,
+                codes::NO_PATH_TO_END,
+                format!("from step `{}` no path leads to an end of the run", step.id.value),
+                Some("add an edge towards an end step (one with no `next`) or an edge with `end: true`".into()),
+            );
+        }
+    }
+}
+
+/// Every cycle needs a bounded edge, so the graph of unbounded edges must have no cycle: each
+/// strongly connected component of it with more than one step (or a self-loop) is reported.
+fn check_cycles(draft: &DraftWorkflow, graph: &Graph, report: &mut Report) {
+    let unbounded: Vec<Vec<usize>> = graph
+        .successors
+        .iter()
+        .map(|out| out.iter().filter(|(_, bounded)| !bounded).map(|(to, _)| *to).collect())
+        .collect();
+    let mut components: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (step, component) in strongly_connected(&unbounded).into_iter().enumerate() {
+        components.entry(component).or_default().push(step);
+    }
+    let mut cycles: Vec<Vec<usize>> = components
+        .into_values()
+        .filter(|members| members.len() > 1 || unbounded[members[0]].contains(&members[0]))
+        .collect();
+    cycles.sort();
+    for members in cycles {
+        let names: Vec<String> = members.iter().map(|&step| format!("`{}`", draft.steps[step].id.value)).collect();
+        let first = &draft.steps[members[0]];
+        report.error(
+            first.id.at,
+            codes::UNBOUNDED_CYCLE,
+            format!("the cycle through {} has no bound", names.join(" → ")),
+            Some("give one edge of the cycle `max_traversals: <n>`, or `kind: loop` (counted by `max_cycles`) or `kind: replan`".into()),
+        );
+    }
+}
+
+/// Tarjan's algorithm, iterative so deep graphs cannot overflow the stack. Returns, for each
+/// node, the id of its strongly connected component.
+fn strongly_connected(successors: &[Vec<usize>]) -> Vec<usize> {
+    let count = successors.len();
+    let unvisited = usize::MAX;
+    let mut index = vec![unvisited; count];
+    let mut lowlink = vec![0; count];
+    let mut on_stack = vec![false; count];
+    let mut component = vec![unvisited; count];
+    let mut stack = Vec::new();
+    let mut next_index = 0;
+    for root in 0..count {
+        if index[root] != unvisited {
+            continue;
+        }
+        let mut work: Vec<(usize, usize)> = vec![(root, 0)];
+        while let Some(&mut (node, ref mut child)) = work.last_mut() {
+            if *child == 0 && index[node] == unvisited {
+                index[node] = next_index;
+                lowlink[node] = next_index;
+                next_index += 1;
+                stack.push(node);
+                on_stack[node] = true;
+            }
+            if let Some(&next) = successors[node].get(*child) {
+                *child += 1;
+                if index[next] == unvisited {
+                    work.push((next, 0));
+                } else if on_stack[next] {
+                    lowlink[node] = lowlink[node].min(index[next]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                lowlink[parent] = lowlink[parent].min(lowlink[node]);
+            }
+            if lowlink[node] == index[node] {
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    component[member] = node;
+                    if member == node {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    component
+}
+
+fn lower(draft: &DraftWorkflow) -> Workflow {
+    let entry = match &draft.start {
+        Some(start) => StepId::new(start.value.clone()),
+        None => StepId::new(draft.steps.first().map(|step| step.id.value.clone()).unwrap_or_default()),
+    };
+    Workflow {
+        ir_version: IR_VERSION,
+        id: draft.id.value.clone(),
+        version: draft.version.clone(),
+        title: draft.title.clone(),
+        description: draft.description.clone(),
+        entry,
+        steps: draft.steps.iter().map(lower_step).collect(),
+        variables: draft
+            .variables
+            .iter()
+            .map(|variable| Variable {
+                name: variable.name.value.clone(),
+                value_type: variable.value_type,
+                default: variable.default.as_ref().map(|default| default.value.clone()),
+                layer: variable.layer,
+                description: variable.description.clone(),
+            })
+            .collect(),
+        limits: draft.limits,
+    }
+}
+
+fn lower_step(step: &DraftStep) -> Step {
+    Step {
+        id: StepId::new(step.id.value.clone()),
+        title: step.title.clone(),
+        prompt: step.prompt.value.clone(),
+        role: step.role.clone(),
+        model: step.model.clone(),
+        notes: step.notes,
+        output_schema: step.output.as_ref().map(|output| output.value.clone()),
+        gate: step.gate,
+        context_reset: step.context_reset,
+        phase: step.phase.clone(),
+        max_attempts: step.max_attempts,
+        edges: step
+            .edges
+            .iter()
+            .map(|edge| Edge {
+                target: match &edge.target {
+                    DraftTarget::Step(target) => EdgeTarget::Step(StepId::new(target.value.clone())),
+                    DraftTarget::Complete => EdgeTarget::Complete,
+                },
+                label: edge.label.value.clone(),
+                default: edge.default,
+                condition: edge.condition.as_ref().map(|condition| condition.value.clone()),
+                condition_text: edge.condition_text.clone(),
+                max_traversals: edge.max_traversals,
+                kind: edge.kind,
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,197 @@
+//! Diagnostics: what the compiler reports, where, and how to fix it.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// How serious a diagnostic is. Any error withholds the compiled workflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
+/// One problem found in a workflow source, located in its file (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Stable code a program or an agent can react to; see [`codes::ALL`].
+    pub code: &'static str,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Diagnostic {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}[{}]: {}",
+            self.file,
+            self.line,
+            self.column,
+            self.severity.name(),
+            self.code,
+            self.message
+        )?;
+        if let Some(help) = &self.help {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The stable diagnostic codes, each with a one-line fix (the same list is in
+/// `docs/workflow-format.md`).
+pub mod codes {
+    pub const SOURCE_TOO_LARGE: &str = "source-too-large";
+    pub const YAML_SYNTAX: &str = "yaml-syntax";
+    pub const JSON_SYNTAX: &str = "json-syntax";
+    pub const DUPLICATE_KEY: &str = "duplicate-key";
+    pub const INVALID_TYPE: &str = "invalid-type";
+    pub const INVALID_VALUE: &str = "invalid-value";
+    pub const MISSING_FIELD: &str = "missing-field";
+    pub const UNKNOWN_FIELD: &str = "unknown-field";
+    pub const INVALID_ID: &str = "invalid-id";
+    pub const DUPLICATE_STEP: &str = "duplicate-step";
+    pub const DUPLICATE_VARIABLE: &str = "duplicate-variable";
+    pub const RESERVED_VARIABLE: &str = "reserved-variable";
+    pub const DEFAULT_TYPE_MISMATCH: &str = "default-type-mismatch";
+    pub const NO_STEPS: &str = "no-steps";
+    pub const UNKNOWN_TARGET: &str = "unknown-target";
+    pub const EDGE_TARGET: &str = "edge-target";
+    pub const END_WITH_NEXT: &str = "end-with-next";
+    pub const DUPLICATE_LABEL: &str = "duplicate-label";
+    pub const MULTIPLE_DEFAULTS: &str = "multiple-defaults";
+    pub const EDGE_AFTER_DEFAULT: &str = "edge-after-default";
+    pub const CONDITIONAL_DEFAULT: &str = "conditional-default";
+    pub const UNREACHABLE_STEP: &str = "unreachable-step";
+    pub const NO_PATH_TO_END: &str = "no-path-to-end";
+    pub const UNBOUNDED_CYCLE: &str = "unbounded-cycle";
+    pub const CONDITION_SYNTAX: &str = "condition-syntax";
+    pub const CONDITION_UNKNOWN_VARIABLE: &str = "condition-unknown-variable";
+    pub const TEMPLATE_SYNTAX: &str = "template-syntax";
+    pub const TEMPLATE_UNKNOWN_VARIABLE: &str = "template-unknown-variable";
+    pub const OUTPUT_SCHEMA_INVALID: &str = "output-schema-invalid";
+    pub const ON_COMPLETE_IGNORED: &str = "on-complete-ignored";
+    pub const LOOP_DISABLED: &str = "loop-disabled";
+
+    /// Every code with a one-line fix.
+    pub const ALL: &[(&str, &str)] = &[
+        (SOURCE_TOO_LARGE, "split the workflow or shorten its prompts; sources are limited to 2 MiB"),
+        (YAML_SYNTAX, "fix the YAML at the location shown (indentation, quotes, brackets, tags, aliases)"),
+        (JSON_SYNTAX, "fix the JSON at the location shown"),
+        (DUPLICATE_KEY, "remove or rename one of the two keys"),
+        (INVALID_TYPE, "give the field a value of the type named in the message"),
+        (INVALID_VALUE, "use one of the values the message lists, or a number in range"),
+        (MISSING_FIELD, "add the field named in the message"),
+        (UNKNOWN_FIELD, "remove the field or fix its spelling (see the suggestion)"),
+        (INVALID_ID, "use letters, digits, `.`, `_`, `-` as the message says"),
+        (DUPLICATE_STEP, "give every step a unique id"),
+        (DUPLICATE_VARIABLE, "declare each variable once"),
+        (RESERVED_VARIABLE, "rename the variable; the name is provided by the engine"),
+        (DEFAULT_TYPE_MISMATCH, "change the default or the declared type so they agree"),
+        (NO_STEPS, "add at least one step"),
+        (UNKNOWN_TARGET, "point the edge (or `start`) at an existing step id"),
+        (EDGE_TARGET, "give the edge exactly one of `to: <step>` or `end: true`"),
+        (END_WITH_NEXT, "remove `end: true` or remove `next`"),
+        (DUPLICATE_LABEL, "give each edge of a step its own label"),
+        (MULTIPLE_DEFAULTS, "mark at most one edge per step `default: true`"),
+        (EDGE_AFTER_DEFAULT, "move the default edge last so edges read in evaluation order"),
+        (CONDITIONAL_DEFAULT, "drop `when` from the default edge or drop `default: true`"),
+        (UNREACHABLE_STEP, "add an edge to the step or remove it"),
+        (NO_PATH_TO_END, "add an edge towards an end step or an `end: true` edge"),
+        (UNBOUNDED_CYCLE, "give one edge of the cycle `max_traversals`, or `kind: loop` / `kind: replan`"),
+        (CONDITION_SYNTAX, "fix the CEL expression at the location shown"),
+        (CONDITION_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
+        (TEMPLATE_SYNTAX, "fix the minijinja template at the location shown"),
+        (TEMPLATE_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
+        (OUTPUT_SCHEMA_INVALID, "make `output` a valid JSON Schema (draft 2020-12)"),
+        (ON_COMPLETE_IGNORED, "move `on_complete` to the last stage"),
+        (LOOP_DISABLED, "set `loop_on_changes: true` or drop `loop` from `on_complete`"),
+    ];
+}
+
+/// A 1-based position in the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub(crate) struct Loc {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Loc {
+    pub const START: Loc = Loc { line: 1, column: 1 };
+}
+
+/// Collects diagnostics for one source file.
+#[derive(Debug)]
+pub(crate) struct Report {
+    file: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn new(file: &str) -> Self {
+        Self { file: file.to_owned(), diagnostics: Vec::new() }
+    }
+
+    pub fn error(&mut self, at: Loc, code: &'static str, message: impl Into<String>, help: Option<String>) {
+        self.push(Severity::Error, at, code, message.into(), help);
+    }
+
+    pub fn warning(&mut self, at: Loc, code: &'static str, message: impl Into<String>, help: Option<String>) {
+        self.push(Severity::Warning, at, code, message.into(), help);
+    }
+
+    fn push(&mut self, severity: Severity, at: Loc, code: &'static str, message: String, help: Option<String>) {
+        self.diagnostics.push(Diagnostic {
+            severity,
+            code,
+            message,
+            help,
+            file: self.file.clone(),
+            line: at.line.max(1),
+            column: at.column.max(1),
+        });
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// The closest candidate to a misspelled word, if one is close enough to suggest.
+pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::jaro_winkler(word, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
+/// `did you mean `x`?` help text, when a close candidate exists.
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    closest(word, candidates).map(|candidate| format!("did you mean `{candidate}`?"))
+}

@@ -1,0 +1,68 @@
+//! The located draft: what a front-end read from its source, before the checks turn it into
+//! the IR. Every name and expression keeps its location for the checks' diagnostics.
+
+use switchyard_core::workflow::{EdgeKind, Layer, Limits, NotesPolicy, ValueType};
+
+use crate::diagnostic::Loc;
+use crate::fields::Located;
+
+#[derive(Debug, Clone)]
+pub(crate) struct DraftWorkflow {
+    pub id: Located<String>,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    pub start: Option<Located<String>>,
+    pub steps: Vec<DraftStep>,
+    pub variables: Vec<DraftVariable>,
+    pub limits: Limits,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DraftStep {
+    pub id: Located<String>,
+    pub title: String,
+    pub prompt: Located<String>,
+    pub role: Option<String>,
+    pub model: Option<String>,
+    pub notes: NotesPolicy,
+    pub output: Option<Located<serde_json::Value>>,
+    /// JSON pointer of every value inside `output`, with where it is written.
+    pub output_locations: Vec<(String, Loc)>,
+    pub gate: bool,
+    pub context_reset: bool,
+    pub phase: Option<String>,
+    pub max_attempts: u32,
+    /// Where `end: true` was written, if it was.
+    pub end: Option<Loc>,
+    /// Where `next` was written, if it was.
+    pub next_at: Option<Loc>,
+    pub edges: Vec<DraftEdge>,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum DraftTarget {
+    Step(Located<String>),
+    Complete,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DraftEdge {
+    pub at: Loc,
+    pub target: DraftTarget,
+    pub label: Located<String>,
+    pub default: bool,
+    pub condition: Option<Located<String>>,
+    pub condition_text: Option<String>,
+    pub max_traversals: Option<u32>,
+    pub kind: EdgeKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DraftVariable {
+    pub name: Located<String>,
+    pub value_type: ValueType,
+    pub default: Option<Located<serde_json::Value>>,
+    pub layer: Layer,
+    pub description: Option<String>,
+}

@@ -1,0 +1,255 @@
+//! The native format as serde types, for its published JSON Schema (`switchyard schema`).
+//! The compiler reads sources through the located tree (see `native`), not through these types;
+//! a test keeps the two in step and validates every built-in and documented example.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A switchyard workflow in the native format (YAML or JSON).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "switchyard workflow")]
+pub struct NativeWorkflow {
+    /// Optional URL of this schema, for editors.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Stable name of the workflow: 1-64 characters of `a-z 0-9 . _ -`, starting with a letter or digit.
+    pub id: String,
+    /// Version of the workflow, free text. Default `1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Human title. Default: the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the workflow is for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Declared context variables, by name. Conditions and prompts may name only these and the
+    /// reserved names (`goal`, `context`, `artifacts`, `rejection`, `cycle`, `attempt`, `step`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variables: Option<BTreeMap<String, VariableDeclaration>>,
+    /// Workflow-wide limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<NativeLimits>,
+    /// Id of the step a run starts at. Default: the first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The steps, in order.
+    #[schemars(length(min = 1))]
+    pub steps: Vec<NativeStep>,
+}
+
+/// A variable declaration: a type name alone, or a full declaration.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum VariableDeclaration {
+    /// Shorthand: only the type.
+    Type(NativeValueType),
+    Full(NativeVariable),
+}
+
+/// A declared context variable.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NativeVariable {
+    /// The value's type. Default `any`.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub value_type: Option<NativeValueType>,
+    /// The value a run starts with; must match `type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    /// What a recap may drop first when it must fit a budget. Default `important`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer: Option<NativeLayer>,
+    /// What the variable holds, shown to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The type of a context variable.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeValueType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Object,
+    Any,
+}
+
+/// Context layer: critical is never dropped, ephemeral goes first.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeLayer {
+    Critical,
+    Important,
+    Useful,
+    Ephemeral,
+}
+
+/// Workflow-wide limits; each defaults to the engine's default.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NativeLimits {
+    /// How many `kind: loop` edges a branch may take before the run fails with `MAX_CYCLES_EXCEEDED`. Default 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_cycles: Option<u32>,
+    /// How many gate rejections a step may take before a human must decide. Default 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_revision_attempts: Option<u32>,
+    /// How many `kind: replan` edges a branch may take before a human must decide. Default 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_replan_attempts: Option<u32>,
+}
+
+/// One step: a unit of work handed to the agent.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NativeStep {
+    /// Unique step id: `[A-Za-z0-9][A-Za-z0-9_.-]*`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"))]
+    pub id: String,
+    /// Human title. Default: the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the agent must do: a minijinja template over `goal`, `context`, `rejection`, `cycle`, `attempt`, `step` and the declared variables.
+    pub prompt: String,
+    /// The role the agent plays (planner, implementer, reviewer, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// The model the step is meant for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether notes are required when advancing. Default `required`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<NativeNotes>,
+    /// Output contract: a JSON Schema (draft 2020-12) the step's artifacts object must satisfy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<serde_json::Value>,
+    /// A human must approve the step's result before the run moves on. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<bool>,
+    /// The agent should start this step in a fresh conversation. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_reset: Option<bool>,
+    /// Name of the phase the step belongs to; the engine checkpoints when a phase ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// Failed attempts (blocked advances) allowed before the block is terminal. Default 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_attempts: Option<u32>,
+    /// Asserts the step is an end step (it must have no `next`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<bool>,
+    /// Where the run goes next: a step id (one default edge) or a list of edges. No `next`: the step ends the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next: Option<NativeNext>,
+}
+
+/// Notes policy of a step.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeNotes {
+    Required,
+    Optional,
+}
+
+/// `next`: a single step id, or a list of edges.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NativeNext {
+    /// One default edge to this step.
+    Step(String),
+    /// Edges in evaluation order.
+    Edges(Vec<NativeEdgeItem>),
+}
+
+/// An item of a `next` list: a step id (an edge chosen by its label) or a full edge.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NativeEdgeItem {
+    /// An edge to this step, labelled with its id.
+    Step(String),
+    Edge(NativeEdge),
+}
+
+/// An outgoing edge. Exactly one of `to` and `end: true`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NativeEdge {
+    /// The step the edge leads to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Taking the edge completes the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<bool>,
+    /// What the agent passes as `choice` to take the edge; unique per step. Default: the target id, or `complete`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Taken when no condition matches and the agent made no choice. At most one per step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+    /// A CEL condition over `context`, `artifacts`, `goal`, `cycle`, `attempt` and the declared variables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// The condition in words, shown to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_text: Option<String>,
+    /// How often the edge may be taken in one branch of a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_traversals: Option<u32>,
+    /// How taking the edge is counted: `normal`, `loop` (against `max_cycles`) or `replan` (against `max_replan_attempts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<NativeEdgeKind>,
+}
+
+/// Edge kind.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeEdgeKind {
+    Normal,
+    Loop,
+    Replan,
+}
+
+/// The JSON Schema (draft 2020-12) of the native workflow format.
+pub fn native_schema() -> serde_json::Value {
+    schemars::schema_for!(NativeWorkflow).to_value()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::native_schema;
+    use crate::native;
+
+    fn properties(schema: &serde_json::Value, definition: Option<&str>) -> BTreeSet<String> {
+        let object = match definition {
+            None => schema,
+            Some(name) => &schema["$defs"][name],
+        };
+        object["properties"].as_object().unwrap().keys().cloned().collect()
+    }
+
+    fn set(fields: &[&str]) -> BTreeSet<String> {
+        fields.iter().map(|field| (*field).to_owned()).collect()
+    }
+
+    #[test]
+    fn schema_and_reader_know_the_same_fields() {
+        let schema = native_schema();
+        assert_eq!(properties(&schema, None), set(native::WORKFLOW_FIELDS));
+        assert_eq!(properties(&schema, Some("NativeStep")), set(native::STEP_FIELDS));
+        assert_eq!(properties(&schema, Some("NativeEdge")), set(native::EDGE_FIELDS));
+        assert_eq!(properties(&schema, Some("NativeVariable")), set(native::VARIABLE_FIELDS));
+        assert_eq!(properties(&schema, Some("NativeLimits")), set(native::LIMITS_FIELDS));
+    }
+}
