@@ -1,2 +1,36 @@
-//! Placeholder: being written.
-fn main() {}
+//! The `switchyard` binary: parses the command line, runs one command, maps the outcome to an
+//! exit code (0 ok, 1 a workflow rule said no, 2 usage or environment).
+
+mod args;
+mod commands;
+mod output;
+mod quickstart;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let arguments = args::Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            output::report_failure(
+                &output::Failure::environment(format!("cannot start the async runtime: {error}")),
+                false,
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let json = arguments.global.json;
+    match runtime.block_on(commands::run(arguments)) {
+        Ok(outcome) => ExitCode::from(outcome.exit_code()),
+        Err(failure) => {
+            output::report_failure(&failure, json);
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -216,6 +216,18 @@ fn check_output_schema(
         );
         return;
     }
+    for (pointer, keyword) in unknown_schema_keywords(schema, "") {
+        let at = locations.iter().find(|(path, _)| *path == pointer).map_or(output.at, |(_, at)| *at);
+        let suggestion = did_you_mean(&keyword, SCHEMA_KEYWORDS.iter().copied());
+        report.warning(
+            at,
+            codes::OUTPUT_SCHEMA_UNKNOWN_KEYWORD,
+            format!("the output contract of step `{id}` has `{keyword}`, which is not a JSON Schema keyword, at `{pointer}`"),
+            Some(suggestion.unwrap_or_else(|| {
+                "JSON Schema ignores unknown keywords, so this constrains nothing; in YAML, a comma inside an unquoted flow value (`{description: a, b}`) starts a new key".into()
+            })),
+        );
+    }
     if let Err(error) = jsonschema::draft202012::options().should_validate_formats(true).build(schema) {
         report.error(
             output.at,
@@ -224,6 +236,113 @@ fn check_output_schema(
             Some("references must point inside the schema; patterns must be valid regular expressions".into()),
         );
     }
+}
+
+/// The keywords of JSON Schema draft 2020-12 (core, applicator, validation, unevaluated, format,
+/// content and meta-data vocabularies), plus `definitions` and `dependencies` from older drafts.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "prefixItems",
+    "items",
+    "contains",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+];
+
+/// Keys of schema objects that are not JSON Schema keywords, as (JSON pointer, key). Walks only
+/// positions that hold schemas, so property names and `enum` values are never mistaken for keywords.
+fn unknown_schema_keywords(schema: &serde_json::Value, pointer: &str) -> Vec<(String, String)> {
+    let serde_json::Value::Object(map) = schema else { return Vec::new() };
+    let mut found = Vec::new();
+    for (key, value) in map {
+        let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let serde_json::Value::Object(schemas) = value {
+                    for (name, subschema) in schemas {
+                        let name = name.replace('~', "~0").replace('/', "~1");
+                        found.extend(unknown_schema_keywords(subschema, &format!("{here}/{name}")));
+                    }
+                }
+            }
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let serde_json::Value::Array(schemas) = value {
+                    for (index, subschema) in schemas.iter().enumerate() {
+                        found.extend(unknown_schema_keywords(subschema, &format!("{here}/{index}")));
+                    }
+                }
+            }
+            "not"
+            | "if"
+            | "then"
+            | "else"
+            | "items"
+            | "contains"
+            | "additionalProperties"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contentSchema" => {
+                found.extend(unknown_schema_keywords(value, &here));
+            }
+            known if SCHEMA_KEYWORDS.contains(&known) => {}
+            unknown => found.push((here, unknown.to_owned())),
+        }
+    }
+    found
 }
 
 /// Step indexes and their outgoing edges to known steps.

@@ -94,6 +94,7 @@ pub mod codes {
     pub const TEMPLATE_SYNTAX: &str = "template-syntax";
     pub const TEMPLATE_UNKNOWN_VARIABLE: &str = "template-unknown-variable";
     pub const OUTPUT_SCHEMA_INVALID: &str = "output-schema-invalid";
+    pub const OUTPUT_SCHEMA_UNKNOWN_KEYWORD: &str = "output-schema-unknown-keyword";
     pub const ON_COMPLETE_IGNORED: &str = "on-complete-ignored";
     pub const LOOP_DISABLED: &str = "loop-disabled";
 
@@ -128,6 +129,7 @@ pub mod codes {
         (TEMPLATE_SYNTAX, "fix the minijinja template at the location shown"),
         (TEMPLATE_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
         (OUTPUT_SCHEMA_INVALID, "make `output` a valid JSON Schema (draft 2020-12)"),
+        (OUTPUT_SCHEMA_UNKNOWN_KEYWORD, "fix the keyword's spelling, or quote a YAML flow value that contains a comma"),
         (ON_COMPLETE_IGNORED, "move `on_complete` to the last stage"),
         (LOOP_DISABLED, "set `loop_on_changes: true` or drop `loop` from `on_complete`"),
     ];

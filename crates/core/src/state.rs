@@ -69,10 +69,7 @@ impl std::str::FromStr for RunStatus {
     type Err = String;
 
     fn from_str(input: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str() == input)
-            .ok_or_else(|| format!("unknown status `{input}`"))
+        Self::ALL.into_iter().find(|status| status.as_str() == input).ok_or_else(|| format!("unknown status `{input}`"))
     }
 }
 
@@ -136,13 +133,24 @@ pub enum Phase {
     /// The step is pending.
     Pending,
     /// The last advance of the step failed its checks and may be retried.
-    Blocked { validation: Validation },
+    Blocked {
+        validation: Validation,
+    },
     /// The step's accepted result waits for a human.
-    WaitingGate { submission: Submission },
+    WaitingGate {
+        submission: Submission,
+    },
     /// A limit was reached; one of `options` must be chosen by a human.
-    WaitingForHumanDecision { reason: DecisionReason, options: Vec<DecisionOption>, submission: Submission },
+    WaitingForHumanDecision {
+        reason: DecisionReason,
+        options: Vec<DecisionOption>,
+        submission: Submission,
+    },
     Completed,
-    Failed { code: FailureCode, message: String },
+    Failed {
+        code: FailureCode,
+        message: String,
+    },
 }
 
 /// A result the agent submitted that is held until a human acts on it.

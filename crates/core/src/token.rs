@@ -103,9 +103,7 @@ impl FromStr for Token {
         let kind = TokenKind::ALL
             .into_iter()
             .find(|kind| trimmed.starts_with(kind.prefix()))
-            .ok_or_else(|| TokenError::Malformed {
-                reason: "it must start with `ct_`, `st_` or `ck_`".to_owned(),
-            })?;
+            .ok_or_else(|| TokenError::Malformed { reason: "it must start with `ct_`, `st_` or `ck_`".to_owned() })?;
         let body = &trimmed[kind.prefix().len()..];
         if body.len() != BODY_CHARS {
             return Err(TokenError::Malformed {
@@ -261,7 +259,9 @@ mod tests {
 
     #[test]
     fn malformed_tokens_say_why() {
-        for (input, needle) in [("", "must start"), ("ct_abc", "24 characters"), ("ct_!!!!!!!!!!!!!!!!!!!!!!!!", "characters other")] {
+        for (input, needle) in
+            [("", "must start"), ("ct_abc", "24 characters"), ("ct_!!!!!!!!!!!!!!!!!!!!!!!!", "characters other")]
+        {
             let err = keys().verify(input, TokenKind::Continue).unwrap_err();
             assert!(err.to_string().contains(needle), "{input:?}: {err}");
         }

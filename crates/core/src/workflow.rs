@@ -254,7 +254,9 @@ impl FromStr for WorkflowHash {
             .decode(hex.as_bytes())
             .ok()
             .and_then(|bytes| <[u8; 32]>::try_from(bytes).ok())
-            .ok_or_else(|| format!("`{input}` is not a workflow hash: expected `sha256:` and 64 lowercase hex digits"))?;
+            .ok_or_else(|| {
+                format!("`{input}` is not a workflow hash: expected `sha256:` and 64 lowercase hex digits")
+            })?;
         Ok(Self(bytes))
     }
 }
@@ -276,9 +278,8 @@ impl<'de> Deserialize<'de> for WorkflowHash {
 /// outside a folder): 1 to 64 characters of `a-z 0-9 . _ -`, starting with a letter or digit.
 pub fn validate_workflow_id(id: &str) -> Result<(), String> {
     let valid_start = id.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    let valid_rest = id
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+    let valid_rest =
+        id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
     if id.is_empty() || id.len() > 64 || !valid_start || !valid_rest || id.contains("..") {
         return Err(format!(
             "`{}` is not a valid workflow id: use 1-64 characters of a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit (no `..`)",

@@ -1,1 +1,67 @@
-//! Placeholder: being written.
+//! The switchyard store contract: the [`Store`] trait every backend implements, its records,
+//! [`Error`], the stored event envelope and hash chain ([`event`]), the projection rules
+//! ([`projection`]) and, behind the `conformance` feature, the suite every backend runs.
+//!
+//! The event log is the only truth. Sessions, runs and nodes are projections updated by
+//! [`projection::Projector`] in the same transaction as the events, and rebuildable from them.
+
+pub mod error;
+pub mod event;
+pub mod projection;
+pub mod record;
+
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use error::Error;
+pub use record::{
+    Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunRecord, SessionQuery, SessionRecord,
+    StoredEvent, TokenRecord, VerifyReport,
+};
+
+use switchyard_core::id::{NodeId, RunId, SessionId};
+use switchyard_core::token::Nonce;
+use switchyard_core::workflow::{Workflow, WorkflowHash};
+
+/// A durable store of sessions: an append-only, hash-chained event log per session, idempotency
+/// claims, token registrations, pinned workflows and the projections derived from the events.
+#[async_trait::async_trait]
+pub trait Store: Send + Sync + std::fmt::Debug + 'static {
+    /// Appends one command's writes, all or nothing; the result is durable when this returns.
+    /// A claim whose key is already recorded writes nothing and returns what was recorded.
+    async fn append(&self, batch: Batch) -> Result<Appended, Error>;
+
+    /// Registers a token. `(kind, node, attempt)` is unique: when that position is already
+    /// registered, returns its nonce and writes nothing; otherwise registers `record.nonce`.
+    async fn claim_token(&self, record: TokenRecord) -> Result<Nonce, Error>;
+
+    async fn token(&self, nonce: Nonce) -> Result<Option<TokenRecord>, Error>;
+
+    /// The claim recorded under `key`.
+    async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error>;
+
+    /// A pinned workflow.
+    async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error>;
+
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRecord>, Error>;
+
+    async fn run(&self, id: RunId) -> Result<Option<RunRecord>, Error>;
+
+    async fn node(&self, id: NodeId) -> Result<Option<NodeRecord>, Error>;
+
+    /// Every node of a run, in creation order.
+    async fn run_nodes(&self, run: RunId) -> Result<Vec<NodeRecord>, Error>;
+
+    /// Sessions, most recently updated first; see [`SessionQuery`].
+    async fn list_sessions(&self, query: SessionQuery) -> Result<Vec<SessionRecord>, Error>;
+
+    /// Up to `limit` events of a session with `seq > after_seq`, in order.
+    async fn events(&self, session: SessionId, after_seq: u64, limit: u32) -> Result<Vec<StoredEvent>, Error>;
+
+    /// Walks every session's hash chain and compares the stored projections with a rebuild from
+    /// the events. Problems are reported, not raised; an `Err` means the check itself failed.
+    async fn verify(&self) -> Result<VerifyReport, Error>;
+
+    /// Drops the projections and rebuilds them from the events, in one transaction.
+    async fn rebuild_projections(&self) -> Result<(), Error>;
+}

@@ -1,0 +1,222 @@
+//! The command line, declared with clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const AFTER_HELP: &str = "\
+Exit codes:
+  0  success
+  1  a workflow rule said no: invalid workflow, blocked advance, refused command, failed verify
+  2  usage or environment error: bad arguments, unknown id, bad token, store or file problem
+
+Data goes to stdout, everything else to stderr. Colour only on a terminal; NO_COLOR is respected.
+Logs: SWITCHYARD_LOG=debug (tracing filter syntax).";
+
+/// switchyard keeps LLM agents on rails: one step at a time, checked, recorded, resumable.
+#[derive(Debug, Parser)]
+#[command(name = "switchyard", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Commands,
+}
+
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Print machine-readable JSON on stdout (stable; snapshot-tested).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// switchyard's home: keys, user workflows, the default store.
+    #[arg(long, global = true, env = "SWITCHYARD_HOME", value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// The SQLite store file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path).
+    #[arg(long, global = true, env = "SWITCHYARD_STORE", value_name = "FILE")]
+    pub store: Option<PathBuf>,
+    /// The project whose .switchyard/workflows/ is searched first (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// When to colour text output.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Commands {
+    /// Walk a built-in workflow end to end in a temporary store and show what happened.
+    Quickstart,
+    /// Check workflow files (or folders of them) and report every problem with its location.
+    Validate {
+        /// Files or folders; folders are searched for .yaml, .yml and .json files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Print a JSON Schema (draft 2020-12).
+    Schema {
+        /// Which schema: `workflow` (the native workflow format).
+        #[arg(default_value = "workflow")]
+        which: String,
+    },
+    /// List the workflows visible from here, where each comes from and what it shadows.
+    List,
+    /// Show a workflow's whole compiled graph: steps, edges, conditions, gates, limits, hash.
+    Inspect {
+        /// A workflow name.
+        name: Option<String>,
+        /// A workflow file instead of a name.
+        #[arg(long, conflicts_with = "name")]
+        file: Option<PathBuf>,
+    },
+    /// Start a run and print its first step.
+    Start {
+        /// A workflow name (see `switchyard list`).
+        workflow: Option<String>,
+        /// A workflow file instead of a name.
+        #[arg(long, conflicts_with = "workflow")]
+        file: Option<PathBuf>,
+        /// What the run is for.
+        #[arg(long)]
+        goal: String,
+        /// Initial context as a JSON object, or @FILE.
+        #[arg(long, value_name = "JSON")]
+        context: Option<String>,
+        /// The workspace the run is about (its git branch and HEAD are recorded). Default: --project.
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// Show the pending step of a run (or of any earlier point, to fork from it).
+    Show {
+        /// A run, session or node id, or a token.
+        target: String,
+    },
+    /// Report on the pending step and move the run on.
+    Continue {
+        /// The continue token (`ct_…`) from the last response.
+        token: String,
+        /// Refuse the token unless it belongs to this run (or session).
+        #[arg(long, value_name = "RUN")]
+        run: Option<String>,
+        #[command(flatten)]
+        report: Report,
+    },
+    /// Show a run's status.
+    Status {
+        /// A run, session or node id, or a token.
+        target: String,
+    },
+    /// Show a session's event log.
+    Log {
+        /// A run, session or node id, or a token.
+        target: String,
+        /// Only events after this sequence number.
+        #[arg(long, default_value_t = 0)]
+        after: u64,
+        /// At most this many events.
+        #[arg(long, default_value_t = 200)]
+        limit: u32,
+    },
+    /// List sessions, most recently active first.
+    Sessions {
+        /// Only sessions with this status.
+        #[arg(long)]
+        status: Option<String>,
+        /// Only sessions running this workflow.
+        #[arg(long)]
+        workflow: Option<String>,
+        /// At most this many sessions (max 1000).
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// Approve the result a gate waits on.
+    Approve {
+        /// A run or session id.
+        run: String,
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Reject the result a gate waits on; the step goes back to the agent with the reason.
+    Reject {
+        /// A run or session id.
+        run: String,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Pick an option where a run waits for a human decision (accept, revise, replan, proceed, stop).
+    Decide {
+        /// A run or session id.
+        run: String,
+        /// One of the options the run offers.
+        option: String,
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// Pause a run: no advance is accepted until it is resumed.
+    Pause {
+        run: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Resume a paused run.
+    Resume { run: String },
+    /// Stop a run for good.
+    Stop {
+        run: String,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Record notes on the current step without advancing.
+    Checkpoint {
+        /// The checkpoint token (`ck_…`).
+        token: String,
+        /// Refuse the token unless it belongs to this run (or session).
+        #[arg(long, value_name = "RUN")]
+        run: Option<String>,
+        /// Notes as text; `-` reads stdin.
+        #[arg(long, conflicts_with = "notes_file")]
+        notes: Option<String>,
+        /// Notes from a file.
+        #[arg(long, value_name = "FILE")]
+        notes_file: Option<PathBuf>,
+    },
+    /// Check every session's hash chain and every projection; say exactly what is wrong.
+    Verify,
+    /// Manage the token signing keys.
+    Keys {
+        #[command(subcommand)]
+        action: KeysAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Make a new signing key; tokens signed with the old one keep working until the next rotation.
+    Rotate,
+}
+
+/// What the agent reports when it advances.
+#[derive(Debug, Args)]
+pub struct Report {
+    /// Notes (markdown) as text; `-` reads stdin.
+    #[arg(long, conflicts_with = "notes_file")]
+    pub notes: Option<String>,
+    /// Notes from a file.
+    #[arg(long, value_name = "FILE")]
+    pub notes_file: Option<PathBuf>,
+    /// Artifacts as a JSON value, or @FILE.
+    #[arg(long, value_name = "JSON")]
+    pub artifacts: Option<String>,
+    /// A context delta as a JSON object (null deletes a key), or @FILE.
+    #[arg(long, value_name = "JSON")]
+    pub context: Option<String>,
+    /// The label of the edge to take, where the step asks you to choose.
+    #[arg(long)]
+    pub choice: Option<String>,
+}

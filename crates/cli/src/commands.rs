@@ -1,0 +1,579 @@
+//! One function per subcommand: read the arguments, ask the runtime, print the answer.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use switchyard_compiler::{Compiled, Diagnostic, Source};
+use switchyard_core::state::DecisionOption;
+use switchyard_core::{RunId, RunStatus};
+use switchyard_runtime::{AdvanceInput, Catalog, Config, Found, Overrides, Runtime, StartRequest, Target};
+use switchyard_store::SessionQuery;
+
+use crate::args::{Cli, Commands, KeysAction, Report};
+use crate::output::{Failure, Outcome, Printer};
+
+pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
+    let printer = Printer::new(cli.global.json, cli.global.color);
+    let project = match cli.global.project.clone() {
+        Some(project) => project,
+        None => std::env::current_dir()
+            .map_err(|error| Failure::environment(format!("cannot read the current directory: {error}")))?,
+    };
+    let overrides = Overrides {
+        home: cli.global.home.clone(),
+        store: cli.global.store.clone(),
+        project_root: Some(project.clone()),
+    };
+    // Commands that need no store.
+    match &cli.command {
+        Commands::Quickstart => return crate::quickstart::run(&printer).await,
+        Commands::Validate { paths } => return validate(&printer, paths),
+        Commands::Schema { which } => return schema(&printer, which),
+        _ => {}
+    }
+    let config = Config::resolve(overrides)?;
+    match cli.command {
+        Commands::Quickstart | Commands::Validate { .. } | Commands::Schema { .. } => unreachable!("handled above"),
+        Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
+        Commands::Inspect { name, file } => {
+            let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
+            let found = match (name, file) {
+                (_, Some(file)) => Catalog::file(&file)?,
+                (Some(name), None) => catalog.find(&name)?,
+                (None, None) => return Err(Failure::usage("name a workflow, or pass --file")),
+            };
+            inspect(&printer, &found)
+        }
+        Commands::Keys { action: KeysAction::Rotate } => {
+            switchyard_runtime::keys::rotate(&config.home, &switchyard_runtime::clock::RandomIds)?;
+            printer.line(&format!(
+                "rotated: {} (the previous key still verifies old tokens)",
+                switchyard_runtime::keys::key_file_path(&config.home).display()
+            ))?;
+            Ok(Outcome::Success)
+        }
+        command => {
+            let runtime = Runtime::open(&config).await?;
+            run_command(&printer, &runtime, command, project).await
+        }
+    }
+}
+
+async fn run_command(
+    printer: &Printer,
+    runtime: &Runtime,
+    command: Commands,
+    project: PathBuf,
+) -> Result<Outcome, Failure> {
+    match command {
+        Commands::Start { workflow, file, goal, context, workspace } => {
+            let context = match context {
+                Some(text) => json_object("--context", &text)?,
+                None => Map::new(),
+            };
+            let request = StartRequest { workflow, file, goal, context, workspace: Some(workspace.unwrap_or(project)) };
+            step(printer, &runtime.start(request).await?)
+        }
+        Commands::Show { target } => step(printer, &runtime.show(&target.parse()?).await?),
+        Commands::Continue { token, run, report } => {
+            let input = advance_input(report)?;
+            let run = match run {
+                Some(run) => Some(run_id(runtime, &run).await?),
+                None => None,
+            };
+            step(printer, &runtime.advance(&token, run, input).await?)
+        }
+        Commands::Status { target } => {
+            let run = runtime.run(&target.parse()?).await?;
+            if printer.json {
+                printer.json(&run)?;
+            } else {
+                printer.line(&format!(
+                    "run {} · session {} · workflow {} ({})\nstatus {} · tip {} · {} nodes · control {:?}",
+                    run.id,
+                    run.session,
+                    run.workflow_id,
+                    run.workflow_hash,
+                    run.status,
+                    run.tip,
+                    run.node_count,
+                    run.control
+                ))?;
+            }
+            Ok(Outcome::Success)
+        }
+        Commands::Log { target, after, limit } => {
+            let run = runtime.run(&target.parse()?).await?;
+            let events = runtime.events(run.session, after, limit).await?;
+            if printer.json {
+                printer.json(&events)?;
+            } else {
+                for event in &events {
+                    let run = event.run.map(|run| run.to_string()).unwrap_or_default();
+                    printer.line(&format!(
+                        "{:>5} {} {} {}",
+                        event.seq,
+                        event.at_ms,
+                        event.kind.name(),
+                        printer.dim(&summary(&event.kind, &run))
+                    ))?;
+                }
+            }
+            Ok(Outcome::Success)
+        }
+        Commands::Sessions { status, workflow, limit } => {
+            let status = status.map(|text| text.parse::<RunStatus>().map_err(Failure::usage)).transpose()?;
+            let sessions =
+                runtime.sessions(SessionQuery { status, workflow_id: workflow, limit, before: None }).await?;
+            if printer.json {
+                printer.json(&sessions)?;
+            } else if sessions.is_empty() {
+                printer.line("no sessions")?;
+            } else {
+                for session in &sessions {
+                    printer.line(&format!(
+                        "{} {} {:<26} {}",
+                        session.id,
+                        session.workflow_id.as_deref().unwrap_or("-"),
+                        session.status.map(|status| status.as_str()).unwrap_or("-"),
+                        session.title
+                    ))?;
+                }
+            }
+            Ok(Outcome::Success)
+        }
+        Commands::Approve { run, note } => step(printer, &runtime.approve(run_id(runtime, &run).await?, note).await?),
+        Commands::Reject { run, reason } => step(printer, &runtime.reject(run_id(runtime, &run).await?, reason).await?),
+        Commands::Decide { run, option, note } => {
+            let option = parse_option(&option)?;
+            step(printer, &runtime.decide(run_id(runtime, &run).await?, option, note).await?)
+        }
+        Commands::Pause { run, reason } => step(printer, &runtime.pause(run_id(runtime, &run).await?, reason).await?),
+        Commands::Resume { run } => step(printer, &runtime.resume(run_id(runtime, &run).await?).await?),
+        Commands::Stop { run, reason } => step(printer, &runtime.stop(run_id(runtime, &run).await?, reason).await?),
+        Commands::Checkpoint { token, run, notes, notes_file } => {
+            let notes = read_notes(notes, notes_file)?;
+            let run = match run {
+                Some(run) => Some(run_id(runtime, &run).await?),
+                None => None,
+            };
+            let response = runtime.checkpoint(&token, run, notes).await?;
+            if printer.json {
+                printer.json(&response)?;
+            } else {
+                let replayed = if response.replayed { " (already recorded)" } else { "" };
+                printer.line(&format!("checkpoint recorded on {} of run {}{replayed}", response.node, response.run))?;
+            }
+            Ok(Outcome::Success)
+        }
+        Commands::Verify => {
+            let report = runtime.verify().await?;
+            if printer.json {
+                printer.json(&report)?;
+            } else {
+                for problem in &report.problems {
+                    printer.line(&format!(
+                        "{}: {}",
+                        printer.red("problem"),
+                        serde_json::to_string(problem).unwrap_or_default()
+                    ))?;
+                }
+                printer.line(&format!(
+                    "verified {} sessions, {} events: {} problem(s)",
+                    report.sessions_checked,
+                    report.events_checked,
+                    report.problems.len()
+                ))?;
+            }
+            Ok(if report.problems.is_empty() { Outcome::Success } else { Outcome::RuleViolation })
+        }
+        Commands::Quickstart
+        | Commands::Validate { .. }
+        | Commands::Schema { .. }
+        | Commands::List
+        | Commands::Inspect { .. }
+        | Commands::Keys { .. } => {
+            unreachable!("handled without a store")
+        }
+    }
+}
+
+fn step(printer: &Printer, response: &switchyard_runtime::StepResponse) -> Result<Outcome, Failure> {
+    printer.step_response(response)?;
+    Ok(match response.kind {
+        switchyard_runtime::ResponseKind::Blocked | switchyard_runtime::ResponseKind::Failed => Outcome::RuleViolation,
+        _ => Outcome::Success,
+    })
+}
+
+async fn run_id(runtime: &Runtime, text: &str) -> Result<RunId, Failure> {
+    Ok(runtime.run(&text.parse::<Target>()?).await?.id)
+}
+
+fn parse_option(text: &str) -> Result<DecisionOption, Failure> {
+    serde_json::from_value(Value::String(text.to_owned())).map_err(|_| {
+        Failure::usage(format!("`{text}` is not a decision option: use accept, revise, replan, proceed or stop"))
+    })
+}
+
+fn advance_input(report: Report) -> Result<AdvanceInput, Failure> {
+    Ok(AdvanceInput {
+        notes: read_notes(report.notes, report.notes_file)?,
+        artifacts: report.artifacts.map(|text| json_value("--artifacts", &text)).transpose()?,
+        context: report.context.map(|text| json_object("--context", &text)).transpose()?,
+        choice: report.choice,
+    })
+}
+
+fn read_notes(notes: Option<String>, notes_file: Option<PathBuf>) -> Result<Option<String>, Failure> {
+    match (notes, notes_file) {
+        (Some(text), _) if text == "-" => {
+            let mut buffer = String::new();
+            std::io::stdin()
+                .read_to_string(&mut buffer)
+                .map_err(|error| Failure::environment(format!("cannot read notes from stdin: {error}")))?;
+            Ok(Some(buffer))
+        }
+        (Some(text), _) => Ok(Some(text)),
+        (None, Some(path)) => std::fs::read_to_string(&path)
+            .map(Some)
+            .map_err(|error| Failure::usage(format!("cannot read notes file {}: {error}", path.display()))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// A JSON argument given inline or as `@FILE`.
+fn json_value(flag: &str, text: &str) -> Result<Value, Failure> {
+    let (origin, body) = match text.strip_prefix('@') {
+        Some(path) => (
+            format!("{flag} file {path}"),
+            std::fs::read_to_string(path)
+                .map_err(|error| Failure::usage(format!("cannot read {flag} file {path}: {error}")))?,
+        ),
+        None => (flag.to_owned(), text.to_owned()),
+    };
+    serde_json::from_str(&body).map_err(|error| Failure::usage(format!("{origin} is not valid JSON: {error}")))
+}
+
+fn json_object(flag: &str, text: &str) -> Result<Map<String, Value>, Failure> {
+    match json_value(flag, text)? {
+        Value::Object(map) => Ok(map),
+        other => Err(Failure::usage(format!(
+            "{flag} must be a JSON object like {{\"key\": \"value\"}}, not {}",
+            kind_of(&other)
+        ))),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn summary(kind: &switchyard_core::EventKind, run: &str) -> String {
+    use switchyard_core::EventKind as E;
+    match kind {
+        E::SessionCreated { title, .. } => format!("\"{title}\""),
+        E::RunStarted { workflow_id, workflow_hash, .. } => format!("{run} {workflow_id} {workflow_hash}"),
+        E::NodeCreated { node, step, status, cause, .. } => {
+            format!("{node} step={step} status={status} cause={cause:?}")
+        }
+        E::AdvanceRecorded { from, to, choice, edge_label, .. } => {
+            format!(
+                "{from} → {to} choice={} edge={}",
+                choice.as_deref().unwrap_or("-"),
+                edge_label.as_deref().unwrap_or("-")
+            )
+        }
+        E::GateDecided { approved, reason, .. } => {
+            if *approved {
+                "approved".to_owned()
+            } else {
+                format!("rejected: {}", reason.as_deref().unwrap_or(""))
+            }
+        }
+        E::HumanDecided { option, .. } => option.as_str().to_owned(),
+        E::CheckpointRecorded { automatic, phase, .. } => {
+            if *automatic {
+                format!("phase {} ended", phase.as_deref().unwrap_or("-"))
+            } else {
+                "manual".to_owned()
+            }
+        }
+        E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
+        E::RunFailed { code, .. } => code.clone(),
+        _ => String::new(),
+    }
+}
+
+// ------------------------------------------------------------------ workflows
+
+#[derive(Serialize)]
+struct ValidatedFile<'a> {
+    path: String,
+    format: Option<&'a switchyard_compiler::Format>,
+    valid: bool,
+    hash: Option<String>,
+    diagnostics: &'a [Diagnostic],
+}
+
+#[derive(Serialize)]
+struct ValidationReport<'a> {
+    files: Vec<ValidatedFile<'a>>,
+    errors: usize,
+    warnings: usize,
+}
+
+fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
+    let mut files = Vec::new();
+    for path in paths {
+        collect_workflow_files(path, &mut files)?;
+    }
+    if files.is_empty() {
+        return Err(Failure::usage("no workflow files (.yaml, .yml, .json) found under the given paths"));
+    }
+    let mut compiled: Vec<(String, Compiled)> = Vec::new();
+    for file in &files {
+        let text = switchyard_runtime::catalog::read_source(file)?;
+        let name = file.display().to_string();
+        let result = switchyard_compiler::compile(&Source { name: name.clone(), text });
+        compiled.push((name, result));
+    }
+    let report = ValidationReport {
+        files: compiled
+            .iter()
+            .map(|(path, result)| ValidatedFile {
+                path: path.clone(),
+                format: Some(&result.format),
+                valid: result.workflow.is_some(),
+                hash: result.workflow.as_ref().map(|workflow| workflow.hash().to_string()),
+                diagnostics: &result.diagnostics,
+            })
+            .collect(),
+        errors: compiled.iter().flat_map(|(_, result)| &result.diagnostics).filter(|d| d.is_error()).count(),
+        warnings: compiled.iter().flat_map(|(_, result)| &result.diagnostics).filter(|d| !d.is_error()).count(),
+    };
+    if printer.json {
+        printer.json(&report)?;
+    } else {
+        for (path, result) in &compiled {
+            for diagnostic in &result.diagnostics {
+                printer.line(&diagnostic.to_string())?;
+            }
+            if result.workflow.is_some() {
+                printer.line(&format!("{} {path}", printer.green("ok")))?;
+            }
+        }
+        printer.line(&format!(
+            "{} file(s): {} error(s), {} warning(s)",
+            compiled.len(),
+            report.errors,
+            report.warnings
+        ))?;
+    }
+    Ok(if report.errors == 0 { Outcome::Success } else { Outcome::RuleViolation })
+}
+
+fn collect_workflow_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
+    let metadata =
+        std::fs::metadata(path).map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?;
+    if metadata.is_file() {
+        files.push(path.to_owned());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|error| Failure::usage(format!("cannot list {}: {error}", path.display())))?
+        .flatten()
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    for entry in entries {
+        let is_workflow =
+            entry.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"));
+        if entry.is_dir() {
+            collect_workflow_files(&entry, files)?;
+        } else if is_workflow {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {
+    match which {
+        "workflow" => {
+            printer.json(&switchyard_compiler::native_schema())?;
+            Ok(Outcome::Success)
+        }
+        other => Err(Failure::usage(format!("no schema named `{other}`; available: workflow"))),
+    }
+}
+
+#[derive(Serialize)]
+struct ListedWorkflow<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    version: Option<&'a str>,
+    format: &'a switchyard_compiler::Format,
+    hash: Option<String>,
+    source: &'a switchyard_runtime::Location,
+    shadows: &'a [switchyard_runtime::Location],
+    valid: bool,
+    diagnostics: &'a [Diagnostic],
+}
+
+fn list(printer: &Printer, catalog: &Catalog) -> Result<Outcome, Failure> {
+    let found = catalog.list();
+    let listed: Vec<ListedWorkflow<'_>> = found
+        .iter()
+        .map(|found| ListedWorkflow {
+            name: &found.name,
+            title: found.compiled.workflow.as_ref().map(|workflow| workflow.title.as_str()),
+            version: found.compiled.workflow.as_ref().map(|workflow| workflow.version.as_str()),
+            format: &found.compiled.format,
+            hash: found.compiled.workflow.as_ref().map(|workflow| workflow.hash().to_string()),
+            source: &found.location,
+            shadows: &found.shadows,
+            valid: found.compiled.workflow.is_some(),
+            diagnostics: &found.compiled.diagnostics,
+        })
+        .collect();
+    if printer.json {
+        printer.json(&listed)?;
+        return Ok(Outcome::Success);
+    }
+    for workflow in &listed {
+        let state = if workflow.valid {
+            String::new()
+        } else {
+            format!(" {}", printer.red("(invalid: run switchyard validate)"))
+        };
+        printer.line(&format!(
+            "{:<24} {:<8} {}{state}",
+            workflow.name,
+            serde_json::to_value(workflow.format).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            workflow.source.path
+        ))?;
+        for shadowed in workflow.shadows {
+            printer.line(&format!("{:<24} {}", "", printer.dim(&format!("shadows {}", shadowed.path))))?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+#[derive(Serialize)]
+struct Inspected<'a> {
+    name: &'a str,
+    source: &'a switchyard_runtime::Location,
+    format: &'a switchyard_compiler::Format,
+    hash: String,
+    workflow: &'a switchyard_core::Workflow,
+    diagnostics: &'a [Diagnostic],
+}
+
+fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
+    let Some(workflow) = &found.compiled.workflow else {
+        return Err(switchyard_runtime::Error::InvalidWorkflow {
+            name: found.name.clone(),
+            source_path: found.location.path.clone(),
+            diagnostics: found.compiled.diagnostics.clone(),
+        }
+        .into());
+    };
+    if printer.json {
+        printer.json(&Inspected {
+            name: &found.name,
+            source: &found.location,
+            format: &found.compiled.format,
+            hash: workflow.hash().to_string(),
+            workflow,
+            diagnostics: &found.compiled.diagnostics,
+        })?;
+        return Ok(Outcome::Success);
+    }
+    let mut text = format!(
+        "{} {} v{} — {}\n{}\nsource {} · hash {}\nlimits: max_cycles {} · max_revision_attempts {} · max_replan_attempts {}\nstart: {}\n",
+        printer.bold("workflow"),
+        workflow.id,
+        workflow.version,
+        workflow.title,
+        workflow.description.trim(),
+        found.location.path,
+        workflow.hash(),
+        workflow.limits.max_cycles,
+        workflow.limits.max_revision_attempts,
+        workflow.limits.max_replan_attempts,
+        workflow.entry
+    );
+    if !workflow.variables.is_empty() {
+        text.push_str(&format!("\n{}\n", printer.bold("variables")));
+        for variable in &workflow.variables {
+            text.push_str(&format!(
+                "  {}: {} ({:?}){}\n",
+                variable.name,
+                variable.value_type.name(),
+                variable.layer,
+                variable.default.as_ref().map(|value| format!(" = {value}")).unwrap_or_default()
+            ));
+        }
+    }
+    text.push_str(&format!("\n{}\n", printer.bold("steps")));
+    for step in &workflow.steps {
+        let mut facts = Vec::new();
+        if step.gate {
+            facts.push("gate".to_owned());
+        }
+        if step.context_reset {
+            facts.push("context reset".to_owned());
+        }
+        if let Some(phase) = &step.phase {
+            facts.push(format!("phase {phase}"));
+        }
+        if let Some(role) = &step.role {
+            facts.push(format!("role {role}"));
+        }
+        if step.output_schema.is_some() {
+            facts.push("output contract".to_owned());
+        }
+        facts.push(format!("notes {:?}", step.notes).to_lowercase());
+        facts.push(format!("max attempts {}", step.max_attempts));
+        if step.is_end() {
+            facts.push("end".to_owned());
+        }
+        text.push_str(&format!("  {} — {} [{}]\n", printer.bold(step.id.as_str()), step.title, facts.join(", ")));
+        for edge in &step.edges {
+            let to = match &edge.target {
+                switchyard_core::workflow::EdgeTarget::Step(step) => step.to_string(),
+                switchyard_core::workflow::EdgeTarget::Complete => "(complete)".to_owned(),
+            };
+            let mut line = format!("      {} → {to}", edge.label);
+            if edge.default {
+                line.push_str(" default");
+            }
+            if let Some(condition) = &edge.condition {
+                line.push_str(&format!(" when `{condition}`"));
+            }
+            if let Some(words) = &edge.condition_text {
+                line.push_str(&format!(" ({words})"));
+            }
+            if let Some(max) = edge.max_traversals {
+                line.push_str(&format!(" at most {max}×"));
+            }
+            if edge.kind != switchyard_core::workflow::EdgeKind::Normal {
+                line.push_str(&format!(" [{:?}]", edge.kind).to_lowercase());
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    printer.line(text.trim_end())?;
+    Ok(Outcome::Success)
+}

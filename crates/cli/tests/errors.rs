@@ -1,0 +1,142 @@
+//! Bad input through the real binary: each gets a specific code, the documented exit code, and
+//! leaves the store as it was. Also: two processes racing one token advance once.
+
+mod support;
+
+use serde_json::json;
+use support::{Sandbox, continue_token, string};
+
+#[test]
+fn tokens_that_are_malformed_tampered_foreign_or_of_the_wrong_kind_are_told_apart() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "tokens"]).ok();
+    let token = continue_token(&start);
+    let code = |token: &str| {
+        let ran = sandbox.run(&["continue", token, "--notes", "x"]);
+        assert_eq!(ran.code, 2, "{}", ran.stderr);
+        string(&ran.json()["error"]["code"])
+    };
+    assert_eq!(code("ct_short"), "TOKEN_MALFORMED");
+    assert_eq!(code("hello"), "TOKEN_MALFORMED");
+    let mut tampered: Vec<char> = token.chars().collect();
+    tampered[5] = if tampered[5] == 'A' { 'B' } else { 'A' };
+    assert_eq!(code(&tampered.into_iter().collect::<String>()), "TOKEN_BAD_SIGNATURE");
+    assert_eq!(code(&string(&start["tokens"]["state_token"])), "TOKEN_WRONG_KIND");
+
+    // A token signed by another installation's key does not verify here.
+    let other = Sandbox::new();
+    let foreign = continue_token(&other.run(&["start", "dev-cycle", "--goal", "elsewhere"]).ok());
+    assert_eq!(code(&foreign), "TOKEN_BAD_SIGNATURE");
+    // The same key but another store: signed correctly, unknown here.
+    let same_key_other_store =
+        sandbox.run(&["--store", &other.store_path().display().to_string(), "start", "dev-cycle", "--goal", "x"]).ok();
+    assert_eq!(code(&continue_token(&same_key_other_store)), "TOKEN_UNKNOWN");
+
+    // A token pasted into another run's conversation is refused when the run is named.
+    let other_run = sandbox.run(&["start", "dev-cycle", "--goal", "another"]).ok();
+    let ran = sandbox.run(&["continue", &token, "--run", &string(&other_run["run"]), "--notes", "x"]);
+    assert_eq!(ran.expect(2)["error"]["code"], "TOKEN_WRONG_RUN");
+    let ran = sandbox.run(&[
+        "checkpoint",
+        &string(&start["tokens"]["checkpoint_token"]),
+        "--run",
+        &string(&other_run["session"]),
+    ]);
+    assert_eq!(ran.expect(2)["error"]["code"], "TOKEN_WRONG_RUN");
+
+    assert_eq!(sandbox.count_events(&string(&start["run"]), "advance_recorded"), 0, "nothing was recorded");
+    assert_eq!(sandbox.count_events(&string(&start["run"]), "checkpoint_recorded"), 0, "nothing was recorded");
+}
+
+#[test]
+fn usage_errors_exit_2_and_rule_violations_exit_1() {
+    let sandbox = Sandbox::new();
+    let cases: [(&[&str], i32, &str); 7] = [
+        (&["start", "../../etc/passwd", "--goal", "x"], 2, "INVALID_NAME"),
+        (&["start", "no-such-workflow", "--goal", "x"], 2, "WORKFLOW_NOT_FOUND"),
+        (&["start", "dev-cycle", "--goal", "x", "--context", "[1,2]"], 2, "USAGE"),
+        (&["start", "dev-cycle", "--goal", "x", "--context", "{not json"], 2, "USAGE"),
+        (&["status", "run_aaaaaaaaaaaaaaaaaaaaaaaaaa"], 2, "NOT_FOUND"),
+        (&["status", "whatever"], 2, "INVALID_INPUT"),
+        (&["decide", "run_aaaaaaaaaaaaaaaaaaaaaaaaaa", "maybe"], 2, "USAGE"),
+    ];
+    for (args, exit, code) in cases {
+        let ran = sandbox.run(args);
+        assert_eq!(ran.code, exit, "{args:?}: {}", ran.stderr);
+        assert_eq!(ran.json()["error"]["code"], code, "{args:?}");
+        assert!(ran.stderr.starts_with("switchyard: "), "{args:?}: {}", ran.stderr);
+    }
+    let bad = sandbox.write_workflow("broken.yaml", "id: broken\nsteps:\n  - id: a\n    prompt: hi\n    nxt: b\n");
+    let ran = sandbox.run(&["start", "--file", &bad.display().to_string(), "--goal", "x"]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.json()["error"]["code"], "WORKFLOW_INVALID");
+    assert!(ran.stderr.contains("did you mean"), "{}", ran.stderr);
+    // An oversized goal is refused before anything is written.
+    let huge = "g".repeat(17 * 1024);
+    assert_eq!(sandbox.run(&["start", "dev-cycle", "--goal", &huge]).expect(2)["error"]["code"], "INVALID_INPUT");
+    assert_eq!(sandbox.run(&["sessions"]).ok(), json!([]));
+    // clap's own usage errors also exit 2.
+    assert_eq!(sandbox.run_text(&["continue"]).code, 2);
+}
+
+#[test]
+fn oversized_notes_are_refused_and_nothing_is_half_written() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "big"]).ok();
+    let notes_file = sandbox.project.path().join("notes.md");
+    std::fs::write(&notes_file, "n".repeat(65 * 1024)).unwrap();
+    let ran = sandbox.run(&["continue", &continue_token(&start), "--notes-file", &notes_file.display().to_string()]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.json()["error"]["code"], "INPUT_TOO_LARGE");
+    assert!(ran.json()["error"]["message"].as_str().unwrap().contains("65536"), "{}", ran.stdout);
+    let run = string(&start["run"]);
+    assert_eq!(sandbox.count_events(&run, "advance_recorded"), 0);
+    // The same token still works with a proper report.
+    sandbox.run(&["continue", &continue_token(&start), "--notes", "small"]).ok();
+}
+
+#[test]
+fn two_processes_racing_one_token_advance_exactly_once() {
+    let sandbox = Sandbox::new();
+    for round in 0..5 {
+        let start = sandbox.run(&["start", "dev-cycle", "--goal", &format!("race {round}")]).ok();
+        let token = continue_token(&start);
+        // Same payload: one advances, the other gets the recorded result.
+        let children: Vec<_> = (0..2).map(|_| sandbox.spawn(&["continue", &token, "--notes", "same"])).collect();
+        let outputs: Vec<_> =
+            children.into_iter().map(|child| support::ran(&child.wait_with_output().unwrap())).collect();
+        for output in &outputs {
+            assert_eq!(output.code, 0, "{}", output.stderr);
+        }
+        let nodes: Vec<_> = outputs.iter().map(|output| output.json()["node"].clone()).collect();
+        assert_eq!(nodes[0], nodes[1], "both see the one advance");
+        assert_eq!(sandbox.count_events(&string(&start["run"]), "advance_recorded"), 1);
+
+        // Different payloads: exactly one wins; the loser is told the call was already made.
+        let start = sandbox.run(&["start", "dev-cycle", "--goal", &format!("race b {round}")]).ok();
+        let token = continue_token(&start);
+        let children: Vec<_> =
+            ["first", "second"].iter().map(|notes| sandbox.spawn(&["continue", &token, "--notes", notes])).collect();
+        let mut codes: Vec<i32> =
+            children.into_iter().map(|child| support::ran(&child.wait_with_output().unwrap()).code).collect();
+        codes.sort();
+        assert_eq!(codes, vec![0, 1]);
+        assert_eq!(sandbox.count_events(&string(&start["run"]), "advance_recorded"), 1);
+    }
+    assert_eq!(sandbox.run(&["verify"]).ok()["problems"], json!([]));
+}
+
+#[test]
+fn key_rotation_keeps_old_tokens_working_once() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "rotate"]).ok();
+    assert_eq!(sandbox.run_text(&["keys", "rotate"]).code, 0);
+    // Minted before the rotation: still verifies with the previous key.
+    let gated = sandbox.run(&["continue", &continue_token(&start), "--notes", "plan"]).ok();
+    assert_eq!(gated["kind"], "waiting_gate");
+    let later = sandbox.run(&["start", "dev-cycle", "--goal", "older"]).ok();
+    assert_eq!(sandbox.run_text(&["keys", "rotate"]).code, 0);
+    assert_eq!(sandbox.run_text(&["keys", "rotate"]).code, 0);
+    let ran = sandbox.run(&["continue", &continue_token(&later), "--notes", "x"]);
+    assert_eq!(ran.expect(2)["error"]["code"], "TOKEN_BAD_SIGNATURE", "two rotations retire a key");
+}

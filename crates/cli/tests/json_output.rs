@@ -1,0 +1,59 @@
+//! The `--json` output of every command is a stable interface: these snapshots pin its shape.
+//! Ids, tokens, times and temporary paths are redacted; everything else must match exactly.
+
+mod support;
+
+use support::{Sandbox, continue_token, redactions, string};
+
+#[test]
+fn step_responses_keep_their_shape() {
+    let sandbox = Sandbox::new();
+    let settings = redactions(&[sandbox.home.path(), sandbox.project.path()]);
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "Snapshot the wire"]).ok();
+    let blocked_run = sandbox.run(&["start", "bug-investigation", "--goal", "Crash on empty input"]).ok();
+    let blocked = sandbox
+        .run(&["continue", &continue_token(&blocked_run), "--notes", "x", "--artifacts", "{\"reproduced\": \"yes\"}"])
+        .expect(1);
+    let gate = sandbox.run(&["continue", &continue_token(&start), "--notes", "plan"]).ok();
+    let run = string(&start["run"]);
+    let status = sandbox.run(&["status", &run]).ok();
+    let error = sandbox.run(&["continue", "ct_AAAAAAAAAAAAAAAAAAAAAAAA", "--notes", "x"]).expect(2);
+    settings.bind(|| {
+        insta::assert_json_snapshot!("start_response", start);
+        insta::assert_json_snapshot!("blocked_response", blocked);
+        insta::assert_json_snapshot!("gate_response", gate);
+        insta::assert_json_snapshot!("status", status);
+        insta::assert_json_snapshot!("error_envelope", error);
+    });
+}
+
+#[test]
+fn workflow_commands_keep_their_shape() {
+    let sandbox = Sandbox::new();
+    let settings = redactions(&[sandbox.home.path(), sandbox.project.path()]);
+    sandbox.write_workflow("dev-cycle.yaml", "name: dev-cycle\nstages:\n  - name: only\n    role: dev\n    model: m\n");
+    let broken = sandbox.write_workflow(
+        "broken.yaml",
+        "id: broken\ntitle: Broken\nsteps:\n  - id: a\n    title: A\n    prompt: \"{{ nope }}\"\n    next: b\n",
+    );
+    let list = sandbox.run(&["list"]).ok();
+    let inspect = sandbox.run(&["--project", "/nonexistent", "inspect", "code-review"]).ok();
+    let validate = sandbox.run(&["validate", &broken.display().to_string()]).expect(1);
+    settings.bind(|| {
+        insta::assert_json_snapshot!("list", list);
+        insta::assert_json_snapshot!("inspect_code_review", inspect);
+        insta::assert_json_snapshot!("validate_broken", validate);
+    });
+}
+
+#[test]
+fn the_log_keeps_its_shape() {
+    let sandbox = Sandbox::new();
+    let settings = redactions(&[sandbox.home.path(), sandbox.project.path()]);
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "Log me"]).ok();
+    sandbox.run(&["continue", &continue_token(&start), "--notes", "plan"]).ok();
+    let run = string(&start["run"]);
+    sandbox.run(&["reject", &run, "--reason", "too vague"]).ok();
+    let log = sandbox.run(&["log", &run]).ok();
+    settings.bind(|| insta::assert_json_snapshot!("log", log));
+}

@@ -1,0 +1,144 @@
+//! Runs the real `switchyard` binary against a temporary home and store, and reads its JSON.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+/// One isolated switchyard installation: its own home, store and project folder.
+#[derive(Debug)]
+pub struct Sandbox {
+    pub home: tempfile::TempDir,
+    pub project: tempfile::TempDir,
+}
+
+/// What one invocation did.
+#[derive(Debug)]
+pub struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Ran {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    /// The JSON of a call that must have exited with `code`.
+    pub fn expect(&self, code: i32) -> Value {
+        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self.json()
+    }
+
+    pub fn ok(&self) -> Value {
+        self.expect(0)
+    }
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        Self { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap() }
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.home.path().join("switchyard.sqlite3")
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
+        command
+            .args(args)
+            .env("SWITCHYARD_HOME", self.home.path())
+            .env_remove("SWITCHYARD_STORE")
+            .env("NO_COLOR", "1")
+            .current_dir(self.project.path())
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `switchyard --json <args>`.
+    pub fn run(&self, args: &[&str]) -> Ran {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        ran(&self.command(&all).output().expect("the switchyard binary runs"))
+    }
+
+    /// Runs without `--json`, for text output.
+    pub fn run_text(&self, args: &[&str]) -> Ran {
+        ran(&self.command(args).output().expect("the switchyard binary runs"))
+    }
+
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        self.command(&all).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the switchyard binary starts")
+    }
+
+    pub fn write_workflow(&self, name: &str, text: &str) -> PathBuf {
+        let dir = self.project.path().join(".switchyard").join("workflows");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Events of the session a run belongs to.
+    pub fn events(&self, run: &str) -> Vec<Value> {
+        self.run(&["log", run, "--limit", "10000"]).ok().as_array().cloned().unwrap()
+    }
+
+    pub fn count_events(&self, run: &str, kind: &str) -> usize {
+        self.events(run).iter().filter(|event| event["kind"]["type"] == kind).count()
+    }
+}
+
+pub fn ran(output: &Output) -> Ran {
+    Ran {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The continue token of a step response.
+pub fn continue_token(response: &Value) -> String {
+    response["tokens"]["continue_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no continue token in {response:#}"))
+        .to_owned()
+}
+
+pub fn string(value: &Value) -> String {
+    value.as_str().unwrap_or_else(|| panic!("not a string: {value}")).to_owned()
+}
+
+/// Insta settings that hide what changes from run to run: ids, tokens, times and paths.
+pub fn redactions(paths: &[&Path]) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    for (pattern, replacement) in [
+        (r"\b(sess|run|node|attempt|evt)_[a-z2-7]{26}\b", "${1}_[id]"),
+        (r"\b(ct|st|ck)_[A-Za-z0-9_-]{24}", "${1}_[token]"),
+        (r#""(at_ms|created_at_ms|updated_at_ms)": \d+"#, r#""$1": "[ms]""#),
+        (r#""(hash|prev_hash)": "[0-9a-f]{64}""#, r#""$1": "[sha256]""#),
+    ] {
+        settings.add_filter(pattern, replacement);
+    }
+    for path in paths {
+        settings.add_filter(&regex_escape(&path.display().to_string()), "[dir]");
+    }
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let special = "\\.+*?()|[]{}^$#&-~".contains(c);
+            special.then_some('\\').into_iter().chain(std::iter::once(c))
+        })
+        .collect()
+}

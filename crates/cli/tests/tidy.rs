@@ -1,0 +1,126 @@
+//! Repository hygiene, tested like code: file headers, the purity of the core crates, and the
+//! shortcuts that must not land.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/cli sits two levels below the root")
+        .to_owned()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or("");
+        if path.is_dir() {
+            if !matches!(name, "target" | ".git" | "node_modules") {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn all_rust_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    rust_files(&workspace_root().join("crates"), &mut files);
+    assert!(files.len() > 10, "the tidy test found too few files; is the root right?");
+    files
+}
+
+#[test]
+fn every_rust_file_starts_with_a_module_doc_line() {
+    let missing: Vec<String> = all_rust_files()
+        .into_iter()
+        .filter(|path| !fs::read_to_string(path).unwrap_or_default().starts_with("//!"))
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(missing.is_empty(), "files without a leading `//!` line saying what they are for:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn no_grab_bag_modules() {
+    let grab_bags: Vec<String> = all_rust_files()
+        .into_iter()
+        .filter(|path| {
+            matches!(
+                path.file_name().and_then(|n| n.to_str()),
+                Some("utils.rs" | "helpers.rs" | "misc.rs" | "common.rs")
+            )
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(grab_bags.is_empty(), "name modules after what they do:\n{}", grab_bags.join("\n"));
+}
+
+/// The pure core does no IO, reads no clock and draws no randomness.
+#[test]
+fn pure_crates_do_no_io() {
+    const PURE: [&str; 3] = ["core", "compiler", "engine"];
+    const FORBIDDEN_CRATES: [&str; 8] =
+        ["tokio", "rusqlite", "reqwest", "rand", "getrandom", "dirs", "tempfile", "sqlx"];
+    const FORBIDDEN_CALLS: [&str; 8] = [
+        "std::fs",
+        "std::net",
+        "std::process",
+        "std::env::var",
+        "SystemTime::now",
+        "Instant::now",
+        "thread_rng",
+        "std::io::stdin",
+    ];
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    for name in PURE {
+        let crate_dir = root.join("crates").join(name);
+        let manifest = fs::read_to_string(crate_dir.join("Cargo.toml")).expect("pure crate manifest");
+        let dependencies = manifest.split("[dev-dependencies]").next().unwrap_or_default();
+        for forbidden in FORBIDDEN_CRATES {
+            if dependencies.lines().any(|line| {
+                line.trim_start().starts_with(&format!("{forbidden} "))
+                    || line.trim_start().starts_with(&format!("{forbidden}."))
+                    || line.trim_start().starts_with(&format!("{forbidden}="))
+            }) {
+                problems.push(format!("crates/{name}/Cargo.toml depends on `{forbidden}`"));
+            }
+        }
+        let mut files = Vec::new();
+        rust_files(&crate_dir.join("src"), &mut files);
+        for file in files {
+            let text = fs::read_to_string(&file).unwrap_or_default();
+            // Unit tests may touch the file system (fixtures); the code they test may not.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for call in FORBIDDEN_CALLS {
+                if code.contains(call) {
+                    problems.push(format!("{} uses `{call}`", file.display()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "the pure core must not do IO:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn no_skipped_or_stubbed_tests() {
+    let needles = ["#[ignore", "#[should_panic", "todo!(", "unimplemented!(", "dbg!("];
+    let this_file = Path::new(file!()).file_name().map(|name| name.to_owned());
+    let mut problems = Vec::new();
+    for path in all_rust_files() {
+        if path.file_name().map(|name| name.to_owned()) == this_file {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        for needle in needles {
+            if text.contains(needle) {
+                problems.push(format!("{} contains `{needle}`", path.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

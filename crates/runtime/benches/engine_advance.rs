@@ -1,0 +1,49 @@
+//! Benchmark: one advance decided by the engine in memory (`switchyard_engine::decide` on a
+//! loaded workflow), with no store, no tokens and no IO; and rendering the pending step.
+
+mod common;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde_json::Map;
+use switchyard_compiler::{Source, compile};
+use switchyard_core::{AttemptId, Control, NodeId};
+use switchyard_engine::{Advance, Command, Fresh, LoadedWorkflow, RunView, decide, pending, start};
+
+fn engine_advance(c: &mut Criterion) {
+    let compiled = compile(&Source::new("bench-loop.yaml", common::LOOP_WORKFLOW));
+    let workflow = compiled.workflow.expect("the loop workflow compiles");
+    let loaded = LoadedWorkflow::new(workflow).expect("the loop workflow loads");
+    let goal = "benchmark the engine";
+    let first = NodeId::from_bytes([1; 16]);
+    let started = start(&loaded, goal, Map::new(), Fresh { node: first }).expect("start");
+    let (node, state) = started.node.expect("start creates a node");
+    let next = NodeId::from_bytes([2; 16]);
+    let command = || {
+        Command::Advance(Advance {
+            attempt: AttemptId::first_for(node),
+            notes: None,
+            artifacts: None,
+            context: None,
+            choice: Some("again".to_owned()),
+        })
+    };
+    let view = RunView { control: Control::Running, node, state: &state, has_children: false, goal };
+    let decided = decide(&loaded, view, command(), Fresh { node: next }).expect("the advance is accepted");
+    assert!(decided.node.is_some(), "the advance creates a node");
+
+    let mut group = c.benchmark_group("engine_advance");
+    group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    group.bench_function("decide", |b| {
+        b.iter(|| decide(black_box(&loaded), black_box(view), command(), Fresh { node: next }));
+    });
+    group.bench_function("pending", |b| {
+        b.iter(|| pending(black_box(&loaded), black_box(&state), goal));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, engine_advance);
+criterion_main!(benches);

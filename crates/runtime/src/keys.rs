@@ -1,0 +1,169 @@
+//! The key file that signs tokens: created on first use with mode 0600, rotated on request.
+//!
+//! `$SWITCHYARD_HOME/keys/keyring.json` holds `{v: 1, current, previous}`, each key 32 random bytes
+//! in base64url. Writes go through a temporary file, fsync, rename and a directory fsync, so a
+//! crash leaves either the old file or the new one.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use data_encoding::BASE64URL_NOPAD;
+use serde::{Deserialize, Serialize};
+use switchyard_core::token::{Keyring, SigningKey};
+
+use crate::clock::IdSource;
+use crate::error::Error;
+
+#[derive(Serialize, Deserialize)]
+struct KeyFile {
+    v: u32,
+    current: String,
+    previous: Option<String>,
+}
+
+/// Where the key file lives under a switchyard home.
+pub fn key_file_path(home: &Path) -> PathBuf {
+    home.join("keys").join("keyring.json")
+}
+
+/// Loads the keyring, creating it with a fresh key if there is none yet.
+pub fn load_or_create(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
+    let path = key_file_path(home);
+    match fs::read(&path) {
+        Ok(bytes) => {
+            check_private(&path)?;
+            parse(&path, &bytes)
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let keyring = Keyring { current: fresh_key(ids), previous: None };
+            write(&path, &keyring)?;
+            Ok(keyring)
+        }
+        Err(error) => Err(Error::environment(format!("cannot read key file {}: {error}", path.display()))),
+    }
+}
+
+/// Makes a new current key; the old current key becomes the previous one, so tokens minted
+/// before the rotation keep working until the next rotation.
+pub fn rotate(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
+    let old = load_or_create(home, ids)?;
+    let rotated = Keyring { current: fresh_key(ids), previous: Some(old.current) };
+    write(&key_file_path(home), &rotated)?;
+    Ok(rotated)
+}
+
+fn fresh_key(ids: &dyn IdSource) -> SigningKey {
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(&ids.bytes16());
+    key[16..].copy_from_slice(&ids.bytes16());
+    SigningKey(key)
+}
+
+fn parse(path: &Path, bytes: &[u8]) -> Result<Keyring, Error> {
+    let broken = |why: &str| {
+        Error::environment(format!(
+            "key file {} is unusable ({why}); restore it from a backup, or move it away to start with a new key (tokens already handed out will stop working)",
+            path.display()
+        ))
+    };
+    let file: KeyFile = serde_json::from_slice(bytes).map_err(|_| broken("not valid JSON of the expected shape"))?;
+    if file.v != 1 {
+        return Err(broken("unknown version"));
+    }
+    let decode = |text: &str| -> Result<SigningKey, Error> {
+        let bytes = BASE64URL_NOPAD.decode(text.as_bytes()).map_err(|_| broken("a key is not base64url"))?;
+        let key: [u8; 32] = bytes.try_into().map_err(|_| broken("a key is not 32 bytes"))?;
+        Ok(SigningKey(key))
+    };
+    Ok(Keyring { current: decode(&file.current)?, previous: file.previous.as_deref().map(decode).transpose()? })
+}
+
+fn check_private(path: &Path) -> Result<(), Error> {
+    let mode = fs::metadata(path)
+        .map_err(|error| Error::environment(format!("cannot stat key file {}: {error}", path.display())))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        return Err(Error::environment(format!(
+            "key file {} is readable by other users (mode {:o}); run `chmod 600 {}`",
+            path.display(),
+            mode & 0o777,
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn write(path: &Path, keyring: &Keyring) -> Result<(), Error> {
+    let directory = path.parent().expect("key file path has a parent");
+    let io =
+        |what: &str, error: std::io::Error| Error::environment(format!("cannot {what} {}: {error}", path.display()));
+    fs::create_dir_all(directory).map_err(|error| io("create the folder of", error))?;
+    fs::set_permissions(directory, fs::Permissions::from_mode(0o700))
+        .map_err(|error| io("protect the folder of", error))?;
+    let file = KeyFile {
+        v: 1,
+        current: BASE64URL_NOPAD.encode(&keyring.current.0),
+        previous: keyring.previous.as_ref().map(|key| BASE64URL_NOPAD.encode(&key.0)),
+    };
+    let bytes = serde_json::to_vec_pretty(&file).expect("key file serialises");
+    let temporary = directory.join(format!(".keyring.json.{}.tmp", std::process::id()));
+    let mut handle = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)
+        .map_err(|error| io("create a temporary file beside", error))?;
+    handle.write_all(&bytes).and_then(|()| handle.sync_all()).map_err(|error| io("write", error))?;
+    drop(handle);
+    fs::rename(&temporary, path).map_err(|error| io("replace", error))?;
+    fs::File::open(directory).and_then(|dir| dir.sync_all()).map_err(|error| io("sync the folder of", error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::RandomIds;
+
+    #[test]
+    fn key_file_is_created_private_and_reloaded_identically() {
+        let home = tempfile::tempdir().unwrap();
+        let first = load_or_create(home.path(), &RandomIds).unwrap();
+        let mode = fs::metadata(key_file_path(home.path())).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let again = load_or_create(home.path(), &RandomIds).unwrap();
+        assert_eq!(first.current, again.current);
+    }
+
+    #[test]
+    fn rotation_keeps_the_old_key_as_previous() {
+        let home = tempfile::tempdir().unwrap();
+        let first = load_or_create(home.path(), &RandomIds).unwrap();
+        let rotated = rotate(home.path(), &RandomIds).unwrap();
+        assert_ne!(rotated.current, first.current);
+        assert_eq!(rotated.previous, Some(first.current));
+    }
+
+    #[test]
+    fn a_world_readable_key_file_is_refused_with_the_fix() {
+        let home = tempfile::tempdir().unwrap();
+        load_or_create(home.path(), &RandomIds).unwrap();
+        fs::set_permissions(key_file_path(home.path()), fs::Permissions::from_mode(0o644)).unwrap();
+        let error = load_or_create(home.path(), &RandomIds).unwrap_err();
+        assert!(error.to_string().contains("chmod 600"), "{error}");
+    }
+
+    #[test]
+    fn a_corrupt_key_file_is_reported_not_replaced() {
+        let home = tempfile::tempdir().unwrap();
+        load_or_create(home.path(), &RandomIds).unwrap();
+        let path = key_file_path(home.path());
+        fs::write(&path, b"{not json").unwrap();
+        let error = load_or_create(home.path(), &RandomIds).unwrap_err();
+        assert!(error.to_string().contains("unusable"), "{error}");
+        assert_eq!(fs::read(&path).unwrap(), b"{not json");
+    }
+}

@@ -1,0 +1,118 @@
+//! What the runtime answers: the views every door renders in its own wire format.
+
+use serde::Serialize;
+use switchyard_core::state::{DecisionOption, DecisionReason, Validation};
+use switchyard_core::workflow::StepId;
+use switchyard_core::{NodeId, RunId, RunStatus, SessionId, WorkflowHash};
+use switchyard_engine::PendingStep;
+
+/// What the caller should do next, in one word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseKind {
+    /// A step is pending: do it and advance with the continue token.
+    Ok,
+    /// The last advance failed its checks: fix what `validation` says and retry with the token.
+    Blocked,
+    /// A human must approve or reject the step's result.
+    WaitingGate,
+    /// A limit was reached: a human must pick one of `decision.options`.
+    WaitingForHumanDecision,
+    Complete,
+    Failed,
+    Paused,
+    Stopped,
+}
+
+impl ResponseKind {
+    pub fn from_status(status: RunStatus) -> Self {
+        match status {
+            RunStatus::Active => Self::Ok,
+            RunStatus::Blocked => Self::Blocked,
+            RunStatus::WaitingGate => Self::WaitingGate,
+            RunStatus::WaitingForHumanDecision => Self::WaitingForHumanDecision,
+            RunStatus::Completed => Self::Complete,
+            RunStatus::Failed => Self::Failed,
+            RunStatus::Paused => Self::Paused,
+            RunStatus::Stopped => Self::Stopped,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WorkflowRef {
+    pub id: String,
+    pub hash: WorkflowHash,
+}
+
+/// Tokens for acting on the node the response is about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    /// `ct_…`: advance (or retry) this step. Present while the agent has work.
+    pub continue_token: Option<String>,
+    /// `ck_…`: record a checkpoint here without advancing.
+    pub checkpoint_token: Option<String>,
+    /// `st_…`: look at or resume from this node later.
+    pub state_token: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateView {
+    pub step: StepId,
+    pub title: String,
+    /// The edge the agent chose, applied on approval.
+    pub choice: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecisionView {
+    pub reason: DecisionReason,
+    pub options: Vec<DecisionOption>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FailureView {
+    pub code: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    pub steps_completed: u64,
+    pub cycle: u32,
+    pub attempts: u32,
+    pub revisions: u32,
+    pub replans: u32,
+}
+
+/// The answer to every command that acts on a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepResponse {
+    pub kind: ResponseKind,
+    pub status: RunStatus,
+    pub session: SessionId,
+    pub run: RunId,
+    pub node: NodeId,
+    pub workflow: WorkflowRef,
+    /// The step the agent should do now (active or blocked runs).
+    pub step: Option<PendingStep>,
+    pub tokens: Tokens,
+    /// This call started a new branch: the node acted on already had a child.
+    pub forked: bool,
+    /// This call had already been made: the recorded result is returned and nothing advanced.
+    pub replayed: bool,
+    pub validation: Option<Validation>,
+    pub gate: Option<GateView>,
+    pub decision: Option<DecisionView>,
+    pub failure: Option<FailureView>,
+    pub progress: Progress,
+}
+
+/// The answer to a checkpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckpointResponse {
+    pub session: SessionId,
+    pub run: RunId,
+    pub node: NodeId,
+    pub replayed: bool,
+}

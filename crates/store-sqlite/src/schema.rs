@@ -1,0 +1,162 @@
+//! The SQLite schema, its version check and the connection settings every connection gets.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use switchyard_store::Error;
+
+use crate::sql_error::Context;
+
+/// The schema version this build writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
+/// foreign key to `events`, so they can be dropped and rebuilt.
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE events (
+    session TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    run TEXT,
+    kind TEXT NOT NULL,
+    at_ms INTEGER NOT NULL,
+    -- The canonical JSON of the envelope without its hash: exactly the hashed bytes.
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (session, seq)
+);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    goal TEXT NOT NULL,
+    title TEXT NOT NULL,
+    workflow_id TEXT,
+    run TEXT,
+    status TEXT,
+    workspace TEXT,
+    git_branch TEXT,
+    git_head TEXT,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_update ON sessions (updated_at_ms DESC, id DESC);
+CREATE INDEX sessions_by_status ON sessions (status, updated_at_ms DESC, id DESC);
+CREATE INDEX sessions_by_workflow ON sessions (workflow_id, updated_at_ms DESC, id DESC);
+CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    session TEXT NOT NULL REFERENCES sessions (id),
+    workflow_id TEXT NOT NULL,
+    workflow_hash TEXT NOT NULL,
+    source TEXT NOT NULL,
+    control TEXT NOT NULL,
+    tip TEXT NOT NULL,
+    status TEXT NOT NULL,
+    node_count INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL,
+    updated_at_ms INTEGER NOT NULL
+);
+CREATE INDEX runs_by_session ON runs (session);
+CREATE TABLE nodes (
+    id TEXT PRIMARY KEY,
+    run TEXT NOT NULL REFERENCES runs (id),
+    session TEXT NOT NULL,
+    parent TEXT REFERENCES nodes (id),
+    kind TEXT NOT NULL,
+    cause TEXT NOT NULL,
+    step TEXT NOT NULL,
+    status TEXT NOT NULL,
+    state TEXT NOT NULL,
+    child_count INTEGER NOT NULL,
+    created_seq INTEGER NOT NULL,
+    created_at_ms INTEGER NOT NULL
+);
+CREATE INDEX nodes_by_run ON nodes (run, created_seq);
+CREATE INDEX nodes_by_parent ON nodes (parent);
+CREATE TABLE claims (
+    key TEXT PRIMARY KEY,
+    session TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    outcome TEXT NOT NULL
+);
+-- `attempt` is '' when the token names no attempt, so the UNIQUE constraint covers that case.
+CREATE TABLE tokens (
+    nonce TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    session TEXT NOT NULL,
+    run TEXT NOT NULL,
+    node TEXT NOT NULL,
+    attempt TEXT NOT NULL,
+    UNIQUE (kind, node, attempt)
+);
+CREATE TABLE workflows (
+    hash TEXT PRIMARY KEY,
+    ir TEXT NOT NULL
+);
+";
+
+/// Applies the per-connection settings.
+pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Result<(), Error> {
+    connection.busy_timeout(busy_timeout).doing("setting the busy timeout")?;
+    connection.pragma_update(None, "foreign_keys", "ON").doing("enabling foreign keys")?;
+    connection.pragma_update(None, "synchronous", "FULL").doing("setting synchronous=FULL")?;
+    Ok(())
+}
+
+/// Opens the writer connection: creates the file, switches to WAL and creates or checks the
+/// schema inside an immediate transaction, so processes opening the file together agree.
+pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connection, Error> {
+    let display = path.display();
+    let mut connection = Connection::open(path).doing(&format!("opening {display}"))?;
+    configure(&connection, busy_timeout)?;
+    let mode: String = connection
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        .doing(&format!("switching {display} to WAL"))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(Error::Io { message: format!("{display} refused WAL mode (it stays in `{mode}` mode)") });
+    }
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .doing("locking the store to check its schema")?;
+    transaction
+        .execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_version (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                version INTEGER NOT NULL
+            );",
+        )
+        .doing("creating the schema version table")?;
+    let version: Option<i64> = transaction
+        .query_row("SELECT version FROM schema_version WHERE singleton = 1", [], |row| row.get(0))
+        .optional()
+        .doing("reading the schema version")?;
+    match version {
+        None => {
+            transaction.execute_batch(SCHEMA_V1).doing("creating the schema")?;
+            transaction
+                .execute("INSERT INTO schema_version (singleton, version) VALUES (1, ?1)", [SCHEMA_VERSION])
+                .doing("recording the schema version")?;
+        }
+        Some(found) if found > SCHEMA_VERSION => {
+            return Err(Error::SchemaTooNew { found, supported: SCHEMA_VERSION });
+        }
+        Some(found) if found < 1 => {
+            return Err(Error::Corrupt {
+                message: format!("{display} records schema version {found}, which never existed"),
+            });
+        }
+        Some(_) => {}
+    }
+    transaction.commit().doing("committing the schema")?;
+    Ok(connection)
+}
+
+/// Opens a read-only connection (after the writer created the file).
+pub(crate) fn open_reader(path: &Path, busy_timeout: Duration) -> Result<Connection, Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let connection =
+        Connection::open_with_flags(path, flags).doing(&format!("opening {} for reading", path.display()))?;
+    connection.busy_timeout(busy_timeout).doing("setting the busy timeout")?;
+    Ok(connection)
+}

@@ -1,0 +1,40 @@
+//! Maps SQLite failures to `store::Error` with advice, so no rusqlite type leaks past this crate.
+
+use rusqlite::ErrorCode;
+use switchyard_store::Error;
+
+/// Maps a rusqlite error met while `doing` something.
+pub(crate) fn map(error: &rusqlite::Error, doing: &str) -> Error {
+    let message = format!("{doing}: {error}");
+    match error {
+        rusqlite::Error::SqliteFailure(failure, _) => match failure.code {
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Error::Busy { message },
+            ErrorCode::ReadOnly | ErrorCode::PermissionDenied => Error::ReadOnly { message },
+            ErrorCode::DiskFull => Error::DiskFull { message },
+            ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Error::Corrupt { message },
+            ErrorCode::ConstraintViolation => Error::InvalidBatch { reason: message },
+            _ => Error::Io { message },
+        },
+        rusqlite::Error::InvalidColumnType(..)
+        | rusqlite::Error::FromSqlConversionFailure(..)
+        | rusqlite::Error::IntegralValueOutOfRange(..)
+        | rusqlite::Error::Utf8Error(..) => Error::Corrupt { message },
+        _ => Error::Io { message },
+    }
+}
+
+/// Whether the error is a violated UNIQUE or PRIMARY KEY constraint.
+pub(crate) fn is_unique_violation(error: &rusqlite::Error) -> bool {
+    matches!(error, rusqlite::Error::SqliteFailure(failure, _) if failure.code == ErrorCode::ConstraintViolation)
+}
+
+/// Adds what was being done to a rusqlite result.
+pub(crate) trait Context<T> {
+    fn doing(self, doing: &str) -> Result<T, Error>;
+}
+
+impl<T> Context<T> for rusqlite::Result<T> {
+    fn doing(self, doing: &str) -> Result<T, Error> {
+        self.map_err(|error| map(&error, doing))
+    }
+}

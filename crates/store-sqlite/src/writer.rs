@@ -1,0 +1,305 @@
+//! The writer thread: grouped commits, each request in its own savepoint.
+//!
+//! The thread takes the first waiting request, then everything else already queued (up to a
+//! bound), and runs them all in one `BEGIN IMMEDIATE` transaction. Each request runs inside its own
+//! savepoint, so one request's failure or idempotency replay rolls back only that request. Callers
+//! get their answer only after the COMMIT, so an answer means durable.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Receiver;
+
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use tokio::sync::oneshot;
+
+use switchyard_core::token::Nonce;
+use switchyard_store::projection::{ApplyError, Projector};
+use switchyard_store::{Appended, Batch, Error, StoredEvent, TokenRecord};
+
+use crate::rows::{self, SqliteProjection};
+use crate::sql_error::{self, Context};
+
+/// One request to the writer, with where to send its answer.
+#[derive(Debug)]
+pub(crate) enum Job {
+    Append { batch: Box<Batch>, reply: oneshot::Sender<Result<Appended, Error>> },
+    ClaimToken { record: TokenRecord, reply: oneshot::Sender<Result<Nonce, Error>> },
+    Rebuild { reply: oneshot::Sender<Result<(), Error>> },
+}
+
+/// A request that ran, holding its answer until the transaction's fate is known.
+enum Done {
+    Append(oneshot::Sender<Result<Appended, Error>>, Result<Appended, Error>),
+    ClaimToken(oneshot::Sender<Result<Nonce, Error>>, Result<Nonce, Error>),
+    Rebuild(oneshot::Sender<Result<(), Error>>, Result<(), Error>),
+}
+
+/// Counters the store exposes.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) requests: AtomicU64,
+    pub(crate) transactions: AtomicU64,
+}
+
+/// Settings of the writer thread.
+pub(crate) struct Writer {
+    pub(crate) connection: Connection,
+    pub(crate) jobs: Receiver<Job>,
+    pub(crate) max_group: usize,
+    pub(crate) counters: Arc<Counters>,
+    /// Held for the whole of each group; `SqliteStore::pause_writes` takes it to hold writes.
+    pub(crate) gate: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Writer {
+    /// Runs until every sender is gone and the queue is empty.
+    pub(crate) fn run(mut self) {
+        while let Ok(first) = self.jobs.recv() {
+            let _gate = self.gate.blocking_lock();
+            let mut group = vec![first];
+            while group.len() < self.max_group {
+                match self.jobs.try_recv() {
+                    Ok(job) => group.push(job),
+                    Err(_) => break,
+                }
+            }
+            commit_group(&mut self.connection, group, &self.counters);
+        }
+    }
+}
+
+fn fail(job: Job, error: Error) {
+    // A caller that stopped waiting has nobody to tell.
+    let _ = match job {
+        Job::Append { reply, .. } => reply.send(Err(error)).map_err(drop),
+        Job::ClaimToken { reply, .. } => reply.send(Err(error)).map_err(drop),
+        Job::Rebuild { reply } => reply.send(Err(error)).map_err(drop),
+    };
+}
+
+fn settle<T>(result: Result<T, Error>, commit_error: Option<&Error>) -> Result<T, Error> {
+    match (result, commit_error) {
+        (Ok(_), Some(error)) => Err(error.clone()),
+        (result, _) => result,
+    }
+}
+
+impl Done {
+    fn send(self, commit_error: Option<&Error>) {
+        let _ = match self {
+            Done::Append(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
+            Done::ClaimToken(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
+            Done::Rebuild(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
+        };
+    }
+}
+
+fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters) {
+    let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(transaction) => transaction,
+        Err(error) => {
+            let error = sql_error::map(&error, "starting a write transaction");
+            for job in group {
+                fail(job, error.clone());
+            }
+            return;
+        }
+    };
+    let done: Vec<Done> = group
+        .into_iter()
+        .map(|job| match job {
+            Job::Append { batch, reply } => {
+                Done::Append(reply, in_savepoint(&mut transaction, |connection| append(connection, *batch)))
+            }
+            Job::ClaimToken { record, reply } => {
+                Done::ClaimToken(reply, in_savepoint(&mut transaction, |connection| claim_token(connection, &record)))
+            }
+            Job::Rebuild { reply } => Done::Rebuild(reply, in_savepoint(&mut transaction, rebuild)),
+        })
+        .collect();
+    match transaction.commit() {
+        Ok(()) => {
+            counters.transactions.fetch_add(1, Ordering::SeqCst);
+            for done in done {
+                done.send(None);
+            }
+        }
+        Err(error) => {
+            let error = sql_error::map(&error, "committing");
+            tracing::warn!(%error, "a grouped commit failed; every request in it is answered with the error");
+            for done in done {
+                done.send(Some(&error));
+            }
+        }
+    }
+}
+
+fn in_savepoint<T>(
+    transaction: &mut Transaction<'_>,
+    work: impl FnOnce(&Connection) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let savepoint = transaction.savepoint().doing("opening a savepoint")?;
+    match work(&savepoint) {
+        Ok(value) => {
+            savepoint.commit().doing("releasing a savepoint")?;
+            Ok(value)
+        }
+        Err(error) => {
+            // Rolls back to the savepoint and releases it; the rest of the group is untouched.
+            savepoint.finish().doing("rolling back a savepoint")?;
+            Err(error)
+        }
+    }
+}
+
+fn invalid(reason: impl Into<String>) -> Error {
+    Error::InvalidBatch { reason: reason.into() }
+}
+
+/// The sequence number and hash of the session's last event, read inside the write transaction so
+/// processes sharing the file agree.
+fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> {
+    let sql = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
+    let mut statement = connection.prepare_cached(sql).doing("reading the session head")?;
+    let mut rows = statement.query([batch.session.to_string()]).doing("reading the session head")?;
+    match rows.next().doing("reading the session head")? {
+        Some(row) => {
+            let decoder = rows::Decoder::new(row, "events");
+            Ok((decoder.count(0, "seq")?, decoder.get(1, "hash")?))
+        }
+        None => Ok((0, switchyard_store::event::GENESIS_HASH.to_owned())),
+    }
+}
+
+fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
+    if batch.events.is_empty() {
+        return Err(invalid("a batch must carry at least one event"));
+    }
+    if let Some(claim) = &batch.claim
+        && let Some(recorded) = rows::recorded(connection, &claim.key)?
+    {
+        return Ok(Appended::AlreadyRecorded(recorded));
+    }
+    let (mut seq, mut prev_hash) = head(connection, &batch)?;
+    let first_seq = seq + 1;
+    let mut projector = Projector::new();
+    let mut target = SqliteProjection { connection };
+    let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    for event in batch.events {
+        seq += 1;
+        let (stored, body) = StoredEvent::seal(batch.session, seq, &prev_hash, event);
+        let body = String::from_utf8(body).map_err(|error| invalid(format!("event body is not UTF-8: {error}")))?;
+        let inserted = connection.prepare_cached(insert).and_then(|mut statement| {
+            statement.execute(params![
+                stored.session.to_string(),
+                rows::sql_int(stored.seq),
+                stored.id.to_string(),
+                stored.run.map(|run| run.to_string()),
+                stored.kind.name(),
+                stored.at_ms,
+                body,
+                stored.prev_hash,
+                stored.hash,
+            ])
+        });
+        match inserted {
+            Ok(_) => {}
+            Err(error) if sql_error::is_unique_violation(&error) => {
+                return Err(invalid(format!("event id {} is already stored; every event needs a fresh id", stored.id)));
+            }
+            Err(error) => return Err(sql_error::map(&error, "writing an event")),
+        }
+        projector.apply(&mut target, &stored).map_err(|error| match error {
+            ApplyError::Inconsistent(reason) => invalid(reason),
+            ApplyError::Store(error) => error,
+        })?;
+        prev_hash = stored.hash;
+    }
+    projector.finish().map_err(invalid)?;
+    if let Some(claim) = &batch.claim {
+        let outcome =
+            serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
+        connection
+            .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
+            .and_then(|mut statement| {
+                statement.execute(params![claim.key, batch.session.to_string(), claim.payload_sha256, outcome])
+            })
+            .doing("recording the claim")?;
+    }
+    for token in &batch.tokens {
+        register_token(connection, token)?;
+    }
+    if let Some(workflow) = &batch.pin {
+        rows::pin_workflow(connection, workflow)?;
+    }
+    Ok(Appended::Committed { first_seq, last_seq: seq })
+}
+
+/// Registers a batch token: the same record again is a no-op, anything else taken is a conflict.
+fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
+    match rows::token_at(connection, token)? {
+        Some(existing) if existing == *token => Ok(()),
+        Some(existing) => Err(Error::Conflict {
+            message: format!(
+                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
+                token.kind.name(),
+                token.node,
+                token.attempt,
+                existing.nonce.to_hex()
+            ),
+        }),
+        None => insert_new_token(connection, token),
+    }
+}
+
+fn insert_new_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
+    match rows::insert_token(connection, token) {
+        Ok(_) => Ok(()),
+        Err(error) if sql_error::is_unique_violation(&error) => Err(Error::Conflict {
+            message: format!(
+                "nonce {} is already registered for another position; mint a fresh nonce",
+                token.nonce.to_hex()
+            ),
+        }),
+        Err(error) => Err(sql_error::map(&error, "registering a token")),
+    }
+}
+
+fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, Error> {
+    if let Some(existing) = rows::token_at(connection, record)? {
+        return Ok(existing.nonce);
+    }
+    insert_new_token(connection, record)?;
+    Ok(record.nonce)
+}
+
+/// Drops the projections and replays every session's events through the same projector.
+pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
+    connection
+        .execute_batch("DELETE FROM nodes; DELETE FROM runs; DELETE FROM sessions;")
+        .doing("dropping the projections")?;
+    let sessions: Vec<String> = {
+        let mut statement =
+            connection.prepare("SELECT DISTINCT session FROM events ORDER BY session").doing("listing sessions")?;
+        statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect()).doing("listing sessions")?
+    };
+    let sql = "SELECT session, seq, body, hash FROM events WHERE session = ?1 ORDER BY seq";
+    let mut target = SqliteProjection { connection };
+    for session in sessions {
+        let events = rows::all(connection, sql, [&session], rows::decode_event, "reading a session's events")?;
+        let mut projector = Projector::new();
+        for event in &events {
+            projector.apply(&mut target, event).map_err(|error| match error {
+                ApplyError::Inconsistent(reason) => Error::Corrupt {
+                    message: format!("session {session} seq {} cannot be replayed: {reason}", event.seq),
+                },
+                ApplyError::Store(error) => error,
+            })?;
+        }
+        projector
+            .finish()
+            .map_err(|reason| Error::Corrupt { message: format!("session {session} cannot be replayed: {reason}") })?;
+    }
+    Ok(())
+}

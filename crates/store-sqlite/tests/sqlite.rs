@@ -1,0 +1,278 @@
+//! SQLite-specific behaviour: tamper detection, corrupt rows, grouped commits, reopening,
+//! schema versions and the busy error.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::Connection;
+use switchyard_core::event::NodeCause;
+use switchyard_core::state::RunStatus;
+use switchyard_core::token::TokenKind;
+use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce, run_id, session_id, workflow};
+use switchyard_store::conformance::{projections, write_varied_sessions};
+use switchyard_store::event::chain_hash;
+use switchyard_store::record::problem;
+use switchyard_store::{Appended, Batch, Problem, Store, VerifyReport};
+use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+
+fn open(path: &Path) -> SqliteStore {
+    SqliteStore::open(path, SqliteOptions::default()).expect("the store opens")
+}
+
+fn raw(path: &Path) -> Connection {
+    Connection::open(path).expect("a raw connection")
+}
+
+fn codes(report: &VerifyReport) -> Vec<&str> {
+    report.problems.iter().map(|problem| problem.code.as_str()).collect()
+}
+
+fn find<'a>(report: &'a VerifyReport, code: &str) -> &'a Problem {
+    report
+        .problems
+        .iter()
+        .find(|problem| problem.code == code)
+        .unwrap_or_else(|| panic!("no {code} in {:#?}", report.problems))
+}
+
+#[tokio::test]
+async fn verify_names_the_session_and_seq_of_a_tampered_event() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    write_varied_sessions(&store).await;
+    let session = session_id(2).to_string();
+    let changed = raw(&path)
+        .execute(
+            "UPDATE events SET body = replace(body, 'goal of session 2', 'a forged goal') WHERE session = ?1 AND seq = 1",
+            [&session],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+
+    let report = store.verify().await.unwrap();
+    let altered = find(&report, problem::EVENT_HASH_MISMATCH);
+    assert_eq!((altered.session, altered.seq), (Some(session_id(2)), Some(1)), "{altered}");
+    let projection = find(&report, problem::PROJECTION_DIFFERS);
+    assert_eq!(projection.session, Some(session_id(2)));
+    assert!(projection.message.contains("sessions row") && projection.message.contains("`goal`"), "{projection}");
+    assert!(report.problems.iter().all(|problem| problem.session == Some(session_id(2))), "{:#?}", report.problems);
+    assert_eq!(codes(&report).len(), 2, "{:#?}", report.problems);
+}
+
+#[tokio::test]
+async fn verify_reports_a_rehashed_event_as_a_broken_chain_and_a_deleted_one_as_a_gap() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    write_varied_sessions(&store).await;
+    let connection = raw(&path);
+    // Forge seq 1 of session 1 and recompute its own hash: seq 2 no longer links to it.
+    let (prev_hash, body): (String, String) = connection
+        .query_row(
+            "SELECT prev_hash, body FROM events WHERE session = ?1 AND seq = 1",
+            [session_id(1).to_string()],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    let forged = body.replace("goal of session 1", "forged");
+    connection
+        .execute(
+            "UPDATE events SET body = ?1, hash = ?2 WHERE session = ?3 AND seq = 1",
+            (&forged, chain_hash(&prev_hash, forged.as_bytes()), session_id(1).to_string()),
+        )
+        .unwrap();
+    connection.execute("DELETE FROM events WHERE session = ?1 AND seq = 3", [session_id(3).to_string()]).unwrap();
+
+    let report = store.verify().await.unwrap();
+    let broken = find(&report, problem::EVENT_CHAIN_BROKEN);
+    assert_eq!((broken.session, broken.seq), (Some(session_id(1)), Some(2)), "{broken}");
+    let gap = find(&report, problem::EVENT_SEQ_GAP);
+    assert_eq!((gap.session, gap.seq), (Some(session_id(3)), Some(4)), "{gap}");
+    assert!(!codes(&report).contains(&problem::EVENT_HASH_MISMATCH), "{:#?}", report.problems);
+}
+
+#[tokio::test]
+async fn verify_names_the_table_row_and_field_of_a_tampered_projection_and_rebuild_repairs_it() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    write_varied_sessions(&store).await;
+    let before = projections(&store).await;
+    raw(&path).execute("UPDATE runs SET status = 'failed' WHERE id = ?1", [run_id(1).to_string()]).unwrap();
+
+    let report = store.verify().await.unwrap();
+    let differs = find(&report, problem::PROJECTION_DIFFERS);
+    assert_eq!(differs.session, Some(session_id(1)));
+    let expected =
+        format!("runs row {} field `status` is \"failed\" in the store, the events give \"paused\"", run_id(1));
+    assert_eq!(differs.message, expected);
+    assert_eq!(report.problems.len(), 1, "{:#?}", report.problems);
+
+    store.rebuild_projections().await.unwrap();
+    assert!(store.verify().await.unwrap().is_clean());
+    assert_eq!(projections(&store).await, before, "rebuild restores the projections");
+}
+
+#[tokio::test]
+async fn corrupt_rows_are_errors_and_problems_never_panics() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    write_varied_sessions(&store).await;
+    let connection = raw(&path);
+    connection.execute("UPDATE nodes SET state = '{not json' WHERE id = ?1", [node_id(101).to_string()]).unwrap();
+    connection.execute("UPDATE runs SET control = 'sideways' WHERE id = ?1", [run_id(2).to_string()]).unwrap();
+
+    let error = store.node(node_id(101)).await.unwrap_err();
+    assert_eq!(error.code(), "STORE_CORRUPT");
+    assert!(error.to_string().contains(&format!("nodes row {} column `state`", node_id(101))), "{error}");
+    assert_eq!(store.run_nodes(run_id(1)).await.unwrap_err().code(), "STORE_CORRUPT");
+    let error = store.run(run_id(2)).await.unwrap_err();
+    assert!(error.to_string().contains("unknown value `sideways`"), "{error}");
+
+    let report = store.verify().await.unwrap();
+    let unreadable: Vec<_> =
+        report.problems.iter().filter(|problem| problem.code == problem::PROJECTION_UNREADABLE).collect();
+    assert_eq!(unreadable.len(), 2, "{:#?}", report.problems);
+    assert_eq!(report.problems.len(), 2, "an unreadable row is not also reported missing: {:#?}", report.problems);
+
+    store.rebuild_projections().await.unwrap();
+    assert!(store.verify().await.unwrap().is_clean());
+
+    // A corrupt event body: reads and rebuild refuse it; rebuild leaves the projections alone.
+    connection
+        .execute("UPDATE events SET body = '[]' WHERE session = ?1 AND seq = 2", [session_id(1).to_string()])
+        .unwrap();
+    assert_eq!(store.events(session_id(1), 0, 100).await.unwrap_err().code(), "STORE_CORRUPT");
+    let error = store.rebuild_projections().await.unwrap_err();
+    assert_eq!(error.code(), "STORE_CORRUPT", "{error}");
+    assert!(store.node(node_id(101)).await.unwrap().is_some(), "a failed rebuild rolls back");
+    let report = store.verify().await.unwrap();
+    let unreadable = find(&report, problem::EVENT_UNREADABLE);
+    assert_eq!((unreadable.session, unreadable.seq), (Some(session_id(1)), Some(2)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_appends_are_grouped_into_fewer_commits() {
+    const BATCHES: u64 = 32;
+    let folder = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(&folder.path().join("store.db")));
+    let before = store.write_stats();
+    let pause = store.pause_writes().await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 1..=BATCHES {
+        let store = Arc::clone(&store);
+        tasks.spawn(async move {
+            let mut script = SessionScript::new(n);
+            store.append(script.start(node_id(n * 100 + 1))).await
+        });
+    }
+    // Wait (without sleeping) until every request is queued behind the pause.
+    while store.write_stats().requests < before.requests + BATCHES {
+        tokio::task::yield_now().await;
+    }
+    drop(pause);
+    while let Some(joined) = tasks.join_next().await {
+        assert_eq!(joined.unwrap().unwrap(), Appended::Committed { first_seq: 1, last_seq: 3 });
+    }
+    let commits = store.write_stats().commits - before.commits;
+    assert!(commits < BATCHES, "{BATCHES} queued appends took {commits} commits");
+    assert_eq!(commits, 1, "everything queued goes into one transaction");
+    assert_eq!(projections(&*store).await.sessions.len(), BATCHES as usize);
+}
+
+#[tokio::test]
+async fn one_failing_batch_in_a_group_does_not_undo_the_others() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(&folder.path().join("store.db")));
+    let pause = store.pause_writes().await;
+    let mut good = SessionScript::new(1);
+    let mut bad = SessionScript::new(2);
+    let good_batch = good.start(node_id(101));
+    let bad_batch = Batch::events(bad.session, vec![bad.node(node_id(201), None, NodeCause::Start, RunStatus::Active)]);
+    let first = tokio::spawn({
+        let store = Arc::clone(&store);
+        async move { store.append(good_batch).await }
+    });
+    let second = tokio::spawn({
+        let store = Arc::clone(&store);
+        async move { store.append(bad_batch).await }
+    });
+    while store.write_stats().requests < 2 {
+        tokio::task::yield_now().await;
+    }
+    drop(pause);
+    assert!(matches!(first.await.unwrap(), Ok(Appended::Committed { .. })));
+    assert_eq!(second.await.unwrap().unwrap_err().code(), "STORE_INVALID_BATCH");
+    assert_eq!(store.write_stats().commits, 1, "both ran in one transaction");
+    assert!(store.session(good.session).await.unwrap().is_some());
+    assert!(store.session(bad.session).await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn reopening_a_file_keeps_everything() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    write_varied_sessions(&store).await;
+    let mut script = SessionScript::new(9);
+    let mut batch = script.start(node_id(901));
+    batch.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(901), None));
+    batch.claim = Some(switchyard_store::Claim {
+        key: "start:9".to_owned(),
+        payload_sha256: "sha".to_owned(),
+        outcome: serde_json::json!({"ok": true}),
+    });
+    store.append(batch).await.unwrap();
+    let projections_before = projections(&store).await;
+    let events_before = store.events(script.session, 0, 100).await.unwrap();
+    drop(store);
+
+    let store = open(&path);
+    assert_eq!(projections(&store).await, projections_before);
+    assert_eq!(store.events(script.session, 0, 100).await.unwrap(), events_before);
+    assert_eq!(store.token(nonce(1)).await.unwrap().map(|token| token.node), Some(node_id(901)));
+    assert_eq!(
+        store.recorded("start:9").await.unwrap().map(|claim| claim.outcome),
+        Some(serde_json::json!({"ok": true}))
+    );
+    assert_eq!(store.workflow(workflow().hash()).await.unwrap(), Some(workflow()));
+    assert!(store.verify().await.unwrap().is_clean());
+    let next = script.node(node_id(902), Some(node_id(901)), NodeCause::Advance, RunStatus::Active);
+    assert_eq!(
+        store.append(Batch::events(script.session, vec![next])).await.unwrap(),
+        Appended::Committed { first_seq: 4, last_seq: 4 },
+        "the chain continues after reopening"
+    );
+    assert!(store.verify().await.unwrap().is_clean());
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused_with_advice() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    drop(open(&path));
+    raw(&path).execute("UPDATE schema_version SET version = 99", []).unwrap();
+    let error = SqliteStore::open(&path, SqliteOptions::default()).unwrap_err();
+    assert_eq!(error.code(), "STORE_SCHEMA_TOO_NEW");
+    assert!(error.to_string().contains("upgrade switchyard"), "{error}");
+}
+
+#[tokio::test]
+async fn a_held_write_lock_gives_store_busy_and_clears() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let options = SqliteOptions { busy_timeout: Duration::from_millis(50), ..SqliteOptions::default() };
+    let store = SqliteStore::open(&path, options).unwrap();
+    let other_process = raw(&path);
+    other_process.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mut script = SessionScript::new(1);
+    let error = store.append(script.start(node_id(101))).await.unwrap_err();
+    assert_eq!(error.code(), "STORE_BUSY");
+    assert!(error.is_retryable() && error.to_string().contains("retry"), "{error}");
+    other_process.execute_batch("COMMIT").unwrap();
+    let mut script = SessionScript::new(1);
+    assert!(matches!(store.append(script.start(node_id(101))).await.unwrap(), Appended::Committed { .. }));
+}

@@ -1,0 +1,605 @@
+//! The conformance suite every [`Store`] backend runs unchanged.
+//!
+//! [`run_all`] runs every check, each against a fresh store; each check is also public so a
+//! backend can run one alone. A check panics with a message naming what the backend got wrong.
+//! Run the suite inside a multi-thread tokio runtime: the race checks spawn tasks.
+
+pub mod fixture;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::state::{Control, RunStatus};
+use switchyard_core::token::TokenKind;
+
+use crate::event::{GENESIS_HASH, chain_hash};
+use crate::projection::Projections;
+use crate::record::{Appended, Batch, MAX_PAGE, Recorded, SessionQuery, SessionRecord, StoredEvent};
+use crate::{Error, Store};
+
+use fixture::{SessionScript, attempt_id, node_id, nonce, session_id, workflow};
+
+/// Runs every check, each against a store made by `new_store`.
+pub async fn run_all<F, Fut, S>(new_store: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = S>,
+    S: Store,
+{
+    append_assigns_seq_and_chains_hashes(new_store().await).await;
+    claim_replay_returns_the_recorded_outcome(new_store().await).await;
+    concurrent_claims_commit_exactly_once(new_store().await).await;
+    claim_token_keeps_one_nonce_per_position(new_store().await).await;
+    projections_follow_nodes_forks_and_controls(new_store().await).await;
+    completion_and_failure_set_the_run_status(new_store().await).await;
+    list_sessions_orders_filters_and_pages(new_store().await).await;
+    list_sessions_caps_the_limit(new_store().await).await;
+    rebuild_equals_incremental(new_store().await).await;
+    verify_is_clean_on_a_good_store(new_store().await).await;
+    invalid_batch_writes_nothing(new_store().await).await;
+}
+
+fn expect_ok<T>(result: Result<T, Error>, doing: &str) -> T {
+    match result {
+        Ok(value) => value,
+        Err(error) => panic!("{doing}: unexpected error {}: {error}", error.code()),
+    }
+}
+
+async fn append<S: Store>(store: &S, batch: Batch) -> (u64, u64) {
+    match expect_ok(store.append(batch).await, "append") {
+        Appended::Committed { first_seq, last_seq } => (first_seq, last_seq),
+        Appended::AlreadyRecorded(recorded) => panic!("append without a claim conflict returned {recorded:?}"),
+    }
+}
+
+async fn all_events<S: Store>(store: &S, script: &SessionScript) -> Vec<StoredEvent> {
+    expect_ok(store.events(script.session, 0, u32::MAX).await, "events")
+}
+
+async fn expect_invalid<S: Store>(store: &S, batch: Batch, why: &str) {
+    match store.append(batch).await {
+        Err(error) => assert_eq!(error.code(), "STORE_INVALID_BATCH", "{why}: wrong error: {error}"),
+        Ok(appended) => panic!("{why}: the batch was accepted: {appended:?}"),
+    }
+}
+
+/// Every projection the store holds, read through the contract.
+pub async fn projections<S: Store>(store: &S) -> Projections {
+    let mut all = Projections::default();
+    let mut before = None;
+    loop {
+        let query = SessionQuery { limit: MAX_PAGE, before, ..SessionQuery::default() };
+        let page = expect_ok(store.list_sessions(query).await, "list_sessions");
+        let Some(last) = page.last() else { break };
+        before = Some((last.updated_at_ms, last.id));
+        for session in page {
+            if let Some(run_id) = session.run {
+                let run = expect_ok(store.run(run_id).await, "run").expect("a session's run exists");
+                for node in expect_ok(store.run_nodes(run_id).await, "run_nodes") {
+                    all.nodes.insert(node.id, node);
+                }
+                all.runs.insert(run.id, run);
+            }
+            all.sessions.insert(session.id, session);
+        }
+    }
+    all
+}
+
+/// Appended events come back with contiguous per-session seqs, the envelope version and a valid
+/// hash chain; paging by `after_seq` and `limit` works; a pinned workflow reads back.
+pub async fn append_assigns_seq_and_chains_hashes<S: Store>(store: S) {
+    let mut first = SessionScript::new(1);
+    let start = first.start(node_id(101));
+    let appended_events = start.events.clone();
+    assert_eq!(append(&store, start).await, (1, 3), "a new session's first batch gets seqs 1..=3");
+
+    let mut second_batch = vec![first.run_event(EventKind::CheckpointRecorded {
+        node: node_id(101),
+        attempt: None,
+        notes: Some("halfway".to_owned()),
+        automatic: false,
+        phase: None,
+    })];
+    second_batch.push(first.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::WaitingGate));
+    let mut expected = appended_events;
+    expected.extend(second_batch.clone());
+    assert_eq!(append(&store, Batch::events(first.session, second_batch)).await, (4, 5));
+
+    let events = all_events(&store, &first).await;
+    assert_eq!(events.len(), 5, "every appended event is stored");
+    let mut prev_hash = GENESIS_HASH.to_owned();
+    for (index, (stored, sent)) in events.iter().zip(&expected).enumerate() {
+        assert_eq!(stored.seq, index as u64 + 1, "seqs start at 1 and are contiguous");
+        assert_eq!(stored.v, 1, "the envelope version is 1");
+        assert_eq!(stored.session, first.session);
+        assert_eq!((stored.id, stored.run, stored.at_ms, &stored.kind), (sent.id, sent.run, sent.at_ms, &sent.kind));
+        assert_eq!(stored.prev_hash, prev_hash, "seq {} links to the previous event", stored.seq);
+        assert_eq!(stored.hash, chain_hash(&stored.prev_hash, &stored.body()), "seq {} hash", stored.seq);
+        prev_hash = stored.hash.clone();
+    }
+
+    let page = expect_ok(store.events(first.session, 2, 2).await, "events page");
+    assert_eq!(page.iter().map(|event| event.seq).collect::<Vec<_>>(), vec![3, 4], "after_seq 2, limit 2");
+    assert!(expect_ok(store.events(first.session, 5, 10).await, "events").is_empty(), "nothing after the last seq");
+    assert!(
+        expect_ok(store.events(session_id(99), 0, 10).await, "events").is_empty(),
+        "an unknown session has no events"
+    );
+
+    let mut other = SessionScript::new(2);
+    assert_eq!(append(&store, other.start(node_id(201))).await, (1, 3), "seqs are per session");
+    let other_events = all_events(&store, &other).await;
+    assert_eq!(other_events[0].prev_hash, GENESIS_HASH, "each session's chain starts at the genesis hash");
+
+    let session = expect_ok(store.session(first.session).await, "session").expect("session 1 exists");
+    assert_eq!(session.last_seq, 5);
+    let pinned = workflow();
+    assert_eq!(expect_ok(store.workflow(pinned.hash()).await, "workflow"), Some(pinned), "the pinned workflow");
+    let mut unpinned = workflow();
+    unpinned.version = "2.0.0".to_owned();
+    assert_eq!(expect_ok(store.workflow(unpinned.hash()).await, "workflow"), None, "an unpinned workflow");
+}
+
+/// A second append with a recorded claim key writes nothing and returns exactly what was recorded.
+pub async fn claim_replay_returns_the_recorded_outcome<S: Store>(store: S) {
+    let mut script = SessionScript::new(1);
+    append(&store, script.start(node_id(101))).await;
+    let outcome = serde_json::json!({"token": "ct_first", "score": 0.1, "nested": {"list": [1, 2, 3], "none": null}});
+    let first_advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
+    let batch = script.claimed(first_advance, "advance:one", "sha-one", outcome.clone());
+    assert_eq!(append(&store, batch).await, (4, 4));
+    let recorded = Recorded {
+        key: "advance:one".to_owned(),
+        session: script.session,
+        payload_sha256: "sha-one".to_owned(),
+        outcome: outcome.clone(),
+    };
+    assert_eq!(expect_ok(store.recorded("advance:one").await, "recorded"), Some(recorded.clone()));
+
+    let replay_events = vec![script.node(node_id(103), Some(node_id(101)), NodeCause::Fork, RunStatus::Active)];
+    let mut replay = script.claimed(replay_events, "advance:one", "sha-two", serde_json::json!({"token": "ct_second"}));
+    replay.tokens.push(script.token(nonce(7), TokenKind::Continue, node_id(103), None));
+    let mut other_workflow = workflow();
+    other_workflow.version = "9".to_owned();
+    replay.pin = Some(other_workflow.clone());
+    match expect_ok(store.append(replay).await, "replayed append") {
+        Appended::AlreadyRecorded(found) => assert_eq!(found, recorded, "the replay returns the recorded claim"),
+        Appended::Committed { .. } => panic!("a second append with the same claim key committed"),
+    }
+    assert_eq!(all_events(&store, &script).await.len(), 4, "the replay wrote no event");
+    assert_eq!(expect_ok(store.node(node_id(103)).await, "node"), None, "the replay created no node");
+    assert_eq!(expect_ok(store.token(nonce(7)).await, "token"), None, "the replay registered no token");
+    assert_eq!(expect_ok(store.workflow(other_workflow.hash()).await, "workflow"), None, "the replay pinned nothing");
+    let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
+    assert_eq!(session.last_seq, 4, "the replay left the session as it was");
+    assert_eq!(expect_ok(store.recorded("advance:unknown").await, "recorded"), None);
+}
+
+/// Many appends racing with one claim key: exactly one commits, every other gets its outcome.
+pub async fn concurrent_claims_commit_exactly_once<S: Store>(store: S) {
+    const WRITERS: u64 = 16;
+    let mut script = SessionScript::new(1);
+    append(&store, script.start(node_id(101))).await;
+    let store = Arc::new(store);
+    let mut tasks = tokio::task::JoinSet::new();
+    for writer in 0..WRITERS {
+        let events =
+            vec![script.node(node_id(200 + writer), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
+        let batch = script.claimed(events, "advance:race", "sha-race", serde_json::json!({ "writer": writer }));
+        let store = Arc::clone(&store);
+        tasks.spawn(async move { store.append(batch).await });
+    }
+    let mut committed = 0;
+    let mut replayed = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match expect_ok(joined.expect("an append task panicked"), "racing append") {
+            Appended::Committed { .. } => committed += 1,
+            Appended::AlreadyRecorded(recorded) => replayed.push(recorded),
+        }
+    }
+    assert_eq!(committed, 1, "exactly one racing append commits");
+    let winner = expect_ok(store.recorded("advance:race").await, "recorded").expect("the claim is recorded");
+    assert!(replayed.iter().all(|recorded| *recorded == winner), "every loser gets the winner's outcome");
+    assert_eq!(all_events(&*store, &script).await.len(), 4, "one event beyond the start batch");
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!(run.node_count, 2, "one node beyond the start node");
+}
+
+/// One nonce per `(kind, node, attempt)`, with or without an attempt; batch tokens read back; a
+/// batch registering a taken position under another nonce is a conflict and writes nothing.
+pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
+    let mut script = SessionScript::new(1);
+    let mut start = script.start(node_id(101));
+    let batch_token = script.token(nonce(1), TokenKind::Continue, node_id(101), Some(attempt_id(1)));
+    start.tokens.push(batch_token.clone());
+    append(&store, start).await;
+    assert_eq!(expect_ok(store.token(nonce(1)).await, "token"), Some(batch_token.clone()), "a batch token");
+
+    let again = script.token(nonce(2), TokenKind::Continue, node_id(101), Some(attempt_id(1)));
+    assert_eq!(expect_ok(store.claim_token(again).await, "claim_token"), nonce(1), "a taken position keeps its nonce");
+    assert_eq!(expect_ok(store.token(nonce(2)).await, "token"), None, "the losing nonce is not registered");
+
+    let state = script.token(nonce(3), TokenKind::State, node_id(101), None);
+    assert_eq!(expect_ok(store.claim_token(state.clone()).await, "claim_token"), nonce(3), "a free position");
+    let state_again = script.token(nonce(4), TokenKind::State, node_id(101), None);
+    assert_eq!(
+        expect_ok(store.claim_token(state_again).await, "claim_token"),
+        nonce(3),
+        "no attempt is a position too"
+    );
+    assert_eq!(expect_ok(store.token(nonce(3)).await, "token"), Some(state));
+
+    let checkpoint = script.token(nonce(5), TokenKind::Checkpoint, node_id(101), Some(attempt_id(1)));
+    assert_eq!(
+        expect_ok(store.claim_token(checkpoint).await, "claim_token"),
+        nonce(5),
+        "another kind, another position"
+    );
+    let other_attempt = script.token(nonce(6), TokenKind::Continue, node_id(101), Some(attempt_id(2)));
+    assert_eq!(expect_ok(store.claim_token(other_attempt).await, "claim_token"), nonce(6), "another attempt");
+
+    let mut conflicting = Batch::events(
+        script.session,
+        vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
+    );
+    conflicting.tokens.push(script.token(nonce(8), TokenKind::Continue, node_id(101), Some(attempt_id(1))));
+    match store.append(conflicting).await {
+        Err(error) => assert_eq!(error.code(), "STORE_CONFLICT", "a taken position in a batch: {error}"),
+        Ok(appended) => panic!("a batch re-registering a taken token position was accepted: {appended:?}"),
+    }
+    assert_eq!(expect_ok(store.node(node_id(102)).await, "node"), None, "the conflicting batch wrote nothing");
+    assert_eq!(expect_ok(store.token(nonce(8)).await, "token"), None);
+}
+
+/// Node rows, child counts, the tip and the run and session statuses through an advance, a fork,
+/// a pause (with a node created while paused), a resume and a stop.
+pub async fn projections_follow_nodes_forks_and_controls<S: Store>(store: S) {
+    let mut script = SessionScript::new(1);
+    let (a, b, c, d) = (node_id(101), node_id(102), node_id(103), node_id(104));
+    append(&store, script.start(a)).await;
+
+    let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
+    assert_eq!(session.title, "Session 1");
+    assert_eq!(session.goal, "goal of session 1");
+    assert_eq!(session.workspace.as_deref(), Some("/work/project"));
+    assert_eq!(session.git_branch.as_deref(), Some("main"));
+    assert_eq!(session.workflow_id.as_deref(), Some("conformance"));
+    assert_eq!(session.run, Some(script.run));
+    assert_eq!(session.status, Some(RunStatus::Active));
+    assert_eq!(
+        (session.created_at_ms, session.updated_at_ms, session.last_seq),
+        (1_700_000_000_000, 1_700_000_000_002, 3)
+    );
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.tip, run.status, run.control, run.node_count), (a, RunStatus::Active, Control::Running, 1));
+    assert_eq!(
+        (run.workflow_id.as_str(), run.workflow_hash, run.source.as_str()),
+        ("conformance", workflow().hash(), "builtin")
+    );
+    assert_eq!(run.session, script.session);
+    let start = expect_ok(store.node(a).await, "node").expect("start node exists");
+    assert_eq!((start.parent, start.child_count, start.created_seq, start.run), (None, 0, 3, script.run));
+    assert_eq!(start.state, fixture::node_state("draft", RunStatus::Active));
+
+    let advance = script.node(b, Some(a), NodeCause::Advance, RunStatus::WaitingGate);
+    append(&store, Batch::events(script.session, vec![advance])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.tip, run.status, run.node_count), (b, RunStatus::WaitingGate, 2), "the tip follows the advance");
+    assert_eq!(expect_ok(store.node(a).await, "node").expect("a").child_count, 1);
+
+    let fork = script.node(c, Some(a), NodeCause::Fork, RunStatus::Blocked);
+    append(&store, Batch::events(script.session, vec![fork])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.tip, run.status, run.node_count), (c, RunStatus::Blocked, 3), "the tip follows the fork");
+    assert_eq!(expect_ok(store.node(a).await, "node").expect("a").child_count, 2, "a fork is a second child");
+    let forked = expect_ok(store.node(c).await, "node").expect("c");
+    assert_eq!((forked.parent, forked.cause, forked.status), (Some(a), NodeCause::Fork, RunStatus::Blocked));
+    let order: Vec<_> =
+        expect_ok(store.run_nodes(script.run).await, "run_nodes").into_iter().map(|node| node.id).collect();
+    assert_eq!(order, vec![a, b, c], "run_nodes come in creation order");
+
+    let pause = script.run_event(EventKind::RunPaused { reason: Some("lunch".to_owned()) });
+    append(&store, Batch::events(script.session, vec![pause])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.control, run.status), (Control::Paused, RunStatus::Paused));
+    let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
+    assert_eq!(session.status, Some(RunStatus::Paused), "the session mirrors its run");
+
+    let while_paused = script.node(d, Some(c), NodeCause::Advance, RunStatus::Active);
+    append(&store, Batch::events(script.session, vec![while_paused])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.tip, run.status, run.node_count), (d, RunStatus::Paused, 4), "a node does not unpause the run");
+
+    append(&store, Batch::events(script.session, vec![script.run_event(EventKind::RunResumed)])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.control, run.status), (Control::Running, RunStatus::Active), "resume shows the tip's status");
+
+    let stop = script.run_event(EventKind::RunStopped { reason: None });
+    let stop_at = stop.at_ms;
+    append(&store, Batch::events(script.session, vec![stop])).await;
+    let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+    assert_eq!((run.control, run.status, run.updated_at_ms), (Control::Stopped, RunStatus::Stopped, stop_at));
+    let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
+    assert_eq!((session.status, session.updated_at_ms, session.last_seq), (Some(RunStatus::Stopped), stop_at, 9));
+    assert_eq!(expect_ok(store.node(node_id(999)).await, "node"), None);
+    assert_eq!(expect_ok(store.run(fixture::run_id(999)).await, "run"), None);
+    assert_eq!(expect_ok(store.session(session_id(999)).await, "session"), None);
+    assert!(expect_ok(store.run_nodes(fixture::run_id(999)).await, "run_nodes").is_empty());
+}
+
+/// `RunCompleted` and `RunFailed` leave the run completed or failed, and the session with it.
+pub async fn completion_and_failure_set_the_run_status<S: Store>(store: S) {
+    for (n, status, last) in [
+        (1, RunStatus::Completed, EventKind::RunCompleted { node: node_id(102) }),
+        (
+            2,
+            RunStatus::Failed,
+            EventKind::RunFailed {
+                node: node_id(202),
+                code: "NO_ELIGIBLE_EDGE".to_owned(),
+                message: "stuck".to_owned(),
+            },
+        ),
+    ] {
+        let mut script = SessionScript::new(n);
+        let first = node_id(n * 100 + 1);
+        let mut start = script.start(first);
+        start.events.push(script.node(node_id(n * 100 + 2), Some(first), NodeCause::Advance, status));
+        start.events.push(script.run_event(last));
+        append(&store, start).await;
+        let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
+        assert_eq!((run.status, run.tip, run.node_count), (status, node_id(n * 100 + 2), 2));
+        let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
+        assert_eq!(session.status, Some(status));
+    }
+}
+
+fn expected_order(sessions: &[SessionRecord]) -> Vec<SessionRecord> {
+    let mut sorted = sessions.to_vec();
+    sorted.sort_by_key(|session| std::cmp::Reverse((session.updated_at_ms, session.id.to_string())));
+    sorted
+}
+
+/// Most recently updated first (ties by id text, descending), status and workflow filters,
+/// cursor paging that neither skips nor repeats rows.
+pub async fn list_sessions_orders_filters_and_pages<S: Store>(store: S) {
+    let times = [5_000, 9_000, 7_000, 9_000, 1_000, 7_000, 3_000];
+    let mut all = Vec::new();
+    for (index, at_ms) in times.into_iter().enumerate() {
+        let n = index as u64 + 1;
+        let mut script = SessionScript::new(n);
+        let batch = if n == 7 {
+            // A session without a run: no status, no workflow.
+            script.at_ms = at_ms;
+            Batch::events(script.session, vec![script.created("no run")])
+        } else {
+            script.at_ms = at_ms - 10;
+            let mut batch = script.start(node_id(n * 100 + 1));
+            if n.is_multiple_of(3) {
+                batch.events.push(script.run_event(EventKind::RunPaused { reason: None }));
+            }
+            script.at_ms = at_ms;
+            batch.events.push(script.run_event(EventKind::CheckpointRecorded {
+                node: node_id(n * 100 + 1),
+                attempt: None,
+                notes: None,
+                automatic: true,
+                phase: None,
+            }));
+            batch
+        };
+        append(&store, batch).await;
+        all.push(expect_ok(store.session(script.session).await, "session").expect("session exists"));
+    }
+    let expected = expected_order(&all);
+    let listed = expect_ok(store.list_sessions(SessionQuery::default()).await, "list_sessions");
+    assert_eq!(listed, expected, "most recently updated first, ties by id descending");
+
+    let paused = SessionQuery { status: Some(RunStatus::Paused), ..SessionQuery::default() };
+    let listed = expect_ok(store.list_sessions(paused).await, "list_sessions");
+    let want: Vec<_> = expected.iter().filter(|s| s.status == Some(RunStatus::Paused)).cloned().collect();
+    assert_eq!(want.len(), 2);
+    assert_eq!(listed, want, "status filter");
+
+    let by_workflow = SessionQuery { workflow_id: Some("conformance".to_owned()), ..SessionQuery::default() };
+    let listed = expect_ok(store.list_sessions(by_workflow).await, "list_sessions");
+    let want: Vec<_> = expected.iter().filter(|s| s.workflow_id.is_some()).cloned().collect();
+    assert_eq!(want.len(), 6);
+    assert_eq!(listed, want, "workflow filter");
+    let nothing = SessionQuery { workflow_id: Some("other".to_owned()), ..SessionQuery::default() };
+    assert!(expect_ok(store.list_sessions(nothing).await, "list_sessions").is_empty());
+
+    let mut paged = Vec::new();
+    let mut before = None;
+    loop {
+        let query = SessionQuery { limit: 2, before, ..SessionQuery::default() };
+        let page = expect_ok(store.list_sessions(query).await, "list_sessions");
+        assert!(page.len() <= 2, "a page holds at most `limit` rows");
+        let Some(last) = page.last() else { break };
+        before = Some((last.updated_at_ms, last.id));
+        paged.extend(page);
+    }
+    assert_eq!(paged, expected, "pages join up to the full list, no row skipped or repeated");
+
+    let active = SessionQuery { status: Some(RunStatus::Active), limit: 1, ..SessionQuery::default() };
+    let first_page = expect_ok(store.list_sessions(active.clone()).await, "list_sessions");
+    let cursor = first_page.last().map(|s| (s.updated_at_ms, s.id));
+    let second_page = expect_ok(store.list_sessions(SessionQuery { before: cursor, ..active }).await, "list_sessions");
+    let want: Vec<_> = expected.iter().filter(|s| s.status == Some(RunStatus::Active)).take(2).cloned().collect();
+    assert_eq!([first_page, second_page].concat(), want, "filters and the cursor combine");
+}
+
+/// A limit above [`MAX_PAGE`] returns `MAX_PAGE` rows; a limit of 0 returns none.
+pub async fn list_sessions_caps_the_limit<S: Store>(store: S) {
+    let store = Arc::new(store);
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 1..=u64::from(MAX_PAGE) + 1 {
+        let mut script = SessionScript::new(n);
+        let batch = Batch::events(script.session, vec![script.created("many")]);
+        let store = Arc::clone(&store);
+        tasks.spawn(async move { store.append(batch).await });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        expect_ok(joined.expect("an append task panicked"), "append");
+    }
+    let query = SessionQuery { limit: 5 * MAX_PAGE, ..SessionQuery::default() };
+    assert_eq!(expect_ok(store.list_sessions(query).await, "list_sessions").len(), MAX_PAGE as usize, "capped");
+    let query = SessionQuery { limit: 0, ..SessionQuery::default() };
+    assert!(expect_ok(store.list_sessions(query).await, "list_sessions").is_empty(), "limit 0");
+}
+
+/// Writes sessions covering every projection rule: advances, forks, pauses, nodes while paused,
+/// resumes, stops, completion, failure, log-only events and a session without a run.
+pub async fn write_varied_sessions<S: Store>(store: &S) -> (u64, u64) {
+    let mut events = 0;
+    let sessions = 5;
+    for n in 1..=sessions {
+        let mut script = SessionScript::new(n);
+        let node = |k: u64| node_id(n * 100 + k);
+        if n == 5 {
+            let batch = Batch::events(script.session, vec![script.created("no run yet")]);
+            events += 1;
+            append(store, batch).await;
+            continue;
+        }
+        let mut batches = vec![script.start(node(1))];
+        batches.push(Batch::events(
+            script.session,
+            vec![
+                script.run_event(EventKind::AdvanceRecorded {
+                    from: node(1),
+                    attempt: attempt_id(n),
+                    to: node(2),
+                    notes: Some("did it".to_owned()),
+                    artifacts: Some(serde_json::json!({"files": ["a.rs"]})),
+                    context_delta: None,
+                    choice: None,
+                    edge_label: Some("done".to_owned()),
+                }),
+                script.node(node(2), Some(node(1)), NodeCause::Advance, RunStatus::WaitingGate),
+            ],
+        ));
+        batches.push(Batch::events(
+            script.session,
+            vec![script.node(node(3), Some(node(1)), NodeCause::Fork, RunStatus::Blocked)],
+        ));
+        match n {
+            1 => {
+                batches
+                    .push(Batch::events(script.session, vec![script.run_event(EventKind::RunPaused { reason: None })]));
+                batches.push(Batch::events(
+                    script.session,
+                    vec![script.node(node(4), Some(node(3)), NodeCause::Advance, RunStatus::Active)],
+                ));
+            }
+            2 => {
+                batches
+                    .push(Batch::events(script.session, vec![script.run_event(EventKind::RunPaused { reason: None })]));
+                batches.push(Batch::events(script.session, vec![script.run_event(EventKind::RunResumed)]));
+            }
+            3 => {
+                batches.push(Batch::events(
+                    script.session,
+                    vec![
+                        script.node(node(4), Some(node(2)), NodeCause::Advance, RunStatus::Completed),
+                        script.run_event(EventKind::RunCompleted { node: node(4) }),
+                    ],
+                ));
+            }
+            _ => {
+                batches.push(Batch::events(
+                    script.session,
+                    vec![script.run_event(EventKind::RunStopped { reason: Some("enough".to_owned()) })],
+                ));
+            }
+        }
+        for batch in batches {
+            events += batch.events.len() as u64;
+            append(store, batch).await;
+        }
+    }
+    (sessions, events)
+}
+
+/// Rebuilding the projections from the events gives exactly the incrementally maintained ones.
+pub async fn rebuild_equals_incremental<S: Store>(store: S) {
+    write_varied_sessions(&store).await;
+    let before = projections(&store).await;
+    assert_eq!((before.sessions.len(), before.runs.len()), (5, 4), "the varied sessions are all listed");
+    expect_ok(store.rebuild_projections().await, "rebuild_projections");
+    let after = projections(&store).await;
+    let problems = crate::projection::differences(&before, &after);
+    assert!(problems.is_empty(), "rebuild differs from the incremental projections: {problems:#?}");
+    assert_eq!(before, after);
+    let report = expect_ok(store.verify().await, "verify");
+    assert!(report.is_clean(), "verify after rebuild: {:#?}", report.problems);
+}
+
+/// `verify` on a store written only through the contract finds nothing and counts everything.
+pub async fn verify_is_clean_on_a_good_store<S: Store>(store: S) {
+    let empty = expect_ok(store.verify().await, "verify");
+    assert!(empty.is_clean(), "verify of an empty store: {:#?}", empty.problems);
+    let (sessions, events) = write_varied_sessions(&store).await;
+    let report = expect_ok(store.verify().await, "verify");
+    assert!(report.is_clean(), "verify of a good store: {:#?}", report.problems);
+    assert_eq!((report.sessions_checked, report.events_checked), (sessions, events));
+}
+
+/// A batch that breaks a rule is refused with `STORE_INVALID_BATCH` and writes nothing: no event,
+/// no projection, no claim, no token, no pin; the next good batch gets the next seq.
+pub async fn invalid_batch_writes_nothing<S: Store>(store: S) {
+    let mut fresh = SessionScript::new(1);
+    expect_invalid(&store, Batch::events(fresh.session, Vec::new()), "an empty batch").await;
+
+    let mut broken_start = fresh.start(node_id(101));
+    broken_start.events.push(fresh.node(node_id(102), Some(node_id(999)), NodeCause::Advance, RunStatus::Active));
+    broken_start.claim = Some(crate::record::Claim {
+        key: "advance:broken".to_owned(),
+        payload_sha256: "sha".to_owned(),
+        outcome: serde_json::json!(1),
+    });
+    broken_start.tokens.push(fresh.token(nonce(1), TokenKind::Continue, node_id(101), None));
+    expect_invalid(&store, broken_start, "a node whose parent does not exist").await;
+    assert_eq!(expect_ok(store.session(fresh.session).await, "session"), None, "no session row");
+    assert_eq!(expect_ok(store.run(fresh.run).await, "run"), None, "no run row");
+    assert_eq!(expect_ok(store.node(node_id(101)).await, "node"), None, "no node row");
+    assert!(all_events(&store, &fresh).await.is_empty(), "no event");
+    assert_eq!(expect_ok(store.recorded("advance:broken").await, "recorded"), None, "no claim");
+    assert_eq!(expect_ok(store.token(nonce(1)).await, "token"), None, "no token");
+    assert_eq!(expect_ok(store.workflow(workflow().hash()).await, "workflow"), None, "no pin");
+    assert!(expect_ok(store.list_sessions(SessionQuery::default()).await, "list").is_empty(), "nothing listed");
+
+    let mut headless = SessionScript::new(2);
+    let checkpoint = headless.event(None, EventKind::RunResumed);
+    expect_invalid(&store, Batch::events(headless.session, vec![checkpoint]), "an event before session_created").await;
+    let workflow = workflow();
+    let no_node = vec![headless.created("g"), headless.run_started(&workflow)];
+    expect_invalid(&store, Batch::events(headless.session, no_node), "run_started without its first node").await;
+
+    let mut good = SessionScript::new(3);
+    append(&store, good.start(node_id(301))).await;
+    let duplicate_id = all_events(&store, &good).await[0].id;
+    let mut duplicate = good.node(node_id(302), Some(node_id(301)), NodeCause::Advance, RunStatus::Active);
+    duplicate.id = duplicate_id;
+    expect_invalid(&store, Batch::events(good.session, vec![duplicate]), "a reused event id").await;
+    let half_good = vec![
+        good.node(node_id(303), Some(node_id(301)), NodeCause::Advance, RunStatus::Active),
+        good.event(Some(fixture::run_id(999)), EventKind::RunPaused { reason: None }),
+    ];
+    expect_invalid(&store, Batch::events(good.session, half_good), "an event naming an unknown run").await;
+    let again = vec![good.created("twice")];
+    expect_invalid(&store, Batch::events(good.session, again), "a second session_created").await;
+    assert_eq!(expect_ok(store.node(node_id(303)).await, "node"), None, "the valid half was rolled back");
+    let session = expect_ok(store.session(good.session).await, "session").expect("session 3 exists");
+    assert_eq!(session.last_seq, 3, "refused batches left the session as it was");
+    let run = expect_ok(store.run(good.run).await, "run").expect("run 3 exists");
+    assert_eq!((run.node_count, run.tip), (1, node_id(301)));
+
+    let next = vec![good.node(node_id(304), Some(node_id(301)), NodeCause::Advance, RunStatus::Active)];
+    assert_eq!(append(&store, Batch::events(good.session, next)).await, (4, 4), "no seq was burnt");
+    let report = expect_ok(store.verify().await, "verify");
+    assert!(report.is_clean(), "verify after refused batches: {:#?}", report.problems);
+}

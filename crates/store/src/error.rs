@@ -1,0 +1,64 @@
+//! `store::Error`: what a backend reports, each variant with a stable code and advice.
+
+/// A store failure. Codes are stable; doors and agents react to them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Another writer held the store for longer than the busy timeout.
+    #[error("the store is busy: {message}; another process holds the write lock, retry the command in a moment")]
+    Busy { message: String },
+    /// The store cannot be written.
+    #[error(
+        "the store is read-only: {message}; check the file's and its folder's permissions and free the mount for writing"
+    )]
+    ReadOnly { message: String },
+    /// The disk (or a quota) is full.
+    #[error(
+        "the disk holding the store is full: {message}; free some space and retry; nothing of the failed command was written"
+    )]
+    DiskFull { message: String },
+    /// Stored data cannot be read back as what it claims to be.
+    #[error(
+        "the store is corrupt: {message}; run `switchyard verify` to see every problem, and restore from a backup if events are damaged"
+    )]
+    Corrupt { message: String },
+    /// The batch breaks a rule of the contract; nothing of it was written.
+    #[error("invalid batch, nothing was written: {reason}")]
+    InvalidBatch { reason: String },
+    /// A token nonce or position is already registered differently.
+    #[error("token conflict, nothing was written: {message}")]
+    Conflict { message: String },
+    /// The file was written by a newer switchyard.
+    #[error(
+        "the store has schema version {found}, newer than {supported}, the newest this switchyard understands; upgrade switchyard to open it"
+    )]
+    SchemaTooNew { found: i64, supported: i64 },
+    /// The store was shut down while the request was in flight.
+    #[error("the store is closed: {message}; reopen it")]
+    Closed { message: String },
+    /// Any other failure of the file system or database engine.
+    #[error("store input/output failed: {message}")]
+    Io { message: String },
+}
+
+impl Error {
+    /// The stable code of the error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Busy { .. } => "STORE_BUSY",
+            Self::ReadOnly { .. } => "STORE_READ_ONLY",
+            Self::DiskFull { .. } => "STORE_DISK_FULL",
+            Self::Corrupt { .. } => "STORE_CORRUPT",
+            Self::InvalidBatch { .. } => "STORE_INVALID_BATCH",
+            Self::Conflict { .. } => "STORE_CONFLICT",
+            Self::SchemaTooNew { .. } => "STORE_SCHEMA_TOO_NEW",
+            Self::Closed { .. } => "STORE_CLOSED",
+            Self::Io { .. } => "STORE_IO",
+        }
+    }
+
+    /// Whether retrying the same request later may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Busy { .. } | Self::DiskFull { .. })
+    }
+}

@@ -1,0 +1,115 @@
+//! Golden snapshots of the stored JSON of one event of every `EventKind`, so a change to the
+//! domain types cannot silently change stored data. A failing snapshot means stored events would
+//! change: keep the old encoding readable (or bump the envelope version) before accepting it.
+
+use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
+use switchyard_core::state::{DecisionOption, NodeKind, NodeState, Phase, RunStatus};
+use switchyard_core::workflow::{StepId, WorkflowHash};
+use switchyard_store::event::GENESIS_HASH;
+use switchyard_store::{NewEvent, StoredEvent};
+
+fn one_of_every_kind() -> Vec<EventKind> {
+    let node = NodeId::from_bytes([3; 16]);
+    let next = NodeId::from_bytes([4; 16]);
+    let attempt = AttemptId::from_bytes([5; 16]);
+    let mut context = serde_json::Map::new();
+    context.insert("goal".to_owned(), serde_json::json!("ship it"));
+    let state = NodeState {
+        step: StepId::new("draft"),
+        phase: Phase::Pending,
+        context,
+        counters: Default::default(),
+        rejection: None,
+    };
+    vec![
+        EventKind::SessionCreated {
+            goal: "Fix the login bug".to_owned(),
+            title: "Login bug".to_owned(),
+            workspace: Some("/work/app".to_owned()),
+            git_branch: Some("main".to_owned()),
+            git_head: Some("0123abcd".to_owned()),
+        },
+        EventKind::RunStarted {
+            workflow_id: "bug-fix".to_owned(),
+            workflow_hash: WorkflowHash([0xab; 32]),
+            source: "builtin".to_owned(),
+        },
+        EventKind::NodeCreated {
+            node,
+            parent: None,
+            kind: NodeKind::Start,
+            cause: NodeCause::Start,
+            status: RunStatus::Active,
+            step: StepId::new("draft"),
+            state,
+        },
+        EventKind::AdvanceRecorded {
+            from: node,
+            attempt,
+            to: next,
+            notes: Some("done".to_owned()),
+            artifacts: Some(serde_json::json!({"score": 0.9})),
+            context_delta: Some(serde_json::Map::from_iter([("fixed".to_owned(), serde_json::json!(true))])),
+            choice: Some("ok".to_owned()),
+            edge_label: Some("ok".to_owned()),
+        },
+        EventKind::GateDecided { node: next, to: node, approved: false, reason: Some("needs tests".to_owned()) },
+        EventKind::HumanDecided { node, to: next, option: DecisionOption::Revise, note: None },
+        EventKind::CheckpointRecorded {
+            node,
+            attempt: Some(attempt),
+            notes: Some("halfway".to_owned()),
+            automatic: false,
+            phase: Some("build".to_owned()),
+        },
+        EventKind::RunPaused { reason: Some("lunch".to_owned()) },
+        EventKind::RunResumed,
+        EventKind::RunStopped { reason: None },
+        EventKind::RunCompleted { node: next },
+        EventKind::RunFailed { node: next, code: "NO_ELIGIBLE_EDGE".to_owned(), message: "no edge matched".to_owned() },
+    ]
+}
+
+/// Fails to compile when a kind is added, so the list above stays complete.
+fn covered(kind: &EventKind) -> &'static str {
+    match kind {
+        EventKind::SessionCreated { .. }
+        | EventKind::RunStarted { .. }
+        | EventKind::NodeCreated { .. }
+        | EventKind::AdvanceRecorded { .. }
+        | EventKind::GateDecided { .. }
+        | EventKind::HumanDecided { .. }
+        | EventKind::CheckpointRecorded { .. }
+        | EventKind::RunPaused { .. }
+        | EventKind::RunResumed
+        | EventKind::RunStopped { .. }
+        | EventKind::RunCompleted { .. }
+        | EventKind::RunFailed { .. } => kind.name(),
+    }
+}
+
+#[test]
+fn stored_json_of_every_event_kind_is_pinned() {
+    let session = SessionId::from_bytes([1; 16]);
+    let run = RunId::from_bytes([2; 16]);
+    let kinds = one_of_every_kind();
+    let mut names: Vec<_> = kinds.iter().map(covered).collect();
+    names.dedup();
+    assert_eq!(names.len(), 12, "one event of every kind, each once");
+    for (index, kind) in kinds.into_iter().enumerate() {
+        let name = kind.name();
+        let event = NewEvent {
+            id: EventId::from_bytes([index as u8 + 10; 16]),
+            run: (index > 0).then_some(run),
+            at_ms: 1_760_000_000_000 + index as i64,
+            kind,
+        };
+        // Each snapshot stands alone (genesis `prev_hash`), so a change shows in its kind only.
+        let (stored, body) = StoredEvent::seal(session, index as u64 + 1, GENESIS_HASH, event);
+        let round_trip = StoredEvent::from_body(&body, stored.hash.clone()).expect("the body decodes");
+        assert_eq!(round_trip, stored, "{name} round-trips through its stored body");
+        // The hash covers the exact stored bytes, so the snapshot pins them too.
+        insta::assert_json_snapshot!(name, stored);
+    }
+}
