@@ -552,6 +552,7 @@ fn lower(draft: &DraftWorkflow) -> Workflow {
         version: draft.version.clone(),
         title: draft.title.clone(),
         description: draft.description.clone(),
+        tags: draft.tags.clone(),
         entry,
         steps: draft.steps.iter().map(lower_step).collect(),
         variables: draft

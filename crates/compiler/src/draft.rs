@@ -12,6 +12,7 @@ pub(crate) struct DraftWorkflow {
     pub version: String,
     pub title: String,
     pub description: String,
+    pub tags: Vec<String>,
     pub start: Option<Located<String>>,
     pub steps: Vec<DraftStep>,
     pub variables: Vec<DraftVariable>,

@@ -10,7 +10,7 @@ use crate::fields::{Fields, Located};
 use crate::tree::{Node, Value};
 
 pub(crate) const WORKFLOW_FIELDS: &[&str] =
-    &["$schema", "id", "version", "title", "description", "variables", "limits", "start", "steps"];
+    &["$schema", "id", "version", "title", "description", "tags", "variables", "limits", "start", "steps"];
 pub(crate) const VARIABLE_FIELDS: &[&str] = &["type", "default", "layer", "description"];
 pub(crate) const LIMITS_FIELDS: &[&str] = &["max_cycles", "max_revision_attempts", "max_replan_attempts"];
 pub(crate) const STEP_FIELDS: &[&str] = &[
@@ -64,6 +64,7 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
     let title = fields.string("title", report).map_or_else(|| id.value.clone(), |v| v.value);
     let description = fields.string("description", report).map(|v| v.value).unwrap_or_default();
     let start = fields.string("start", report);
+    let tags = read_tags(&fields, report);
     let variables = fields.get("variables").map(|node| read_variables(node, source, report)).unwrap_or_default();
     let limits = fields.get("limits").map(|node| read_limits(node, source, report)).unwrap_or_default();
     let steps = match fields.list("steps", report) {
@@ -80,7 +81,21 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
             Vec::new()
         }
     };
-    Some(DraftWorkflow { id, version, title, description, start, steps, variables, limits })
+    Some(DraftWorkflow { id, version, title, description, tags, start, steps, variables, limits })
+}
+
+/// `tags: [review, security]`: strings, returned sorted and without repeats.
+fn read_tags(fields: &Fields<'_>, report: &mut Report) -> Vec<String> {
+    let mut tags = Vec::new();
+    for item in fields.list("tags", report).unwrap_or_default() {
+        match item.scalar_text() {
+            Some(tag) if !tag.trim().is_empty() => tags.push(tag.trim().to_owned()),
+            _ => report.error(item.at, codes::INVALID_TYPE, "each tag must be a non-empty string", None),
+        }
+    }
+    tags.sort();
+    tags.dedup();
+    tags
 }
 
 fn read_variables(node: &Node, source: &str, report: &mut Report) -> Vec<DraftVariable> {

@@ -26,6 +26,9 @@ pub struct NativeWorkflow {
     /// What the workflow is for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Labels for finding the workflow (`list_workflows` filters on them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
     /// Declared context variables, by name. Conditions and prompts may name only these and the
     /// reserved names (`goal`, `context`, `artifacts`, `rejection`, `cycle`, `attempt`, `step`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -88,6 +88,7 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
         id,
         version: "1".to_owned(),
         description,
+        tags: Vec::new(),
         start: None,
         steps,
         variables: Vec::new(),

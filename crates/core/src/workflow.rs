@@ -24,6 +24,9 @@ pub struct Workflow {
     pub version: String,
     pub title: String,
     pub description: String,
+    /// Free-form labels for finding workflows (`list_workflows` filters on them), sorted, unique.
+    #[serde(default)]
+    pub tags: Vec<String>,
     /// The step a run starts at.
     pub entry: StepId,
     /// Steps in authored order. Ids are unique.

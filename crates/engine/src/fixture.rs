@@ -27,6 +27,7 @@ pub(crate) fn workflow(text: &str) -> Workflow {
         version: "1".to_owned(),
         title: "Fixture".to_owned(),
         description: String::new(),
+        tags: Vec::new(),
         entry: StepId::new(""),
         steps: Vec::new(),
         variables: Vec::new(),

@@ -64,6 +64,7 @@ pub fn workflow() -> Workflow {
         version: "1.0.0".to_owned(),
         title: "Conformance workflow".to_owned(),
         description: "Two steps, used by the store conformance suite.".to_owned(),
+        tags: vec!["conformance".to_owned()],
         entry: StepId::new("draft"),
         steps: vec![
             step(
