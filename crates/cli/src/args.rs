@@ -61,7 +61,7 @@ pub enum Commands {
     },
     /// Print a JSON Schema (draft 2020-12).
     Schema {
-        /// Which schema: `workflow` (the native workflow format).
+        /// Which schema: `workflow` (the native workflow format) or `state` (the state document frontmatter).
         #[arg(default_value = "workflow")]
         which: String,
     },
@@ -192,6 +192,32 @@ pub enum Commands {
     Keys {
         #[command(subcommand)]
         action: KeysAction,
+    },
+    /// Serve MCP over stdio for Claude Code, Cursor and other MCP clients (only protocol frames on stdout).
+    Mcp(crate::serve::McpArgs),
+    /// Serve MCP over streamable HTTP at /mcp (127.0.0.1:7878 by default; off loopback needs --token).
+    Serve(crate::serve::ServeArgs),
+    /// Call a file tool on a run as an agent would (`switchyard tool list` prints every tool).
+    Tool {
+        /// read_file, list_files, save_output, write_file, apply_patch, update_frontmatter, preload_workflow, or `list`.
+        name: String,
+        /// The tool's arguments as a JSON object.
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// The run (or session) the tool acts on.
+        #[arg(long)]
+        run: Option<String>,
+    },
+    /// Convert a workflow in any supported format (WorkRail JSON, ...) to native YAML; lossy spots go to stderr.
+    Import {
+        /// The workflow file to convert.
+        path: PathBuf,
+        /// The target format.
+        #[arg(long, default_value = "native")]
+        to: String,
+        /// Write the YAML here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
 }
 

@@ -31,6 +31,9 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Quickstart => return crate::quickstart::run(&printer).await,
         Commands::Validate { paths } => return validate(&printer, paths),
         Commands::Schema { which } => return schema(&printer, which),
+        Commands::Mcp(args) => return crate::serve::mcp(args, overrides).await,
+        Commands::Serve(args) => return crate::serve::serve(args, overrides).await,
+        Commands::Import { path, to, output } => return crate::import::run(&printer, path, to, output.as_deref()),
         _ => {}
     }
     let config = Config::resolve(overrides)?;
@@ -53,6 +56,9 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
                 switchyard_runtime::keys::key_file_path(&config.home).display()
             ))?;
             Ok(Outcome::Success)
+        }
+        Commands::Tool { name, arguments, run } => {
+            crate::tool::run(&printer, &config, &name, &arguments, run.as_deref()).await
         }
         command => {
             let runtime = Runtime::open(&config).await?;
@@ -194,7 +200,11 @@ async fn run_command(
         | Commands::Schema { .. }
         | Commands::List
         | Commands::Inspect { .. }
-        | Commands::Keys { .. } => {
+        | Commands::Keys { .. }
+        | Commands::Mcp(_)
+        | Commands::Serve(_)
+        | Commands::Import { .. }
+        | Commands::Tool { .. } => {
             unreachable!("handled without a store")
         }
     }
@@ -413,7 +423,11 @@ fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {
             printer.json(&switchyard_compiler::native_schema())?;
             Ok(Outcome::Success)
         }
-        other => Err(Failure::usage(format!("no schema named `{other}`; available: workflow"))),
+        "state" => {
+            printer.json(&switchyard_runtime::run_folder::state_schema())?;
+            Ok(Outcome::Success)
+        }
+        other => Err(Failure::usage(format!("no schema named `{other}`; available: workflow, state"))),
     }
 }
 

@@ -3,8 +3,11 @@
 
 mod args;
 mod commands;
+mod import;
 mod output;
 mod quickstart;
+mod serve;
+mod tool;
 
 use std::process::ExitCode;
 
@@ -15,7 +18,12 @@ fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // The HTTP server serves many clients at once; every other command is one request.
+    let mut builder = match arguments.command {
+        args::Commands::Serve(_) => tokio::runtime::Builder::new_multi_thread(),
+        _ => tokio::runtime::Builder::new_current_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             output::report_failure(

@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use switchyard_core::workflow::{
-    Edge, EdgeKind, EdgeTarget, IR_VERSION, Step, StepId, Variable, Workflow, validate_workflow_id,
+    Edge, EdgeKind, EdgeTarget, IR_VERSION, OutputCheck, Step, StepId, StepRules, Variable, Workflow,
+    validate_workflow_id,
 };
 
 use crate::diagnostic::{Report, codes, did_you_mean};
@@ -183,7 +184,62 @@ fn check_step(draft: &DraftWorkflow, step: &DraftStep, declared: &[&str], report
         if let Some(condition) = &edge.condition {
             expressions::check_condition(condition, declared, report);
         }
+        for (name, expression) in &edge.set {
+            if !is_valid_variable_name(&name.value) {
+                report.error(
+                    name.at,
+                    codes::INVALID_ID,
+                    format!("`{}` cannot be assigned: it is not a valid variable name", name.value.escape_debug()),
+                    Some("use letters, digits and `_`, starting with a letter or `_`".into()),
+                );
+            }
+            expressions::check_condition(expression, declared, report);
+        }
     }
+    for condition in [&step.rules.run_when, &step.rules.gate_when].into_iter().flatten() {
+        expressions::check_condition(condition, declared, report);
+    }
+    if let Some(at) = step.rules.checks_at {
+        for problem in check_output_checks(&step.rules.checks) {
+            report.error(at, codes::INVALID_VALUE, format!("an output check of step `{id}` {problem}"), None);
+        }
+    }
+}
+
+/// Parses a check's regex as the engine does (`fancy-regex`, with a size budget).
+fn output_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    fancy_regex::RegexBuilder::new(pattern).delegate_size_limit(1 << 20).build()
+}
+
+/// Problems with output checks the engine would refuse: regexes and schemas that do not compile,
+/// conditions that do not parse.
+fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for check in checks {
+        if let Some(when) = check.when()
+            && let Err(error) = cel::Program::compile(when)
+        {
+            problems.push(format!("has a `when` that does not parse: {error}"));
+        }
+        match check {
+            OutputCheck::Regex { pattern, .. } => {
+                if let Err(error) = output_regex(pattern) {
+                    problems.push(format!("has a pattern that is not a valid regex: {error}"));
+                }
+            }
+            OutputCheck::Schema { schema, .. } => {
+                if let Err(error) = jsonschema::validator_for(schema) {
+                    problems.push(format!("has an invalid schema: {error}"));
+                }
+            }
+            OutputCheck::All { checks, .. } | OutputCheck::Any { checks, .. } => {
+                problems.extend(check_output_checks(checks));
+            }
+            OutputCheck::Not { check, .. } => problems.extend(check_output_checks(std::slice::from_ref(check))),
+            OutputCheck::Contains { .. } | OutputCheck::Length { .. } => {}
+        }
+    }
+    problems
 }
 
 fn check_output_schema(
@@ -567,6 +623,27 @@ fn lower(draft: &DraftWorkflow) -> Workflow {
             })
             .collect(),
         limits: draft.limits,
+        rules: draft
+            .steps
+            .iter()
+            .map(|step| (StepId::new(step.id.value.clone()), lower_rules(step)))
+            .filter(|(_, rules)| !rules.is_empty())
+            .collect(),
+    }
+}
+
+fn lower_rules(step: &DraftStep) -> StepRules {
+    let mut assign: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for edge in &step.edges {
+        for (name, expression) in &edge.set {
+            assign.entry(edge.label.value.clone()).or_default().insert(name.value.clone(), expression.value.clone());
+        }
+    }
+    StepRules {
+        run_when: step.rules.run_when.as_ref().map(|condition| condition.value.clone()),
+        gate_when: step.rules.gate_when.as_ref().map(|condition| condition.value.clone()),
+        checks: step.rules.checks.clone(),
+        assign,
     }
 }
 

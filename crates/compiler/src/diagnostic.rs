@@ -97,6 +97,21 @@ pub mod codes {
     pub const OUTPUT_SCHEMA_UNKNOWN_KEYWORD: &str = "output-schema-unknown-keyword";
     pub const ON_COMPLETE_IGNORED: &str = "on-complete-ignored";
     pub const LOOP_DISABLED: &str = "loop-disabled";
+    pub const WORKRAIL_SCHEMA: &str = "workrail-schema";
+    pub const WORKRAIL_CONDITION: &str = "workrail-condition";
+    pub const WORKRAIL_LOOP: &str = "workrail-loop";
+    pub const WORKRAIL_PROMPT: &str = "workrail-prompt";
+    pub const WORKRAIL_VALIDATION: &str = "workrail-validation";
+    pub const WORKRAIL_TEMPLATE: &str = "workrail-template";
+    pub const WORKRAIL_UNSUPPORTED: &str = "workrail-unsupported";
+    pub const UNKNOWN_BUNDLE: &str = "unknown-bundle";
+    pub const METHOD_CONFIG: &str = "method-config";
+    pub const METHOD_MISSING_FILE: &str = "method-missing-file";
+    pub const METHOD_GOTO: &str = "method-goto";
+    pub const CREWAGENT_MISSING_FILE: &str = "crewagent-missing-file";
+    pub const CREWAGENT_SCHEMA: &str = "crewagent-schema";
+    pub const CREWAGENT_GRAPH: &str = "crewagent-graph";
+    pub const CREWAGENT_CONDITION: &str = "crewagent-condition";
 
     /// Every code with a one-line fix.
     pub const ALL: &[(&str, &str)] = &[
@@ -132,6 +147,30 @@ pub mod codes {
         (OUTPUT_SCHEMA_UNKNOWN_KEYWORD, "fix the keyword's spelling, or quote a YAML flow value that contains a comma"),
         (ON_COMPLETE_IGNORED, "move `on_complete` to the last stage"),
         (LOOP_DISABLED, "set `loop_on_changes: true` or drop `loop` from `on_complete`"),
+        (WORKRAIL_SCHEMA, "make the file match WorkRail's spec/workflow.schema.json at the location shown"),
+        (WORKRAIL_CONDITION, "write the condition as `{\"var\": name, <operator>: value}` or and/or/not"),
+        (WORKRAIL_LOOP, "give the loop a known type, a body that exists, and no loop inside its body"),
+        (WORKRAIL_PROMPT, "give the step one of `prompt` and `promptBlocks`"),
+        (
+            WORKRAIL_VALIDATION,
+            "use validation rules of type contains, regex, length or schema, composed with and/or/not",
+        ),
+        (WORKRAIL_TEMPLATE, "give `templateCall.args` every argument the routine uses"),
+        (
+            WORKRAIL_UNSUPPORTED,
+            "the workflow runs; the feature named is shown as text or left out, as the message says",
+        ),
+        (UNKNOWN_BUNDLE, "give the folder a bmad.json (CrewAgent), a workflow.yaml, or a workflow.md with step files"),
+        (METHOD_CONFIG, "make workflow.yaml a valid YAML mapping"),
+        (METHOD_MISSING_FILE, "add the file the workflow names, or fix the path"),
+        (METHOD_GOTO, "point the goto at an existing step `n` or anchor id"),
+        (CREWAGENT_MISSING_FILE, "add the file the package names, or fix the path in bmad.json or the graph"),
+        (CREWAGENT_SCHEMA, "make the file match its CrewAgent v1.1 schema at the location shown"),
+        (
+            CREWAGENT_GRAPH,
+            "fix the graph: known node ids, an entry node, a reachable end, decisions with two branches and a default",
+        ),
+        (CREWAGENT_CONDITION, "use JSONLogic operators var, ==, !=, ===, !==, <, <=, >, >=, and, or, !, !!, in"),
     ];
 }
 

@@ -1,7 +1,7 @@
 //! The located draft: what a front-end read from its source, before the checks turn it into
 //! the IR. Every name and expression keeps its location for the checks' diagnostics.
 
-use switchyard_core::workflow::{EdgeKind, Layer, Limits, NotesPolicy, ValueType};
+use switchyard_core::workflow::{EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
 
 use crate::diagnostic::Loc;
 use crate::fields::Located;
@@ -39,6 +39,16 @@ pub(crate) struct DraftStep {
     /// Where `next` was written, if it was.
     pub next_at: Option<Loc>,
     pub edges: Vec<DraftEdge>,
+    pub rules: DraftRules,
+}
+
+/// The step's `StepRules` (edge assignments live on the edges), located for the checks.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DraftRules {
+    pub run_when: Option<Located<String>>,
+    pub gate_when: Option<Located<String>>,
+    pub checks: Vec<OutputCheck>,
+    pub checks_at: Option<Loc>,
 }
 
 #[derive(Debug, Clone)]
@@ -57,6 +67,8 @@ pub(crate) struct DraftEdge {
     pub condition_text: Option<String>,
     pub max_traversals: Option<u32>,
     pub kind: EdgeKind,
+    /// Assignments made when the edge is taken: (variable, CEL expression).
+    pub set: Vec<(Located<String>, Located<String>)>,
 }
 
 #[derive(Debug, Clone)]

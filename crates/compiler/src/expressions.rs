@@ -11,7 +11,7 @@ pub const CONDITION_RESERVED: &[&str] = &["context", "artifacts", "goal", "cycle
 /// Names the engine puts in scope of every prompt template.
 pub const TEMPLATE_RESERVED: &[&str] = &["goal", "context", "rejection", "cycle", "attempt", "step"];
 /// Functions minijinja itself provides to templates.
-const TEMPLATE_GLOBALS: &[&str] = &["range", "dict", "namespace", "debug"];
+const TEMPLATE_GLOBALS: &[&str] = &["range", "dict", "namespace", "debug", "loose", "value_of", "of_kind"];
 
 /// Checks one CEL condition against the declared variables.
 pub(crate) fn check_condition(condition: &Located<String>, declared: &[&str], report: &mut Report) {

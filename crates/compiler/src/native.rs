@@ -2,10 +2,10 @@
 //! The field lists here and the serde types in `schema` describe the same format; a test keeps
 //! them in step.
 
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, ValueType};
+use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
 
 use crate::diagnostic::{Report, codes};
-use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftVariable, DraftWorkflow};
+use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftVariable, DraftWorkflow};
 use crate::fields::{Fields, Located};
 use crate::tree::{Node, Value};
 
@@ -27,9 +27,12 @@ pub(crate) const STEP_FIELDS: &[&str] = &[
     "max_attempts",
     "end",
     "next",
+    "when",
+    "gate_when",
+    "checks",
 ];
 pub(crate) const EDGE_FIELDS: &[&str] =
-    &["to", "end", "label", "default", "when", "when_text", "max_traversals", "kind"];
+    &["to", "end", "label", "default", "when", "when_text", "max_traversals", "kind", "set"];
 
 pub(crate) const VALUE_TYPES: &[(&str, ValueType)] = &[
     ("string", ValueType::String),
@@ -194,6 +197,24 @@ fn read_step(node: &Node, source: &str, report: &mut Report) -> Option<DraftStep
         None => Vec::new(),
         Some(next) => read_next(next, source, report),
     };
+    let mut rules = DraftRules {
+        run_when: fields.string("when", report),
+        gate_when: fields.string("gate_when", report),
+        ..DraftRules::default()
+    };
+    if let Some(node) = fields.get("checks") {
+        rules.checks_at = Some(node.at);
+        match serde_json::from_value::<Vec<OutputCheck>>(node.to_json(report)) {
+            Ok(checks) => rules.checks = checks,
+            Err(error) => report.error(
+                node.at,
+                codes::INVALID_VALUE,
+                format!("`checks` of {label} is not a list of output checks: {error}"),
+                Some("each check is a mapping with `kind: contains|regex|length|schema|all|any|not`".into()),
+            ),
+        }
+    }
+
     Some(DraftStep {
         title,
         prompt,
@@ -210,6 +231,7 @@ fn read_step(node: &Node, source: &str, report: &mut Report) -> Option<DraftStep
         next_at,
         edges,
         id,
+        rules,
     })
 }
 
@@ -227,6 +249,7 @@ fn read_next(next: &Node, source: &str, report: &mut Report) -> Vec<DraftEdge> {
                 condition_text: None,
                 max_traversals: None,
                 kind: EdgeKind::Normal,
+                set: Vec::new(),
             }],
             None => {
                 report.error(
@@ -253,6 +276,7 @@ fn read_edge(node: &Node, source: &str, report: &mut Report) -> Option<DraftEdge
             condition_text: None,
             max_traversals: None,
             kind: EdgeKind::Normal,
+            set: Vec::new(),
         });
     }
     let fields = Fields::read(node, "an edge", EDGE_FIELDS, source, report)?;
@@ -293,5 +317,30 @@ fn read_edge(node: &Node, source: &str, report: &mut Report) -> Option<DraftEdge
         condition_text: fields.string("when_text", report).map(|v| v.value),
         max_traversals: fields.count("max_traversals", 1, report).map(|v| v.value),
         kind: fields.choice("kind", EDGE_KINDS, report).map_or(EdgeKind::Normal, |v| v.value),
+        set: read_set(fields.get("set"), report),
     })
+}
+
+/// `set: {name: <cel>}` on an edge.
+fn read_set(node: Option<&Node>, report: &mut Report) -> Vec<(Located<String>, Located<String>)> {
+    let Some(node) = node else { return Vec::new() };
+    let Value::Mapping(entries) = &node.value else {
+        report.error(
+            node.at,
+            codes::INVALID_TYPE,
+            format!("`set` must be a mapping of variable name to CEL expression, found {}", node.value.kind()),
+            Some("write `set: {attempts: \"context.attempts + 1\"}`".into()),
+        );
+        return Vec::new();
+    };
+    let mut assignments = Vec::new();
+    for (key, value) in entries {
+        match (key.scalar_text(), value.scalar_text()) {
+            (Some(name), Some(expression)) => {
+                assignments.push((Located::new(name, key.at), Located::new(expression, value.at)));
+            }
+            _ => report.error(value.at, codes::INVALID_TYPE, "each `set` entry maps a name to a CEL expression", None),
+        }
+    }
+    assignments
 }

@@ -153,6 +153,76 @@ pub struct NativeStep {
     /// Where the run goes next: a step id (one default edge) or a list of edges. No `next`: the step ends the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<NativeNext>,
+    /// Run condition (CEL): when it is false as the run arrives, the step is skipped and the run moves on along its edges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// Conditional gate (CEL): the step waits for a human only when this holds at advance time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_when: Option<String>,
+    /// Checks on the notes (the step's written output); a failing check blocks the advance with `OUTPUT_CHECK`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<NativeCheck>>,
+}
+
+/// A check on a step's written output. Each may carry `when` (CEL): it applies only when that holds.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
+pub enum NativeCheck {
+    /// The output contains `value`.
+    Contains {
+        value: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output matches `pattern` (Rust regex syntax); `flags` may hold `i`, `m`, `s`.
+    Regex {
+        pattern: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flags: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output's length in characters is within `min` and `max`.
+    Length {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output is JSON satisfying `schema`.
+    Schema {
+        schema: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// Every check holds.
+    All {
+        checks: Vec<NativeCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// At least one check holds.
+    Any {
+        checks: Vec<NativeCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The check does not hold.
+    Not {
+        check: Box<NativeCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
 }
 
 /// Notes policy of a step.
@@ -211,6 +281,9 @@ pub struct NativeEdge {
     /// How taking the edge is counted: `normal`, `loop` (against `max_cycles`) or `replan` (against `max_replan_attempts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<NativeEdgeKind>,
+    /// Context assignments made when the edge is taken: variable name to CEL expression, all evaluated over the scope the edge was chosen in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<BTreeMap<String, String>>,
 }
 
 /// Edge kind.

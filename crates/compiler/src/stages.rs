@@ -81,6 +81,7 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
             end: None,
             next_at: None,
             edges,
+            rules: crate::draft::DraftRules::default(),
         });
     }
     Some(DraftWorkflow {
@@ -148,6 +149,7 @@ fn edge(target: DraftTarget, label: Located<String>, default: bool, kind: EdgeKi
         condition_text: None,
         max_traversals: None,
         kind,
+        set: Vec::new(),
     }
 }
 

@@ -260,4 +260,8 @@ pub struct Counters {
     pub cycles: u32,
     /// Traversals of bounded edges, keyed `"<from step>/<label>"`.
     pub traversals: BTreeMap<String, u32>,
+    /// Steps skipped (their run condition was false) on the way into the current step, in
+    /// order; empty when none was, and then absent from the encoding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<StepId>,
 }

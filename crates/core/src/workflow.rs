@@ -4,6 +4,7 @@
 //! stored verbatim when a run pins it, so changing these types changes stored data: add fields
 //! with `#[serde(default)]` and bump [`IR_VERSION`] when meaning changes.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -34,11 +35,133 @@ pub struct Workflow {
     /// Declared context variables, in authored order.
     pub variables: Vec<Variable>,
     pub limits: Limits,
+    /// Per-step rules beyond the plain step: run conditions, conditional gates, output checks
+    /// and edge assignments, keyed by step id. Kept beside [`Step`] rather than inside it so the
+    /// shape of `Step` and `Edge` (built literally by stores' test fixtures) stays unchanged;
+    /// absent from the encoding when empty, so workflows that use none of them hash as before.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rules: BTreeMap<StepId, StepRules>,
+}
+
+/// What a step may add to the plain [`Step`]. Every field is optional; an all-default value is
+/// never stored (the compiler drops it).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct StepRules {
+    /// A CEL condition over the run context. When it is false as the run arrives at the step,
+    /// the step is skipped: it is not handed out, and the run moves on along its edges as if
+    /// the agent had advanced it with no input. Skipped steps are listed in
+    /// `Counters::skipped` of the node the run lands on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_when: Option<String>,
+    /// A CEL condition: the step is a gate only when this holds at advance time (over the
+    /// context after the advance's delta). Ignored when `Step::gate` is already true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_when: Option<String>,
+    /// Checks on the advance's notes (the step's written output). A failing check blocks the
+    /// advance with an `OUTPUT_CHECK` issue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<OutputCheck>,
+    /// Context assignments made when an edge is taken, keyed by edge label then variable name;
+    /// each value is a CEL expression evaluated over the scope the edge was chosen in (context
+    /// after the delta, the advance's artifacts). Assignments of one edge see the same scope,
+    /// not each other's results.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub assign: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl StepRules {
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// A check on a step's written output (the advance's notes), composable with `all`, `any`
+/// and `not`. A check with `when` applies only when that CEL condition holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum OutputCheck {
+    /// The output contains `value` (case-sensitive).
+    Contains {
+        value: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output matches the regular expression (Rust `regex` syntax; `flags` may hold `i`, `m`, `s`).
+    Regex {
+        pattern: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        flags: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output's length in characters lies within the bounds.
+    Length {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        min: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The output parses as JSON and satisfies the JSON Schema.
+    Schema {
+        schema: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// Every check holds.
+    All {
+        checks: Vec<OutputCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// At least one check holds.
+    Any {
+        checks: Vec<OutputCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The check does not hold.
+    Not {
+        check: Box<OutputCheck>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+}
+
+impl OutputCheck {
+    /// The condition under which the check applies, if any.
+    pub fn when(&self) -> Option<&str> {
+        match self {
+            Self::Contains { when, .. }
+            | Self::Regex { when, .. }
+            | Self::Length { when, .. }
+            | Self::Schema { when, .. }
+            | Self::All { when, .. }
+            | Self::Any { when, .. }
+            | Self::Not { when, .. } => when.as_deref(),
+        }
+    }
 }
 
 impl Workflow {
     pub fn step(&self, id: &StepId) -> Option<&Step> {
         self.steps.iter().find(|step| &step.id == id)
+    }
+
+    /// The rules of a step; the empty rules when it has none.
+    pub fn rules(&self, id: &StepId) -> &StepRules {
+        static EMPTY: std::sync::LazyLock<StepRules> = std::sync::LazyLock::new(StepRules::default);
+        self.rules.get(id).unwrap_or(&EMPTY)
     }
 
     pub fn variable(&self, name: &str) -> Option<&Variable> {

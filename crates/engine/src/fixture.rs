@@ -32,6 +32,7 @@ pub(crate) fn workflow(text: &str) -> Workflow {
         steps: Vec::new(),
         variables: Vec::new(),
         limits: Limits::default(),
+        rules: std::collections::BTreeMap::new(),
     };
     for line in text.lines().map(str::trim).filter(|line| !line.is_empty()) {
         let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
@@ -90,6 +91,36 @@ pub(crate) fn workflow(text: &str) -> Workflow {
                 workflow.steps.push(step);
             }
             "prompt" => workflow.steps.last_mut().unwrap().prompt = rest.to_owned(),
+            // `runs <cel>`: the last step's run condition.
+            "runs" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().run_when = Some(rest.to_owned());
+            }
+            // `gate_when <cel>`: the last step is a gate when the condition holds.
+            "gate_when" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().gate_when = Some(rest.to_owned());
+            }
+            // `check <json OutputCheck>`: an output check on the last step.
+            "check" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().checks.push(serde_json::from_str(rest).unwrap());
+            }
+            // `set <name> <cel>`: an assignment on the last edge of the last step.
+            "set" => {
+                let (name, expression) = rest.split_once(' ').unwrap();
+                let step = workflow.steps.last().unwrap();
+                let label = step.edges.last().unwrap().label.clone();
+                let id = step.id.clone();
+                workflow
+                    .rules
+                    .entry(id)
+                    .or_default()
+                    .assign
+                    .entry(label)
+                    .or_default()
+                    .insert(name.to_owned(), expression.to_owned());
+            }
             "schema" => workflow.steps.last_mut().unwrap().output_schema = Some(serde_json::from_str(rest).unwrap()),
             "edge" => {
                 let (head, condition) = match rest.split_once(" if ") {

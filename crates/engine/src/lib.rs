@@ -8,8 +8,10 @@
 
 mod edges;
 mod error;
+mod functions;
 mod loaded;
 mod machine;
+mod output_checks;
 mod pending;
 pub mod table;
 
@@ -23,6 +25,7 @@ use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, DecisionOption, NodeState};
 
 pub use crate::error::Error;
+pub use crate::functions::loose_json;
 pub use crate::loaded::LoadedWorkflow;
 pub use crate::machine::{decide, start};
 pub use crate::pending::{AllowedEdge, PendingStep, pending};

@@ -8,9 +8,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use switchyard_core::workflow::{EdgeTarget, Step, StepId, Workflow, WorkflowHash};
+use switchyard_core::workflow::{EdgeTarget, Step, StepId, StepRules, Workflow, WorkflowHash};
 
 use crate::error::Error;
+use crate::output_checks::CompiledCheck;
 
 /// A workflow ready to run.
 pub struct LoadedWorkflow {
@@ -25,6 +26,13 @@ struct CompiledStep {
     /// One entry per edge, in edge order; `None` for an unconditional edge.
     conditions: Vec<Option<cel::Program>>,
     schema: Option<jsonschema::Validator>,
+    /// `StepRules::run_when`: the step is skipped when it is false.
+    run_when: Option<cel::Program>,
+    /// `StepRules::gate_when`.
+    gate_when: Option<cel::Program>,
+    /// One entry per edge, in edge order: the edge's assignments, by variable name.
+    assignments: Vec<Vec<(String, cel::Program)>>,
+    checks: Vec<CompiledCheck>,
 }
 
 impl fmt::Debug for LoadedWorkflow {
@@ -54,12 +62,18 @@ impl LoadedWorkflow {
         let mut templates = minijinja::Environment::new();
         // Prompts are markdown for an agent, never HTML, whatever the step id looks like.
         templates.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        crate::functions::register_templates(&mut templates);
         let mut compiled = Vec::with_capacity(workflow.steps.len());
         for step in &workflow.steps {
-            compiled.push(compile_step(step, &index).map_err(&invalid)?);
+            compiled.push(compile_step(step, workflow.rules(&step.id), &index).map_err(&invalid)?);
             templates.add_template_owned(step.id.0.clone(), step.prompt.clone()).map_err(|error| {
                 invalid(format!("the prompt of step `{}` is not a valid template: {error}", step.id))
             })?;
+        }
+        for id in workflow.rules.keys() {
+            if !index.contains_key(id) {
+                return Err(invalid(format!("rules are given for step `{id}`, which does not exist")));
+            }
         }
         let hash = workflow.hash();
         Ok(Self { workflow, hash, compiled, index, templates })
@@ -80,12 +94,43 @@ impl LoadedWorkflow {
         self.index.get(id).and_then(|&position| self.compiled[position].schema.as_ref())
     }
 
+    fn compiled(&self, id: &StepId) -> Option<&CompiledStep> {
+        self.index.get(id).map(|&position| &self.compiled[position])
+    }
+
+    /// Whether the step runs when the run arrives at it (its run condition holds or it has none).
+    pub(crate) fn runs(&self, id: &StepId, conditions: &Conditions) -> bool {
+        self.compiled(id).and_then(|step| step.run_when.as_ref()).is_none_or(|program| conditions.holds(program))
+    }
+
+    /// Whether an advance of the step waits for a human: `gate`, or `gate_when` holding.
+    pub(crate) fn is_gate(&self, step: &Step, conditions: &Conditions) -> bool {
+        step.gate
+            || self
+                .compiled(&step.id)
+                .and_then(|step| step.gate_when.as_ref())
+                .is_some_and(|program| conditions.holds(program))
+    }
+
+    /// The assignments of edge number `edge` of the step.
+    pub(crate) fn assignments(&self, id: &StepId, edge: usize) -> &[(String, cel::Program)] {
+        self.compiled(id).and_then(|step| step.assignments.get(edge)).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    pub(crate) fn checks(&self, id: &StepId) -> &[CompiledCheck] {
+        self.compiled(id).map(|step| step.checks.as_slice()).unwrap_or_default()
+    }
+
     pub(crate) fn templates(&self) -> &minijinja::Environment<'static> {
         &self.templates
     }
 }
 
-fn compile_step(step: &Step, index: &HashMap<StepId, usize>) -> Result<CompiledStep, String> {
+fn compile_program(source: &str, what: impl FnOnce() -> String) -> Result<cel::Program, String> {
+    cel::Program::compile(source).map_err(|error| format!("{} does not parse: {error}", what()))
+}
+
+fn compile_step(step: &Step, rules: &StepRules, index: &HashMap<StepId, usize>) -> Result<CompiledStep, String> {
     let mut labels = HashSet::new();
     let mut conditions = Vec::with_capacity(step.edges.len());
     for edge in &step.edges {
@@ -112,7 +157,34 @@ fn compile_step(step: &Step, index: &HashMap<StepId, usize>) -> Result<CompiledS
         ),
         None => None,
     };
-    Ok(CompiledStep { conditions, schema })
+    for label in rules.assign.keys() {
+        if !step.edges.iter().any(|edge| &edge.label == label) {
+            return Err(format!("step `{}` assigns on edge `{label}`, which it does not have", step.id));
+        }
+    }
+    let mut assignments = Vec::with_capacity(step.edges.len());
+    for edge in &step.edges {
+        let mut programs = Vec::new();
+        for (name, source) in rules.assign.get(&edge.label).into_iter().flatten() {
+            let program = compile_program(source, || {
+                format!("the assignment of `{name}` on edge `{}` of step `{}`", edge.label, step.id)
+            })?;
+            programs.push((name.clone(), program));
+        }
+        assignments.push(programs);
+    }
+    let run_when = rules
+        .run_when
+        .as_deref()
+        .map(|source| compile_program(source, || format!("the run condition of step `{}`", step.id)))
+        .transpose()?;
+    let gate_when = rules
+        .gate_when
+        .as_deref()
+        .map(|source| compile_program(source, || format!("the gate condition of step `{}`", step.id)))
+        .transpose()?;
+    let checks = rules.checks.iter().map(CompiledCheck::compile).collect::<Result<Vec<_>, _>>()?;
+    Ok(CompiledStep { conditions, schema, run_when, gate_when, assignments, checks })
 }
 
 /// A JSON value as CEL sees it. Integers become `Int` (not `UInt`, which `cel`'s own conversion
@@ -185,6 +257,7 @@ impl fmt::Debug for Conditions {
 impl Conditions {
     pub(crate) fn new(workflow: &Workflow, scope: &Scope<'_>) -> Self {
         let mut context = cel::Context::default();
+        crate::functions::register(&mut context);
         for (name, value) in scope.bindings(workflow) {
             context.add_variable_from_value(name, json_to_cel(&value));
         }
@@ -194,6 +267,14 @@ impl Conditions {
     /// True only when the program evaluates to `true`; an evaluation error counts as false.
     pub(crate) fn holds(&self, program: &cel::Program) -> bool {
         matches!(program.execute(&self.context), Ok(cel::Value::Bool(true)))
+    }
+
+    /// The value of an expression as JSON, or why it could not be computed.
+    pub(crate) fn value(&self, program: &cel::Program) -> Result<serde_json::Value, String> {
+        program
+            .execute(&self.context)
+            .map(|value| crate::functions::cel_to_json(&value))
+            .map_err(|error| error.to_string())
     }
 }
 

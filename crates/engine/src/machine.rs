@@ -49,23 +49,20 @@ pub fn start(
     }
     check_size("the context", "MAX_CONTEXT_BYTES", compact_len(&context), MAX_CONTEXT_BYTES)?;
     let entry = loaded.step(&loaded.workflow.entry)?;
-    let state = NodeState {
-        step: entry.id.clone(),
-        phase: Phase::Pending,
-        context,
-        counters: Counters::default(),
-        rejection: None,
-    };
+    let mut follow = Vec::new();
+    let state = settle(loaded, goal, fresh.node, None, Some(entry), context, Counters::default(), &mut follow)?;
     let created = EventKind::NodeCreated {
         node: fresh.node,
         parent: None,
         kind: NodeKind::Start,
         cause: NodeCause::Start,
-        status: RunStatus::Active,
+        status: state.status(),
         step: state.step.clone(),
         state: state.clone(),
     };
-    Ok(Decision { events: vec![created], node: Some((fresh.node, state)), control: Control::Running })
+    let mut events = vec![created];
+    events.extend(follow);
+    Ok(Decision { events, node: Some((fresh.node, state)), control: Control::Running })
 }
 
 /// Handles one command on one node, as [`table::TRANSITIONS`] declares.
@@ -254,35 +251,21 @@ impl<'a> Machine<'a> {
             }
         }
         next.steps_completed = next.steps_completed.saturating_add(1);
-        let node = self.fresh.node;
+        let mut context = context;
+        if let Some(edge) = edge {
+            let conditions = self.conditions(&context, submission.artifacts.as_ref(), counters);
+            if let Err(message) = assign(self.loaded, step, edge, &conditions, &mut context) {
+                return Ok(self.failed(FailureCode::ConditionError, message, context, counters.clone()));
+            }
+        }
         let edge_label = edge.map(|edge| edge.label.clone());
         let target = match edge.map(|edge| &edge.target) {
             Some(EdgeTarget::Step(target)) => Some(self.loaded.step(target)?),
             Some(EdgeTarget::Complete) | None => None,
         };
-        let phase_ended =
-            step.phase.as_ref().filter(|phase| target.is_none_or(|target| target.phase.as_ref() != Some(*phase)));
         let mut follow = Vec::new();
-        if let Some(phase) = phase_ended {
-            follow.push(EventKind::CheckpointRecorded {
-                node,
-                attempt: None,
-                notes: None,
-                automatic: true,
-                phase: Some(phase.clone()),
-            });
-        }
-        let state = match target {
-            Some(target) => {
-                next.attempts = 0;
-                next.revisions = 0;
-                NodeState { step: target.id.clone(), phase: Phase::Pending, context, counters: next, rejection: None }
-            }
-            None => {
-                follow.push(EventKind::RunCompleted { node });
-                NodeState { step: step.id.clone(), phase: Phase::Completed, context, counters: next, rejection: None }
-            }
-        };
+        let state =
+            settle(self.loaded, self.view.goal, self.fresh.node, Some(step), target, context, next, &mut follow)?;
         Ok(Moved { state, edge_label, follow })
     }
 
@@ -341,10 +324,21 @@ impl<'a> Machine<'a> {
         }
         let choice = advance.choice.as_deref();
         let conditions = self.conditions(&context, advance.artifacts.as_ref(), &state.counters);
+        let output = advance.notes.as_deref().unwrap_or_default();
+        for check in self.loaded.checks(&step.id) {
+            if let Err(reason) = check.evaluate(output, &conditions) {
+                issues.push(ValidationIssue {
+                    code: "OUTPUT_CHECK".to_owned(),
+                    path: "notes".to_owned(),
+                    message: format!("{reason}: revise the notes (the step's written output) and advance again"),
+                });
+            }
+        }
+        let gate = self.loaded.is_gate(step, &conditions);
         let mut selection = None;
         if let Some(issue) = edges::unknown_choice(step, choice) {
             issues.push(issue);
-        } else if !step.gate {
+        } else if !gate {
             match edges::select(self.loaded, step, &state.counters, &conditions, choice) {
                 Selection::Issue(issue) => issues.push(issue),
                 other => selection = Some(other),
@@ -352,7 +346,7 @@ impl<'a> Machine<'a> {
         }
         let (kind, moved) = if !issues.is_empty() {
             (NodeKind::BlockedAttempt, self.blocked(step, issues))
-        } else if step.gate {
+        } else if gate {
             let submission = Submission { choice: advance.choice.clone(), artifacts: advance.artifacts.clone() };
             let phase = Phase::WaitingGate { submission };
             (
@@ -520,6 +514,182 @@ impl<'a> Machine<'a> {
         let event = EventKind::CheckpointRecorded { node: self.view.node, attempt, notes, automatic: false, phase };
         Ok(self.control_only(event, self.view.control))
     }
+}
+
+/// Most steps a run may skip in a row before the engine calls the chain a fault: far beyond any
+/// real workflow, small enough to stop a cycle of skipped steps at once.
+const MAX_SKIPS: usize = 10_000;
+
+/// Lands the run after it left `from` (`None` at start) for `target` (`None`: the run
+/// completes): steps whose run condition is false are skipped, moving on along their edges as
+/// an advance with no input would, and recorded in `Counters::skipped`. Returns the new state;
+/// `follow` gets the automatic phase checkpoints and `RunCompleted` or `RunFailed`.
+#[allow(clippy::too_many_arguments)]
+fn settle(
+    loaded: &LoadedWorkflow,
+    goal: &str,
+    node: switchyard_core::id::NodeId,
+    from: Option<&Step>,
+    target: Option<&Step>,
+    mut context: Map<String, Value>,
+    mut counters: Counters,
+    follow: &mut Vec<EventKind>,
+) -> Result<NodeState, Error> {
+    let mut from = from;
+    let mut target = target;
+    let mut skipped = Vec::new();
+    loop {
+        if let Some(phase) = from
+            .and_then(|from| from.phase.as_ref())
+            .filter(|phase| target.is_none_or(|target| target.phase.as_ref() != Some(*phase)))
+        {
+            follow.push(EventKind::CheckpointRecorded {
+                node,
+                attempt: None,
+                notes: None,
+                automatic: true,
+                phase: Some(phase.clone()),
+            });
+        }
+        let Some(step) = target else {
+            let last = from.map(|from| from.id.clone()).unwrap_or_else(|| loaded.workflow.entry.clone());
+            counters.skipped = skipped;
+            follow.push(EventKind::RunCompleted { node });
+            return Ok(NodeState { step: last, phase: Phase::Completed, context, counters, rejection: None });
+        };
+        counters.attempts = 0;
+        counters.revisions = 0;
+        let scope = Scope { context: &context, artifacts: None, goal, cycle: counters.cycles, attempt: 1 };
+        let conditions = Conditions::new(&loaded.workflow, &scope);
+        if loaded.runs(&step.id, &conditions) {
+            counters.skipped = skipped;
+            return Ok(NodeState { step: step.id.clone(), phase: Phase::Pending, context, counters, rejection: None });
+        }
+        skipped.push(step.id.clone());
+        let fail =
+            |code: FailureCode, message: String, context, mut counters: Counters, skipped, follow: &mut Vec<_>| {
+                counters.skipped = skipped;
+                follow.push(EventKind::RunFailed { node, code: code.as_str().to_owned(), message: message.clone() });
+                Ok(NodeState {
+                    step: step.id.clone(),
+                    phase: Phase::Failed { code, message },
+                    context,
+                    counters,
+                    rejection: None,
+                })
+            };
+        if skipped.len() > MAX_SKIPS {
+            let message = format!(
+                "more than {MAX_SKIPS} steps were skipped in a row, ending at `{}`: the run conditions form a cycle",
+                step.id
+            );
+            return fail(FailureCode::ConditionError, message, context, counters, skipped, follow);
+        }
+        let position = {
+            let snapshot = counters.clone();
+            match edges::select(loaded, step, &snapshot, &conditions, None) {
+                Selection::Edge(edge) => Some(edge),
+                Selection::Complete => None,
+                Selection::Issue(_) => match edges::fallback(step, &snapshot) {
+                    Some(edge) => Some(edge),
+                    None => {
+                        let message = format!("step `{}` was skipped, but none of its edges can be taken", step.id);
+                        return fail(FailureCode::NoEligibleEdge, message, context, counters, skipped, follow);
+                    }
+                },
+                Selection::NoEligibleEdge => {
+                    let message = format!("step `{}` was skipped, but every one of its edges is used up", step.id);
+                    return fail(FailureCode::NoEligibleEdge, message, context, counters, skipped, follow);
+                }
+            }
+            .and_then(|edge| step.edges.iter().position(|candidate| std::ptr::eq(candidate, edge)))
+        };
+        let edge = position.map(|position| &step.edges[position]);
+        if let Some(edge) = edge {
+            if let Err((code, message)) = count(loaded, step, edge, &mut counters) {
+                return fail(code, message, context, counters, skipped, follow);
+            }
+            if let Err(message) = assign(loaded, step, edge, &conditions, &mut context) {
+                return fail(FailureCode::ConditionError, message, context, counters, skipped, follow);
+            }
+        }
+        from = Some(step);
+        target = match edge.map(|edge| &edge.target) {
+            Some(EdgeTarget::Step(next)) => Some(loaded.step(next)?),
+            Some(EdgeTarget::Complete) | None => None,
+        };
+    }
+}
+
+/// Counts an edge taken out of a skipped step against the limits.
+fn count(
+    loaded: &LoadedWorkflow,
+    step: &Step,
+    edge: &Edge,
+    counters: &mut Counters,
+) -> Result<(), (FailureCode, String)> {
+    let limits = loaded.workflow.limits;
+    match edge.kind {
+        EdgeKind::Normal => {}
+        EdgeKind::Loop => {
+            counters.cycles = counters.cycles.saturating_add(1);
+            if counters.cycles > limits.max_cycles {
+                return Err((
+                    FailureCode::MaxCyclesExceeded,
+                    format!(
+                        "loop edge `{}` of skipped step `{}` would start cycle {}, past max_cycles = {}",
+                        edge.label, step.id, counters.cycles, limits.max_cycles
+                    ),
+                ));
+            }
+        }
+        EdgeKind::Replan => {
+            counters.replans = counters.replans.saturating_add(1);
+            if counters.replans > limits.max_replan_attempts {
+                return Err((
+                    FailureCode::NoEligibleEdge,
+                    format!(
+                        "replan edge `{}` of skipped step `{}` is past max_replan_attempts = {}",
+                        edge.label, step.id, limits.max_replan_attempts
+                    ),
+                ));
+            }
+        }
+    }
+    if edge.max_traversals.is_some() {
+        let used = counters.traversals.entry(edges::traversal_key(step, edge)).or_insert(0);
+        *used = used.saturating_add(1);
+    }
+    Ok(())
+}
+
+/// Applies the edge's assignments (`StepRules::assign`) to the context. Every expression sees
+/// the scope the edge was chosen in; a null result deletes the key.
+fn assign(
+    loaded: &LoadedWorkflow,
+    step: &Step,
+    edge: &Edge,
+    conditions: &Conditions,
+    context: &mut Map<String, Value>,
+) -> Result<(), String> {
+    let Some(position) = step.edges.iter().position(|candidate| std::ptr::eq(candidate, edge)) else {
+        return Ok(());
+    };
+    let mut values = Vec::new();
+    for (name, program) in loaded.assignments(&step.id, position) {
+        let value = conditions.value(program).map_err(|error| {
+            format!("the assignment of `{name}` on edge `{}` of step `{}` failed: {error}", edge.label, step.id)
+        })?;
+        values.push((name.clone(), value));
+    }
+    for (name, value) in values {
+        if value.is_null() {
+            context.remove(&name);
+        } else {
+            context.insert(name, value);
+        }
+    }
+    Ok(())
 }
 
 /// The edge "proceed" takes: the default, else the first, of the non-replan edges that are not

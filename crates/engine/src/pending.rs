@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 use switchyard_core::state::{NodeState, Phase, Validation};
-use switchyard_core::workflow::{EdgeKind, EdgeTarget, NotesPolicy, StepId};
+use switchyard_core::workflow::{EdgeKind, EdgeTarget, NotesPolicy, OutputCheck, StepId};
 
 use crate::edges;
-use crate::loaded::{LoadedWorkflow, Scope};
+use crate::loaded::{Conditions, LoadedWorkflow, Scope};
 
 /// The step an agent should do now.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -23,6 +23,9 @@ pub struct PendingStep {
     pub gate: bool,
     pub notes: NotesPolicy,
     pub output_schema: Option<serde_json::Value>,
+    /// Checks the notes must pass (`OUTPUT_CHECK` otherwise); absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<OutputCheck>,
     /// Edges that can still be taken, in evaluation order.
     pub allowed_next: Vec<AllowedEdge>,
     /// The agent must send a `choice`: several edges are open and none is the default.
@@ -72,6 +75,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
             gate: false,
             notes: NotesPolicy::Optional,
             output_schema: None,
+            checks: Vec::new(),
             allowed_next: Vec::new(),
             needs_choice: false,
             rejection: state.rejection.clone(),
@@ -125,9 +129,10 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
         model: step.model.clone(),
         phase: step.phase.clone(),
         context_reset: step.context_reset,
-        gate: step.gate,
+        gate: step.gate || loaded.is_gate(step, &Conditions::new(&loaded.workflow, &scope)),
         notes: step.notes,
         output_schema: step.output_schema.clone(),
+        checks: loaded.workflow.rules(&step.id).checks.clone(),
         allowed_next,
         needs_choice: edges::needs_choice(step, counters),
         rejection: state.rejection.clone(),

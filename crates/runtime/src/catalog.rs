@@ -1,20 +1,31 @@
 //! Workflow discovery: the project's `.switchyard/workflows/`, then `$SWITCHYARD_HOME/workflows/`,
 //! then the built-ins. The first match wins; `list` shows which copies each winner shadows.
 //!
-//! A workflow is found by name: the file `<name>.yaml`, `<name>.yml` or `<name>.json`. Names are
+//! A workflow is found by name: the file `<name>.yaml`, `<name>.yml` or `<name>.json` (native,
+//! stage list or WorkRail, told apart by content), or a bundle: the folder `<name>/` or the
+//! archive `<name>.bmad`/`<name>.zip` (a CrewAgent package or a BMad Method workflow, told apart
+//! by layout; a multi-workflow package lists each workflow as `<name>.<workflow id>`). Names are
 //! checked with [`validate_workflow_id`] before any path is built, so no name reaches outside
 //! those folders.
+
+mod bundle;
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::{Compiled, Source, compile};
+use switchyard_compiler::{Compiled, Routines, Source, compile, compile_bundle, compile_with, routines_from};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 use switchyard_core::workflow::validate_workflow_id;
 
 use crate::error::Error;
+
+pub use self::bundle::{
+    MAX_ARCHIVE_BYTES, MAX_DEPTH, MAX_EXPANSION_RATIO, is_bundle_path, read_archive_bytes, read_bundle,
+};
+
+const ARCHIVE_EXTENSIONS: [&str; 2] = ["bmad", "zip"];
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
@@ -94,6 +105,9 @@ impl Catalog {
                     found.push(Location { origin, path: path.display().to_string() });
                 }
             }
+            for candidate in bundle_candidates(folder, name) {
+                found.push(Location { origin, path: candidate.display().to_string() });
+            }
         }
         if switchyard_compiler::builtins().any(|builtin| builtin.name == name) {
             found.push(Location { origin: Origin::Builtin, path: format!("builtin:{name}") });
@@ -112,16 +126,41 @@ impl Catalog {
         Ok(Found { name: name.to_owned(), location, shadows: locations.collect(), compiled })
     }
 
-    /// Compiles a file named directly, outside discovery.
+    /// Compiles a file or bundle named directly, outside discovery. For a multi-workflow package
+    /// this is its first workflow; [`Catalog::bundle`] gives all of them.
     pub fn file(path: &Path) -> Result<Found, Error> {
+        if is_bundle_path(path) {
+            return Self::bundle(path)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::invalid_input(format!("{} holds no workflow", path.display())));
+        }
         let text = read_source(path)?;
         let location = Location { origin: Origin::File, path: path.display().to_string() };
-        let compiled = compile(&Source { name: location.path.clone(), text });
+        let compiled = compile_file(path, &location.path, text);
         let name =
             compiled.workflow.as_ref().map(|workflow| workflow.id.clone()).unwrap_or_else(|| {
                 path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default()
             });
         Ok(Found { name, location, shadows: Vec::new(), compiled })
+    }
+
+    /// Compiles every workflow of a bundle (a folder or a `.bmad`/`.zip` archive) named directly.
+    pub fn bundle(path: &Path) -> Result<Vec<Found>, Error> {
+        let bundle = read_bundle(path)?;
+        let stem = bundle_stem(path);
+        let compiled = compile_bundle(&bundle);
+        let single = compiled.len() == 1;
+        let location = Location { origin: Origin::File, path: path.display().to_string() };
+        Ok(compiled
+            .into_iter()
+            .map(|found| Found {
+                name: if single { stem.clone().unwrap_or(found.name) } else { found.name },
+                location: location.clone(),
+                shadows: Vec::new(),
+                compiled: found.compiled,
+            })
+            .collect())
     }
 
     /// Every workflow name visible from here, sorted.
@@ -139,6 +178,11 @@ impl Catalog {
                 if has_extension && validate_workflow_id(stem).is_ok() {
                     names.push(stem.to_owned());
                 }
+                if looks_like_bundle(&path)
+                    && let Some(stem) = bundle_stem(&path)
+                {
+                    names.extend(bundle_names(&path, &stem));
+                }
             }
         }
         names.sort();
@@ -153,6 +197,63 @@ impl Catalog {
     }
 }
 
+/// The name a bundle folder or archive is listed under: its file name without `.bmad`/`.zip`,
+/// when that is a valid workflow id.
+fn bundle_stem(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem =
+        ARCHIVE_EXTENSIONS.iter().find_map(|extension| name.strip_suffix(&format!(".{extension}"))).unwrap_or(name);
+    validate_workflow_id(stem).is_ok().then(|| stem.to_owned())
+}
+
+/// A folder with a bundle's marker file, or an archive by extension.
+fn looks_like_bundle(path: &Path) -> bool {
+    if path.is_dir() {
+        return ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|marker| path.join(marker).is_file());
+    }
+    path.is_file()
+        && path
+            .extension()
+            .and_then(|extension| extension.to_str())
+            .is_some_and(|extension| ARCHIVE_EXTENSIONS.contains(&extension))
+}
+
+/// The names of a bundle's workflows: the stem, or `<stem>.<id>` for each workflow of a
+/// multi-workflow package (read from its manifest without compiling).
+fn bundle_names(path: &Path, stem: &str) -> Vec<String> {
+    let manifest = path.join("bmad.json");
+    let workflows: Vec<String> = fs::read_to_string(&manifest)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|manifest| manifest["workflows"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|workflow| workflow["id"].as_str().map(|id| format!("{stem}.{}", id.to_lowercase())))
+        .filter(|name| validate_workflow_id(name).is_ok())
+        .collect();
+    if workflows.is_empty() { vec![stem.to_owned()] } else { workflows }
+}
+
+/// Bundle paths in `folder` that may hold the workflow `name`: `<name>/`, `<name>.bmad`,
+/// `<name>.zip`, or the package `<prefix>` of `<prefix>.<workflow id>`.
+fn bundle_candidates(folder: &Path, name: &str) -> Vec<PathBuf> {
+    let mut stems = vec![name.to_owned()];
+    if let Some((package, _)) = name.split_once('.') {
+        stems.push(package.to_owned());
+    }
+    let mut found = Vec::new();
+    for stem in stems {
+        let mut paths = vec![folder.join(&stem)];
+        paths.extend(ARCHIVE_EXTENSIONS.iter().map(|extension| folder.join(format!("{stem}.{extension}"))));
+        for path in paths {
+            if looks_like_bundle(&path) && bundle_names(&path, &stem).iter().any(|listed| listed == name) {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
 fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> {
     if location.origin == Origin::Builtin {
         let builtin = switchyard_compiler::builtins()
@@ -160,8 +261,39 @@ fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> 
             .expect("a built-in location names an existing built-in");
         return Ok(compile(&builtin.source));
     }
-    let text = read_source(Path::new(&location.path))?;
-    Ok(compile(&Source { name: location.path.clone(), text }))
+    let path = Path::new(&location.path);
+    if is_bundle_path(path) {
+        let mut found = Catalog::bundle(path)?;
+        let position = found.iter().position(|found| found.name == name).unwrap_or(0);
+        return Ok(found.swap_remove(position).compiled);
+    }
+    let text = read_source(path)?;
+    Ok(compile_file(path, &location.path, text))
+}
+
+/// Compiles a workflow file. A WorkRail file that calls templates gets the routines in a
+/// `routines/` folder beside it or beside its folder, as WorkRail registers them.
+fn compile_file(path: &Path, name: &str, text: String) -> Compiled {
+    let routines = if text.contains("\"templateCall\"") { routines_near(path) } else { Routines::new() };
+    compile_with(&Source { name: name.to_owned(), text }, &routines)
+}
+
+/// Routine files (`*.json`) in `routines/` next to `path` or one folder up; unreadable or
+/// oversized files are skipped (the call then compiles with a warning naming the template).
+fn routines_near(path: &Path) -> Routines {
+    let Some(folder) = path.parent() else { return Routines::new() };
+    let mut texts = Vec::new();
+    for candidate in [Some(folder), folder.parent()].into_iter().flatten() {
+        let Ok(entries) = fs::read_dir(candidate.join("routines")) else { continue };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|file| file.extension().is_some_and(|extension| extension == "json"))
+            .collect();
+        files.sort();
+        texts.extend(files.iter().filter_map(|file| read_source(file).ok()));
+    }
+    routines_from(texts.iter().map(String::as_str))
 }
 
 /// Reads a workflow file, refusing anything larger than the compiler accepts.

@@ -23,6 +23,12 @@ pub struct Config {
     pub store_path: PathBuf,
     /// The project (workspace) root whose `.switchyard/workflows/` is searched first.
     pub project_root: Option<PathBuf>,
+    /// Where run output folders go (`[runs] output_root`); defaults to `$SWITCHYARD_HOME/runs/`.
+    pub output_root: PathBuf,
+    /// The file tools may write under `{project-root}` (`[files] project_writable`, default false).
+    pub project_writable: bool,
+    /// Built-in assets, `{core-root}` (`[files] core_root`; default `$SWITCHYARD_HOME/core`).
+    pub core_root: PathBuf,
 }
 
 /// What the caller says explicitly; anything left `None` comes from files or defaults.
@@ -38,6 +44,23 @@ pub struct Overrides {
 struct FileConfig {
     #[serde(default)]
     store: StoreSection,
+    #[serde(default)]
+    runs: RunsSection,
+    #[serde(default)]
+    files: FilesSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunsSection {
+    output_root: Option<PathBuf>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilesSection {
+    project_writable: Option<bool>,
+    core_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -54,15 +77,27 @@ impl Config {
                 Error::environment("cannot find a data directory for this user; set SWITCHYARD_HOME or pass --home")
             })?,
         };
-        let mut store_path = None;
+        let (mut store_path, mut output_root, mut project_writable, mut core_root) = (None, None, None, None);
         let project_file = overrides.project_root.as_deref().map(|root| root.join("switchyard.toml"));
         for file in project_file.iter().chain(std::iter::once(&home.join("switchyard.toml"))) {
-            if store_path.is_none() {
-                store_path = read_file_config(file)?.store.path.map(|path| relative_to(file, path));
-            }
+            let read = read_file_config(file)?;
+            store_path = store_path.or_else(|| read.store.path.map(|path| relative_to(file, path)));
+            output_root = output_root.or_else(|| read.runs.output_root.map(|path| relative_to(file, path)));
+            project_writable = project_writable.or(read.files.project_writable);
+            core_root = core_root.or_else(|| read.files.core_root.map(|path| relative_to(file, path)));
         }
         let store_path = overrides.store.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
-        Ok(Self { home, store_path, project_root: overrides.project_root })
+        // Under the home, not the project: a run folder never lands in a repository by surprise.
+        let output_root = output_root.unwrap_or_else(|| home.join("runs"));
+        let core_root = core_root.unwrap_or_else(|| home.join("core"));
+        Ok(Self {
+            home,
+            store_path,
+            project_root: overrides.project_root,
+            output_root,
+            project_writable: project_writable.unwrap_or(false),
+            core_root,
+        })
     }
 }
 

@@ -10,6 +10,8 @@ pub mod config;
 pub mod error;
 pub mod keys;
 pub mod response;
+mod resume;
+pub mod run_folder;
 pub mod workspace;
 
 use std::collections::HashMap;
@@ -34,6 +36,7 @@ pub use crate::error::{Error, ErrorClass};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
+pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
 /// What to start.
 #[derive(Debug, Clone, Default)]
@@ -107,6 +110,8 @@ pub struct Runtime {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
     loaded: Mutex<HashMap<WorkflowHash, Arc<LoadedWorkflow>>>,
+    /// Where run output folders go; `None`: no run folders (see `run_folder`).
+    output_root: Option<PathBuf>,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -137,7 +142,8 @@ impl Runtime {
             catalog: Catalog::new(config.project_root.as_deref(), &config.home),
             clock: Arc::new(SystemClock),
             ids,
-        }))
+        })
+        .with_output_root(config.output_root.clone()))
     }
 
     pub fn from_parts(parts: Parts) -> Self {
@@ -149,6 +155,7 @@ impl Runtime {
             clock: parts.clock,
             ids: parts.ids,
             loaded: Mutex::new(HashMap::new()),
+            output_root: None,
         }
     }
 
@@ -219,7 +226,7 @@ impl Runtime {
             tokens: tokens.records.clone(),
             pin: Some(loaded.workflow.clone()),
         };
-        self.store.append(batch).await?;
+        let appended = self.store.append(batch).await?;
         let context = RunContext {
             run: RunRecord {
                 id: run,
@@ -237,7 +244,13 @@ impl Runtime {
             goal: request.goal,
             workflow: loaded,
         };
-        Ok(self.respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default()))
+        let response =
+            self.respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default());
+        if let (Appended::Committed { last_seq, .. }, true) = (appended, self.output_root.is_some()) {
+            let node = self.node_record(node_id).await?;
+            self.open_run_folder(&context, &node, last_seq, response.step.as_ref());
+        }
+        Ok(response)
     }
 
     // ---------------------------------------------------------------- advancing
@@ -328,8 +341,16 @@ impl Runtime {
             Fresh { node: self.ids.node() },
         )?;
         let claim = Claim { key, payload_sha256: payload.clone(), outcome: serde_json::json!({ "node": record.node }) };
+        let projected = self.output_root.is_some().then(|| decision.events.clone());
         match self.append(&context, decision.events, Some(claim), Vec::new()).await? {
-            Appended::Committed { .. } => Ok(response(false)),
+            Appended::Committed { last_seq, .. } => {
+                if let Some(events) = projected {
+                    let pending = self.pending_of(&context, &node.state);
+                    self.project_event(&context, &node, None, context.run.control, last_seq, &events, pending.as_ref())
+                        .await;
+                }
+                Ok(response(false))
+            }
             Appended::AlreadyRecorded(recorded) => {
                 check_payload(&recorded.payload_sha256, &payload)?;
                 Ok(response(true))
@@ -435,14 +456,22 @@ impl Runtime {
             payload_sha256,
             outcome: serde_json::json!({ "node": target_id }),
         });
+        let projected = self.output_root.is_some().then(|| events.clone());
         match self.append(context, events, claim, tokens.records.clone()).await? {
-            Appended::Committed { .. } => {
+            Appended::Committed { last_seq, .. } => {
                 let minted = if tokens.records.is_empty() {
                     self.tokens_for(context, target_id, &target_state, AttemptId::first_for(target_id)).await?
                 } else {
                     tokens.minted(&self.keys)
                 };
-                Ok(self.respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false }))
+                let response =
+                    self.respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
+                if let Some(events) = projected {
+                    let created = created.as_ref().map(|(id, state)| (*id, state));
+                    self.project_event(context, node, created, control, last_seq, &events, response.step.as_ref())
+                        .await;
+                }
+                Ok(response)
             }
             Appended::AlreadyRecorded(recorded) => self.replay(&recorded, payload.as_deref().unwrap_or_default()).await,
         }

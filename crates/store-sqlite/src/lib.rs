@@ -6,6 +6,7 @@
 
 mod rows;
 mod schema;
+mod search;
 mod sql_error;
 mod verify;
 mod writer;
@@ -23,8 +24,8 @@ use switchyard_core::id::{NodeId, RunId, SessionId};
 use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::{
-    Appended, Batch, Error, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, Store, StoredEvent,
-    TokenRecord, VerifyReport,
+    Appended, Batch, Error, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery, SessionQuery,
+    SessionRecord, Store, StoredEvent, TokenRecord, VerifyReport,
 };
 
 pub use schema::SCHEMA_VERSION;
@@ -84,7 +85,8 @@ pub struct SqliteStore {
     path: PathBuf,
     jobs: Option<mpsc::Sender<Job>>,
     writer: Option<JoinHandle<()>>,
-    readers: Arc<ReadPool>,
+    /// `None` only while dropping: readers close before the writer (see `Drop`).
+    readers: Option<Arc<ReadPool>>,
     counters: Arc<Counters>,
     gate: Arc<tokio::sync::Mutex<()>>,
 }
@@ -115,7 +117,7 @@ impl SqliteStore {
             path: path.to_owned(),
             jobs: Some(sender),
             writer: Some(handle),
-            readers: Arc::new(ReadPool { connections: readers, next: AtomicUsize::new(0) }),
+            readers: Some(Arc::new(ReadPool { connections: readers, next: AtomicUsize::new(0) })),
             counters,
             gate,
         })
@@ -153,7 +155,8 @@ impl SqliteStore {
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let readers = Arc::clone(&self.readers);
+        let closed = || Error::Closed { message: format!("the store {} is closed", self.path.display()) };
+        let readers = Arc::clone(self.readers.as_ref().ok_or_else(closed)?);
         tokio::task::spawn_blocking(move || readers.with(read))
             .await
             .map_err(|error| Error::Io { message: format!("a read task failed: {error}") })?
@@ -162,6 +165,9 @@ impl SqliteStore {
 
 impl Drop for SqliteStore {
     fn drop(&mut self) {
+        // Read-only connections can neither checkpoint nor remove the WAL when they close, so they
+        // close first; the writer, closing last, checkpoints and removes it (see `Writer::run`).
+        drop(self.readers.take());
         // Closing the channel lets the writer finish what is queued and stop.
         drop(self.jobs.take());
         if let Some(writer) = self.writer.take()
@@ -225,5 +231,13 @@ impl Store for SqliteStore {
 
     async fn rebuild_projections(&self) -> Result<(), Error> {
         self.write(|reply| Job::Rebuild { reply }).await
+    }
+
+    async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
+        self.read(move |connection| search::search(connection, &query)).await
+    }
+
+    async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error> {
+        self.read(move |connection| search::recap(connection, node, max_nodes)).await
     }
 }

@@ -101,6 +101,9 @@ pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Resu
     connection.busy_timeout(busy_timeout).doing("setting the busy timeout")?;
     connection.pragma_update(None, "foreign_keys", "ON").doing("enabling foreign keys")?;
     connection.pragma_update(None, "synchronous", "FULL").doing("setting synchronous=FULL")?;
+    // After a checkpoint resets the WAL, truncate it back to this size, so one burst of writes
+    // does not leave a long WAL that every later reader and opener pays for.
+    connection.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024).doing("limiting the WAL size")?;
     Ok(())
 }
 
@@ -148,6 +151,7 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
         }
         Some(_) => {}
     }
+    crate::search::ensure_schema(&transaction)?;
     transaction.commit().doing("committing the schema")?;
     Ok(connection)
 }

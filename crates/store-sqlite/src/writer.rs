@@ -65,6 +65,12 @@ impl Writer {
             }
             commit_group(&mut self.connection, group, &self.counters);
         }
+        // Every sender is gone. Fold the WAL back into the database and truncate it, so the next
+        // process does not rebuild its WAL index from a long file. Failing here loses nothing:
+        // the WAL stays valid and is checkpointed later.
+        if let Err(error) = self.connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+            tracing::debug!(%error, "closing checkpoint skipped; the WAL is checkpointed later");
+        }
     }
 }
 
@@ -214,6 +220,7 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
             ApplyError::Inconsistent(reason) => invalid(reason),
             ApplyError::Store(error) => error,
         })?;
+        crate::search::index_event(connection, &stored)?;
         prev_hash = stored.hash;
     }
     projector.finish().map_err(invalid)?;
@@ -301,5 +308,5 @@ pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
             .finish()
             .map_err(|reason| Error::Corrupt { message: format!("session {session} cannot be replayed: {reason}") })?;
     }
-    Ok(())
+    crate::search::reindex(connection)
 }

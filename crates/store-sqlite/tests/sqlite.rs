@@ -249,6 +249,30 @@ async fn reopening_a_file_keeps_everything() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
+/// Regression: read-only connections closed last left the WAL behind, so it grew with every
+/// process and every open re-read all of it (open cost grew with the store's history).
+#[tokio::test]
+async fn closing_the_store_folds_the_wal_back_into_the_database() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let wal = folder.path().join("store.db-wal");
+    for round in 0..3 {
+        let store = open(&path);
+        if round == 0 {
+            write_varied_sessions(&store).await;
+        } else {
+            store.rebuild_projections().await.unwrap();
+        }
+        // Reads check out pooled connections, as every command does.
+        let _ = store.list_sessions(switchyard_store::SessionQuery::default()).await.unwrap();
+        assert!(wal.exists(), "round {round}: the store runs in WAL mode");
+        drop(store);
+        let left = std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
+        assert_eq!(left, 0, "round {round}: {left} bytes of WAL left after closing");
+    }
+    assert!(open(&path).verify().await.unwrap().is_clean());
+}
+
 #[tokio::test]
 async fn a_newer_schema_is_refused_with_advice() {
     let folder = tempfile::tempdir().unwrap();

@@ -9,6 +9,7 @@ pub mod error;
 pub mod event;
 pub mod projection;
 pub mod record;
+pub mod search;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -18,6 +19,7 @@ pub use record::{
     Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunRecord, SessionQuery, SessionRecord,
     StoredEvent, TokenRecord, VerifyReport,
 };
+pub use search::{MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery};
 
 use switchyard_core::id::{NodeId, RunId, SessionId};
 use switchyard_core::token::Nonce;
@@ -64,4 +66,12 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// Drops the projections and rebuilds them from the events, in one transaction.
     async fn rebuild_projections(&self) -> Result<(), Error>;
+
+    /// Sessions whose title, goal, notes or decisions contain the query's words, best first, one
+    /// hit per session; answered from a full-text index kept in the same transaction as the events.
+    async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error>;
+
+    /// The notes, checkpoints and decisions recorded on `node` and up to `max_nodes - 1` of its
+    /// ancestors (at most [`MAX_RECAP_NODES`] in all), oldest first.
+    async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error>;
 }

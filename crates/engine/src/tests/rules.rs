@@ -436,3 +436,99 @@ fn invalid_workflows_are_refused_at_load() {
         assert_eq!(error.code(), "INVALID_WORKFLOW", "{text}");
     }
 }
+
+const SKIPPING: &str = r#"
+var n integer 0
+step a
+edge go -> b
+set n n + 1
+step b
+runs n > 1
+edge next -> c
+step c
+edge done -> complete
+"#;
+
+#[test]
+fn a_step_whose_run_condition_is_false_is_skipped_and_recorded() {
+    let mut run = Run::start(SKIPPING);
+    run.apply(plain());
+    assert_eq!(run.step(), "c");
+    assert_eq!(run.state.counters.skipped, vec![switchyard_core::workflow::StepId::new("b")]);
+    assert_eq!(run.state.context.get("n"), Some(&json!(1)));
+}
+
+#[test]
+fn a_step_whose_run_condition_holds_is_handed_out() {
+    let mut run = Run::start_with(SKIPPING, object(json!({"n": 5})));
+    run.apply(plain());
+    assert_eq!(run.step(), "b");
+    assert!(run.state.counters.skipped.is_empty());
+}
+
+#[test]
+fn a_skipped_entry_step_moves_the_start_node_on_and_skipping_every_step_completes_the_run() {
+    let loaded = load("step a\nruns false\nedge on -> b\nstep b\nruns false");
+    let decision = start(&loaded, "goal", object(json!({})), Fresh { node: node_id(1) }).unwrap();
+    let (_, state) = decision.node.clone().unwrap();
+    assert_eq!(state.phase, Phase::Completed);
+    assert_eq!(names(&decision), ["node_created", "run_completed"]);
+}
+
+#[test]
+fn edge_assignments_count_a_bounded_loop() {
+    let text = r#"
+step body
+edge again -> body max=3
+set i value_of(context, "i") == null ? 1 : context.i + 1
+edge out -> complete default
+"#;
+    let mut run = Run::start(text);
+    run.apply(choose("again"));
+    run.apply(choose("again"));
+    assert_eq!(run.state.context.get("i"), Some(&json!(2)));
+}
+
+#[test]
+fn output_checks_block_the_advance_with_clear_issues() {
+    let text = r#"
+step a
+check {"kind":"contains","value":"DONE","message":"say DONE"}
+check {"kind":"not","check":{"kind":"length","max":3}}
+edge end -> complete
+"#;
+    let mut run = Run::start(text);
+    run.apply(with(|advance| advance.notes = Some("ok".to_owned())));
+    assert_eq!(issue_codes(&run), ["OUTPUT_CHECK", "OUTPUT_CHECK"]);
+    assert!(issues(&run)[0].message.contains("say DONE"));
+    run.apply(with(|advance| advance.notes = Some("all DONE".to_owned())));
+    assert_eq!(run.status(), RunStatus::Completed);
+}
+
+#[test]
+fn a_conditional_gate_waits_only_when_its_condition_holds() {
+    let text = "step a\ngate_when context.risky == true\nedge end -> complete";
+    let mut run = Run::start(text);
+    run.apply(with(|advance| advance.context = Some(object(json!({"risky": true})))));
+    assert_eq!(run.status(), RunStatus::WaitingGate);
+    let mut run = Run::start(text);
+    run.apply(plain());
+    assert_eq!(run.status(), RunStatus::Completed);
+}
+
+#[test]
+fn loose_comparisons_are_available_to_every_condition() {
+    let text = r#"
+step a
+edge yes -> complete if loose(value_of(context, "answer"), "equals", "yes")
+edge no -> complete default
+"#;
+    let mut run = Run::start(text);
+    let decision = run.apply(with(|advance| advance.context = Some(object(json!({"answer": " YES "})))));
+    assert!(
+        decision
+            .events
+            .iter()
+            .any(|event| matches!(event, EventKind::AdvanceRecorded { edge_label: Some(label), .. } if label == "yes"))
+    );
+}

@@ -11,7 +11,7 @@ use switchyard_core::workflow::{EdgeTarget, Step};
 use crate::fixture::{load, node_id, object};
 use crate::{Advance, Command, Fresh, LoadedWorkflow, RunView, decide, pending, start};
 
-const WORKFLOWS: [&str; 5] = [
+const WORKFLOWS: [&str; 6] = [
     // A gate, an output schema, conditions and a bounded back-edge.
     r#"
 limits 3 0 1
@@ -63,6 +63,23 @@ edge skip -> b default
 step b gate
 edge end -> complete
 ",
+    // Run conditions (skipped steps), edge assignments, a conditional gate and output checks.
+    r#"
+var n integer 0
+step a
+edge go -> b
+set n n + 1
+step b
+runs n > 1 || context.more == true
+gate_when context.more == true
+check {"kind":"regex","pattern":"did"}
+edge back -> a max=3
+set n n + 1
+edge on -> c default
+step c
+runs context.more != true
+edge end -> complete
+"#,
 ];
 
 #[derive(Debug, Clone)]
@@ -143,12 +160,21 @@ struct Node {
     children: usize,
 }
 
+/// The run moved along edges: from the old step through every skipped step to the new one.
 fn follows_an_edge(loaded: &LoadedWorkflow, from: &NodeState, to: &NodeState) -> bool {
-    if from.step == to.step {
-        return true;
-    }
-    let step = loaded.workflow.step(&from.step).unwrap();
-    step.edges.iter().any(|edge| edge.target == EdgeTarget::Step(to.step.clone()))
+    let mut path = vec![&from.step];
+    path.extend(&to.counters.skipped);
+    path.push(&to.step);
+    path.windows(2).all(|pair| {
+        pair[0] == pair[1]
+            || loaded
+                .workflow
+                .step(pair[0])
+                .unwrap()
+                .edges
+                .iter()
+                .any(|edge| edge.target == EdgeTarget::Step(pair[1].clone()))
+    })
 }
 
 fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -> Result<(), TestCaseError> {
@@ -178,6 +204,13 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
         prop_assert!(loaded.workflow.step(&state.step).is_some());
         prop_assert!(state.counters.steps_completed >= parent.state.counters.steps_completed);
         prop_assert!(follows_an_edge(&loaded, &parent.state, &state), "{} -> {}", parent.state.step, state.step);
+        for skipped in &state.counters.skipped {
+            prop_assert!(
+                loaded.workflow.rules(skipped).run_when.is_some(),
+                "`{}` skipped without a run condition",
+                skipped
+            );
+        }
         prop_assert!(state.counters.cycles <= limits.max_cycles);
         for edge in &step.edges {
             if let Some(max) = edge.max_traversals {

@@ -83,6 +83,7 @@ pub fn workflow() -> Workflow {
         ],
         variables: Vec::new(),
         limits: Limits::default(),
+        rules: Default::default(),
     }
 }
 

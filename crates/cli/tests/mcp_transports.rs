@@ -1,0 +1,240 @@
+//! The MCP transports of the real binary, spoken raw: stdio frames (only protocol frames on
+//! stdout, malformed frames answered with JSON-RPC errors, a client leaving mid-call) and the
+//! HTTP guard of `switchyard serve` (loopback by default, Host and Origin checks, the bearer token
+//! off loopback, oversized bodies, a client leaving mid-request).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
+
+fn initialize(id: u64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw-test", "version": "1" } } })
+}
+
+fn switchyard(home: &tempfile::TempDir) -> Command {
+    let mut command = Command::new(SWITCHYARD);
+    command.env("SWITCHYARD_HOME", home.path()).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
+    command
+}
+
+#[test]
+fn stdio_answers_malformed_frames_and_keeps_serving() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().display().to_string();
+    let frames = [
+        initialize(1).to_string(),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string(),
+        "{not json".to_owned(),
+        "[1, 2]".to_owned(),
+        json!({ "jsonrpc": "1.0", "id": 7, "method": "tools/list" }).to_string(),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }).to_string(),
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "list_workflows", "arguments": { "workspacePath": workspace } } }).to_string(),
+    ];
+    let mut child = switchyard(&home)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for frame in &frames {
+        writeln!(stdin, "{frame}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let answers: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("stdout carries only JSON-RPC frames, got `{line}`"))
+        })
+        .collect();
+    let by_id = |id: Value| answers.iter().filter(move |answer| answer["id"] == id).collect::<Vec<_>>();
+    let errors: Vec<i64> = by_id(Value::Null).iter().map(|answer| answer["error"]["code"].as_i64().unwrap()).collect();
+    assert_eq!(errors, vec![-32700, -32600], "{answers:?}");
+    assert_eq!(by_id(json!(7))[0]["error"]["code"], -32600);
+    assert_eq!(by_id(json!(2))[0]["result"]["tools"].as_array().unwrap().len(), 6, "served after malformed frames");
+    assert!(by_id(json!(3))[0]["result"]["structuredContent"]["workflows"].is_array());
+}
+
+#[test]
+fn stdio_client_leaving_mid_call_leaves_a_consistent_store() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().display().to_string();
+    let mut child =
+        switchyard(&home).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", initialize(1)).unwrap();
+    writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).unwrap();
+    for id in 2..12 {
+        let call = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "start_workflow",
+            "arguments": { "workflowId": "dev-cycle", "workspacePath": workspace, "goal": format!("run {id}") } } });
+        writeln!(stdin, "{call}").unwrap();
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "the server exits cleanly when its client leaves: {status}");
+    let verify = switchyard(&home).args(["verify", "--json"]).output().unwrap();
+    assert!(verify.status.success(), "nothing half-written: {}", String::from_utf8_lossy(&verify.stdout));
+}
+
+struct Server {
+    child: Child,
+    address: String,
+    banner: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
+    let mut child = switchyard(home)
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut banner = String::new();
+    reader.read_line(&mut banner).unwrap();
+    std::thread::spawn(move || for _ in reader.lines() {});
+    let url = banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
+    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    Server { child, address, banner }
+}
+
+/// Sends one HTTP/1.1 request and returns the status code and body.
+fn request(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(address.replace("0.0.0.0", "127.0.0.1")).unwrap();
+    let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+        text.push_str(&format!("Host: {address}\r\n"));
+    }
+    for (name, value) in headers {
+        text.push_str(&format!("{name}: {value}\r\n"));
+    }
+    text.push_str("\r\n");
+    text.push_str(body);
+    stream.write_all(text.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let status = answer.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+const MCP_HEADERS: [(&str, &str); 2] =
+    [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+
+fn mcp_post(server: &Server, extra: &[(&str, &str)]) -> (u16, String) {
+    let headers: Vec<(&str, &str)> = MCP_HEADERS.iter().copied().chain(extra.iter().copied()).collect();
+    request(&server.address, "POST", "/mcp", &headers, &initialize(1).to_string())
+}
+
+#[test]
+fn serve_binds_loopback_and_checks_host_and_origin() {
+    let home = tempfile::tempdir().unwrap();
+    let server = serve(&home, &[]);
+    assert!(server.address.starts_with("127.0.0.1:"), "{}", server.banner);
+    assert_eq!(mcp_post(&server, &[]).0, 200);
+    let (status, body) = mcp_post(&server, &[("Host", "evil.example")]);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("Host `evil.example` is not allowed"), "{body}");
+    let (status, body) = mcp_post(&server, &[("Origin", "http://evil.example")]);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("Origin"), "{body}");
+    assert_eq!(mcp_post(&server, &[("Origin", "http://localhost:5173")]).0, 200);
+    assert_eq!(request(&server.address, "GET", "/health", &[], "").0, 200);
+}
+
+#[test]
+fn serve_off_loopback_requires_a_bearer_token() {
+    let home = tempfile::tempdir().unwrap();
+    let refused = switchyard(&home).args(["serve", "--host", "0.0.0.0", "--port", "0"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("needs a bearer token") && stderr.contains("--token"), "{stderr}");
+
+    let server = serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token"]);
+    assert!(server.banner.contains("bearer token required"), "the start line says so: {}", server.banner);
+    let (status, body) = mcp_post(&server, &[]);
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(mcp_post(&server, &[("Authorization", "Bearer wrong-token!")]).0, 401);
+    assert_eq!(mcp_post(&server, &[("Authorization", "Bearer s3cret-token")]).0, 200);
+}
+
+#[test]
+fn serve_refuses_huge_bodies_and_survives_clients_leaving_mid_request() {
+    let home = tempfile::tempdir().unwrap();
+    let server = serve(&home, &[]);
+    let huge =
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"pad\":\"{}\"}}", "x".repeat(5 * 1024 * 1024));
+    let (status, _) = request(&server.address, "POST", "/mcp", &MCP_HEADERS, &huge);
+    assert_eq!(status, 413);
+    for _ in 0..5 {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        let partial = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Length: 1000\r\nContent-Type: application/json\r\n\r\n{{\"jsonrpc\"",
+            server.address
+        );
+        stream.write_all(partial.as_bytes()).unwrap();
+        drop(stream);
+    }
+    let (status, body) = request(&server.address, "POST", "/mcp", &MCP_HEADERS, "{\"jsonrpc\": ");
+    // rmcp answers an undecodable body with a 4xx naming the problem (415 in rmcp 3.9).
+    assert!(
+        (400..500).contains(&status) && body.contains("deserialize"),
+        "a malformed body is a protocol error: {status} {body}"
+    );
+    assert_eq!(mcp_post(&server, &[]).0, 200, "the server keeps serving");
+}
+
+#[test]
+fn file_tools_are_served_only_behind_the_flag() {
+    let home = tempfile::tempdir().unwrap();
+    let list = |extra: &[&str]| -> Vec<Value> {
+        let mut child = switchyard(&home)
+            .arg("mcp")
+            .args(extra)
+            .current_dir(home.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{}", initialize(1)).unwrap();
+        writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).unwrap();
+        writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" })).unwrap();
+        let read = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "read_file", "arguments": { "path": "{project-root}/x" } } });
+        writeln!(stdin, "{read}").unwrap();
+        drop(stdin);
+        let output = child.wait_with_output().unwrap();
+        String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    };
+    let plain = list(&[]);
+    let tools = |answers: &[Value]| {
+        answers.iter().find(|answer| answer["id"] == 2).unwrap()["result"]["tools"].as_array().unwrap().len()
+    };
+    assert_eq!(tools(&plain), 6);
+    let unknown = plain.iter().find(|answer| answer["id"] == 3).unwrap();
+    assert!(unknown["error"]["message"].as_str().unwrap().contains("Unknown tool: read_file"), "{unknown}");
+    let with_files = list(&["--file-tools"]);
+    assert_eq!(tools(&with_files), 13);
+    let read = with_files.iter().find(|answer| answer["id"] == 3).unwrap();
+    assert_eq!(read["result"]["isError"], true, "{read}");
+    let envelope: Value = serde_json::from_str(read["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert!(envelope["code"].is_string() && envelope["retry"]["kind"] == "not_retryable", "{envelope}");
+}

@@ -1,0 +1,540 @@
+//! The CrewAgent v1.1 package front-end: `bmad.json`, `workflow.graph.json`, `workflow.md`,
+//! `steps/<node>.md`, `agents.json`, single- or multi-workflow, validated against JSON Schemas
+//! written for switchyard from the format description (`formats/crewagent/`) plus the graph
+//! rules, then compiled node by node.
+//!
+//! An edge's JSONLogic `conditionExpr` is translated to CEL over `context` (a missing variable
+//! reads as null, as in JSONLogic); `conditionText` reaches the agent as the edge's text; a
+//! decision node is chosen by label; an agent's persona becomes the step's role. Edges that close
+//! a cycle (CrewAgent's builder refuses cycles, hand-written graphs may have them) are bounded.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value as Json;
+use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Limits, NotesPolicy};
+
+use crate::Format;
+use crate::bundle::{Bundle, BundleWorkflow, FileReference, ReferenceRole, finish, frontmatter};
+use crate::diagnostic::{Loc, Report, codes};
+use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
+use crate::fields::Located;
+use crate::method::{LOOP_BOUND, workflow_id};
+use crate::workrail::escape;
+
+const MANIFEST_SCHEMA: &str = include_str!("../formats/crewagent/bmad.schema.json");
+const GRAPH_SCHEMA: &str = include_str!("../formats/crewagent/workflow-graph.schema.json");
+const AGENTS_SCHEMA: &str = include_str!("../formats/crewagent/agents.schema.json");
+const STEP_SCHEMA: &str = include_str!("../formats/crewagent/step-frontmatter.schema.json");
+
+fn located<T>(value: T) -> Located<T> {
+    Located::new(value, Loc::START)
+}
+
+/// The step id of a node: CrewAgent ids may hold `:`, step ids may not, so it becomes `-`.
+fn step_id(node: &str) -> String {
+    node.replace(':', "-")
+}
+
+/// Parses a JSON file of the package and validates it against its schema, reporting errors with
+/// the file, the JSON pointer and the line.
+fn load_json(bundle: &Bundle, path: &str, schema: &str, report: &mut Report) -> Option<Json> {
+    let Some(text) = bundle.files.get(path) else {
+        report.error(
+            Loc::START,
+            codes::CREWAGENT_MISSING_FILE,
+            format!("the package has no `{path}`"),
+            Some(format!("add `{path}` at the path bmad.json names")),
+        );
+        return None;
+    };
+    let value: Json = match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(error) => {
+            report.error(
+                Loc {
+                    line: u32::try_from(error.line()).unwrap_or(1),
+                    column: u32::try_from(error.column()).unwrap_or(1),
+                },
+                codes::JSON_SYNTAX,
+                format!("`{path}` is not valid JSON: {error}"),
+                None,
+            );
+            return None;
+        }
+    };
+    validate(path, &value, schema, report, text);
+    Some(value)
+}
+
+fn validate(path: &str, value: &Json, schema: &str, report: &mut Report, text: &str) -> bool {
+    let Ok(schema) = serde_json::from_str::<Json>(schema) else { return true };
+    let Ok(validator) = jsonschema::validator_for(&schema) else { return true };
+    let mut valid = true;
+    for error in validator.iter_errors(value) {
+        valid = false;
+        let pointer = error.instance_path().as_str().to_owned();
+        report.error(
+            line_of(text, &pointer),
+            codes::CREWAGENT_SCHEMA,
+            format!("`{path}`{}: {error}", if pointer.is_empty() { String::new() } else { format!(" at `{pointer}`") }),
+            Some("see docs/formats.md (CrewAgent packages) for the fields of this file".into()),
+        );
+    }
+    valid
+}
+
+/// The line of the last key of a JSON pointer in the text (best effort).
+fn line_of(text: &str, pointer: &str) -> Loc {
+    let Some(key) = pointer.rsplit('/').find(|part| part.parse::<usize>().is_err() && !part.is_empty()) else {
+        return Loc::START;
+    };
+    let needle = format!("\"{key}\"");
+    text.lines()
+        .position(|line| line.contains(&needle))
+        .map_or(Loc::START, |line| Loc { line: u32::try_from(line + 1).unwrap_or(1), column: 1 })
+}
+
+/// Compiles every workflow of a package.
+pub(crate) fn compile(bundle: &Bundle, fallback: &str) -> Vec<BundleWorkflow> {
+    let mut report = Report::new(&format!("{}/bmad.json", bundle.name));
+    let Some(manifest) = load_json(bundle, "bmad.json", MANIFEST_SCHEMA, &mut report) else {
+        return vec![finish(fallback.to_owned(), Format::CrewAgent, None, report, Vec::new())];
+    };
+    let package = workflow_id(manifest["name"].as_str().unwrap_or(fallback));
+    let agents_path = manifest["entry"]["agents"].as_str().unwrap_or("agents.json").to_owned();
+    let agents = load_json(bundle, &agents_path, AGENTS_SCHEMA, &mut report).unwrap_or(Json::Null);
+    let roles: BTreeMap<String, String> = agents["agents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|agent| Some((agent["id"].as_str()?.to_owned(), persona(agent))))
+        .collect();
+    let mut targets: Vec<(String, String, String, String)> = Vec::new();
+    match manifest["workflows"].as_array().filter(|workflows| !workflows.is_empty()) {
+        Some(workflows) => {
+            for workflow in workflows {
+                let id = workflow["id"].as_str().unwrap_or("workflow").to_owned();
+                targets.push((
+                    format!("{package}.{}", workflow_id(&id)),
+                    workflow["graph"].as_str().unwrap_or_default().to_owned(),
+                    workflow["workflow"].as_str().unwrap_or_default().to_owned(),
+                    workflow["displayName"].as_str().unwrap_or(&id).to_owned(),
+                ));
+            }
+        }
+        None => targets.push((
+            package.clone(),
+            manifest["entry"]["graph"].as_str().unwrap_or("workflow.graph.json").to_owned(),
+            manifest["entry"]["workflow"].as_str().unwrap_or("workflow.md").to_owned(),
+            manifest["name"].as_str().unwrap_or(&package).to_owned(),
+        )),
+    }
+    let shared = report.diagnostics;
+    targets
+        .into_iter()
+        .map(|(name, graph, workflow, title)| {
+            let mut report = Report::new(&format!("{}/{graph}", bundle.name));
+            report.diagnostics.extend(shared.iter().cloned());
+            let mut references = vec![
+                FileReference::found("bmad.json".to_owned(), ReferenceRole::Other, None),
+                FileReference::found(agents_path.clone(), ReferenceRole::Agents, None),
+            ];
+            let draft = read_workflow(bundle, &name, &graph, &workflow, &title, &roles, &mut report, &mut references);
+            finish(name, Format::CrewAgent, draft, report, references)
+        })
+        .collect()
+}
+
+fn persona(agent: &Json) -> String {
+    let persona = &agent["persona"];
+    let principles = match &persona["principles"] {
+        Json::Array(items) => items.iter().filter_map(Json::as_str).collect::<Vec<_>>().join("; "),
+        Json::String(text) => text.clone(),
+        _ => String::new(),
+    };
+    format!(
+        "{} {} ({}). {} Communication: {} Principles: {}",
+        agent["metadata"]["icon"].as_str().unwrap_or_default(),
+        agent["metadata"]["name"].as_str().unwrap_or_default(),
+        persona["role"].as_str().unwrap_or_default(),
+        persona["identity"].as_str().unwrap_or_default(),
+        persona["communication_style"].as_str().unwrap_or_default(),
+        principles
+    )
+    .trim()
+    .to_owned()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn read_workflow(
+    bundle: &Bundle,
+    name: &str,
+    graph_path: &str,
+    workflow_path: &str,
+    title: &str,
+    roles: &BTreeMap<String, String>,
+    report: &mut Report,
+    references: &mut Vec<FileReference>,
+) -> Option<DraftWorkflow> {
+    let graph = load_json(bundle, graph_path, GRAPH_SCHEMA, report)?;
+    references.push(FileReference::found(graph_path.to_owned(), ReferenceRole::Workflow, None));
+    let description = match bundle.files.get(workflow_path) {
+        Some(text) => {
+            references.push(FileReference::found(workflow_path.to_owned(), ReferenceRole::Instructions, None));
+            frontmatter(text).1.trim().to_owned()
+        }
+        None => {
+            report.warning(
+                Loc::START,
+                codes::CREWAGENT_MISSING_FILE,
+                format!("the package has no `{workflow_path}`; the workflow has no goal text"),
+                None,
+            );
+            references.push(FileReference::missing(workflow_path.to_owned(), ReferenceRole::Instructions, None));
+            String::new()
+        }
+    };
+    let nodes: Vec<&Json> = graph["nodes"].as_array().into_iter().flatten().collect();
+    let edges: Vec<&Json> = graph["edges"].as_array().into_iter().flatten().collect();
+    let ids: Vec<String> = nodes.iter().map(|node| node["id"].as_str().unwrap_or_default().to_owned()).collect();
+    let entry = graph["entryNodeId"].as_str().unwrap_or_default().to_owned();
+    if !ids.contains(&entry) {
+        report.error(
+            line_of(&bundle.files[graph_path], "/entryNodeId"),
+            codes::CREWAGENT_GRAPH,
+            format!("`entryNodeId` is `{entry}`, which is not a node of `{graph_path}`"),
+            Some(format!("use one of: {}", ids.join(", "))),
+        );
+    }
+    let back_edges = back_edges(&entry, &ids, &edges);
+    let mut steps = Vec::new();
+    for node in &nodes {
+        let id = node["id"].as_str().unwrap_or_default().to_owned();
+        let kind = node["type"].as_str().unwrap_or("step");
+        let file = node["file"].as_str().unwrap_or_default();
+        let out: Vec<&&Json> = edges.iter().filter(|edge| edge["from"].as_str() == Some(id.as_str())).collect();
+        if kind == "decision" && (out.len() < 2 || !out.iter().any(|edge| edge["isDefault"].as_bool() == Some(true))) {
+            report.error(
+                line_of(&bundle.files[graph_path], "/nodes"),
+                codes::CREWAGENT_GRAPH,
+                format!(
+                    "decision node `{id}` needs at least 2 outgoing edges and one with `isDefault: true` (it has {})",
+                    out.len()
+                ),
+                Some("add the missing branch, or mark one branch `\"isDefault\": true`".into()),
+            );
+        }
+        if kind == "end" && !out.is_empty() {
+            report.warning(
+                Loc::START,
+                codes::CREWAGENT_GRAPH,
+                format!("end node `{id}` has outgoing edges; they are kept"),
+                None,
+            );
+        }
+        let body = match bundle.files.get(file) {
+            Some(text) => {
+                references.push(FileReference::found(file.to_owned(), ReferenceRole::Step, Some(id.clone())));
+                let (front, body) = frontmatter(text);
+                if !front.is_empty() {
+                    validate(file, &Json::Object(front.clone()), STEP_SCHEMA, report, text);
+                    if front.get("nodeId").and_then(Json::as_str).is_some_and(|node_id| node_id != id) {
+                        report.error(
+                            Loc::START,
+                            codes::CREWAGENT_GRAPH,
+                            format!(
+                                "`{file}` says `nodeId: {}`, but the graph node using it is `{id}`",
+                                front["nodeId"]
+                            ),
+                            Some("make the step file's nodeId equal the graph node id".into()),
+                        );
+                    }
+                }
+                body.trim().to_owned()
+            }
+            None => {
+                report.error(
+                    Loc::START,
+                    codes::CREWAGENT_MISSING_FILE,
+                    format!("node `{id}` names step file `{file}`, which is not in the package"),
+                    Some("add the file or fix the node's `file`".into()),
+                );
+                references.push(FileReference::missing(file.to_owned(), ReferenceRole::Step, Some(id.clone())));
+                String::new()
+            }
+        };
+        for (key, role) in [("inputs", ReferenceRole::Data), ("outputs", ReferenceRole::Other)] {
+            for path in node[key].as_array().into_iter().flatten().filter_map(Json::as_str) {
+                let mut reference = FileReference::found(path.to_owned(), role, Some(id.clone()));
+                reference.missing = role == ReferenceRole::Data && !bundle.files.contains_key(path);
+                references.push(reference);
+            }
+        }
+        let mut prompt = format!("# {}\n", node["title"].as_str().unwrap_or(&id));
+        if let Some(text) = node["description"].as_str() {
+            prompt.push_str(&format!("{text}\n"));
+        }
+        if kind == "subworkflow" {
+            prompt.push_str("\nThis node runs a sub-workflow: follow the step file, then continue here.\n");
+        }
+        if kind == "decision" {
+            prompt.push_str("\nThis is a decision: choose one of the branches by its label.\n");
+        }
+        if let Some(outputs) = node["outputs"].as_array().filter(|outputs| !outputs.is_empty()) {
+            let list: Vec<String> = outputs.iter().filter_map(Json::as_str).map(|path| format!("`{path}`")).collect();
+            prompt.push_str(&format!("\nWrite: {}\n", list.join(", ")));
+        }
+        prompt.push('\n');
+        prompt.push_str(&escape(&body));
+        let role = node["agentId"].as_str().and_then(|agent| {
+            let role = roles.get(agent).cloned();
+            if role.is_none() {
+                report.warning(
+                    Loc::START,
+                    codes::CREWAGENT_GRAPH,
+                    format!("node `{id}` names agent `{agent}`, which agents.json does not define"),
+                    None,
+                );
+            }
+            role
+        });
+        let mut draft_edges = Vec::new();
+        let defaults = out.iter().filter(|edge| edge["isDefault"].as_bool() == Some(true)).count();
+        for edge in &out {
+            let to = edge["to"].as_str().unwrap_or_default().to_owned();
+            if !ids.contains(&to) {
+                report.error(
+                    line_of(&bundle.files[graph_path], "/edges"),
+                    codes::CREWAGENT_GRAPH,
+                    format!(
+                        "edge `{}` from `{id}` leads to `{to}`, which is not a node",
+                        edge["label"].as_str().unwrap_or_default()
+                    ),
+                    Some(format!("use one of: {}", ids.join(", "))),
+                );
+                continue;
+            }
+            let is_default = edge["isDefault"].as_bool() == Some(true) || (out.len() == 1 && defaults == 0);
+            let condition = match edge.get("conditionExpr") {
+                Some(expression) if !is_default => match json_logic(expression) {
+                    Ok(cel) => Some(located(cel)),
+                    Err(message) => {
+                        report.warning(
+                            Loc::START,
+                            codes::CREWAGENT_CONDITION,
+                            format!("the conditionExpr of edge `{}` from `{id}` is not evaluated: {message}; the agent chooses by label", edge["label"].as_str().unwrap_or_default()),
+                            None,
+                        );
+                        None
+                    }
+                },
+                _ => None,
+            };
+            let bounded = back_edges.contains(&(id.clone(), to.clone()));
+            draft_edges.push(DraftEdge {
+                at: Loc::START,
+                target: DraftTarget::Step(located(step_id(&to))),
+                label: located(edge["label"].as_str().unwrap_or("next").to_owned()),
+                default: is_default,
+                condition,
+                condition_text: edge["conditionText"].as_str().map(str::to_owned),
+                max_traversals: bounded.then_some(LOOP_BOUND),
+                kind: EdgeKind::Normal,
+                set: Vec::new(),
+            });
+        }
+        // Conditional edges are evaluated first, so they go before the others.
+        draft_edges.sort_by_key(|edge| (edge.condition.is_none(), edge.default));
+        steps.push(DraftStep {
+            id: located(step_id(&id)),
+            title: node["title"].as_str().unwrap_or_default().to_owned(),
+            prompt: located(prompt),
+            role,
+            model: None,
+            notes: NotesPolicy::Required,
+            output: None,
+            output_locations: Vec::new(),
+            gate: false,
+            context_reset: false,
+            phase: None,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            end: None,
+            next_at: None,
+            edges: draft_edges,
+            rules: DraftRules::default(),
+        });
+    }
+    let reachable_end = reaches_end(&entry, &ids, &nodes, &edges);
+    if !reachable_end && ids.contains(&entry) {
+        report.error(
+            Loc::START,
+            codes::CREWAGENT_GRAPH,
+            format!("no `end` node can be reached from the entry node `{entry}`"),
+            Some("add an `end` node and an edge to it".into()),
+        );
+    }
+    Some(DraftWorkflow {
+        id: located(workflow_id(name)),
+        version: "1".to_owned(),
+        title: title.to_owned(),
+        description: description.lines().next().unwrap_or_default().trim_start_matches('#').trim().to_owned(),
+        tags: Vec::new(),
+        start: Some(located(step_id(&entry))),
+        steps,
+        variables: Vec::new(),
+        limits: Limits::default(),
+    })
+}
+
+/// Edges that close a cycle in a depth-first walk from the entry.
+fn back_edges(entry: &str, ids: &[String], edges: &[&Json]) -> BTreeSet<(String, String)> {
+    let successors = |node: &str| -> Vec<String> {
+        edges
+            .iter()
+            .filter(|edge| edge["from"].as_str() == Some(node))
+            .filter_map(|edge| edge["to"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let mut found = BTreeSet::new();
+    let mut state: BTreeMap<String, u8> = BTreeMap::new();
+    let mut roots: Vec<String> = vec![entry.to_owned()];
+    roots.extend(ids.iter().cloned());
+    for root in roots {
+        if state.contains_key(&root) {
+            continue;
+        }
+        let mut stack: Vec<(String, Vec<String>)> = vec![(root.clone(), successors(&root))];
+        state.insert(root, 1);
+        while let Some((node, children)) = stack.last_mut() {
+            match children.pop() {
+                Some(child) => match state.get(&child) {
+                    Some(1) => {
+                        found.insert((node.clone(), child));
+                    }
+                    Some(_) => {}
+                    None => {
+                        state.insert(child.clone(), 1);
+                        let next = successors(&child);
+                        stack.push((child, next));
+                    }
+                },
+                None => {
+                    state.insert(node.clone(), 2);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    found
+}
+
+fn reaches_end(entry: &str, ids: &[String], nodes: &[&Json], edges: &[&Json]) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![entry.to_owned()];
+    while let Some(node) = pending.pop() {
+        if !seen.insert(node.clone()) {
+            continue;
+        }
+        let position = ids.iter().position(|id| id == &node);
+        if position.is_some_and(|position| nodes[position]["type"].as_str() == Some("end")) {
+            return true;
+        }
+        pending.extend(
+            edges
+                .iter()
+                .filter(|edge| edge["from"].as_str() == Some(node.as_str()))
+                .filter_map(|edge| edge["to"].as_str().map(str::to_owned)),
+        );
+    }
+    false
+}
+
+/// Translates JSONLogic into CEL over `context`: `var` (a dotted path, optionally with a default),
+/// `==`/`!=` (loose, as JSONLogic), `===`/`!==`, `<`, `<=`, `>`, `>=`, `and`, `or`, `!`, `!!`,
+/// `in`. A missing variable is null, as in JSONLogic.
+pub(crate) fn json_logic(expression: &Json) -> Result<String, String> {
+    match expression {
+        Json::Object(object) if object.len() == 1 => {
+            let (operator, arguments) = object.iter().next().expect("one entry");
+            let arguments: Vec<&Json> = match arguments {
+                Json::Array(items) => items.iter().collect(),
+                single => vec![single],
+            };
+            let translate = |index: usize| -> Result<String, String> {
+                arguments.get(index).map_or(Ok("null".to_owned()), |argument| json_logic(argument))
+            };
+            match operator.as_str() {
+                "var" => {
+                    let path = arguments.first().and_then(|path| path.as_str()).ok_or("`var` needs a path")?;
+                    let mut cel = "context".to_owned();
+                    for part in path.split('.').filter(|part| !part.is_empty()) {
+                        let part = part.strip_prefix("variables").filter(|rest| rest.is_empty()).map_or(part, |_| "");
+                        if part.is_empty() {
+                            continue;
+                        }
+                        cel = format!(
+                            "value_of({cel}, {})",
+                            serde_json::to_string(part).map_err(|error| error.to_string())?
+                        );
+                    }
+                    match arguments.get(1) {
+                        Some(default) => Ok(format!("({cel} == null ? {} : {cel})", json_logic(default)?)),
+                        None => Ok(cel),
+                    }
+                }
+                "==" | "!=" => {
+                    let operator = if operator == "==" { "equals" } else { "not_equals" };
+                    Ok(format!("loose({}, \"{operator}\", {})", translate(0)?, translate(1)?))
+                }
+                "===" => Ok(format!("({} == {})", translate(0)?, translate(1)?)),
+                "!==" => Ok(format!("({} != {})", translate(0)?, translate(1)?)),
+                "<" | "<=" | ">" | ">=" => {
+                    let name = match operator.as_str() {
+                        "<" => "lt",
+                        "<=" => "lte",
+                        ">" => "gt",
+                        _ => "gte",
+                    };
+                    Ok(format!("loose({}, \"{name}\", {})", translate(0)?, translate(1)?))
+                }
+                "and" | "or" => {
+                    let joiner = if operator == "and" { " && " } else { " || " };
+                    let parts = (0..arguments.len()).map(translate).collect::<Result<Vec<_>, _>>()?;
+                    Ok(format!("({})", parts.join(joiner)))
+                }
+                "!" => Ok(format!("!loose({}, \"truthy\", null)", translate(0)?)),
+                "!!" => Ok(format!("loose({}, \"truthy\", null)", translate(0)?)),
+                "in" => Ok(format!("loose({}, \"in\", {})", translate(0)?, translate(1)?)),
+                other => Err(format!("JSONLogic operator `{other}` is not supported")),
+            }
+        }
+        Json::Object(_) => Err("a JSONLogic rule has exactly one operator".to_owned()),
+        Json::Array(items) => {
+            let parts = items.iter().map(json_logic).collect::<Result<Vec<_>, _>>()?;
+            Ok(format!("[{}]", parts.join(", ")))
+        }
+        Json::String(text) => serde_json::to_string(text).map_err(|error| error.to_string()),
+        Json::Null => Ok("null".to_owned()),
+        other => Ok(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::json_logic;
+
+    #[test]
+    fn json_logic_becomes_cel_with_missing_variables_null() {
+        assert_eq!(
+            json_logic(&json!({"==": [{"var": "projectType"}, "greenfield"]})).unwrap(),
+            "loose(value_of(context, \"projectType\"), \"equals\", \"greenfield\")"
+        );
+        assert_eq!(
+            json_logic(&json!({"and": [{">": [{"var": "variables.score"}, 3]}, {"!": {"var": "done"}}]})).unwrap(),
+            "(loose(value_of(context, \"score\"), \"gt\", 3) && !loose(value_of(context, \"done\"), \"truthy\", null))"
+        );
+        assert!(json_logic(&json!({"reduce": []})).is_err());
+    }
+}

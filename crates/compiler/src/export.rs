@@ -1,0 +1,142 @@
+//! IR to native YAML: what `switchyard import` writes. Every IR field is written explicitly,
+//! so compiling the output gives the same IR, and so the same workflow hash.
+
+use std::collections::BTreeMap;
+
+use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, ValueType, Workflow};
+
+use crate::schema::{
+    NativeCheck, NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes,
+    NativeStep, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
+};
+
+/// Why a workflow could not be written in the native format.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    #[error("the workflow cannot be written as YAML: {0}")]
+    Yaml(String),
+    #[error("an output check of step `{step}` cannot be written: {message}")]
+    Check { step: String, message: String },
+}
+
+/// The workflow as a native document.
+pub fn to_native(workflow: &Workflow) -> Result<NativeWorkflow, ExportError> {
+    let mut steps = Vec::with_capacity(workflow.steps.len());
+    for step in &workflow.steps {
+        let rules = workflow.rules(&step.id);
+        let checks = rules
+            .checks
+            .iter()
+            .map(|check| {
+                serde_json::to_value(check)
+                    .and_then(serde_json::from_value::<NativeCheck>)
+                    .map_err(|error| ExportError::Check { step: step.id.to_string(), message: error.to_string() })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let edges = step
+            .edges
+            .iter()
+            .map(|edge| {
+                let (to, end) = match &edge.target {
+                    EdgeTarget::Step(target) => (Some(target.to_string()), None),
+                    EdgeTarget::Complete => (None, Some(true)),
+                };
+                let set = rules.assign.get(&edge.label).cloned().filter(|set| !set.is_empty());
+                NativeEdgeItem::Edge(NativeEdge {
+                    to,
+                    end,
+                    label: Some(edge.label.clone()),
+                    default: edge.default.then_some(true),
+                    when: edge.condition.clone(),
+                    when_text: edge.condition_text.clone(),
+                    max_traversals: edge.max_traversals,
+                    kind: match edge.kind {
+                        EdgeKind::Normal => None,
+                        EdgeKind::Loop => Some(NativeEdgeKind::Loop),
+                        EdgeKind::Replan => Some(NativeEdgeKind::Replan),
+                    },
+                    set,
+                })
+            })
+            .collect::<Vec<_>>();
+        steps.push(NativeStep {
+            id: step.id.to_string(),
+            title: Some(step.title.clone()),
+            prompt: step.prompt.clone(),
+            role: step.role.clone(),
+            model: step.model.clone(),
+            notes: Some(match step.notes {
+                NotesPolicy::Required => NativeNotes::Required,
+                NotesPolicy::Optional => NativeNotes::Optional,
+            }),
+            output: step.output_schema.clone(),
+            gate: step.gate.then_some(true),
+            context_reset: step.context_reset.then_some(true),
+            phase: step.phase.clone(),
+            max_attempts: Some(step.max_attempts),
+            end: None,
+            next: (!edges.is_empty()).then_some(NativeNext::Edges(edges)),
+            when: rules.run_when.clone(),
+            gate_when: rules.gate_when.clone(),
+            checks: (!checks.is_empty()).then_some(checks),
+        });
+    }
+    let variables: BTreeMap<String, VariableDeclaration> = workflow
+        .variables
+        .iter()
+        .map(|variable| {
+            let declaration = NativeVariable {
+                value_type: Some(value_type(variable.value_type)),
+                default: variable.default.clone(),
+                layer: Some(layer(variable.layer)),
+                description: variable.description.clone(),
+            };
+            (variable.name.clone(), VariableDeclaration::Full(declaration))
+        })
+        .collect();
+    let first = workflow.steps.first().map(|step| &step.id);
+    Ok(NativeWorkflow {
+        schema: None,
+        id: workflow.id.clone(),
+        version: Some(workflow.version.clone()),
+        title: Some(workflow.title.clone()),
+        description: (!workflow.description.is_empty()).then(|| workflow.description.clone()),
+        tags: (!workflow.tags.is_empty()).then(|| workflow.tags.clone()),
+        variables: (!variables.is_empty()).then_some(variables),
+        limits: Some(NativeLimits {
+            max_cycles: Some(workflow.limits.max_cycles),
+            max_revision_attempts: Some(workflow.limits.max_revision_attempts),
+            max_replan_attempts: Some(workflow.limits.max_replan_attempts),
+        }),
+        start: (first != Some(&workflow.entry)).then(|| workflow.entry.to_string()),
+        steps,
+    })
+}
+
+/// The workflow as native YAML text.
+pub fn to_native_yaml(workflow: &Workflow) -> Result<String, ExportError> {
+    let document = to_native(workflow)?;
+    serde_saphyr::to_string(&document).map_err(|error| ExportError::Yaml(error.to_string()))
+}
+
+fn value_type(value_type: ValueType) -> NativeValueType {
+    match value_type {
+        ValueType::String => NativeValueType::String,
+        ValueType::Integer => NativeValueType::Integer,
+        ValueType::Number => NativeValueType::Number,
+        ValueType::Boolean => NativeValueType::Boolean,
+        ValueType::Array => NativeValueType::Array,
+        ValueType::Object => NativeValueType::Object,
+        ValueType::Any => NativeValueType::Any,
+    }
+}
+
+fn layer(layer: Layer) -> NativeLayer {
+    match layer {
+        Layer::Critical => NativeLayer::Critical,
+        Layer::Important => NativeLayer::Important,
+        Layer::Useful => NativeLayer::Useful,
+        Layer::Ephemeral => NativeLayer::Ephemeral,
+    }
+}

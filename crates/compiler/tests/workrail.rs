@@ -1,0 +1,125 @@
+//! The WorkRail front-end over the corpus in `testdata/workrail`: every workflow WorkRail
+//! accepts compiles, the invalid example is rejected with located diagnostics, and each
+//! compiled graph's shape is snapshotted.
+
+use std::path::{Path, PathBuf};
+
+use switchyard_compiler::{Format, Routines, Source, compile_with, routines_from};
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail")
+}
+
+fn files(under: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![under.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "json")
+                && !path.ends_with("workflow.schema.json")
+            {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn routines() -> Routines {
+    let texts: Vec<String> =
+        files(&corpus().join("workflows/routines")).iter().map(|path| std::fs::read_to_string(path).unwrap()).collect();
+    routines_from(texts.iter().map(String::as_str))
+}
+
+fn name(path: &Path) -> String {
+    path.strip_prefix(corpus()).unwrap().display().to_string()
+}
+
+#[test]
+fn every_accepted_workrail_file_compiles_and_the_invalid_example_is_rejected() {
+    let routines = routines();
+    let mut failures = Vec::new();
+    for path in files(&corpus()) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let compiled = compile_with(&Source::new(name(&path), text), &routines);
+        assert_eq!(compiled.format, Format::Workrail, "{}", name(&path));
+        let errors: Vec<String> = compiled.errors().map(ToString::to_string).collect();
+        if name(&path).ends_with("invalid-workflow.json") {
+            assert!(compiled.workflow.is_none());
+            assert!(compiled.diagnostics.iter().any(|diagnostic| diagnostic.message.contains("extraField")));
+            assert!(errors.iter().any(|error| error.contains("INVALID_ID_WITH_CAPS")), "{errors:#?}");
+            insta::assert_yaml_snapshot!("invalid_workflow_diagnostics", compiled.diagnostics);
+        } else if !errors.is_empty() {
+            failures.push(format!("{}:\n  {}", name(&path), errors.join("\n  ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn compiled_workrail_graphs_keep_their_shape() {
+    let routines = routines();
+    let mut shapes = String::new();
+    for path in files(&corpus()) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let compiled = compile_with(&Source::new(name(&path), text), &routines);
+        let Some(workflow) = compiled.workflow else { continue };
+        shapes.push_str(&format!("# {} ({})\n", name(&path), workflow.id));
+        for step in &workflow.steps {
+            let rules = workflow.rules(&step.id);
+            let edges: Vec<String> = step
+                .edges
+                .iter()
+                .map(|edge| {
+                    let target = match &edge.target {
+                        switchyard_core::workflow::EdgeTarget::Step(step) => step.to_string(),
+                        switchyard_core::workflow::EdgeTarget::Complete => "(end)".to_owned(),
+                    };
+                    let bound = edge.max_traversals.map(|max| format!(" max={max}")).unwrap_or_default();
+                    let when = if edge.condition.is_some() { " if" } else { "" };
+                    format!("{}->{target}{bound}{when}", edge.label)
+                })
+                .collect();
+            let mut flags = Vec::new();
+            if step.gate {
+                flags.push("gate");
+            }
+            if rules.gate_when.is_some() {
+                flags.push("gate_when");
+            }
+            if rules.run_when.is_some() {
+                flags.push("when");
+            }
+            if !rules.checks.is_empty() {
+                flags.push("checks");
+            }
+            if step.output_schema.is_some() {
+                flags.push("output");
+            }
+            shapes.push_str(&format!("{} [{}] {}\n", step.id, flags.join(","), edges.join(" ")));
+        }
+    }
+    insta::assert_snapshot!("workrail_graphs", shapes);
+}
+
+#[test]
+fn imported_workrail_files_round_trip_through_native_yaml_with_the_same_hash() {
+    let routines = routines();
+    for path in files(&corpus()) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let compiled = compile_with(&Source::new(name(&path), text), &routines);
+        let Some(workflow) = compiled.workflow else { continue };
+        let yaml = switchyard_compiler::to_native_yaml(&workflow).unwrap();
+        let again = switchyard_compiler::compile(&Source::new(format!("{}.yaml", name(&path)), yaml.clone()));
+        let errors: Vec<String> = again.errors().map(ToString::to_string).collect();
+        assert!(errors.is_empty(), "{}:\n{}", name(&path), errors.join("\n"));
+        assert_eq!(again.format, Format::Native);
+        let round = again.workflow.unwrap();
+        assert_eq!(round, workflow, "{}", name(&path));
+        assert_eq!(round.hash(), workflow.hash());
+    }
+}

@@ -1,0 +1,132 @@
+//! Output checks (`StepRules::checks`) compiled once per workflow and evaluated on an
+//! advance's notes: `contains`, `regex`, `length`, `schema`, composed with `all`, `any`, `not`.
+
+use switchyard_core::workflow::OutputCheck;
+
+use crate::loaded::Conditions;
+
+/// A check ready to evaluate.
+pub(crate) struct CompiledCheck {
+    when: Option<cel::Program>,
+    kind: Kind,
+    message: Option<String>,
+}
+
+enum Kind {
+    Contains(String),
+    Regex(fancy_regex::Regex),
+    Length { min: Option<u64>, max: Option<u64> },
+    Schema(Box<jsonschema::Validator>),
+    All(Vec<CompiledCheck>),
+    Any(Vec<CompiledCheck>),
+    Not(Box<CompiledCheck>),
+}
+
+impl CompiledCheck {
+    pub(crate) fn compile(check: &OutputCheck) -> Result<Self, String> {
+        let when = check
+            .when()
+            .map(|source| {
+                cel::Program::compile(source)
+                    .map_err(|error| format!("the condition `{source}` of an output check does not parse: {error}"))
+            })
+            .transpose()?;
+        let (kind, message) = match check {
+            OutputCheck::Contains { value, message, .. } => (Kind::Contains(value.clone()), message.clone()),
+            OutputCheck::Regex { pattern, flags, message, .. } => {
+                let regex = check_regex(pattern, flags.as_deref())
+                    .map_err(|error| format!("the output check pattern `{pattern}` is not a valid regex: {error}"))?;
+                (Kind::Regex(regex), message.clone())
+            }
+            OutputCheck::Length { min, max, message, .. } => (Kind::Length { min: *min, max: *max }, message.clone()),
+            OutputCheck::Schema { schema, message, .. } => {
+                let validator = jsonschema::validator_for(schema)
+                    .map_err(|error| format!("the schema of an output check is invalid: {error}"))?;
+                (Kind::Schema(Box::new(validator)), message.clone())
+            }
+            OutputCheck::All { checks, .. } => (Kind::All(compile_all(checks)?), None),
+            OutputCheck::Any { checks, .. } => (Kind::Any(compile_all(checks)?), None),
+            OutputCheck::Not { check, .. } => (Kind::Not(Box::new(Self::compile(check)?)), None),
+        };
+        Ok(Self { when, kind, message })
+    }
+
+    /// `Err(why)` when the check applies and fails on `output`.
+    pub(crate) fn evaluate(&self, output: &str, conditions: &Conditions) -> Result<(), String> {
+        if let Some(when) = &self.when
+            && !conditions.holds(when)
+        {
+            return Ok(());
+        }
+        let result = match &self.kind {
+            Kind::Contains(value) => {
+                if output.contains(value.as_str()) {
+                    Ok(())
+                } else {
+                    Err(format!("the output must contain `{value}`"))
+                }
+            }
+            Kind::Regex(regex) => {
+                if regex.is_match(output).unwrap_or(false) {
+                    Ok(())
+                } else {
+                    Err(format!("the output must match the pattern `{}`", regex.as_str()))
+                }
+            }
+            Kind::Length { min, max } => {
+                let length = u64::try_from(output.chars().count()).unwrap_or(u64::MAX);
+                if min.is_some_and(|min| length < min) || max.is_some_and(|max| length > max) {
+                    let bounds = match (min, max) {
+                        (Some(min), Some(max)) => format!("between {min} and {max}"),
+                        (Some(min), None) => format!("at least {min}"),
+                        (None, Some(max)) => format!("at most {max}"),
+                        (None, None) => String::new(),
+                    };
+                    Err(format!("the output is {length} characters long; it must be {bounds} characters"))
+                } else {
+                    Ok(())
+                }
+            }
+            Kind::Schema(validator) => match serde_json::from_str::<serde_json::Value>(output) {
+                Err(error) => Err(format!("the output must be JSON matching a schema, but it does not parse: {error}")),
+                Ok(value) => match validator.iter_errors(&value).next() {
+                    Some(error) => Err(format!("the output does not match its schema: {error}")),
+                    None => Ok(()),
+                },
+            },
+            Kind::All(checks) => {
+                checks.iter().map(|check| check.evaluate(output, conditions)).find(Result::is_err).unwrap_or(Ok(()))
+            }
+            Kind::Any(checks) => {
+                let failures: Vec<String> =
+                    checks.iter().filter_map(|check| check.evaluate(output, conditions).err()).collect();
+                if failures.len() < checks.len() || checks.is_empty() {
+                    Ok(())
+                } else {
+                    Err(format!("none of these holds: {}", failures.join("; ")))
+                }
+            }
+            Kind::Not(check) => match check.evaluate(output, conditions) {
+                Ok(()) => Err("the output must not satisfy a check it satisfies".to_owned()),
+                Err(_) => Ok(()),
+            },
+        };
+        result.map_err(|reason| match &self.message {
+            Some(message) => format!("{message} ({reason})"),
+            None => reason,
+        })
+    }
+}
+
+/// The regex of a `regex` check: the syntax of `fancy-regex` (Rust regex plus look-around and
+/// backreferences, close to JavaScript's), flags `i`, `m`, `s` applied inline, a backtracking
+/// budget so a hostile pattern cannot hang the engine.
+pub(crate) fn check_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_regex::Regex, fancy_regex::Error> {
+    let inline: String = flags.unwrap_or_default().chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
+    let pattern = if inline.is_empty() { pattern.to_owned() } else { format!("(?{inline}){pattern}") };
+    fancy_regex::RegexBuilder::new(&pattern).backtrack_limit(100_000).delegate_size_limit(1 << 20).build()
+}
+
+fn compile_all(checks: &[OutputCheck]) -> Result<Vec<CompiledCheck>, String> {
+    checks.iter().map(CompiledCheck::compile).collect()
+}

@@ -1,0 +1,547 @@
+//! The file door: kernel-checked file tools for agents, run output folders' manifests, workflow
+//! preload, and validated writes to the state document.
+//!
+//! One implementation behind every way in: [`FileHost::call`] takes a tool name and its JSON
+//! arguments and returns the tool's text or a short [`ToolError`] with a stable code. The CLI
+//! (`switchyard tool`), the MCP server (with file tools enabled) and the agent runner all call
+//! it; [`tool_definitions`] gives each tool's name, description and JSON input schema.
+
+pub mod error;
+pub mod frontmatter;
+pub mod metrics;
+pub mod patch;
+pub mod preload;
+pub mod sandbox;
+pub mod state;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use cap_std_ext::dirext::CapStdExtDirExt;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use switchyard_core::RunId;
+use switchyard_runtime::run_folder::{MANIFEST_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339};
+use switchyard_runtime::{Config, Runtime, Target};
+
+pub use crate::error::{ToolError, codes};
+pub use crate::metrics::{CounterSnapshot, Counters};
+use crate::patch::Replacement;
+pub use crate::preload::{Preload, Reference, References};
+use crate::sandbox::{Mount, MountName, Mounts, Resolved};
+
+/// What a tool answers: its text, or a short coded error.
+pub type ToolResult = Result<String, ToolError>;
+
+/// Limits and mounts of a file host.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// `{project-root}`, readable; writable only with `project_writable`.
+    pub project_root: Option<PathBuf>,
+    pub project_writable: bool,
+    /// `{core-root}`: built-in assets, read-only; ignored when the folder does not exist.
+    pub core_root: Option<PathBuf>,
+    pub max_read_bytes: u64,
+    pub max_write_bytes: u64,
+    pub max_list_entries: usize,
+    pub max_preload_bytes: u64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        Self {
+            project_root: None,
+            project_writable: false,
+            core_root: None,
+            max_read_bytes: 1024 * 1024,
+            max_write_bytes: 1024 * 1024,
+            max_list_entries: 500,
+            max_preload_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
+
+impl HostConfig {
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            project_root: config.project_root.clone(),
+            project_writable: config.project_writable,
+            core_root: Some(config.core_root.clone()),
+            ..Self::default()
+        }
+    }
+}
+
+/// A tool's name, description and JSON input schema (draft 2020-12).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolDefinition {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+}
+
+/// The file tools, as an MCP server or an agent runner lists them.
+pub fn tool_definitions() -> Vec<ToolDefinition> {
+    let run = json!({"type": "string", "description": "The run (`run_…`); the CLI passes --run instead."});
+    let path = json!({"type": "string", "description": "A path: `{output-root}/a.md`, `{project-root}/src/x.rs`, `{bundle-root}/…`, `{core-root}/…`; without a variable, relative to {output-root} for writes and {project-root} for reads."});
+    let if_match = json!({"type": "string", "description": "Write only if the file's current SHA-256 (hex) is this."});
+    let schema = |properties: Value, required: &[&str]| json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required});
+    vec![
+        ToolDefinition {
+            name: "read_file",
+            description: "Read a text file (1 MB limit), optionally lines startLine..=endLine (1-based).",
+            input_schema: schema(
+                json!({"run": run, "path": path, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}),
+                &["path"],
+            ),
+        },
+        ToolDefinition {
+            name: "list_files",
+            description: "List files below a folder, optionally filtered by a glob (`**/*.md`); bounded.",
+            input_schema: schema(
+                json!({"run": run, "path": path, "glob": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}),
+                &[],
+            ),
+        },
+        ToolDefinition {
+            name: "save_output",
+            description: "Save a file in the run's output folder ({output-root}); atomic, recorded in manifest.json.",
+            input_schema: schema(
+                json!({"run": run, "path": path, "content": {"type": "string"}}),
+                &["path", "content"],
+            ),
+        },
+        ToolDefinition {
+            name: "write_file",
+            description: "Write a text file atomically under a writable mount. Writing state/workflow.md moves the run (checked first).",
+            input_schema: schema(
+                json!({"run": run, "path": path, "content": {"type": "string"}, "ifMatchSha256": if_match}),
+                &["path", "content"],
+            ),
+        },
+        ToolDefinition {
+            name: "apply_patch",
+            description: "Patch a file, all or nothing: a unified diff (`diff`) or search/replace hunks (`hunks`, each search matching exactly once).",
+            input_schema: schema(
+                json!({
+                    "run": run, "path": path, "ifMatchSha256": if_match,
+                    "diff": {"type": "string"},
+                    "hunks": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["search", "replace"],
+                        "properties": {"search": {"type": "string"}, "replace": {"type": "string"}}}}
+                }),
+                &["path"],
+            ),
+        },
+        ToolDefinition {
+            name: "update_frontmatter",
+            description: "Edit a markdown file's YAML frontmatter with operations {op: set|append|remove, key: dotted.key, value}. On state/workflow.md this moves the run (checked first).",
+            input_schema: schema(
+                json!({
+                    "run": run, "path": path, "ifMatchSha256": if_match,
+                    "operations": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["op", "key"],
+                        "properties": {"op": {"enum": ["set", "append", "remove"]}, "key": {"type": "string"}, "value": {}}}}
+                }),
+                &["path", "operations"],
+            ),
+        },
+        ToolDefinition {
+            name: "preload_workflow",
+            description: "Read every file the run's workflow needs in one call, with sizes and the references that point at missing files.",
+            input_schema: schema(json!({"run": run}), &[]),
+        },
+    ]
+}
+
+/// The tool host: mounts per run, limits, counters.
+#[derive(Debug)]
+pub struct FileHost {
+    runtime: Arc<Runtime>,
+    config: HostConfig,
+    counters: Counters,
+    /// Serialises writes within one run (manifest updates, `ifMatchSha256` checks).
+    run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Arguments {
+    #[serde(default)]
+    run: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    start_line: Option<usize>,
+    #[serde(default)]
+    end_line: Option<usize>,
+    #[serde(default)]
+    glob: Option<String>,
+    #[serde(default)]
+    limit: Option<usize>,
+    #[serde(default)]
+    if_match_sha256: Option<String>,
+    #[serde(default)]
+    diff: Option<String>,
+    #[serde(default)]
+    hunks: Option<Vec<Replacement>>,
+    #[serde(default)]
+    operations: Option<Vec<frontmatter::Operation>>,
+}
+
+impl FileHost {
+    pub fn new(runtime: Arc<Runtime>, config: HostConfig) -> Self {
+        Self { runtime, config, counters: Counters::default(), run_locks: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn counters(&self) -> CounterSnapshot {
+        self.counters.snapshot()
+    }
+
+    /// Calls tool `tool` with its JSON arguments. `run` names the run when the caller knows it
+    /// (the CLI's `--run`); otherwise the arguments' `run` does.
+    pub async fn call(&self, tool: &str, arguments: Value, run: Option<RunId>) -> ToolResult {
+        let started = Instant::now();
+        let path = arguments.get("path").and_then(Value::as_str).unwrap_or("").to_owned();
+        // `resolved` is recorded once the path is resolved to its mount.
+        let span = tracing::info_span!("file_tool", tool, resolved = tracing::field::Empty);
+        let result = tracing::Instrument::instrument(self.dispatch(tool, arguments, run), span.clone()).await;
+        let _entered = span.enter();
+        let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let violation = result.as_ref().err().is_some_and(|error| error.security);
+        self.counters.record(micros, result.is_err(), violation);
+        match &result {
+            Ok(content) => tracing::info!(tool, path, bytes = content.len(), micros, outcome = "ok", "file tool call"),
+            Err(error) if error.security => {
+                tracing::warn!(tool, path, micros, code = error.code, message = %error.message, "security: file tool refused");
+            }
+            Err(error) => {
+                tracing::info!(tool, path, micros, outcome = error.code, message = %error.message, "file tool call")
+            }
+        }
+        result
+    }
+
+    async fn dispatch(&self, tool: &str, arguments: Value, run: Option<RunId>) -> ToolResult {
+        let arguments: Arguments = serde_json::from_value(arguments).map_err(|error| {
+            ToolError::new(
+                codes::INVALID_ARGUMENTS,
+                format!("the arguments of `{tool}` do not fit its schema: {error}"),
+            )
+        })?;
+        let run = match (run, &arguments.run) {
+            (Some(run), _) => run,
+            (None, Some(text)) => {
+                text.parse().map_err(|error| ToolError::new(codes::INVALID_ARGUMENTS, format!("`run`: {error}")))?
+            }
+            (None, None) => return Err(ToolError::new(codes::INVALID_ARGUMENTS, "name the run (`run` or --run)")),
+        };
+        let mounts = self.mounts(run).await?;
+        let path = || {
+            arguments
+                .path
+                .clone()
+                .ok_or_else(|| ToolError::new(codes::INVALID_ARGUMENTS, format!("`{tool}` needs `path`")))
+        };
+        let content = || {
+            arguments
+                .content
+                .clone()
+                .ok_or_else(|| ToolError::new(codes::INVALID_ARGUMENTS, format!("`{tool}` needs `content`")))
+        };
+        let read_default =
+            if mounts.get(MountName::Project).is_some() { MountName::Project } else { MountName::Output };
+        let resolve = |raw: &str, default: MountName, write: bool| {
+            let resolved = mounts.resolve(raw, default, write)?;
+            tracing::Span::current().record("resolved", resolved.display().as_str());
+            Ok::<_, ToolError>(resolved)
+        };
+        match tool {
+            "read_file" => {
+                let path = path()?;
+                let resolved = resolve(&path, read_default, false)?;
+                if is_state_document(&resolved) {
+                    self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?;
+                }
+                let text = read_text(&resolved, self.config.max_read_bytes)?;
+                Ok(line_range(&text, arguments.start_line, arguments.end_line))
+            }
+            "list_files" => {
+                let path = arguments.path.clone().unwrap_or_else(|| ".".to_owned());
+                let resolved = resolve(&path, read_default, false)?;
+                let limit = arguments.limit.unwrap_or(self.config.max_list_entries).min(self.config.max_list_entries);
+                list(&resolved, arguments.glob.as_deref(), limit)
+            }
+            "save_output" => {
+                let resolved = resolve(&path()?, MountName::Output, true)?;
+                if resolved.mount.name != MountName::Output {
+                    return Err(ToolError::security(codes::READ_ONLY, "save_output writes only under {output-root}"));
+                }
+                self.write(run, &resolved, content()?, None).await
+            }
+            "write_file" => {
+                let resolved = resolve(&path()?, MountName::Output, true)?;
+                self.write(run, &resolved, content()?, arguments.if_match_sha256.as_deref()).await
+            }
+            "apply_patch" => {
+                let resolved = resolve(&path()?, MountName::Output, true)?;
+                let current = self.current_text(run, &resolved).await?;
+                let patched = match (&arguments.diff, &arguments.hunks) {
+                    (Some(diff), None) => patch::apply_unified(&current, diff)?,
+                    (None, Some(hunks)) => patch::apply_replacements(&current, hunks)?,
+                    _ => {
+                        return Err(ToolError::new(codes::INVALID_ARGUMENTS, "pass exactly one of `diff` and `hunks`"));
+                    }
+                };
+                self.write(
+                    run,
+                    &resolved,
+                    patched,
+                    arguments.if_match_sha256.as_deref().or(Some(&sha256_hex(current.as_bytes()))),
+                )
+                .await
+            }
+            "update_frontmatter" => {
+                let resolved = resolve(&path()?, MountName::Output, true)?;
+                let operations = arguments.operations.clone().unwrap_or_default();
+                let current = self.current_text(run, &resolved).await?;
+                let (mut map, body) = frontmatter::parse(&current)?;
+                frontmatter::apply(&mut map, &operations)?;
+                let text = frontmatter::render(&map, &body)?;
+                self.write(
+                    run,
+                    &resolved,
+                    text,
+                    arguments.if_match_sha256.as_deref().or(Some(&sha256_hex(current.as_bytes()))),
+                )
+                .await
+            }
+            "preload_workflow" => {
+                let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
+                let references = preload::references_of(&record.source);
+                self.preload(mounts, &references).await
+            }
+            other => {
+                let names: Vec<&str> = tool_definitions().iter().map(|tool| tool.name).collect();
+                Err(ToolError::new(
+                    codes::UNKNOWN_TOOL,
+                    format!("no tool named `{other}`; available: {}", names.join(", ")),
+                ))
+            }
+        }
+    }
+
+    /// Preloads a workflow's references (the seam multi-file importers plug into).
+    pub async fn preload(&self, mounts: Mounts, references: &dyn References) -> ToolResult {
+        let preload = preload::preload(
+            Arc::new(mounts),
+            references.references(),
+            self.config.max_read_bytes,
+            self.config.max_preload_bytes,
+        )
+        .await?;
+        serde_json::to_string_pretty(&preload).map_err(|error| ToolError::new(codes::IO, error.to_string()))
+    }
+
+    /// The mounts of a run: its output folder, its workflow's folder, the project, the core.
+    pub async fn mounts(&self, run: RunId) -> Result<Mounts, ToolError> {
+        let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
+        let mut mounts = Mounts::default();
+        let output = self.runtime.run_folder(record.session).ok_or_else(|| {
+            ToolError::new(codes::NOT_FOUND, "this runtime has no output root, so the run has no output folder")
+        })?;
+        let open = |name, root: &Path, writable| {
+            Mount::open(name, root, writable).map_err(|error| {
+                ToolError::new(codes::NOT_FOUND, format!("{} ({}): {error}", name.variable(), root.display()))
+            })
+        };
+        mounts.mounts.push(open(MountName::Output, &output, true)?);
+        if let Some(project) = &self.config.project_root {
+            mounts.mounts.push(open(MountName::Project, project, self.config.project_writable)?);
+        }
+        if let Some(folder) = source_folder(&record.source)
+            && let Ok(mount) = Mount::open(MountName::Bundle, &folder, false)
+        {
+            mounts.mounts.push(mount);
+        }
+        if let Some(core) = self.config.core_root.as_ref().filter(|core| core.is_dir()) {
+            mounts.mounts.push(open(MountName::Core, core, false)?);
+        }
+        Ok(mounts)
+    }
+
+    fn run_lock(&self, run: RunId) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.run_locks.lock().expect("run lock table");
+        Arc::clone(locks.entry(run).or_default())
+    }
+
+    async fn current_text(&self, run: RunId, resolved: &Resolved<'_>) -> Result<String, ToolError> {
+        if is_state_document(resolved) {
+            return Ok(self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?.text);
+        }
+        read_text(resolved, self.config.max_read_bytes)
+    }
+
+    async fn write(&self, run: RunId, resolved: &Resolved<'_>, content: String, if_match: Option<&str>) -> ToolResult {
+        if content.len() as u64 > self.config.max_write_bytes {
+            return Err(ToolError::new(
+                codes::TOO_LARGE,
+                format!("the content is {} bytes; the write limit is {}", content.len(), self.config.max_write_bytes),
+            ));
+        }
+        let lock = self.run_lock(run);
+        let _guard = lock.lock().await;
+        if is_state_document(resolved) {
+            return state::write(&self.runtime, run, &content, if_match).await;
+        }
+        let output = resolved.mount.name == MountName::Output;
+        if output && (resolved.relative.starts_with("state") || resolved.relative == Path::new(MANIFEST_FILE)) {
+            return Err(ToolError::security(
+                codes::READ_ONLY,
+                format!("{} is kept by switchyard; only state/workflow.md may be written there", resolved.display()),
+            ));
+        }
+        resolved.check_write_target()?;
+        if let Some(expected) = if_match {
+            let current = match resolved.read(self.config.max_read_bytes) {
+                Ok(bytes) => sha256_hex(&bytes),
+                Err(error) if error.code == codes::NOT_FOUND => String::new(),
+                Err(error) => return Err(error),
+            };
+            if !current.eq_ignore_ascii_case(expected) {
+                return Err(ToolError::new(
+                    codes::PRECONDITION_FAILED,
+                    format!("{} changed since you read it (sha256 {current}); read it again", resolved.display()),
+                ));
+            }
+        }
+        resolved.write_atomic(content.as_bytes())?;
+        let digest = sha256_hex(content.as_bytes());
+        if output {
+            self.record_in_manifest(resolved, content.len() as u64, &digest)?;
+            // Keep the state document's `artifacts` current; a failure only leaves it stale.
+            if let Err(error) = self.runtime.refresh_state_document(run).await {
+                tracing::warn!(%run, %error, "state document not refreshed after a write");
+            }
+        }
+        Ok(format!("wrote {} ({} bytes, sha256 {digest})", resolved.display(), content.len()))
+    }
+
+    fn record_in_manifest(&self, resolved: &Resolved<'_>, bytes: u64, sha256: &str) -> Result<(), ToolError> {
+        let dir = resolved.mount.dir();
+        let fail = |error: String| ToolError::new(codes::IO, format!("cannot update manifest.json: {error}"));
+        let text = dir.read_to_string(MANIFEST_FILE).map_err(|error| fail(error.to_string()))?;
+        let mut manifest: Manifest = serde_json::from_str(&text).map_err(|error| fail(error.to_string()))?;
+        let path = resolved.relative.to_string_lossy().into_owned();
+        manifest.files.retain(|file| file.path != path);
+        let written_at = rfc3339(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
+        );
+        manifest.files.push(ManifestFile { path, bytes, sha256: sha256.to_owned(), written_at });
+        manifest.files.sort_by(|a, b| a.path.cmp(&b.path));
+        let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| fail(error.to_string()))?;
+        dir.atomic_write(MANIFEST_FILE, bytes).map_err(|error| fail(error.to_string()))
+    }
+}
+
+fn is_state_document(resolved: &Resolved<'_>) -> bool {
+    resolved.mount.name == MountName::Output && resolved.relative == Path::new(STATE_DOCUMENT)
+}
+
+/// The folder a run's workflow was loaded from (`project:<path>`, `user:<path>`, `file:<path>`):
+/// the bundle folder itself, or the workflow file's folder.
+fn source_folder(source: &str) -> Option<PathBuf> {
+    let (_, path) = source.split_once(':')?;
+    let path = Path::new(path);
+    if path.is_dir() {
+        return Some(path.to_path_buf());
+    }
+    path.parent().filter(|parent| parent.is_dir()).map(Path::to_path_buf)
+}
+
+fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {
+    let bytes = resolved.read(limit)?;
+    String::from_utf8(bytes)
+        .map_err(|_| ToolError::new(codes::NOT_TEXT, format!("{} is not UTF-8 text", resolved.display())))
+}
+
+fn line_range(text: &str, start: Option<usize>, end: Option<usize>) -> String {
+    if start.is_none() && end.is_none() {
+        return text.to_owned();
+    }
+    let start = start.unwrap_or(1).max(1);
+    let end = end.unwrap_or(usize::MAX);
+    text.split_inclusive('\n').skip(start - 1).take(end.saturating_sub(start - 1)).collect()
+}
+
+/// Lists files below `resolved`, without following directory symlinks, bounded in depth and
+/// entries visited.
+fn list(resolved: &Resolved<'_>, glob: Option<&str>, limit: usize) -> ToolResult {
+    const MAX_DEPTH: usize = 16;
+    const MAX_VISITED: usize = 20_000;
+    let matcher = match glob {
+        Some(pattern) => Some(
+            globset::Glob::new(pattern)
+                .map_err(|error| ToolError::new(codes::INVALID_ARGUMENTS, format!("`glob`: {error}")))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let dir = resolved.mount.dir().open_dir(&resolved.relative).map_err(|error| resolved.kernel_error(&error))?;
+    let mut stack = vec![(dir, PathBuf::new(), 0usize)];
+    let (mut lines, mut visited, mut truncated) = (Vec::new(), 0usize, false);
+    while let Some((dir, prefix, depth)) = stack.pop() {
+        let entries = dir.entries().map_err(|error| resolved.kernel_error(&error))?;
+        for entry in entries.filter_map(Result::ok) {
+            visited += 1;
+            if visited > MAX_VISITED || lines.len() >= limit {
+                truncated = true;
+                break;
+            }
+            let name = prefix.join(entry.file_name());
+            let Ok(file_type) = entry.file_type() else { continue };
+            if file_type.is_dir() {
+                if depth + 1 < MAX_DEPTH
+                    && let Ok(child) = entry.open_dir()
+                {
+                    stack.push((child, name.clone(), depth + 1));
+                }
+                continue;
+            }
+            if matcher.as_ref().is_some_and(|matcher| !matcher.is_match(&name)) {
+                continue;
+            }
+            let size = entry.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+            let kind = if file_type.is_symlink() {
+                " (symlink)"
+            } else if file_type.is_file() {
+                ""
+            } else {
+                " (special)"
+            };
+            lines.push(format!("{}\t{size}{kind}", name.display()));
+        }
+        if truncated {
+            break;
+        }
+    }
+    lines.sort();
+    if truncated {
+        lines.push(format!("… more entries not listed (limit {limit}); narrow the path or the glob"));
+    }
+    Ok(lines.join("\n"))
+}
+
+/// Lower-case hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn runtime_error(error: &switchyard_runtime::Error) -> ToolError {
+    ToolError::new(codes::RUNTIME, format!("{}: {error}", error.code()))
+}

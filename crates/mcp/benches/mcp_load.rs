@@ -1,0 +1,452 @@
+//! The MCP load driver: measures the real `switchyard` binary over fresh processes.
+//!
+//! - stdio cold start: spawn → `initialize` answered → `tools/list` answered;
+//! - the latency of each tool over stdio;
+//! - `continue_workflow` on a fresh run and on a run with 1,000 steps behind it;
+//! - HTTP throughput with 1, 8 and 32 clients advancing distinct runs;
+//! - memory at rest (RSS) of `switchyard mcp` and `switchyard serve`;
+//! - the same cold start and per-call latency for WorkRail (`@exaudeus/workrail` from npm) when it
+//!   is installed in `target/test-tools/workrail/`.
+//!
+//! Run: `cargo build --release -p switchyard && cargo bench -p switchyard-mcp --bench mcp_load`.
+//! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations.
+
+// A benchmark's report is its output.
+#![allow(clippy::print_stdout)]
+// Request builders take their JSON by value so call sites can write `json!` inline.
+#![allow(clippy::needless_pass_by_value)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BENCH_WORKFLOW: &str = "id: bench-loop
+version: \"1\"
+title: Bench loop
+description: One step that loops, for the MCP load driver.
+limits:
+  max_cycles: 100000
+steps:
+  - id: work
+    title: Work
+    prompt: Do one unit of work for {{ goal }}.
+    notes: optional
+    next:
+      - {to: work, label: again, kind: loop, default: true}
+      - {end: true, label: done}
+";
+
+fn quick() -> bool {
+    std::env::var_os("MCP_LOAD_QUICK").is_some()
+}
+
+fn binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("SWITCHYARD_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the bench knows where it runs");
+    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/");
+    let candidate = profile_dir.join("switchyard");
+    assert!(
+        candidate.is_file(),
+        "{} is missing: run `cargo build --release -p switchyard` first, or set SWITCHYARD_BIN",
+        candidate.display()
+    );
+    candidate
+}
+
+struct Stats {
+    samples: Vec<Duration>,
+}
+
+impl Stats {
+    fn new(mut samples: Vec<Duration>) -> Self {
+        samples.sort();
+        Self { samples }
+    }
+    fn at(&self, quantile: f64) -> Duration {
+        let index = ((self.samples.len() as f64 - 1.0) * quantile).round() as usize;
+        self.samples[index.min(self.samples.len() - 1)]
+    }
+    fn line(&self, what: &str) -> String {
+        format!(
+            "| {what} | {} | {:.3} ms | {:.3} ms | {:.3} ms |",
+            self.samples.len(),
+            self.at(0.5).as_secs_f64() * 1e3,
+            self.at(0.95).as_secs_f64() * 1e3,
+            self.at(0.0).as_secs_f64() * 1e3
+        )
+    }
+}
+
+/// A stdio MCP client over a child process, matching answers by id.
+struct Stdio2 {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Stdio2 {
+    fn spawn(mut command: Command) -> Self {
+        let mut child =
+            command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Self { child, input, output, next_id: 0 }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let frame = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        writeln!(self.input, "{frame}").unwrap();
+        self.input.flush().unwrap();
+        loop {
+            let mut line = String::new();
+            assert!(
+                self.output.read_line(&mut line).unwrap() > 0,
+                "the server closed stdout while {method} was pending"
+            );
+            let Ok(answer) = serde_json::from_str::<Value>(&line) else { continue };
+            if answer["id"] == json!(id) {
+                return answer;
+            }
+        }
+    }
+
+    fn notify(&mut self, method: &str) {
+        writeln!(self.input, "{}", json!({ "jsonrpc": "2.0", "method": method })).unwrap();
+    }
+
+    fn initialize(&mut self) -> Value {
+        let answer = self.request(
+            "initialize",
+            json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "mcp-load", "version": "1" } }),
+        );
+        self.notify("notifications/initialized");
+        answer
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let answer = self.request("tools/call", json!({ "name": tool, "arguments": arguments }));
+        let result = &answer["result"];
+        assert!(result["isError"] != json!(true) && answer.get("error").is_none(), "{tool} failed: {answer}");
+        result["structuredContent"].clone()
+    }
+
+    fn rss_kib(&self) -> u64 {
+        rss_kib(self.child.id())
+    }
+}
+
+impl Drop for Stdio2 {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0)
+}
+
+struct Home {
+    home: tempfile::TempDir,
+    workspace: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        let home = Self { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() };
+        let folder = home.workspace.path().join(".switchyard/workflows");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("bench-loop.yaml"), BENCH_WORKFLOW).unwrap();
+        home
+    }
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(binary());
+        command
+            .args(args)
+            .env("SWITCHYARD_HOME", self.home.path())
+            .env_remove("SWITCHYARD_STORE")
+            .current_dir(self.workspace.path());
+        command
+    }
+    fn path(&self) -> String {
+        self.workspace.path().display().to_string()
+    }
+}
+
+fn cold_start(runs: usize, mut spawn: impl FnMut() -> Stdio2) -> (Stats, Stats) {
+    let (mut initialized, mut listed) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let started = Instant::now();
+        let mut client = spawn();
+        client.initialize();
+        initialized.push(started.elapsed());
+        client.request("tools/list", json!({}));
+        listed.push(started.elapsed());
+    }
+    (Stats::new(initialized), Stats::new(listed))
+}
+
+fn timed(iterations: usize, mut call: impl FnMut(usize)) -> Stats {
+    Stats::new(
+        (0..iterations)
+            .map(|index| {
+                let started = Instant::now();
+                call(index);
+                started.elapsed()
+            })
+            .collect(),
+    )
+}
+
+fn stdio_tools(home: &Home, iterations: usize) -> Vec<String> {
+    let mut client = Stdio2::spawn(home.command(&["mcp"]));
+    client.initialize();
+    let path = home.path();
+    let mut lines = Vec::new();
+    lines.push(
+        timed(iterations, |_| {
+            client.call("list_workflows", json!({ "workspacePath": path }));
+        })
+        .line("list_workflows"),
+    );
+    lines.push(
+        timed(iterations, |_| {
+            client.call("inspect_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": path }));
+        })
+        .line("inspect_workflow"),
+    );
+    let mut tokens = Vec::new();
+    lines.push(
+        timed(iterations, |index| {
+            let answer = client.call(
+                "start_workflow",
+                json!({ "workflowId": "bench-loop", "workspacePath": path, "goal": format!("bench run {index}") }),
+            );
+            tokens.push(answer);
+        })
+        .line("start_workflow"),
+    );
+    lines.push(timed(iterations, |index| {
+        client.call("checkpoint_workflow", json!({ "checkpointToken": tokens[index]["checkpointToken"], "output": { "notesMarkdown": "halfway" } }));
+    }).line("checkpoint_workflow"));
+    lines.push(
+        timed(iterations, |index| {
+            client.call(
+                "continue_workflow",
+                json!({ "continueToken": tokens[index]["continueToken"], "output": { "notesMarkdown": "done one" } }),
+            );
+        })
+        .line("continue_workflow (advance)"),
+    );
+    lines.push(
+        timed(iterations, |index| {
+            client.call("continue_workflow", json!({ "continueToken": tokens[index]["resumeToken"] }));
+        })
+        .line("continue_workflow (rehydrate)"),
+    );
+    lines.push(
+        timed(iterations, |index| {
+            client.call("resume_session", json!({ "workspacePath": path, "query": format!("bench run {index}") }));
+        })
+        .line("resume_session"),
+    );
+    lines
+}
+
+fn long_run(home: &Home, behind: usize, window: usize) -> (Stats, Stats) {
+    let mut client = Stdio2::spawn(home.command(&["mcp"]));
+    client.initialize();
+    let mut answer = client.call(
+        "start_workflow",
+        json!({ "workflowId": "bench-loop", "workspacePath": home.path(), "goal": "a long run" }),
+    );
+    let mut advance = |answer: &mut Value| {
+        let started = Instant::now();
+        *answer = client.call(
+            "continue_workflow",
+            json!({ "continueToken": answer["continueToken"], "output": { "notesMarkdown": "one more" } }),
+        );
+        started.elapsed()
+    };
+    let early = Stats::new((0..window).map(|_| advance(&mut answer)).collect());
+    for _ in window..behind {
+        advance(&mut answer);
+    }
+    let late = Stats::new((0..window).map(|_| advance(&mut answer)).collect());
+    (early, late)
+}
+
+/// One HTTP/1.1 POST to /mcp; returns the JSON-RPC answer (from JSON or SSE) and the session id.
+fn http_post(address: &str, session: Option<&str>, body: &Value) -> (Option<Value>, Option<String>) {
+    let mut stream = TcpStream::connect(address).unwrap();
+    let body = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"));
+    }
+    stream.write_all(format!("{head}\r\n{body}").as_bytes()).unwrap();
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    let (headers, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let session = headers
+        .lines()
+        .find_map(|line| line.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id")))
+        .map(|(_, value)| value.trim().to_owned());
+    let answer = rest.lines().find_map(|line| {
+        let line = line.strip_prefix("data:").unwrap_or(line).trim();
+        serde_json::from_str::<Value>(line).ok().filter(|value| value.get("id").is_some())
+    });
+    (answer, session)
+}
+
+fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
+    let mut child =
+        home.command(&["serve", "--port", "0"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut banner = String::new();
+    reader.read_line(&mut banner).unwrap();
+    let address = banner
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let path = home.path();
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(clients + 1));
+    let workers: Vec<_> = (0..clients)
+        .map(|client| {
+            let (address, path, barrier) = (address.clone(), path.clone(), std::sync::Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "load", "version": "1" } } });
+                let (_, session) = http_post(&address, None, &init);
+                let session = session.expect("a session id");
+                http_post(&address, Some(&session), &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+                let call = |id: u64, tool: &str, arguments: Value| {
+                    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
+                    let (answer, _) = http_post(&address, Some(&session), &body);
+                    answer.expect("an answer")["result"]["structuredContent"].clone()
+                };
+                let mut answer = call(2, "start_workflow", json!({ "workflowId": "bench-loop", "workspacePath": path, "goal": format!("client {client}") }));
+                barrier.wait();
+                for id in 0..advances as u64 {
+                    answer = call(3 + id, "continue_workflow", json!({ "continueToken": answer["continueToken"], "output": { "notesMarkdown": "step" } }));
+                    assert!(answer["continueToken"].is_string(), "{answer}");
+                }
+            })
+        })
+        .collect();
+    barrier.wait();
+    let started = Instant::now();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    let rate = (clients * advances) as f64 / started.elapsed().as_secs_f64();
+    let _ = child.kill();
+    let _ = child.wait();
+    rate
+}
+
+fn workrail_entry() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let target = exe.parent()?.parent()?.parent()?;
+    let package = target.join("test-tools/workrail/node_modules/@exaudeus/workrail");
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(package.join("package.json")).ok()?).ok()?;
+    let bin = match &manifest["bin"] {
+        Value::String(path) => path.clone(),
+        Value::Object(map) => map.values().next()?.as_str()?.to_owned(),
+        _ => return None,
+    };
+    Some(package.join(bin))
+}
+
+fn node22() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let node = exe.parent()?.parent()?.parent()?.join("test-tools/node/node_modules/node/bin/node");
+    node.is_file().then_some(node)
+}
+
+fn main() {
+    if std::env::args().any(|arg| arg == "--list") {
+        return;
+    }
+    let (runs, iterations, behind) = if quick() { (5, 20, 200) } else { (30, 200, 1000) };
+    println!("binary: {}\n", binary().display());
+    println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
+    let home = Home::new();
+    drop(Stdio2::spawn(home.command(&["mcp"])).initialize());
+    let (initialized, listed) = cold_start(runs, || Stdio2::spawn(home.command(&["mcp"])));
+    println!("{}", initialized.line("switchyard stdio cold start → initialize answered"));
+    println!("{}", listed.line("switchyard stdio cold start → tools/list answered"));
+    for line in stdio_tools(&home, iterations) {
+        println!("{line}");
+    }
+    let (early, late) = long_run(&Home::new(), behind, 100);
+    println!("{}", early.line("continue_workflow, steps 1-100 of a run"));
+    println!("{}", late.line(&format!("continue_workflow, steps {}-{} of a run", behind + 1, behind + 100)));
+
+    let mut client = Stdio2::spawn(home.command(&["mcp"]));
+    client.initialize();
+    client.request("tools/list", json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    println!("\nmemory at rest: `switchyard mcp` RSS {} KiB after initialize + tools/list", client.rss_kib());
+    drop(client);
+
+    println!("\n| HTTP clients (distinct runs) | advances | advances/s |\n|---|---|---|");
+    for clients in [1, 8, 32] {
+        let advances = if quick() { 20 } else { 100 };
+        let rate = http_throughput(&Home::new(), clients, advances);
+        println!("| {clients} | {} | {rate:.0} |", clients * advances);
+    }
+
+    match (workrail_entry(), node22()) {
+        (Some(entry), Some(node)) => {
+            println!("\nWorkRail: {} on {}", entry.display(), node.display());
+            let data = tempfile::tempdir().unwrap();
+            let spawn = || {
+                let mut command = Command::new(&node);
+                command.arg(&entry).env("WORKRAIL_DATA_DIR", data.path()).env("WORKRAIL_ENABLE_SESSION_TOOLS", "false");
+                Stdio2::spawn(command)
+            };
+            let (initialized, listed) = cold_start(runs.min(10), spawn);
+            println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
+            println!("{}", initialized.line("WorkRail stdio cold start → initialize answered"));
+            println!("{}", listed.line("WorkRail stdio cold start → tools/list answered"));
+            let mut client = spawn();
+            client.initialize();
+            let workspace = home.path();
+            let list = timed(iterations.min(50), |_| {
+                client.request("tools/call", json!({ "name": "list_workflows", "arguments": { "workspacePath": workspace, "tags": ["coding"] } }));
+            });
+            println!("{}", list.line("WorkRail list_workflows"));
+            let started = client.request("tools/call", json!({ "name": "start_workflow", "arguments": { "workflowId": "coding-task-workflow-agentic", "workspacePath": workspace, "goal": "bench" } }));
+            println!(
+                "\nWorkRail start_workflow answer (first 300 bytes): {}",
+                &started.to_string().chars().take(300).collect::<String>()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+            println!("memory at rest: WorkRail RSS {} KiB after initialize", client.rss_kib());
+        }
+        _ => println!(
+            "\nWorkRail: not installed in target/test-tools/workrail (npm i @exaudeus/workrail there) or no Node 22 in target/test-tools/node; not measured."
+        ),
+    }
+}

@@ -1,0 +1,96 @@
+//! The MCP door of switchyard: six WorkRail-compatible tools (`list_workflows`,
+//! `inspect_workflow`, `start_workflow`, `continue_workflow`, `checkpoint_workflow`,
+//! `resume_session`) over stdio and streamable HTTP.
+//!
+//! The door decides no engine rule: every tool checks its arguments against its JSON Schema,
+//! calls [`switchyard_runtime::Runtime`], and converts the answer into its own wire types
+//! ([`wire`]), rendered as text for the agent and sent again as `structuredContent`.
+
+pub mod errors;
+pub mod fixtures;
+pub mod http;
+pub mod render;
+pub mod schemas;
+pub mod server;
+pub mod stdio;
+pub mod tools;
+pub mod wire;
+
+pub use errors::{ErrorCode, Retry, ToolError};
+pub use http::{HttpError, HttpOptions};
+pub use rmcp::model::{CallToolResult, Tool};
+pub use server::{ServerOptions, SwitchyardServer, ToolProvider};
+
+/// A tool definition from a name, a description and a JSON Schema object (for [`ToolProvider`]s).
+pub fn tool_definition(name: &'static str, description: &'static str, input_schema: serde_json::Value) -> Tool {
+    let schema = match input_schema {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(name, description, std::sync::Arc::new(schema))
+}
+
+/// A tool answer of one text item (`is_error`: the model reads it as a failure).
+pub fn text_result(text: String, is_error: bool) -> CallToolResult {
+    let content = vec![rmcp::model::ContentBlock::text(text)];
+    if is_error { CallToolResult::error(content) } else { CallToolResult::success(content) }
+}
+
+/// Serves MCP over stdin/stdout until the client closes stdin. Only protocol frames go to
+/// stdout; logs go wherever tracing writes (stderr in the CLI).
+pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error> {
+    stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// The reference documentation of the tools, generated from the live definitions
+/// (`docs/mcp-tools.md`; a test fails when the file differs).
+pub fn tools_reference(server: &SwitchyardServer) -> String {
+    let mut text = String::from(
+        "# MCP tool reference\n\nGenerated from the live `tools/list` by `cargo test -p switchyard-mcp` (`tools_reference_is_current`); do not edit by hand.\n",
+    );
+    for tool in server.tool_list() {
+        text.push_str(&format!("\n## `{}`\n\n{}\n", tool.name, tool.description.as_deref().unwrap_or("")));
+        if let Some(annotations) = &tool.annotations {
+            text.push_str(&format!(
+                "\nRead-only: {}. Idempotent: {}.\n",
+                annotations.read_only_hint.unwrap_or(false),
+                annotations.idempotent_hint.unwrap_or(false)
+            ));
+        }
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
+        let required: Vec<&str> =
+            schema["required"].as_array().into_iter().flatten().filter_map(|v| v.as_str()).collect();
+        text.push_str("\n| argument | type | required | description |\n|---|---|---|---|\n");
+        if let Some(properties) = schema["properties"].as_object() {
+            for (name, property) in properties {
+                let kind = match &property["type"] {
+                    serde_json::Value::Null => "any".to_owned(),
+                    serde_json::Value::String(kind) => kind.clone(),
+                    other => other.to_string(),
+                };
+                let mut description = property["description"].as_str().unwrap_or("").to_owned();
+                if let Some(values) = property["enum"].as_array() {
+                    let values: Vec<String> =
+                        values.iter().map(|value| format!("`{}`", value.as_str().unwrap_or(""))).collect();
+                    description = format!("{description} One of {}.", values.join(", ")).trim().to_owned();
+                }
+                text.push_str(&format!(
+                    "| `{name}` | {kind} | {} | {} |\n",
+                    if required.contains(&name.as_str()) { "yes" } else { "no" },
+                    description.replace('|', "\\|")
+                ));
+            }
+        }
+        if let Some(output) = &tool.output_schema {
+            let output = serde_json::Value::Object((**output).clone());
+            let fields: Vec<String> =
+                output["properties"].as_object().into_iter().flatten().map(|(name, _)| format!("`{name}`")).collect();
+            text.push_str(&format!("\nStructured output fields: {}.\n", fields.join(", ")));
+        }
+    }
+    text.push_str("\n## Errors\n\nA failed call returns `isError: true` and one text item holding `{code, message, retry, details}`.\n`retry` is `{\"kind\":\"not_retryable\"}`, `{\"kind\":\"retryable_immediate\"}` or `{\"kind\":\"retryable_after_ms\",\"afterMs\":N}`; `details.cause` is switchyard's finer code.\nAn unknown tool is a JSON-RPC error (`-32602`).\n\n| code | meaning |\n|---|---|\n");
+    for code in ErrorCode::ALL {
+        text.push_str(&format!("| `{}` | {} |\n", code.as_str(), code.meaning()));
+    }
+    text
+}

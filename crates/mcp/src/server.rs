@@ -1,0 +1,199 @@
+//! The MCP server: a registry of tools listed and called by name. Every call's arguments are
+//! checked against the tool's schema before anything is deserialized; tool failures come back as
+//! tool results the model reads (`isError`), protocol faults as JSON-RPC errors.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use switchyard_runtime::Runtime;
+
+use crate::errors::{ErrorCode, ToolError};
+use crate::schemas::{self, ToolSpec};
+use crate::tools::{Answer, Tools};
+
+/// Tools another crate adds to the server (the file tools, behind `--file-tools`).
+#[async_trait::async_trait]
+pub trait ToolProvider: Send + Sync + std::fmt::Debug + 'static {
+    /// The tools' definitions; their input schemas are enforced before `call`.
+    fn tools(&self) -> Vec<Tool>;
+
+    /// Runs the named tool with checked arguments.
+    async fn call(&self, name: &str, arguments: Map<String, Value>) -> CallToolResult;
+}
+
+/// What the server offers.
+#[derive(Debug, Default, Clone)]
+pub struct ServerOptions {
+    /// Expose the fixture tools the MCP conformance suite calls by fixed names (off by default).
+    pub conformance_fixtures: bool,
+    /// Extra tool providers.
+    pub providers: Vec<Arc<dyn ToolProvider>>,
+}
+
+const INSTRUCTIONS: &str = "switchyard keeps you on a workflow's rails. start_workflow (or resume_session, then continue_workflow with intent rehydrate) gives you one step; do it, then call continue_workflow exactly as the answer's `nextCall` says. Steps with a human gate wait for a person: you cannot approve them, tell the user the command the answer gives.";
+
+#[derive(Debug)]
+struct Inner {
+    tools: Tools,
+    specs: Vec<ToolSpec>,
+    /// For each spec, the provider that runs it (`None`: a switchyard tool or a fixture).
+    owners: Vec<Option<Arc<dyn ToolProvider>>>,
+    fixtures: bool,
+}
+
+/// The switchyard MCP server; cheap to clone (one per HTTP session shares everything).
+#[derive(Debug, Clone)]
+pub struct SwitchyardServer {
+    inner: Arc<Inner>,
+}
+
+impl SwitchyardServer {
+    pub fn new(runtime: Arc<Runtime>, options: &ServerOptions) -> Self {
+        let mut specs: Vec<ToolSpec> = schemas::switchyard_tools().into_iter().map(ToolSpec::new).collect();
+        let mut owners: Vec<Option<Arc<dyn ToolProvider>>> = specs.iter().map(|_| None).collect();
+        for provider in &options.providers {
+            for tool in provider.tools() {
+                if specs.iter().any(|spec| spec.name() == tool.name) {
+                    tracing::warn!(tool = %tool.name, "a provider's tool has the name of an existing tool; it is left out");
+                    continue;
+                }
+                specs.push(ToolSpec::new(tool));
+                owners.push(Some(Arc::clone(provider)));
+            }
+        }
+        if options.conformance_fixtures {
+            for tool in crate::fixtures::tools() {
+                specs.push(ToolSpec::new(tool));
+                owners.push(None);
+            }
+        }
+        Self {
+            inner: Arc::new(Inner {
+                tools: Tools::new(runtime),
+                specs,
+                owners,
+                fixtures: options.conformance_fixtures,
+            }),
+        }
+    }
+
+    /// Every tool this server lists, in order.
+    pub fn tool_list(&self) -> Vec<Tool> {
+        self.inner.specs.iter().map(|spec| spec.tool.clone()).collect()
+    }
+
+    pub fn runtime(&self) -> &Runtime {
+        self.inner.tools.runtime()
+    }
+
+    /// Runs one tool call: unknown tool → protocol error; bad arguments → a VALIDATION_ERROR tool
+    /// result; otherwise the tool's answer or its error, as a tool result.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        context: Option<&RequestContext<RoleServer>>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(index) = self.inner.specs.iter().position(|spec| spec.name() == name) else {
+            let known: Vec<&str> = self.inner.specs.iter().map(ToolSpec::name).collect();
+            let suggestion = known
+                .iter()
+                .map(|known| (strsim::jaro_winkler(name, known), *known))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, known)| format!(" (did you mean `{known}`?)"))
+                .unwrap_or_default();
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}{suggestion}; tools: {}", known.join(", ")),
+                None,
+            ));
+        };
+        let arguments = arguments.unwrap_or_default();
+        if let Err(error) = self.inner.specs[index].check(&arguments) {
+            return Ok(tool_error(&error));
+        }
+        if let Some(provider) = &self.inner.owners[index] {
+            return Ok(provider.call(name, arguments).await);
+        }
+        if self.inner.fixtures && name.starts_with("test_") {
+            return crate::fixtures::call(name, arguments, context).await;
+        }
+        let tools = &self.inner.tools;
+        let answer = match name {
+            schemas::LIST_WORKFLOWS => tools.list_workflows(arguments).await,
+            schemas::INSPECT_WORKFLOW => tools.inspect_workflow(arguments).await,
+            schemas::START_WORKFLOW => tools.start_workflow(arguments).await,
+            schemas::CONTINUE_WORKFLOW => tools.continue_workflow(arguments).await,
+            schemas::CHECKPOINT_WORKFLOW => tools.checkpoint_workflow(arguments).await,
+            schemas::RESUME_SESSION => tools.resume_session(arguments).await,
+            other => {
+                Err(ToolError::new(ErrorCode::InternalError, format!("tool `{other}` is listed but has no handler")))
+            }
+        };
+        Ok(match answer {
+            Ok(Answer { text, structured }) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(structured);
+                result
+            }
+            Err(error) => tool_error(&error),
+        })
+    }
+}
+
+/// A tool error as WorkRail sends it: one text item holding the JSON envelope, `isError: true`.
+pub fn tool_error(error: &ToolError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(error.to_json())])
+}
+
+impl ServerHandler for SwitchyardServer {
+    fn get_info(&self) -> ServerConfig {
+        if self.inner.fixtures {
+            return crate::fixtures::server_config();
+        }
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("switchyard", env!("CARGO_PKG_VERSION")).with_title("switchyard workflow runtime"),
+            )
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        _request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.inner.fixtures {
+            Ok(())
+        } else {
+            Err(ErrorData::method_not_found::<rmcp::model::SetLevelRequestMethod>())
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tool_list()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let started = std::time::Instant::now();
+        let result = self.call(&name, request.arguments, Some(&context)).await;
+        tracing::debug!(tool = %name, elapsed_us = started.elapsed().as_micros() as u64, "tool call");
+        result.map(CallToolResponse::from)
+    }
+}

@@ -1,0 +1,294 @@
+//! Finding a session to resume and recapping it: `resume_session` for every door.
+//!
+//! Candidates are ranked in tiers: explicit session or run ids, then the user's words over titles,
+//! goals and notes (the store's full-text index), then the workspace's git HEAD and branch, then
+//! the workflow id, then recency. Every lookup is an indexed, bounded query.
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::Value;
+use switchyard_core::token::TokenKind;
+use switchyard_core::workflow::Layer;
+use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
+use switchyard_store::{RecapEntry, RecapKind, SearchQuery, SessionQuery, SessionRecord, TokenRecord};
+
+use crate::{Catalog, Error, Runtime};
+
+/// The most candidates a resume lookup returns.
+pub const MAX_RESUME_CANDIDATES: usize = 5;
+
+/// How many recent sessions the git, workflow and recency tiers look at.
+const RECENT_WINDOW: u32 = 200;
+
+/// The default byte budget of a recap.
+pub const RECAP_BUDGET_BYTES: usize = 24 * 1024;
+
+/// What to look for.
+#[derive(Debug, Clone, Default)]
+pub struct ResumeRequest {
+    pub query: Option<String>,
+    pub session: Option<SessionId>,
+    pub run: Option<RunId>,
+    pub git_branch: Option<String>,
+    pub git_head: Option<String>,
+    /// The caller's workspace; its git facts are read when the caller gave none.
+    pub workspace: Option<String>,
+    /// Only sessions started in `workspace`.
+    pub same_workspace_only: bool,
+}
+
+/// How sure a match is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    Strong,
+    Medium,
+    Weak,
+}
+
+/// One session that may be the one the user means.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResumeCandidate {
+    pub session: SessionRecord,
+    pub run: Option<RunId>,
+    pub tip: Option<NodeId>,
+    pub pending_step: Option<String>,
+    pub status: Option<RunStatus>,
+    pub confidence: Confidence,
+    /// The tier reason first, then any supporting signal.
+    pub why_matched: Vec<String>,
+    pub snippet: String,
+    /// `st_…` for the run's tip: rehydrate it to continue, or to fork from there.
+    pub resume_token: Option<String>,
+}
+
+/// A bounded account of a branch up to a node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recap {
+    pub text: String,
+    /// Items left out to fit the budget (never a critical one).
+    pub dropped: usize,
+    pub truncated: bool,
+}
+
+/// One recap item with the layer that decides when it may be dropped.
+struct RecapItem {
+    layer: Layer,
+    text: String,
+}
+
+impl Runtime {
+    /// A runtime for another workspace: same store, keys, clock and ids, with that workspace's
+    /// `.switchyard/workflows/` searched first. Doors serving several workspaces keep one each.
+    pub fn for_workspace(&self, root: Option<&Path>) -> Runtime {
+        let catalog = Catalog {
+            project_dir: root.map(|root| root.join(".switchyard").join("workflows")),
+            user_dir: self.catalog.user_dir.clone(),
+        };
+        let mut runtime = Runtime::from_parts(crate::Parts {
+            store: std::sync::Arc::clone(&self.store),
+            store_label: self.store_label.clone(),
+            keys: self.keys.clone(),
+            catalog,
+            clock: std::sync::Arc::clone(&self.clock),
+            ids: std::sync::Arc::clone(&self.ids),
+        });
+        runtime.output_root = self.output_root.clone();
+        runtime
+    }
+
+    /// Up to [`MAX_RESUME_CANDIDATES`] sessions, best first.
+    pub async fn resume_candidates(&self, request: &ResumeRequest) -> Result<Vec<ResumeCandidate>, Error> {
+        let (mut branch, mut head) = (request.git_branch.clone(), request.git_head.clone());
+        if branch.is_none()
+            && head.is_none()
+            && let Some(workspace) = &request.workspace
+        {
+            (branch, head) = crate::workspace::git_facts(Path::new(workspace));
+        }
+        let mut ranked: Vec<(u8, Confidence, Vec<String>, String, SessionRecord)> = Vec::new();
+        let eligible = |record: &SessionRecord| {
+            !request.same_workspace_only || request.workspace.is_none() || record.workspace == request.workspace
+        };
+        let mut push = |tier: u8, confidence, why: String, snippet: String, record: SessionRecord| {
+            if !eligible(&record) {
+                return;
+            }
+            if let Some(existing) = ranked.iter_mut().find(|entry| entry.4.id == record.id) {
+                if !existing.2.contains(&why) {
+                    existing.2.push(why);
+                }
+                return;
+            }
+            ranked.push((tier, confidence, vec![why], snippet, record));
+        };
+        if let Some(session) = request.session
+            && let Some(record) = self.store.session(session).await?
+        {
+            push(0, Confidence::Strong, "matched_session_id".to_owned(), String::new(), record);
+        }
+        if let Some(run) = request.run
+            && let Some(run) = self.store.run(run).await?
+            && let Some(record) = self.store.session(run.session).await?
+        {
+            push(0, Confidence::Strong, "matched_run_id".to_owned(), String::new(), record);
+        }
+        let query = request.query.as_deref().map(str::trim).filter(|query| !query.is_empty());
+        if let Some(query) = query {
+            let words = switchyard_store::search::search_words(query);
+            let hits = self.store.search_sessions(SearchQuery { text: query.to_owned(), limit: 20 }).await?;
+            for hit in hits {
+                let Some(record) = self.store.session(hit.session).await? else { continue };
+                let haystack = format!("{} {}", record.title, record.goal).to_lowercase();
+                let all_words = words.iter().all(|word| haystack.contains(word.as_str()));
+                let (confidence, why) = if all_words {
+                    (Confidence::Strong, "matched_goal".to_owned())
+                } else {
+                    (Confidence::Medium, format!("matched_{}", hit.matched))
+                };
+                push(1, confidence, why, hit.snippet, record);
+            }
+        }
+        let recent = self.store.list_sessions(SessionQuery { limit: RECENT_WINDOW, ..SessionQuery::default() }).await?;
+        for record in &recent {
+            if head.is_some() && record.git_head == head {
+                push(2, Confidence::Medium, "matched_head_sha".to_owned(), String::new(), record.clone());
+            }
+        }
+        for record in &recent {
+            let same_branch = match (&branch, &record.git_branch) {
+                (Some(ours), Some(theirs)) => ours == theirs,
+                _ => false,
+            };
+            if same_branch {
+                push(3, Confidence::Medium, "matched_branch".to_owned(), String::new(), record.clone());
+            }
+        }
+        if let Some(query) = query {
+            let words = switchyard_store::search::search_words(query);
+            for record in &recent {
+                let matches = record.workflow_id.as_deref().is_some_and(|id| {
+                    let id = id.to_lowercase();
+                    words.iter().any(|word| word.len() >= 3 && id.contains(word.as_str()))
+                });
+                if matches {
+                    push(4, Confidence::Medium, "matched_workflow_id".to_owned(), String::new(), record.clone());
+                }
+            }
+        }
+        for record in recent {
+            push(5, Confidence::Weak, "recency".to_owned(), String::new(), record);
+        }
+        // Stable: within a tier, the order the tier found them in (rank, then recency).
+        ranked.sort_by_key(|entry| (entry.0, entry.1));
+        ranked.truncate(MAX_RESUME_CANDIDATES);
+        let mut candidates = Vec::with_capacity(ranked.len());
+        for (_, confidence, why_matched, snippet, session) in ranked {
+            candidates.push(self.candidate(session, confidence, why_matched, snippet).await?);
+        }
+        Ok(candidates)
+    }
+
+    async fn candidate(
+        &self,
+        session: SessionRecord,
+        confidence: Confidence,
+        why_matched: Vec<String>,
+        snippet: String,
+    ) -> Result<ResumeCandidate, Error> {
+        let snippet = if snippet.is_empty() { session.goal.chars().take(2048).collect() } else { snippet };
+        let Some(run_id) = session.run else {
+            return Ok(ResumeCandidate {
+                session,
+                run: None,
+                tip: None,
+                pending_step: None,
+                status: None,
+                confidence,
+                why_matched,
+                snippet,
+                resume_token: None,
+            });
+        };
+        let run = self.store.run(run_id).await?.ok_or_else(|| self.not_found("run", run_id.to_string()))?;
+        let tip = self.store.node(run.tip).await?.ok_or_else(|| self.not_found("node", run.tip.to_string()))?;
+        let record = TokenRecord {
+            nonce: self.ids.nonce(),
+            kind: TokenKind::State,
+            session: run.session,
+            run: run.id,
+            node: tip.id,
+            attempt: None,
+        };
+        let nonce = self.store.claim_token(record).await?;
+        let pending_step = (!tip.status.is_terminal()).then(|| tip.step.to_string());
+        Ok(ResumeCandidate {
+            session,
+            run: Some(run.id),
+            tip: Some(tip.id),
+            pending_step,
+            status: Some(run.status),
+            confidence,
+            why_matched,
+            snippet,
+            resume_token: Some(self.keys.mint(TokenKind::State, nonce).to_string()),
+        })
+    }
+
+    /// The branch up to `node`: earlier steps' notes, checkpoints and decisions, and the branch's
+    /// context, trimmed to `budget_bytes` by layer (ephemeral first, then useful, then the oldest
+    /// important items; critical items and decisions never), with a visible marker when trimmed.
+    pub async fn recap(&self, node: NodeId, budget_bytes: usize) -> Result<Recap, Error> {
+        let record = self.node_record(node).await?;
+        let context = self.run_context(record.run).await?;
+        let entries = self.store.recap(node, 100).await?;
+        let mut items: Vec<RecapItem> = entries.iter().map(recap_item).collect();
+        for (key, value) in &record.state.context {
+            let layer = context
+                .workflow
+                .workflow
+                .variables
+                .iter()
+                .find(|variable| &variable.name == key)
+                .map(|variable| variable.layer)
+                .unwrap_or(if key == "goal" { Layer::Critical } else { Layer::Useful });
+            let value = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            items.push(RecapItem { layer, text: format!("context `{key}` = {value}") });
+        }
+        let size =
+            |items: &[Option<RecapItem>]| -> usize { items.iter().flatten().map(|item| item.text.len() + 2).sum() };
+        let mut kept: Vec<Option<RecapItem>> = items.into_iter().map(Some).collect();
+        let mut dropped = 0;
+        for layer in [Layer::Ephemeral, Layer::Useful, Layer::Important] {
+            for index in 0..kept.len() {
+                if size(&kept) <= budget_bytes {
+                    break;
+                }
+                if kept[index].as_ref().is_some_and(|item| item.layer == layer) {
+                    kept[index] = None;
+                    dropped += 1;
+                }
+            }
+        }
+        let mut text = kept.into_iter().flatten().map(|item| item.text).collect::<Vec<_>>().join("\n\n");
+        if dropped > 0 {
+            text.push_str(&format!(
+                "\n\n[TRUNCATED: {dropped} older or less important item(s) left out to fit {budget_bytes} bytes]"
+            ));
+        }
+        Ok(Recap { text, dropped, truncated: dropped > 0 })
+    }
+}
+
+fn recap_item(entry: &RecapEntry) -> RecapItem {
+    let (layer, label) = match entry.kind {
+        RecapKind::Notes => (Layer::Important, "notes"),
+        RecapKind::Checkpoint => (Layer::Useful, "checkpoint"),
+        RecapKind::Decision => (Layer::Critical, "decision"),
+    };
+    RecapItem { layer, text: format!("[{}] {label}: {}", entry.step, entry.text) }
+}

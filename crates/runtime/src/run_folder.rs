@@ -1,0 +1,685 @@
+//! Run output folders: `{output-root}/<session>/`, its `manifest.json`, and the state document
+//! `state/workflow.md`, a projection of the run's log regenerated after every event.
+//!
+//! The state document is rebuilt from the event that just committed plus its own previous
+//! frontmatter, which holds the bounded lists (`stepsCompleted`, `decisionLog`) of the node it
+//! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. It is written with a
+//! temporary file and a rename but without fsync: it is a projection, and a stale or missing one
+//! (a crash between commit and write) is detected by its `eventSeq` and rebuilt on the next read.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use switchyard_core::event::EventKind;
+use switchyard_core::state::Phase;
+use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId};
+use switchyard_engine::{LoadedWorkflow, PendingStep};
+use switchyard_store::NodeRecord;
+
+use crate::{Error, RunContext, Runtime};
+
+/// The manifest's file name inside a run folder.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// The state document, relative to the run folder.
+pub const STATE_DOCUMENT: &str = "state/workflow.md";
+/// The version of the state document's frontmatter.
+pub const STATE_SCHEMA_VERSION: u64 = 1;
+/// The most recent decisions the state document lists; older ones are counted in
+/// `decisionLogOmitted`.
+pub const MAX_DECISION_LOG: usize = 20;
+/// The most entries `stepsCompleted` lists; older ones are counted in `stepsCompletedOmitted`.
+pub const MAX_STEPS_COMPLETED: usize = 200;
+/// The most nodes a rebuild walks up the branch from the tip.
+const MAX_BRANCH_WALK: usize = 64;
+/// The most recent events a rebuild reads for decision notes.
+const MAX_REBUILD_EVENTS: u32 = 256;
+/// The most artifacts the state document lists (the manifest has them all).
+const MAX_ARTIFACTS: usize = 100;
+/// What `allowedNext[].to` says for an edge that completes the run.
+pub const COMPLETE_TARGET: &str = "$complete";
+
+/// `manifest.json`: what a run folder holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    pub workflow_id: String,
+    pub workflow_hash: String,
+    pub run_id: String,
+    pub session_id: String,
+    pub started_at: String,
+    /// Every file written through the file tools, sorted by path.
+    pub files: Vec<ManifestFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ManifestFile {
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub written_at: String,
+}
+
+/// One entry of `decisionLog`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DecisionEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifacts: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+/// One entry of `artifacts`: a file of the run folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArtifactEntry {
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// The frontmatter of `state/workflow.md`; `switchyard schema state` publishes its JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateFrontmatter {
+    pub schema_version: u64,
+    /// The workflow id.
+    pub workflow_type: String,
+    pub run_id: String,
+    /// The node this document reflects: a write naming another node is stale.
+    pub node_id: String,
+    /// The last event of the session this document reflects.
+    pub event_seq: u64,
+    pub status: String,
+    /// The current step; empty means the entry step.
+    pub current_node_id: String,
+    pub steps_completed: Vec<String>,
+    #[serde(default)]
+    pub steps_completed_omitted: u64,
+    pub variables: Map<String, Value>,
+    pub decision_log: Vec<DecisionEntry>,
+    #[serde(default)]
+    pub decision_log_omitted: u64,
+    pub artifacts: Vec<ArtifactEntry>,
+    pub updated_at: String,
+}
+
+/// The bounded lists the state document is regenerated from, for the node `node`.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Projection {
+    node: String,
+    seq: u64,
+    steps_completed: Vec<String>,
+    steps_completed_omitted: u64,
+    decision_log: Vec<DecisionEntry>,
+    decision_log_omitted: u64,
+}
+
+/// A run's state document as it is now, with what a door needs to check a write to it.
+#[derive(Debug, Clone)]
+pub struct StateDocument {
+    pub folder: PathBuf,
+    pub text: String,
+    pub frontmatter: StateFrontmatter,
+    pub run: RunId,
+    /// The run's tip: the node the document reflects.
+    pub node: NodeRecord,
+    pub control: Control,
+    pub workflow: std::sync::Arc<LoadedWorkflow>,
+    /// The step the agent may act on, when it may.
+    pub pending: Option<PendingStep>,
+}
+
+/// The JSON Schema (draft 2020-12) of the state document's frontmatter.
+pub fn state_schema() -> Value {
+    let entry = json!({
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "step": {"type": "string"},
+            "to": {"type": "string"},
+            "choice": {"type": "string", "description": "The label of the edge to take."},
+            "notes": {"type": "string", "description": "Notes recorded with the move."},
+            "artifacts": {"description": "Artifacts recorded with the move (checked against the step's output contract)."},
+            "at": {"type": "string"}
+        }
+    });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://switchyard.dev/schema/state-document.json",
+        "title": "switchyard state document frontmatter (state/workflow.md)",
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["schemaVersion", "workflowType", "runId", "currentNodeId", "stepsCompleted", "variables", "decisionLog", "artifacts", "updatedAt"],
+        "properties": {
+            "schemaVersion": {"const": STATE_SCHEMA_VERSION},
+            "workflowType": {"type": "string", "minLength": 1},
+            "runId": {"type": "string", "pattern": "^run_[a-z0-9]{26}$"},
+            "nodeId": {"type": "string", "pattern": "^node_[a-z0-9]{26}$", "description": "The node this document reflects; a write naming an older node is refused as stale."},
+            "eventSeq": {"type": "integer", "minimum": 0},
+            "status": {"type": "string"},
+            "currentNodeId": {"type": "string", "description": "The current step id; empty means the entry step. Change it along an edge to move the run."},
+            "stepsCompleted": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Only grows."},
+            "stepsCompletedOmitted": {"type": "integer", "minimum": 0},
+            "variables": {"type": "object"},
+            "decisionLog": {"type": "array", "items": entry},
+            "decisionLogOmitted": {"type": "integer", "minimum": 0},
+            "artifacts": {"type": "array", "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["path", "bytes", "sha256"],
+                "properties": {"path": {"type": "string"}, "bytes": {"type": "integer", "minimum": 0}, "sha256": {"type": "string"}}
+            }},
+            "updatedAt": {"type": "string"}
+        }
+    })
+}
+
+/// Splits a markdown document into its YAML frontmatter and body; `None` without frontmatter.
+pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
+    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    if let Some(body) = rest.strip_prefix("---\n") {
+        return Some(("", body));
+    }
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            return Some((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Formats milliseconds since the epoch as RFC 3339 UTC (`2026-01-03T10:00:00.000Z`).
+pub fn rfc3339(ms: i64) -> String {
+    let seconds = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400);
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        second_of_day / 3600,
+        (second_of_day % 3600) / 60,
+        second_of_day % 60
+    )
+}
+
+impl Runtime {
+    /// Where run output folders are created, when this runtime creates them.
+    pub fn output_root(&self) -> Option<&Path> {
+        self.output_root.as_deref()
+    }
+
+    /// Creates run output folders (and state documents) under `root` from now on.
+    #[must_use]
+    pub fn with_output_root(mut self, root: PathBuf) -> Self {
+        self.output_root = Some(root);
+        self
+    }
+
+    /// The output folder of a session's run, `{output-root}/<session>/`.
+    pub fn run_folder(&self, session: SessionId) -> Option<PathBuf> {
+        self.output_root.as_ref().map(|root| root.join(session.to_string()))
+    }
+
+    /// The run's state document, regenerated first when it is missing or stale.
+    pub async fn state_document(&self, run: RunId) -> Result<StateDocument, Error> {
+        self.load_state_document(run, false).await
+    }
+
+    /// Regenerates the run's state document now (after a file of the run folder changed, so its
+    /// `artifacts` list is current) and returns it.
+    pub async fn refresh_state_document(&self, run: RunId) -> Result<StateDocument, Error> {
+        self.load_state_document(run, true).await
+    }
+
+    async fn load_state_document(&self, run: RunId, force: bool) -> Result<StateDocument, Error> {
+        let context = self.run_context(run).await?;
+        let folder = self.run_folder(context.run.session).ok_or_else(|| {
+            Error::environment("this runtime has no output root: run folders and state documents are off")
+        })?;
+        let session = self.session(context.run.session).await?;
+        let node = self.node_record(context.run.tip).await?;
+        let existing = std::fs::read_to_string(folder.join(STATE_DOCUMENT)).ok();
+        let parsed = existing.as_deref().and_then(parse_frontmatter);
+        let fresh = parsed.as_ref().is_some_and(|frontmatter| {
+            frontmatter.node_id == node.id.to_string() && frontmatter.event_seq == session.last_seq
+        });
+        let pending = self.pending_of(&context, &node.state);
+        let (text, frontmatter) = match (existing, parsed) {
+            (Some(text), Some(frontmatter)) if fresh && !force => (text, frontmatter),
+            (_, parsed) => {
+                let projection = match parsed.filter(|_| fresh) {
+                    Some(frontmatter) => projection_of(frontmatter),
+                    None => self.rebuild_projection(&context, &node, session.last_seq).await?,
+                };
+                let text =
+                    self.write_state(&folder, &context, &node, context.run.control, &projection, pending.as_ref())?;
+                let frontmatter = parse_frontmatter(&text).ok_or_else(|| {
+                    Error::environment(format!("the state document in {} is unreadable", folder.display()))
+                })?;
+                (text, frontmatter)
+            }
+        };
+        Ok(StateDocument {
+            folder,
+            text,
+            frontmatter,
+            run,
+            node,
+            control: context.run.control,
+            workflow: context.workflow,
+            pending,
+        })
+    }
+
+    pub(crate) fn pending_of(&self, context: &RunContext, state: &NodeState) -> Option<PendingStep> {
+        matches!(state.phase, Phase::Pending | Phase::Blocked { .. })
+            .then(|| switchyard_engine::pending(&context.workflow, state, &context.goal))
+    }
+
+    /// Creates the run folder of a run that just started. Failures are logged, never returned:
+    /// the run is already durable.
+    pub(crate) fn open_run_folder(
+        &self,
+        context: &RunContext,
+        node: &NodeRecord,
+        seq: u64,
+        pending: Option<&PendingStep>,
+    ) {
+        let Some(folder) = self.run_folder(context.run.session) else { return };
+        let result = (|| -> Result<(), Error> {
+            let io =
+                |what: &str, error: std::io::Error| Error::environment(format!("{what} {}: {error}", folder.display()));
+            if let Some(parent) = folder.parent() {
+                std::fs::create_dir_all(parent).map_err(|error| io("cannot create the output root of", error))?;
+            }
+            // `create_dir`, not `create_dir_all`: two runs never share a folder.
+            std::fs::create_dir(&folder).map_err(|error| io("cannot create the run folder", error))?;
+            std::fs::create_dir(folder.join("state")).map_err(|error| io("cannot create state/ in", error))?;
+            let manifest = Manifest {
+                workflow_id: context.workflow.workflow.id.clone(),
+                workflow_hash: context.workflow.hash.to_string(),
+                run_id: context.run.id.to_string(),
+                session_id: context.run.session.to_string(),
+                started_at: rfc3339(self.clock.now_ms()),
+                files: Vec::new(),
+            };
+            let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
+            write_atomically(&folder.join(MANIFEST_FILE), &bytes, true)
+                .map_err(|error| io("cannot write the manifest of", error))?;
+            let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
+            self.write_state(&folder, context, node, Control::Running, &projection, pending)?;
+            Ok(())
+        })();
+        if let Err(error) = result {
+            tracing::warn!(run = %context.run.id, %error, "run folder not created");
+        }
+    }
+
+    /// Regenerates the state document after a command committed. `acted_on` is the node the
+    /// command acted on; `created` the node it created, if any. Failures are logged: a stale
+    /// document is rebuilt on its next read.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn project_event(
+        &self,
+        context: &RunContext,
+        acted_on: &NodeRecord,
+        created: Option<(NodeId, &NodeState)>,
+        control: Control,
+        seq: u64,
+        events: &[EventKind],
+        pending: Option<&PendingStep>,
+    ) {
+        let Some(folder) = self.run_folder(context.run.session) else { return };
+        let result = async {
+            let previous = read_projection(&folder);
+            let at = rfc3339(self.clock.now_ms());
+            let (tip, projection) = match created {
+                Some((id, state)) => {
+                    let record = NodeRecord {
+                        id,
+                        run: context.run.id,
+                        session: context.run.session,
+                        parent: Some(acted_on.id),
+                        kind: acted_on.kind,
+                        cause: acted_on.cause,
+                        step: state.step.clone(),
+                        status: state.status(),
+                        state: state.clone(),
+                        child_count: 0,
+                        created_seq: seq,
+                        created_at_ms: 0,
+                    };
+                    let projection = match previous {
+                        Some(previous) if previous.node == acted_on.id.to_string() => {
+                            extend(previous, acted_on, &record, events, &at, seq)
+                        }
+                        _ => self.rebuild_projection(context, &record, seq).await?,
+                    };
+                    (record, projection)
+                }
+                None => {
+                    let projection = match previous {
+                        Some(previous) if previous.node == acted_on.id.to_string() => Projection { seq, ..previous },
+                        _ => self.rebuild_projection(context, acted_on, seq).await?,
+                    };
+                    (acted_on.clone(), projection)
+                }
+            };
+            self.write_state(&folder, context, &tip, control, &projection, pending)?;
+            Ok::<(), Error>(())
+        };
+        if let Err(error) = result.await {
+            tracing::warn!(run = %context.run.id, %error, "state document not regenerated; it is rebuilt on its next read");
+        }
+    }
+
+    /// The projection of `tip` from the store, bounded: at most [`MAX_BRANCH_WALK`] nodes up the
+    /// branch and the last [`MAX_REBUILD_EVENTS`] events of the session.
+    async fn rebuild_projection(&self, context: &RunContext, tip: &NodeRecord, seq: u64) -> Result<Projection, Error> {
+        let mut branch = vec![tip.clone()];
+        let mut walked_to_start = tip.parent.is_none();
+        while branch.len() < MAX_BRANCH_WALK {
+            let Some(parent) = branch.last().and_then(|node| node.parent) else {
+                walked_to_start = true;
+                break;
+            };
+            branch.push(self.node_record(parent).await?);
+        }
+        branch.reverse();
+        let events = self
+            .store
+            .events(context.run.session, seq.saturating_sub(u64::from(MAX_REBUILD_EVENTS)), MAX_REBUILD_EVENTS)
+            .await?;
+        let mut projection = Projection { node: tip.id.to_string(), seq, ..Projection::default() };
+        if !walked_to_start {
+            projection.steps_completed_omitted = branch.first().map_or(0, |node| node.state.counters.steps_completed);
+        }
+        for pair in branch.windows(2) {
+            let (parent, child) = (&pair[0], &pair[1]);
+            let at = events.iter().find(|event| event_reaches(&event.kind, child.id)).map(|event| rfc3339(event.at_ms));
+            let kinds: Vec<EventKind> = events
+                .iter()
+                .filter(|event| event_reaches(&event.kind, child.id))
+                .map(|event| event.kind.clone())
+                .collect();
+            let extended = extend(projection, parent, child, &kinds, at.as_deref().unwrap_or(""), seq);
+            projection = extended;
+        }
+        Ok(projection)
+    }
+
+    /// Writes the sidecar and the state document (temporary file and rename, no fsync).
+    fn write_state(
+        &self,
+        folder: &Path,
+        context: &RunContext,
+        tip: &NodeRecord,
+        control: Control,
+        projection: &Projection,
+        pending: Option<&PendingStep>,
+    ) -> Result<String, Error> {
+        let io = |error: std::io::Error| {
+            Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
+        };
+        let workflow = &context.workflow.workflow;
+        let status = match control {
+            Control::Stopped if !tip.state.status().is_terminal() => RunStatus::Stopped,
+            Control::Paused if !tip.state.status().is_terminal() => RunStatus::Paused,
+            _ => tip.state.status(),
+        };
+        let frontmatter = StateFrontmatter {
+            schema_version: STATE_SCHEMA_VERSION,
+            workflow_type: workflow.id.clone(),
+            run_id: context.run.id.to_string(),
+            node_id: tip.id.to_string(),
+            event_seq: projection.seq,
+            status: status.to_string(),
+            current_node_id: tip.state.step.to_string(),
+            steps_completed: projection.steps_completed.clone(),
+            steps_completed_omitted: projection.steps_completed_omitted,
+            variables: tip.state.context.clone(),
+            decision_log: projection.decision_log.clone(),
+            decision_log_omitted: projection.decision_log_omitted,
+            artifacts: read_artifacts(folder),
+            updated_at: rfc3339(self.clock.now_ms()),
+        };
+        let text = render(&frontmatter, context, tip, status, pending)?;
+        write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(io)?;
+        Ok(text)
+    }
+}
+
+/// Whether `event` is the one that created node `node` from its parent.
+fn event_reaches(event: &EventKind, node: NodeId) -> bool {
+    match event {
+        EventKind::AdvanceRecorded { to, .. }
+        | EventKind::GateDecided { to, .. }
+        | EventKind::HumanDecided { to, .. } => *to == node,
+        _ => false,
+    }
+}
+
+/// The projection of `child`, from the projection of its parent and the events that made it.
+fn extend(
+    mut projection: Projection,
+    parent: &NodeRecord,
+    child: &NodeRecord,
+    events: &[EventKind],
+    at: &str,
+    seq: u64,
+) -> Projection {
+    if child.state.counters.steps_completed > parent.state.counters.steps_completed {
+        projection.steps_completed.push(parent.state.step.to_string());
+        if projection.steps_completed.len() > MAX_STEPS_COMPLETED {
+            projection.steps_completed.remove(0);
+            projection.steps_completed_omitted += 1;
+        }
+    }
+    let mut entry = DecisionEntry {
+        step: Some(parent.state.step.to_string()),
+        to: Some(child.state.step.to_string()),
+        at: (!at.is_empty()).then(|| at.to_owned()),
+        ..DecisionEntry::default()
+    };
+    for event in events {
+        match event {
+            EventKind::AdvanceRecorded { notes, artifacts, edge_label, choice, .. } => {
+                entry.notes.clone_from(notes);
+                entry.artifacts.clone_from(artifacts);
+                entry.choice = edge_label.clone().or_else(|| choice.clone());
+            }
+            EventKind::GateDecided { approved, reason, .. } => {
+                entry.choice = Some(if *approved { "gate:approved" } else { "gate:rejected" }.to_owned());
+                entry.notes.clone_from(reason);
+            }
+            EventKind::HumanDecided { option, note, .. } => {
+                entry.choice = Some(format!("human:{}", option.as_str()));
+                entry.notes.clone_from(note);
+            }
+            _ => {}
+        }
+    }
+    if matches!(child.state.phase, Phase::Completed) {
+        entry.to = Some(COMPLETE_TARGET.to_owned());
+    }
+    projection.decision_log.push(entry);
+    if projection.decision_log.len() > MAX_DECISION_LOG {
+        projection.decision_log.remove(0);
+        projection.decision_log_omitted += 1;
+    }
+    projection.node = child.id.to_string();
+    projection.seq = seq;
+    projection
+}
+
+fn parse_frontmatter(text: &str) -> Option<StateFrontmatter> {
+    let (yaml, _) = split_frontmatter(text)?;
+    serde_saphyr::from_str(yaml).ok()
+}
+
+/// The projection the current state document reflects, read back from its frontmatter.
+fn read_projection(folder: &Path) -> Option<Projection> {
+    let text = std::fs::read_to_string(folder.join(STATE_DOCUMENT)).ok()?;
+    parse_frontmatter(&text).map(projection_of)
+}
+
+fn projection_of(frontmatter: StateFrontmatter) -> Projection {
+    Projection {
+        node: frontmatter.node_id,
+        seq: frontmatter.event_seq,
+        steps_completed: frontmatter.steps_completed,
+        steps_completed_omitted: frontmatter.steps_completed_omitted,
+        decision_log: frontmatter.decision_log,
+        decision_log_omitted: frontmatter.decision_log_omitted,
+    }
+}
+
+fn read_artifacts(folder: &Path) -> Vec<ArtifactEntry> {
+    let Some(manifest) = std::fs::read(folder.join(MANIFEST_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Manifest>(&bytes).ok())
+    else {
+        return Vec::new();
+    };
+    let skip = manifest.files.len().saturating_sub(MAX_ARTIFACTS);
+    manifest
+        .files
+        .into_iter()
+        .skip(skip)
+        .map(|file| ArtifactEntry { path: file.path, bytes: file.bytes, sha256: file.sha256 })
+        .collect()
+}
+
+fn render(
+    frontmatter: &StateFrontmatter,
+    context: &RunContext,
+    tip: &NodeRecord,
+    status: RunStatus,
+    pending: Option<&PendingStep>,
+) -> Result<String, Error> {
+    let yaml = serde_saphyr::to_string(frontmatter)
+        .map_err(|error| Error::environment(format!("cannot render the state document: {error}")))?;
+    let workflow = &context.workflow.workflow;
+    let mut text =
+        format!("---\n{}{}---\n# {}\n\n", yaml, if yaml.ends_with('\n') { "" } else { "\n" }, workflow.title);
+    text.push_str("## Goal\n\n");
+    text.push_str(context.goal.trim());
+    text.push_str("\n\n## How to proceed\n\n");
+    let current = &tip.state.step;
+    match pending {
+        Some(pending) if status == RunStatus::Active || status == RunStatus::Blocked => {
+            text.push_str(&format!(
+                "You are at step `{current}` ({}). Do it, then move the run by editing this file's frontmatter:\n\
+                 - set `currentNodeId` to one of the next steps below (the edge is recorded);\n\
+                 - to finish a step that completes the run, keep `currentNodeId` and add it to `stepsCompleted`;\n\
+                 - append `{{notes: ..., artifacts: ..., choice: <label>}}` to `decisionLog` to record notes, artifacts or the edge label;\n\
+                 - change `variables` in the same write to update the run context.\n\
+                 Never remove entries from `stepsCompleted`. A refused write leaves this file unchanged and says why.\n\n",
+                pending.title
+            ));
+            text.push_str("Allowed next:\n");
+            if pending.allowed_next.is_empty() {
+                text.push_str(&format!("- `{COMPLETE_TARGET}`: this is the last step; finishing it completes the run\n"));
+            }
+            for edge in &pending.allowed_next {
+                let to = edge.to.as_ref().map_or(COMPLETE_TARGET.to_owned(), ToString::to_string);
+                text.push_str(&format!("- `{to}` (label `{}`{})", edge.label, if edge.default { ", default" } else { "" }));
+                if let Some(condition) = &edge.condition_text {
+                    text.push_str(&format!(": {condition}"));
+                }
+                text.push('\n');
+            }
+            if let Some(validation) = &pending.validation {
+                text.push_str("\nThe last move was blocked:\n");
+                for issue in &validation.issues {
+                    text.push_str(&format!("- {} at `{}`: {}\n", issue.code, issue.path, issue.message));
+                }
+            }
+            text.push_str(&format!("\n## Current step: {}\n\n{}\n", pending.title, pending.prompt.trim()));
+        }
+        _ => text.push_str(&format!(
+            "The run is {status} at step `{current}`: there is nothing to move. Use the CLI or console for gates, decisions and resumes.\n"
+        )),
+    }
+    text.push_str("\n## Steps\n\n");
+    for step in &workflow.steps {
+        let mark = if &step.id == current {
+            ">"
+        } else if frontmatter.steps_completed.iter().any(|done| done == step.id.as_str()) {
+            "x"
+        } else {
+            " "
+        };
+        text.push_str(&format!("- [{mark}] `{}`: {}\n", step.id, step.title));
+    }
+    Ok(text)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename; with
+/// `durable`, the file and then the folder are fsynced.
+pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let suffix: u64 = rand::random();
+    let temporary = folder.join(format!(".{name}.{suffix:016x}.tmp"));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+        file.write_all(bytes)?;
+        if durable {
+            file.sync_all()?;
+        }
+        std::fs::rename(&temporary, path)?;
+        if durable {
+            std::fs::File::open(folder)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_767_434_400_123), "2026-01-03T10:00:00.123Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn frontmatter_splits_from_body() {
+        assert_eq!(split_frontmatter("---\na: 1\n---\nbody\n"), Some(("a: 1\n", "body\n")));
+        assert_eq!(split_frontmatter("---\n---\nbody"), Some(("", "body")));
+        assert_eq!(split_frontmatter("no frontmatter"), None);
+        assert_eq!(split_frontmatter("---\na: 1\n"), None);
+    }
+}

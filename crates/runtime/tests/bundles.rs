@@ -1,0 +1,226 @@
+//! Bundles through the runtime: every BMad Method sample and every CrewAgent example (as a folder
+//! and as a zip) is found, started and driven to completion by a scripted agent, with each run's
+//! step sequence snapshotted; hostile bundles are refused with a clear error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use switchyard_core::state::RunStatus;
+use switchyard_core::token::{Keyring, SigningKey};
+use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
+use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
+use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use zip::write::SimpleFileOptions;
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn runtime(dir: &Path) -> Runtime {
+    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
+    let ids = Arc::new(RandomIds);
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(&ids.bytes16());
+    key[16..].copy_from_slice(&ids.bytes16());
+    Runtime::from_parts(Parts {
+        store: Arc::new(store),
+        store_label: "test".to_owned(),
+        keys: Keyring { current: SigningKey(key), previous: None },
+        catalog: Catalog::new(None, dir),
+        clock: Arc::new(SystemClock),
+        ids,
+    })
+}
+
+fn method_bundles() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![testdata().join("bmad")];
+    while let Some(folder) = pending.pop() {
+        let mut is_bundle = false;
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.ends_with("workflow.yaml") || path.ends_with("workflow.md") {
+                is_bundle = true;
+            }
+        }
+        if is_bundle && !folder.ends_with("docs/workflows/templates") {
+            found.push(folder);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Drives a run: notes on every step, the first offered label where a choice is needed,
+/// approvals at gates.
+async fn drive(runtime: &Runtime, file: &Path, workflow: Option<&str>, context: Map<String, Value>) -> String {
+    let request = StartRequest {
+        workflow: workflow.map(str::to_owned),
+        file: workflow.is_none().then(|| file.to_owned()),
+        goal: "scripted run".to_owned(),
+        context,
+        ..StartRequest::default()
+    };
+    let mut response: StepResponse = runtime.start(request).await.unwrap();
+    let mut trace = Vec::new();
+    for _ in 0..200 {
+        match response.status {
+            RunStatus::Completed => {
+                trace.push("(completed)".to_owned());
+                return trace.join(" ");
+            }
+            RunStatus::WaitingGate => response = runtime.approve(response.run, None).await.unwrap(),
+            RunStatus::Active => {
+                let step = response.step.clone().unwrap();
+                trace.push(step.step.to_string());
+                // Take each bounded back-edge at most once, then move on.
+                let choice = if step.needs_choice { Some(step.allowed_next[0].label.clone()) } else { None };
+                let input = AdvanceInput { notes: Some("done".to_owned()), choice, ..AdvanceInput::default() };
+                let token = response.tokens.continue_token.clone().unwrap();
+                response = runtime.advance(&token, None, input).await.unwrap();
+            }
+            other => {
+                panic!("{}: the run ended {other:?}: {:?} {:?}", file.display(), response.validation, response.failure)
+            }
+        }
+    }
+    panic!("{}: no completion in 200 commands: {}", file.display(), trace.join(" "));
+}
+
+fn zip_folder(folder: &Path, into: &Path) {
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/");
+                writer.start_file(name, SimpleFileOptions::default()).unwrap();
+                writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
+            }
+        }
+    }
+    writer.finish().unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scripted_agent_completes_every_method_sample_and_crewagent_example() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = runtime(dir.path());
+    let mut runs = String::new();
+    for folder in method_bundles() {
+        let name = folder.strip_prefix(testdata()).unwrap().display().to_string();
+        let trace = drive(&runtime, &folder, None, Map::new()).await;
+        runs.push_str(&format!("{name}: {trace}\n"));
+    }
+    // CrewAgent: the evaluated branch, the default branch, a package as a zip, and a
+    // multi-workflow package found by name through discovery.
+    let hello = testdata().join("crewagent/hello-branch");
+    let greenfield = json!({"projectType": "greenfield"}).as_object().cloned().unwrap();
+    runs.push_str(&format!("hello-branch greenfield: {}\n", drive(&runtime, &hello, None, greenfield).await));
+    runs.push_str(&format!("hello-branch default: {}\n", drive(&runtime, &hello, None, Map::new()).await));
+    let archive = dir.path().join("hello-branch.bmad");
+    zip_folder(&hello, &archive);
+    runs.push_str(&format!("hello-branch.bmad: {}\n", drive(&runtime, &archive, None, Map::new()).await));
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    zip_folder(&testdata().join("crewagent/release-train"), &workflows.join("release-train.zip"));
+    let names = runtime.catalog().names();
+    assert!(
+        names.contains(&"release-train.ship".to_owned()) || names.contains(&"release-train".to_owned()),
+        "{names:?}"
+    );
+    let low_score = json!({"score": 1}).as_object().cloned().unwrap();
+    runs.push_str(&format!(
+        "release-train (plan, score 1): {}\n",
+        drive(&runtime, &testdata().join("crewagent/release-train"), None, low_score).await
+    ));
+    insta::assert_snapshot!("bundle_runs", runs);
+}
+
+#[test]
+fn discovery_lists_bundles_with_their_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let workflows = dir.path().join("workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    let copy = |from: &Path, to: &Path| {
+        let mut pending = vec![from.to_path_buf()];
+        while let Some(current) = pending.pop() {
+            for entry in std::fs::read_dir(&current).unwrap() {
+                let path = entry.unwrap().path();
+                let target = to.join(path.strip_prefix(from).unwrap());
+                if path.is_dir() {
+                    std::fs::create_dir_all(&target).unwrap();
+                    pending.push(path);
+                } else {
+                    std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                    std::fs::copy(&path, &target).unwrap();
+                }
+            }
+        }
+    };
+    copy(&testdata().join("crewagent/release-train"), &workflows.join("release-train"));
+    copy(&testdata().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev"), &workflows.join("quick-dev"));
+    std::fs::copy(testdata().join("workrail/workflows/wr.shaping.json"), workflows.join("shaping.json")).unwrap();
+    let catalog = Catalog::new(None, dir.path());
+    let listed: Vec<String> = catalog
+        .list()
+        .iter()
+        .map(|found| format!("{} {:?} {}", found.name, found.compiled.format, found.compiled.workflow.is_some()))
+        .collect();
+    for expected in [
+        "release-train.plan CrewAgent true",
+        "release-train.ship CrewAgent true",
+        "quick-dev MethodSteps true",
+        "shaping Workrail true",
+    ] {
+        assert!(listed.iter().any(|line| line == expected), "{expected} not in {listed:#?}");
+    }
+}
+
+fn refused(path: &Path) -> String {
+    match Catalog::file(path) {
+        Ok(found) => panic!("{} was accepted: {:?}", path.display(), found.compiled.format),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn hostile_bundles_are_refused_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // An archive entry that climbs out.
+    let climbing = dir.path().join("climb.zip");
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&climbing).unwrap());
+    writer.start_file("../../evil.md", SimpleFileOptions::default()).unwrap();
+    writer.write_all(b"x").unwrap();
+    writer.finish().unwrap();
+    assert!(refused(&climbing).contains("climbs out"));
+    // A zip bomb: 8 MiB of zeros.
+    let bomb = dir.path().join("bomb.zip");
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&bomb).unwrap());
+    writer.start_file("workflow.yaml", SimpleFileOptions::default()).unwrap();
+    writer.write_all(&vec![b'0'; 8 * 1024 * 1024]).unwrap();
+    writer.finish().unwrap();
+    assert!(refused(&bomb).contains("zip bomb"));
+    // A symlink out of the folder.
+    let linked = dir.path().join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::fs::write(linked.join("workflow.yaml"), "name: x\n").unwrap();
+    std::os::unix::fs::symlink("/etc", linked.join("etc")).unwrap();
+    assert!(refused(&linked).contains("points outside the folder"));
+    // Folders nested too deep.
+    let mut deep = dir.path().join("deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(deep.join("workflow.yaml"), "name: x\n").unwrap();
+    for level in 0..15 {
+        deep = deep.join(format!("d{level}"));
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    assert!(refused(&dir.path().join("deep")).contains("deeper than"));
+}
