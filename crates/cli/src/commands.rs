@@ -51,10 +51,13 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         }
         Commands::Keys { action: KeysAction::Rotate } => {
             switchyard_runtime::keys::rotate(&config.home, &switchyard_runtime::clock::RandomIds)?;
-            printer.line(&format!(
-                "rotated: {} (the previous key still verifies old tokens)",
-                switchyard_runtime::keys::key_file_path(&config.home).display()
-            ))?;
+            let key_file = switchyard_runtime::keys::key_file_path(&config.home);
+            if printer.json {
+                printer.json(&serde_json::json!({ "rotated": true, "key_file": key_file }))?;
+            } else {
+                printer
+                    .line(&format!("rotated: {} (the previous key still verifies old tokens)", key_file.display()))?;
+            }
             Ok(Outcome::Success)
         }
         Commands::Tool { name, arguments, run } => {
