@@ -107,40 +107,10 @@ pub(crate) fn check_template(template: &Located<String>, declared: &[&str], repo
     }
 }
 
-/// Longest accepted condition, in bytes.
-pub const MAX_CONDITION_BYTES: usize = 4096;
-/// Deepest accepted bracket nesting (`(`, `[`, `{`) in a condition.
-pub const MAX_CONDITION_NESTING: usize = 8;
+pub use switchyard_core::limits::{MAX_CONDITION_BYTES, MAX_CONDITION_NESTING};
 
-/// The deepest bracket nesting outside string literals.
 fn nesting_depth(expression: &str) -> usize {
-    let mut depth: usize = 0;
-    let mut deepest = 0;
-    let mut quote = None;
-    let mut escaped = false;
-    for character in expression.chars() {
-        match quote {
-            Some(open) => {
-                if escaped {
-                    escaped = false;
-                } else if character == '\\' {
-                    escaped = true;
-                } else if character == open {
-                    quote = None;
-                }
-            }
-            None => match character {
-                '"' | '\'' => quote = Some(character),
-                '(' | '[' | '{' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                ')' | ']' | '}' => depth = depth.saturating_sub(1),
-                _ => {}
-            },
-        }
-    }
-    deepest
+    switchyard_core::limits::condition_nesting(expression)
 }
 
 /// A position inside an expression written at `start`, when the expression is on one line.

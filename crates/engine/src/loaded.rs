@@ -127,7 +127,14 @@ impl LoadedWorkflow {
 }
 
 fn compile_program(source: &str, what: impl FnOnce() -> String) -> Result<cel::Program, String> {
-    cel::Program::compile(source).map_err(|error| format!("{} does not parse: {error}", what()))
+    compile_condition(source).map_err(|error| format!("{} {error}", what()))
+}
+
+/// Compiles a CEL condition, refusing before parsing one the parser could overflow its stack on
+/// (pinned workflows come from the compiler, which checks the same bounds; this holds for any IR).
+pub(crate) fn compile_condition(source: &str) -> Result<cel::Program, String> {
+    switchyard_core::limits::check_condition_bounds(source).map_err(|bound| format!("is refused: {bound}"))?;
+    cel::Program::compile(source).map_err(|error| format!("does not parse: {error}"))
 }
 
 fn compile_step(step: &Step, rules: &StepRules, index: &HashMap<StepId, usize>) -> Result<CompiledStep, String> {
@@ -143,9 +150,10 @@ fn compile_step(step: &Step, rules: &StepRules, index: &HashMap<StepId, usize>) 
             return Err(format!("edge `{}` of step `{}` leads to unknown step `{target}`", edge.label, step.id));
         }
         let program = match &edge.condition {
-            Some(source) => Some(cel::Program::compile(source).map_err(|error| {
-                format!("the condition of edge `{}` of step `{}` does not parse: {error}", edge.label, step.id)
-            })?),
+            Some(source) => Some(
+                compile_condition(source)
+                    .map_err(|error| format!("the condition of edge `{}` of step `{}` {error}", edge.label, step.id))?,
+            ),
             None => None,
         };
         conditions.push(program);
@@ -283,6 +291,17 @@ mod tests {
     use super::*;
 
     fn assert_send_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn a_condition_nested_past_the_bound_is_refused_before_parsing() {
+        // Deep enough to overflow the CEL parser's stack if it were parsed.
+        let deep = format!("{}true{}", "(".repeat(500), ")".repeat(500));
+        let mut workflow = crate::fixture::workflow("step a\nedge on -> complete if true");
+        workflow.steps[0].edges[0].condition = Some(deep);
+        let error = LoadedWorkflow::new(workflow).unwrap_err();
+        assert_eq!(error.code(), "INVALID_WORKFLOW");
+        assert!(error.to_string().contains("500 levels deep"), "{error}");
+    }
 
     #[test]
     fn loaded_workflows_can_be_shared_between_threads() {

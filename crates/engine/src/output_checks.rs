@@ -27,8 +27,8 @@ impl CompiledCheck {
         let when = check
             .when()
             .map(|source| {
-                cel::Program::compile(source)
-                    .map_err(|error| format!("the condition `{source}` of an output check does not parse: {error}"))
+                crate::loaded::compile_condition(source)
+                    .map_err(|error| format!("the condition `{source}` of an output check {error}"))
             })
             .transpose()?;
         let (kind, message) = match check {
