@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use switchyard_core::workflow::{EdgeTarget, Step, StepId, StepRules, Workflow, WorkflowHash};
 
@@ -262,10 +262,18 @@ impl fmt::Debug for Conditions {
     }
 }
 
+/// CEL's standard library and the engine's functions, built once: building them is most of the
+/// cost of a fresh `cel::Context` (a profile put it at 81% of a decision), while each scope only
+/// adds a few variables in a child context.
+static FUNCTIONS: LazyLock<cel::Context<'static, 'static>> = LazyLock::new(|| {
+    let mut context = cel::Context::default();
+    crate::functions::register(&mut context);
+    context
+});
+
 impl Conditions {
     pub(crate) fn new(workflow: &Workflow, scope: &Scope<'_>) -> Self {
-        let mut context = cel::Context::default();
-        crate::functions::register(&mut context);
+        let mut context = FUNCTIONS.new_inner_scope();
         for (name, value) in scope.bindings(workflow) {
             context.add_variable_from_value(name, json_to_cel(&value));
         }
