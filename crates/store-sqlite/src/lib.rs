@@ -4,6 +4,7 @@
 //! Several processes may share the file: every sequence number and previous hash is read inside
 //! the `BEGIN IMMEDIATE` write transaction, and idempotency keys are primary keys.
 
+mod checkpoint;
 mod rows;
 mod schema;
 mod search;
@@ -102,12 +103,14 @@ impl SqliteStore {
         let (sender, receiver) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let gate = Arc::new(tokio::sync::Mutex::new(()));
+        let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout)?;
         let writer = Writer {
             connection,
             jobs: receiver,
             max_group: options.max_group.max(1),
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),
+            checkpointer,
         };
         let handle = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())

@@ -2,6 +2,7 @@
 //! `STORE_CORRUPT` (never a panic), the reads every connection shares, and the projection
 //! target over a write transaction.
 
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::str::FromStr;
 
@@ -369,117 +370,171 @@ pub(crate) fn list_sessions(connection: &Connection, query: &SessionQuery) -> Re
     all(connection, &sql, rusqlite::params_from_iter(values), decode_session, "listing sessions")
 }
 
-/// The projection rows of a write transaction.
+/// The projection rows of a write transaction, written back once at [`SqliteProjection::flush`].
+///
+/// The projector rewrites a session's and a run's row for every event, and an advance is several
+/// events; holding the rows until the batch ends writes each row once, which saves pages (and the
+/// index entries that move with `updated_at_ms`) in every commit.
 pub(crate) struct SqliteProjection<'c> {
-    pub(crate) connection: &'c Connection,
+    connection: &'c Connection,
+    sessions: BTreeMap<SessionId, SessionRecord>,
+    runs: BTreeMap<RunId, RunRecord>,
+    nodes: BTreeMap<NodeId, NodeRecord>,
+}
+
+impl<'c> SqliteProjection<'c> {
+    pub(crate) fn new(connection: &'c Connection) -> Self {
+        Self { connection, sessions: BTreeMap::new(), runs: BTreeMap::new(), nodes: BTreeMap::new() }
+    }
+
+    /// Writes every row put since the last flush: sessions, then runs, then nodes oldest first,
+    /// so each row's foreign keys (its session, run and parent) are already there.
+    pub(crate) fn flush(&mut self) -> Result<(), Error> {
+        for record in std::mem::take(&mut self.sessions).values() {
+            write_session(self.connection, record)?;
+        }
+        for record in std::mem::take(&mut self.runs).values() {
+            write_run(self.connection, record)?;
+        }
+        let mut nodes: Vec<NodeRecord> = std::mem::take(&mut self.nodes).into_values().collect();
+        nodes.sort_by_key(|node| node.created_seq);
+        for record in &nodes {
+            write_node(self.connection, record)?;
+        }
+        Ok(())
+    }
 }
 
 impl ProjectionStore for SqliteProjection<'_> {
     type Error = Error;
 
     fn session(&mut self, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-        session(self.connection, id)
+        match self.sessions.get(&id) {
+            Some(record) => Ok(Some(record.clone())),
+            None => session(self.connection, id),
+        }
     }
 
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Error> {
-        run(self.connection, id)
+        match self.runs.get(&id) {
+            Some(record) => Ok(Some(record.clone())),
+            None => run(self.connection, id),
+        }
     }
 
     fn node(&mut self, id: NodeId) -> Result<Option<NodeRecord>, Error> {
-        node(self.connection, id)
+        match self.nodes.get(&id) {
+            Some(record) => Ok(Some(record.clone())),
+            None => node(self.connection, id),
+        }
     }
 
     fn put_session(&mut self, record: &SessionRecord) -> Result<(), Error> {
-        let sql = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace, git_branch, git_head,
-                created_at_ms, updated_at_ms, last_seq)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-            ON CONFLICT (id) DO UPDATE SET goal = excluded.goal, title = excluded.title,
-                workflow_id = excluded.workflow_id, run = excluded.run, status = excluded.status,
-                workspace = excluded.workspace, git_branch = excluded.git_branch, git_head = excluded.git_head,
-                created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms,
-                last_seq = excluded.last_seq";
-        self.connection
-            .prepare_cached(sql)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    record.id.to_string(),
-                    record.goal,
-                    record.title,
-                    record.workflow_id,
-                    record.run.map(|run| run.to_string()),
-                    record.status.map(|status| enum_text(&status)),
-                    record.workspace,
-                    record.git_branch,
-                    record.git_head,
-                    record.created_at_ms,
-                    record.updated_at_ms,
-                    sql_int(record.last_seq),
-                ])
-            })
-            .doing("writing a session row")?;
+        self.sessions.insert(record.id, record.clone());
         Ok(())
     }
 
     fn put_run(&mut self, record: &RunRecord) -> Result<(), Error> {
-        let sql = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip, status, node_count,
-                created_at_ms, updated_at_ms)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-            ON CONFLICT (id) DO UPDATE SET session = excluded.session, workflow_id = excluded.workflow_id,
-                workflow_hash = excluded.workflow_hash, source = excluded.source, control = excluded.control,
-                tip = excluded.tip, status = excluded.status, node_count = excluded.node_count,
-                created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms";
-        self.connection
-            .prepare_cached(sql)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    record.id.to_string(),
-                    record.session.to_string(),
-                    record.workflow_id,
-                    record.workflow_hash.to_string(),
-                    record.source,
-                    enum_text(&record.control),
-                    record.tip.to_string(),
-                    enum_text(&record.status),
-                    sql_int(record.node_count),
-                    record.created_at_ms,
-                    record.updated_at_ms,
-                ])
-            })
-            .doing("writing a run row")?;
+        self.runs.insert(record.id, record.clone());
         Ok(())
     }
 
     fn put_node(&mut self, record: &NodeRecord) -> Result<(), Error> {
-        let state = String::from_utf8(canonical_json(&record.state))
-            .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
-        let sql = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state, child_count,
-                created_seq, created_at_ms)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-            ON CONFLICT (id) DO UPDATE SET run = excluded.run, session = excluded.session, parent = excluded.parent,
-                kind = excluded.kind, cause = excluded.cause, step = excluded.step, status = excluded.status,
-                state = excluded.state, child_count = excluded.child_count, created_seq = excluded.created_seq,
-                created_at_ms = excluded.created_at_ms";
-        self.connection
-            .prepare_cached(sql)
-            .and_then(|mut statement| {
-                statement.execute(params![
-                    record.id.to_string(),
-                    record.run.to_string(),
-                    record.session.to_string(),
-                    record.parent.map(|parent| parent.to_string()),
-                    enum_text(&record.kind),
-                    enum_text(&record.cause),
-                    record.step.as_str(),
-                    enum_text(&record.status),
-                    state,
-                    sql_int(record.child_count),
-                    sql_int(record.created_seq),
-                    record.created_at_ms,
-                ])
-            })
-            .doing("writing a node row")?;
+        self.nodes.insert(record.id, record.clone());
         Ok(())
     }
+}
+
+fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), Error> {
+    let sql = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace, git_branch, git_head,
+            created_at_ms, updated_at_ms, last_seq)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+        ON CONFLICT (id) DO UPDATE SET goal = excluded.goal, title = excluded.title,
+            workflow_id = excluded.workflow_id, run = excluded.run, status = excluded.status,
+            workspace = excluded.workspace, git_branch = excluded.git_branch, git_head = excluded.git_head,
+            created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms,
+            last_seq = excluded.last_seq";
+    connection
+        .prepare_cached(sql)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                record.id.to_string(),
+                record.goal,
+                record.title,
+                record.workflow_id,
+                record.run.map(|run| run.to_string()),
+                record.status.map(|status| enum_text(&status)),
+                record.workspace,
+                record.git_branch,
+                record.git_head,
+                record.created_at_ms,
+                record.updated_at_ms,
+                sql_int(record.last_seq),
+            ])
+        })
+        .doing("writing a session row")?;
+    Ok(())
+}
+
+/// Inserts a run row, or updates what can change in one: its control, tip, status, node count and
+/// update time (leaving `runs_by_session` untouched).
+fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
+    let sql = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip, status, node_count,
+            created_at_ms, updated_at_ms)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+        ON CONFLICT (id) DO UPDATE SET control = excluded.control, tip = excluded.tip, status = excluded.status,
+                node_count = excluded.node_count, updated_at_ms = excluded.updated_at_ms";
+    connection
+        .prepare_cached(sql)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                record.id.to_string(),
+                record.session.to_string(),
+                record.workflow_id,
+                record.workflow_hash.to_string(),
+                record.source,
+                enum_text(&record.control),
+                record.tip.to_string(),
+                enum_text(&record.status),
+                sql_int(record.node_count),
+                record.created_at_ms,
+                record.updated_at_ms,
+            ])
+        })
+        .doing("writing a run row")?;
+    Ok(())
+}
+
+/// Inserts a node row, or updates what can change in one: its status, state and child count
+/// (leaving the node indexes untouched).
+fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
+    let state = String::from_utf8(canonical_json(&record.state))
+        .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
+    let sql = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state, child_count,
+            created_seq, created_at_ms)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+        ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state,
+                child_count = excluded.child_count";
+    connection
+        .prepare_cached(sql)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                record.id.to_string(),
+                record.run.to_string(),
+                record.session.to_string(),
+                record.parent.map(|parent| parent.to_string()),
+                enum_text(&record.kind),
+                enum_text(&record.cause),
+                record.step.as_str(),
+                enum_text(&record.status),
+                state,
+                sql_int(record.child_count),
+                sql_int(record.created_seq),
+                record.created_at_ms,
+            ])
+        })
+        .doing("writing a node row")?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,10 @@ pub const SCHEMA_VERSION: i64 = 1;
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
 /// foreign key to `events`, so they can be dropped and rebuilt.
+///
+/// `claims` and `tokens` are small rows looked up only by key, so they are `WITHOUT ROWID`: the
+/// primary key is the table, one b-tree less to write per insert. The statements are the same
+/// either way, so files created before this change read and write as before.
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE events (
     session TEXT NOT NULL,
@@ -79,7 +83,7 @@ CREATE TABLE claims (
     session TEXT NOT NULL,
     payload_sha256 TEXT NOT NULL,
     outcome TEXT NOT NULL
-);
+) WITHOUT ROWID;
 -- `attempt` is '' when the token names no attempt, so the UNIQUE constraint covers that case.
 CREATE TABLE tokens (
     nonce TEXT PRIMARY KEY,
@@ -88,8 +92,8 @@ CREATE TABLE tokens (
     run TEXT NOT NULL,
     node TEXT NOT NULL,
     attempt TEXT NOT NULL,
-    UNIQUE (kind, node, attempt)
-);
+    UNIQUE (node, attempt, kind)
+) WITHOUT ROWID;
 CREATE TABLE workflows (
     hash TEXT PRIMARY KEY,
     ir TEXT NOT NULL

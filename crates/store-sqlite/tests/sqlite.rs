@@ -300,3 +300,24 @@ async fn a_held_write_lock_gives_store_busy_and_clears() {
     let mut script = SessionScript::new(1);
     assert!(matches!(store.append(script.start(node_id(101))).await.unwrap(), Appended::Committed { .. }));
 }
+
+/// The writer's connection has no automatic checkpoint (a background thread checkpoints instead),
+/// so if that thread never ran, the WAL would hold every page ever written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_checkpoint_keeps_the_wal_short() {
+    const SESSIONS: u64 = 1500;
+    const FRAME_BYTES: u64 = 4096 + 24;
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    for n in 1..=SESSIONS {
+        let mut script = SessionScript::new(n);
+        store.append(script.start(node_id(n * 100 + 1))).await.unwrap();
+    }
+    let frames_in_wal = std::fs::metadata(folder.path().join("store.db-wal")).unwrap().len() / FRAME_BYTES;
+    // Each lone commit writes about thirty pages: over forty thousand frames in all.
+    let database_pages = std::fs::metadata(&path).unwrap().len() / 4096;
+    assert!(database_pages > 0, "the checkpoints reached the database file");
+    assert!(frames_in_wal < 5000, "the WAL holds {frames_in_wal} frames after {SESSIONS} commits");
+    assert!(store.verify().await.unwrap().is_clean());
+}
