@@ -61,3 +61,52 @@ fn tool_list_and_the_state_schema_are_published() {
     assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
     assert!(schema["required"].as_array().unwrap().contains(&json!("currentNodeId")));
 }
+
+/// Regression: the manifest's read-modify-write was serialised only within one process, so two
+/// processes writing outputs to the same run at once could drop each other's entries.
+#[test]
+fn writers_in_separate_processes_never_lose_each_others_manifest_entries() {
+    const FILES_PER_WRITER: usize = 12;
+    let sandbox = Sandbox::new();
+    let started = sandbox.run(&["start", "code-review", "--goal", "Review PR 9"]).ok();
+    let run = string(&started["run"]);
+    let folder = sandbox.home.path().join("runs").join(string(&started["session"]));
+    let content = |writer: &str, index: usize| format!("{writer} wrote file {index}\n{}", "x".repeat(index * 7));
+    // Every write is its own process, and all of them are started before any is awaited, so the
+    // two writers' manifest updates overlap.
+    let mut children = Vec::new();
+    for index in 0..FILES_PER_WRITER {
+        for writer in ["first", "second"] {
+            let arguments = json!({ "path": format!("{writer}/{index:02}.md"), "content": content(writer, index) });
+            let child = sandbox.spawn(&["tool", "save_output", &arguments.to_string(), "--run", &run]);
+            children.push((format!("{writer}/{index:02}.md"), child));
+        }
+    }
+    for (path, child) in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{path}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(folder.join("manifest.json")).unwrap()).unwrap();
+    let listed: Vec<(String, u64, String)> = manifest["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| (string(&file["path"]), file["bytes"].as_u64().unwrap(), string(&file["sha256"])))
+        .collect();
+    let mut expected = Vec::new();
+    for writer in ["first", "second"] {
+        for index in 0..FILES_PER_WRITER {
+            let text = content(writer, index);
+            let path = format!("{writer}/{index:02}.md");
+            assert_eq!(std::fs::read_to_string(folder.join(&path)).unwrap(), text);
+            expected.push((path, text.len() as u64, switchyard_files::sha256_hex(text.as_bytes())));
+        }
+    }
+    assert_eq!(listed, expected, "the manifest lists every file written, once, sorted by path");
+    assert!(folder.join(".manifest.lock").is_file(), "the lock lives in the run folder");
+    assert!(!listed.iter().any(|(path, _, _)| path.contains("lock")));
+    let refused =
+        sandbox.run(&["tool", "write_file", r#"{"path": ".manifest.lock", "content": "x"}"#, "--run", &run]).expect(1);
+    assert_eq!(refused["error"]["code"], "E_READ_ONLY");
+}

@@ -6,6 +6,7 @@
 //! (`switchyard tool`), the MCP server (with file tools enabled) and the agent runner all call
 //! it; [`tool_definitions`] gives each tool's name, description and JSON input schema.
 
+pub mod archive;
 pub mod error;
 pub mod frontmatter;
 pub mod metrics;
@@ -24,9 +25,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use switchyard_core::RunId;
-use switchyard_runtime::run_folder::{MANIFEST_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339};
+use switchyard_runtime::run_folder::{
+    MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
+};
 use switchyard_runtime::{Config, Runtime, Target};
 
+use crate::archive::BundleArchive;
 pub use crate::error::{ToolError, codes};
 pub use crate::metrics::{CounterSnapshot, Counters};
 use crate::patch::Replacement;
@@ -262,6 +266,12 @@ impl FileHost {
         match tool {
             "read_file" => {
                 let path = path()?;
+                if let Some(checked) = mounts.in_bundle_archive(&path) {
+                    let (archive, relative) = checked?;
+                    let archive = BundleArchive::open(archive)?;
+                    let text = archive.read(&relative, self.config.max_read_bytes)?;
+                    return Ok(line_range(text, arguments.start_line, arguments.end_line));
+                }
                 let resolved = resolve(&path, read_default, false)?;
                 if is_state_document(&resolved) {
                     self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?;
@@ -271,9 +281,14 @@ impl FileHost {
             }
             "list_files" => {
                 let path = arguments.path.clone().unwrap_or_else(|| ".".to_owned());
-                let resolved = resolve(&path, read_default, false)?;
                 let limit = arguments.limit.unwrap_or(self.config.max_list_entries).min(self.config.max_list_entries);
-                list(&resolved, arguments.glob.as_deref(), limit)
+                let matcher = glob_matcher(arguments.glob.as_deref())?;
+                if let Some(checked) = mounts.in_bundle_archive(&path) {
+                    let (archive, relative) = checked?;
+                    return Ok(list_archive(&BundleArchive::open(archive)?, &relative, matcher.as_ref(), limit));
+                }
+                let resolved = resolve(&path, read_default, false)?;
+                list(&resolved, matcher.as_ref(), limit)
             }
             "save_output" => {
                 let resolved = resolve(&path()?, MountName::Output, true)?;
@@ -321,8 +336,9 @@ impl FileHost {
             }
             "preload_workflow" => {
                 let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
-                let references = preload::references_of(&record.source);
-                self.preload(mounts, &references).await
+                let archive = mounts.bundle_archive.as_deref().map(BundleArchive::open).transpose()?.map(Arc::new);
+                let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
+                self.preload_with(mounts, archive, references.references()).await
             }
             other => {
                 let names: Vec<&str> = tool_definitions().iter().map(|tool| tool.name).collect();
@@ -334,11 +350,23 @@ impl FileHost {
         }
     }
 
-    /// Preloads a workflow's references (the seam multi-file importers plug into).
+    /// Preloads a workflow's references (the seam multi-file importers plug into). When the
+    /// mounts' `{bundle-root}` is a zip bundle, its references are read from the archive.
     pub async fn preload(&self, mounts: Mounts, references: &dyn References) -> ToolResult {
+        let archive = mounts.bundle_archive.as_deref().map(BundleArchive::open).transpose()?.map(Arc::new);
+        self.preload_with(mounts, archive, references.references()).await
+    }
+
+    async fn preload_with(
+        &self,
+        mounts: Mounts,
+        archive: Option<Arc<BundleArchive>>,
+        references: Vec<Reference>,
+    ) -> ToolResult {
         let preload = preload::preload(
             Arc::new(mounts),
-            references.references(),
+            archive,
+            references,
             self.config.max_read_bytes,
             self.config.max_preload_bytes,
         )
@@ -362,10 +390,14 @@ impl FileHost {
         if let Some(project) = &self.config.project_root {
             mounts.mounts.push(open(MountName::Project, project, self.config.project_writable)?);
         }
-        if let Some(folder) = source_folder(&record.source)
-            && let Ok(mount) = Mount::open(MountName::Bundle, &folder, false)
-        {
-            mounts.mounts.push(mount);
+        match bundle_source(&record.source) {
+            Some(BundleSource::Archive(archive)) => mounts.bundle_archive = Some(archive),
+            Some(BundleSource::Folder(folder)) => {
+                if let Ok(mount) = Mount::open(MountName::Bundle, &folder, false) {
+                    mounts.mounts.push(mount);
+                }
+            }
+            None => {}
         }
         if let Some(core) = self.config.core_root.as_ref().filter(|core| core.is_dir()) {
             mounts.mounts.push(open(MountName::Core, core, false)?);
@@ -398,13 +430,19 @@ impl FileHost {
             return state::write(&self.runtime, run, &content, if_match).await;
         }
         let output = resolved.mount.name == MountName::Output;
-        if output && (resolved.relative.starts_with("state") || resolved.relative == Path::new(MANIFEST_FILE)) {
+        let kept = [MANIFEST_FILE, MANIFEST_LOCK_FILE].iter().any(|name| resolved.relative == Path::new(name));
+        if output && (resolved.relative.starts_with("state") || kept) {
             return Err(ToolError::security(
                 codes::READ_ONLY,
                 format!("{} is kept by switchyard; only state/workflow.md may be written there", resolved.display()),
             ));
         }
         resolved.check_write_target()?;
+        // The run lock above serialises this process. The manifest lock serialises every process
+        // writing to this run folder, from the `ifMatchSha256` check through the write and the
+        // manifest entry to the state document listing it: the manifest then always describes
+        // the bytes on disk, and the last document written lists every file.
+        let _manifest_lock = if output { Some(ManifestLock::acquire(resolved.mount.dir()).await?) } else { None };
         if let Some(expected) = if_match {
             let current = match resolved.read(self.config.max_read_bytes) {
                 Ok(bytes) => sha256_hex(&bytes),
@@ -430,6 +468,7 @@ impl FileHost {
         Ok(format!("wrote {} ({} bytes, sha256 {digest})", resolved.display(), content.len()))
     }
 
+    /// Replaces the file's entry in `manifest.json`; the caller holds the [`ManifestLock`].
     fn record_in_manifest(&self, resolved: &Resolved<'_>, bytes: u64, sha256: &str) -> Result<(), ToolError> {
         let dir = resolved.mount.dir();
         let fail = |error: String| ToolError::new(codes::IO, format!("cannot update manifest.json: {error}"));
@@ -449,19 +488,59 @@ impl FileHost {
     }
 }
 
+/// An exclusive advisory lock on a run folder's [`MANIFEST_LOCK_FILE`], released when dropped
+/// (the descriptor closes). `flock` locks belong to the open file, so two hosts in one process
+/// exclude each other as two processes do.
+struct ManifestLock {
+    _file: cap_std::fs::File,
+}
+
+impl ManifestLock {
+    /// Waits for the lock on a blocking thread, so a writer in another process holding it never
+    /// stalls this process's async workers.
+    async fn acquire(run_folder: &cap_std::fs::Dir) -> Result<Self, ToolError> {
+        let fail = |error: std::io::Error| ToolError::new(codes::IO, format!("cannot lock manifest.json: {error}"));
+        let mut options = cap_std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true);
+        let file = run_folder.open_with(MANIFEST_LOCK_FILE, &options).map_err(fail)?;
+        let locked = tokio::task::spawn_blocking(move || {
+            loop {
+                match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+                    Ok(()) => return Ok(file),
+                    Err(rustix::io::Errno::INTR) => {}
+                    Err(error) => return Err(std::io::Error::from(error)),
+                }
+            }
+        })
+        .await
+        .map_err(|error| fail(std::io::Error::other(error)))?;
+        Ok(Self { _file: locked.map_err(fail)? })
+    }
+}
+
 fn is_state_document(resolved: &Resolved<'_>) -> bool {
     resolved.mount.name == MountName::Output && resolved.relative == Path::new(STATE_DOCUMENT)
 }
 
-/// The folder a run's workflow was loaded from (`project:<path>`, `user:<path>`, `file:<path>`):
-/// the bundle folder itself, or the workflow file's folder.
-fn source_folder(source: &str) -> Option<PathBuf> {
+/// What `{bundle-root}` is for a run.
+enum BundleSource {
+    /// The bundle folder itself, or the workflow file's folder.
+    Folder(PathBuf),
+    /// A zip bundle (`.zip`, `.bmad`): its contents, not the folder it lies in.
+    Archive(PathBuf),
+}
+
+/// Where a run's workflow was loaded from (`project:<path>`, `user:<path>`, `file:<path>`).
+fn bundle_source(source: &str) -> Option<BundleSource> {
     let (_, path) = source.split_once(':')?;
     let path = Path::new(path);
     if path.is_dir() {
-        return Some(path.to_path_buf());
+        return Some(BundleSource::Folder(path.to_path_buf()));
     }
-    path.parent().filter(|parent| parent.is_dir()).map(Path::to_path_buf)
+    if path.is_file() && switchyard_runtime::catalog::is_bundle_path(path) {
+        return Some(BundleSource::Archive(path.to_path_buf()));
+    }
+    path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
 }
 
 fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {
@@ -479,29 +558,34 @@ fn line_range(text: &str, start: Option<usize>, end: Option<usize>) -> String {
     text.split_inclusive('\n').skip(start - 1).take(end.saturating_sub(start - 1)).collect()
 }
 
+fn glob_matcher(glob: Option<&str>) -> Result<Option<globset::GlobMatcher>, ToolError> {
+    glob.map(|pattern| {
+        globset::Glob::new(pattern)
+            .map(|glob| glob.compile_matcher())
+            .map_err(|error| ToolError::new(codes::INVALID_ARGUMENTS, format!("`glob`: {error}")))
+    })
+    .transpose()
+}
+
+/// One line of a listing: the path below the listed folder, its size, and `(symlink)` or
+/// `(special)` when it is not a regular file.
+type Listed = (PathBuf, u64, &'static str);
+
 /// Lists files below `resolved`, without following directory symlinks, bounded in depth and
 /// entries visited.
-fn list(resolved: &Resolved<'_>, glob: Option<&str>, limit: usize) -> ToolResult {
+fn list(resolved: &Resolved<'_>, matcher: Option<&globset::GlobMatcher>, limit: usize) -> ToolResult {
     const MAX_DEPTH: usize = 16;
     const MAX_VISITED: usize = 20_000;
-    let matcher = match glob {
-        Some(pattern) => Some(
-            globset::Glob::new(pattern)
-                .map_err(|error| ToolError::new(codes::INVALID_ARGUMENTS, format!("`glob`: {error}")))?
-                .compile_matcher(),
-        ),
-        None => None,
-    };
     let dir = resolved.mount.dir().open_dir(&resolved.relative).map_err(|error| resolved.kernel_error(&error))?;
     let mut stack = vec![(dir, PathBuf::new(), 0usize)];
-    let (mut lines, mut visited, mut truncated) = (Vec::new(), 0usize, false);
-    while let Some((dir, prefix, depth)) = stack.pop() {
+    let (mut found, mut visited, mut truncated) = (Vec::new(), 0usize, false);
+    'walk: while let Some((dir, prefix, depth)) = stack.pop() {
         let entries = dir.entries().map_err(|error| resolved.kernel_error(&error))?;
         for entry in entries.filter_map(Result::ok) {
             visited += 1;
-            if visited > MAX_VISITED || lines.len() >= limit {
+            if visited > MAX_VISITED || found.len() >= limit {
                 truncated = true;
-                break;
+                break 'walk;
             }
             let name = prefix.join(entry.file_name());
             let Ok(file_type) = entry.file_type() else { continue };
@@ -513,7 +597,7 @@ fn list(resolved: &Resolved<'_>, glob: Option<&str>, limit: usize) -> ToolResult
                 }
                 continue;
             }
-            if matcher.as_ref().is_some_and(|matcher| !matcher.is_match(&name)) {
+            if matcher.is_some_and(|matcher| !matcher.is_match(&name)) {
                 continue;
             }
             let size = entry.metadata().map(|metadata| metadata.len()).unwrap_or(0);
@@ -524,17 +608,39 @@ fn list(resolved: &Resolved<'_>, glob: Option<&str>, limit: usize) -> ToolResult
             } else {
                 " (special)"
             };
-            lines.push(format!("{}\t{size}{kind}", name.display()));
-        }
-        if truncated {
-            break;
+            found.push((name, size, kind));
         }
     }
+    Ok(listing(found, truncated, limit))
+}
+
+/// Lists the files of a zip bundle below `relative`, as [`list`] lists a folder.
+fn list_archive(
+    archive: &BundleArchive,
+    relative: &Path,
+    matcher: Option<&globset::GlobMatcher>,
+    limit: usize,
+) -> String {
+    let mut found: Vec<Listed> = archive
+        .list(relative)
+        .into_iter()
+        .map(|(name, bytes)| (PathBuf::from(name), bytes as u64, ""))
+        .filter(|(name, _, _)| matcher.is_none_or(|matcher| matcher.is_match(name)))
+        .collect();
+    let truncated = found.len() > limit;
+    found.truncate(limit);
+    listing(found, truncated, limit)
+}
+
+/// `name<TAB>bytes<kind>` lines, sorted, with a last line saying when entries were left out.
+fn listing(found: Vec<Listed>, truncated: bool, limit: usize) -> String {
+    let mut lines: Vec<String> =
+        found.into_iter().map(|(name, size, kind)| format!("{}\t{size}{kind}", name.display())).collect();
     lines.sort();
     if truncated {
         lines.push(format!("… more entries not listed (limit {limit}); narrow the path or the glob"));
     }
-    Ok(lines.join("\n"))
+    lines.join("\n")
 }
 
 /// Lower-case hex SHA-256.

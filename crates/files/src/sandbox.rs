@@ -71,6 +71,9 @@ impl Mount {
 #[derive(Debug, Default)]
 pub struct Mounts {
     pub mounts: Vec<Mount>,
+    /// The zip archive a run's workflow was loaded from: `{bundle-root}` is then the archive's
+    /// contents ([`crate::archive::BundleArchive`]), not a folder, and has no mount.
+    pub bundle_archive: Option<PathBuf>,
 }
 
 /// A path argument resolved to a mount and a relative path without `..`.
@@ -91,7 +94,7 @@ impl Resolved<'_> {
         }
     }
 
-    /// Reads a regular file of at most `limit` bytes.
+    /// Reads a regular file with a single link, of at most `limit` bytes.
     pub fn read(&self, limit: u64) -> Result<Vec<u8>, ToolError> {
         let mut options = OpenOptions::new();
         options.read(true).custom_flags(O_NONBLOCK);
@@ -107,6 +110,19 @@ impl Resolved<'_> {
             return Err(ToolError::security(
                 codes::SPECIAL_FILE,
                 format!("{} is a device, FIFO or socket; only regular files can be read", self.display()),
+            ));
+        }
+        // Checked on the open handle, so a link made after any earlier check is seen too. The
+        // kernel cannot tell where a file's other names are: one may be outside every mount.
+        if metadata.nlink() > 1 {
+            return Err(ToolError::security(
+                codes::HARDLINK,
+                format!(
+                    "{} has {} hard links, so it may be a file outside {}; it is not read: copy it into the mount",
+                    self.display(),
+                    metadata.nlink(),
+                    self.mount.name.variable()
+                ),
             ));
         }
         if metadata.len() > limit {
@@ -252,19 +268,24 @@ impl Mounts {
         self.mounts.iter().find(|mount| mount.name == name)
     }
 
+    /// The path inside the run's bundle archive that a `{bundle-root}/…` argument names, checked
+    /// as [`Mounts::resolve`] checks paths; `None` when the argument is not under `{bundle-root}`
+    /// or the bundle is not an archive.
+    pub fn in_bundle_archive(&self, raw: &str) -> Option<Result<(&Path, PathBuf), ToolError>> {
+        let archive = self.bundle_archive.as_deref()?;
+        let rest = raw.strip_prefix(MountName::Bundle.variable())?;
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return None;
+        }
+        let checked = check_argument(raw).and_then(|()| below(raw, rest.trim_start_matches('/')));
+        Some(checked.map(|relative| (archive, relative)))
+    }
+
     /// Resolves a path argument: `{variable}/rest`, an absolute path under a mount root, or a
     /// path relative to `default`. Refuses NUL bytes, `..`, absolute paths outside every mount,
     /// and (with `write`) read-only mounts. The kernel checks the rest at the moment of use.
     pub fn resolve(&self, raw: &str, default: MountName, write: bool) -> Result<Resolved<'_>, ToolError> {
-        if raw.contains('\0') {
-            return Err(ToolError::security(codes::INVALID_PATH, "the path contains a NUL byte"));
-        }
-        if raw.len() > MAX_PATH_BYTES {
-            return Err(ToolError::new(
-                codes::INVALID_PATH,
-                format!("the path is {} bytes; the limit is {MAX_PATH_BYTES}", raw.len()),
-            ));
-        }
+        check_argument(raw)?;
         let (mount, rest) = if let Some(after) = raw.strip_prefix('{') {
             let Some((variable, rest)) = after.split_once('}') else {
                 return Err(ToolError::new(
@@ -281,8 +302,19 @@ impl Mounts {
                     ),
                 ));
             };
-            let mount = self.get(name).ok_or_else(|| {
-                ToolError::new(codes::NOT_FOUND, format!("{} is not available for this run", name.variable()))
+            let mount = self.get(name).ok_or_else(|| match (&self.bundle_archive, name) {
+                (Some(_), MountName::Bundle) if write => ToolError::security(
+                    codes::READ_ONLY,
+                    format!("`{raw}` is read-only ({{bundle-root}}): write under {{output-root}}"),
+                ),
+                (Some(archive), MountName::Bundle) => ToolError::new(
+                    codes::NOT_FOUND,
+                    format!(
+                        "{{bundle-root}} is the zip archive {}: read its files with read_file, list_files or preload_workflow",
+                        archive.display()
+                    ),
+                ),
+                _ => ToolError::new(codes::NOT_FOUND, format!("{} is not available for this run", name.variable())),
             })?;
             (mount, rest.trim_start_matches('/').to_owned())
         } else if Path::new(raw).is_absolute() {
@@ -305,25 +337,7 @@ impl Mounts {
             })?;
             (mount, raw.to_owned())
         };
-        let mut relative = PathBuf::new();
-        for component in Path::new(&rest).components() {
-            match component {
-                Component::Normal(part) => relative.push(part),
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    return Err(ToolError::security(
-                        codes::TRAVERSAL,
-                        format!("`{raw}` contains `..`; name files below a mount without going up"),
-                    ));
-                }
-                Component::RootDir | Component::Prefix(_) => {
-                    return Err(ToolError::security(codes::OUTSIDE_MOUNT, format!("`{raw}` is not below its mount")));
-                }
-            }
-        }
-        if relative.as_os_str().is_empty() {
-            relative.push(".");
-        }
+        let relative = below(raw, &rest)?;
         let resolved = Resolved { mount, relative };
         if write && !mount.writable {
             return Err(ToolError::security(
@@ -333,4 +347,43 @@ impl Mounts {
         }
         Ok(resolved)
     }
+}
+
+/// Refuses NUL bytes and overlong path arguments.
+fn check_argument(raw: &str) -> Result<(), ToolError> {
+    if raw.contains('\0') {
+        return Err(ToolError::security(codes::INVALID_PATH, "the path contains a NUL byte"));
+    }
+    if raw.len() > MAX_PATH_BYTES {
+        return Err(ToolError::new(
+            codes::INVALID_PATH,
+            format!("the path is {} bytes; the limit is {MAX_PATH_BYTES}", raw.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// `rest` (the part of `raw` below its mount) as a relative path of plain names; `.` for the
+/// mount itself. `..` and roots are refused, so nothing climbs out before the kernel looks.
+fn below(raw: &str, rest: &str) -> Result<PathBuf, ToolError> {
+    let mut relative = PathBuf::new();
+    for component in Path::new(rest).components() {
+        match component {
+            Component::Normal(part) => relative.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(ToolError::security(
+                    codes::TRAVERSAL,
+                    format!("`{raw}` contains `..`; name files below a mount without going up"),
+                ));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(ToolError::security(codes::OUTSIDE_MOUNT, format!("`{raw}` is not below its mount")));
+            }
+        }
+    }
+    if relative.as_os_str().is_empty() {
+        relative.push(".");
+    }
+    Ok(relative)
 }

@@ -43,6 +43,7 @@ async fn layout() -> Layout {
     std::fs::write(folder.join("big.txt"), vec![b'a'; 2 * 1024 * 1024]).unwrap();
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("readme.md"), "project\n").unwrap();
+    std::fs::hard_link(outside.join("secret.txt"), project.path().join("linked-secret.txt")).unwrap();
     let config = HostConfig {
         project_root: Some(project.path().to_owned()),
         core_root: Some("/dev".into()),
@@ -100,6 +101,13 @@ async fn hostile_paths_are_refused_with_their_codes() {
         ("path too long", long_path, codes::INVALID_PATH),
         ("unknown variable", "{home-root}/x".into(), codes::INVALID_PATH),
         ("unclosed variable", "{output-root".into(), codes::INVALID_PATH),
+        ("read through a hard link", "{output-root}/hardlinked.txt".into(), codes::HARDLINK),
+        (
+            "read a hard link by its absolute path",
+            layout.folder.join("hardlinked.txt").display().to_string(),
+            codes::HARDLINK,
+        ),
+        ("read a hard link in the project", "{project-root}/linked-secret.txt".into(), codes::HARDLINK),
         ("oversize read", "{output-root}/big.txt".into(), codes::TOO_LARGE),
         ("missing bundle", "{bundle-root}/workflow.yaml".into(), codes::NOT_FOUND),
     ];
@@ -169,6 +177,34 @@ async fn allowed_paths_stay_inside_and_are_recorded() {
         serde_json::from_slice(&std::fs::read(layout.folder.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["files"].as_array().unwrap().len(), 6, "{manifest}");
     assert_eq!(manifest["runId"], layout.run.to_string());
+    layout.assert_outside_untouched();
+}
+
+/// Regression: only writes checked the link count, so a hard link to a file outside the mounts
+/// could be read through every read path.
+#[tokio::test]
+async fn a_hard_link_is_never_read_and_each_attempt_is_a_violation() {
+    let layout = layout().await;
+    let before = layout.host.counters().violations;
+    for (tool, arguments) in [
+        ("read_file", json!({ "path": "{output-root}/hardlinked.txt" })),
+        ("read_file", json!({ "path": "{project-root}/linked-secret.txt" })),
+        ("read_file", json!({ "path": "{output-root}/hardlinked.txt", "startLine": 1, "endLine": 1 })),
+        ("apply_patch", json!({ "path": "hardlinked.txt", "hunks": [{ "search": "top", "replace": "x" }] })),
+        ("update_frontmatter", json!({ "path": "hardlinked.txt", "operations": [] })),
+    ] {
+        let error = layout.call(tool, arguments).await.unwrap_err();
+        assert_eq!(error.code, codes::HARDLINK, "{tool}: {error}");
+        assert!(!error.message.contains(SECRET.trim()), "{tool}: {error}");
+    }
+    assert_eq!(layout.host.counters().violations, before + 5);
+    let references =
+        vec![switchyard_files::Reference { path: "{output-root}/hardlinked.txt".into(), conditional: false }];
+    let mounts = layout.host.mounts(layout.run).await.unwrap();
+    let preload: serde_json::Value =
+        serde_json::from_str(&layout.host.preload(mounts, &references).await.unwrap()).unwrap();
+    assert_eq!(preload["files"], json!([]));
+    assert_eq!(preload["missing"][0]["code"], codes::HARDLINK);
     layout.assert_outside_untouched();
 }
 

@@ -196,3 +196,157 @@ async fn preload_reads_the_workflow_file_and_reports_missing_references() {
     assert_eq!(error.code, codes::TOO_LARGE);
     assert!(error.message.contains("preload limit"), "{error}");
 }
+
+fn testdata() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// Zips `folder` into `into`, every entry under `root/` when given (read as the bundle's root).
+fn zip_folder(folder: &std::path::Path, into: &std::path::Path, root: Option<&str>) {
+    use std::io::Write;
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in std::fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let name = path.strip_prefix(folder).unwrap().to_string_lossy().into_owned();
+            let name = root.map_or(name.clone(), |root| format!("{root}/{name}"));
+            writer.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+            writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
+        }
+    }
+    writer.finish().unwrap();
+}
+
+async fn start_file(world: &common::World, file: &std::path::Path) -> switchyard_runtime::StepResponse {
+    world
+        .runtime
+        .start(StartRequest { file: Some(file.to_owned()), goal: "Greet".into(), ..StartRequest::default() })
+        .await
+        .unwrap()
+}
+
+fn paths(list: &Value) -> Vec<String> {
+    let mut paths: Vec<String> =
+        list.as_array().unwrap().iter().map(|item| item["path"].as_str().unwrap().to_owned()).collect();
+    paths.sort();
+    paths
+}
+
+#[tokio::test]
+async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle() {
+    let world = common::World::new().await;
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let folder = testdata().join("crewagent/hello-branch");
+    let from_folder = start_file(&world, &folder).await;
+    let expected: Value =
+        serde_json::from_str(&host.call("preload_workflow", json!({}), Some(from_folder.run)).await.unwrap()).unwrap();
+
+    // The archive lies beside files named like its entries; they must not be what is read.
+    let beside = tempfile::tempdir().unwrap();
+    let archive = beside.path().join("hello-branch.zip");
+    zip_folder(&folder, &archive, Some("hello-branch"));
+    std::fs::create_dir(beside.path().join("steps")).unwrap();
+    std::fs::write(beside.path().join("steps/step-01.md"), "not the bundle's file\n").unwrap();
+    let from_zip = start_file(&world, &archive).await;
+    let preload: Value =
+        serde_json::from_str(&host.call("preload_workflow", json!({}), Some(from_zip.run)).await.unwrap()).unwrap();
+
+    let files = paths(&preload["files"]);
+    assert_eq!(files, paths(&expected["files"]), "{preload:#}");
+    assert!(files.contains(&"{bundle-root}/steps/step-01.md".to_owned()), "{files:?}");
+    assert!(files.len() >= 8, "the graph, the instructions and six step files: {files:?}");
+    for file in preload["files"].as_array().unwrap() {
+        let relative = file["path"].as_str().unwrap().strip_prefix("{bundle-root}/").unwrap();
+        let on_disk = std::fs::read_to_string(folder.join(relative)).unwrap();
+        assert_eq!(file["content"], on_disk, "{relative}");
+        assert_eq!(file["bytes"], on_disk.len(), "{relative}");
+    }
+    // The same missing references, with the same codes: the step's declared output is not there.
+    let reported = |preload: &Value| -> Vec<(String, String)> {
+        let missing = preload["missing"].as_array().unwrap().iter();
+        missing.map(|item| (item["path"].to_string(), item["code"].to_string())).collect()
+    };
+    assert_eq!(reported(&preload), reported(&expected));
+    assert_eq!(paths(&preload["missing"]), vec!["{bundle-root}/artifacts/intake.md".to_owned()]);
+    assert_eq!(preload["missing"][0]["code"], codes::NOT_FOUND);
+    assert_eq!(preload["total_bytes"].as_u64(), expected["total_bytes"].as_u64());
+
+    // `{bundle-root}` is the archive for the other tools too.
+    let read = |path: &str| host.call("read_file", json!({ "path": path }), Some(from_zip.run));
+    assert_eq!(
+        read("{bundle-root}/steps/step-01.md").await.unwrap(),
+        std::fs::read_to_string(folder.join("steps/step-01.md")).unwrap()
+    );
+    let missing = read("{bundle-root}/steps/step-1.md").await.unwrap_err();
+    assert_eq!(missing.code, codes::NOT_FOUND);
+    assert_eq!(missing.details.as_ref().unwrap()["nearby"][0], "steps/step-01.md", "{missing}");
+    assert_eq!(read("{bundle-root}/../hello-branch.zip").await.unwrap_err().code, codes::TRAVERSAL);
+    assert_eq!(read("{bundle-root}/steps").await.unwrap_err().code, codes::IS_DIRECTORY);
+    let listed =
+        host.call("list_files", json!({ "path": "{bundle-root}/steps", "glob": "step-*" }), Some(from_zip.run)).await;
+    assert_eq!(listed.unwrap().lines().count(), 3, "step-01, step-03a, step-03b");
+    let refused = host
+        .call("write_file", json!({ "path": "{bundle-root}/steps/step-01.md", "content": "x" }), Some(from_zip.run))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, codes::READ_ONLY, "{refused}");
+    assert_eq!(std::fs::read_to_string(beside.path().join("steps/step-01.md")).unwrap(), "not the bundle's file\n");
+
+    // The bounds hold for the archive as for a folder: per file, and in all.
+    let small = FileHost::new(Arc::clone(&world.runtime), HostConfig { max_read_bytes: 40, ..HostConfig::default() });
+    let bounded: Value =
+        serde_json::from_str(&small.call("preload_workflow", json!({}), Some(from_zip.run)).await.unwrap()).unwrap();
+    let too_large: Vec<&Value> =
+        bounded["missing"].as_array().unwrap().iter().filter(|item| item["code"] == codes::TOO_LARGE).collect();
+    assert!(!too_large.is_empty(), "{bounded:#}");
+    let tight =
+        FileHost::new(Arc::clone(&world.runtime), HostConfig { max_preload_bytes: 100, ..HostConfig::default() });
+    let error = tight.call("preload_workflow", json!({}), Some(from_zip.run)).await.unwrap_err();
+    assert_eq!(error.code, codes::TOO_LARGE);
+    assert!(error.message.contains("preload limit"), "{error}");
+}
+
+fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_that_runs() {
+    let world = common::World::new().await;
+    let package = testdata().join("crewagent/release-train");
+    copy_folder(&package, &world.home.path().join("workflows/release-train"));
+    let beside = tempfile::tempdir().unwrap();
+    let archive = beside.path().join("release-train.zip");
+    zip_folder(&package, &archive, None);
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let ship = world.start("release-train.ship").await;
+    let plan = world.start("release-train.plan").await;
+    // A package named as a file runs its first workflow.
+    let first = start_file(&world, &archive).await;
+    for (started, own, other) in [
+        (ship, "workflows/ship/", "workflows/plan/"),
+        (plan, "workflows/plan/", "workflows/ship/"),
+        (first, "workflows/plan/", "workflows/ship/"),
+    ] {
+        let preload: Value =
+            serde_json::from_str(&host.call("preload_workflow", json!({}), Some(started.run)).await.unwrap()).unwrap();
+        let files = paths(&preload["files"]);
+        assert!(files.iter().any(|path| path.contains(own)), "{own}: {files:?}");
+        assert!(!files.iter().any(|path| path.contains(other)), "{own}: {files:?}");
+        assert_eq!(preload["missing"], json!([]), "{own}");
+    }
+}

@@ -22,6 +22,10 @@ use crate::{Error, RunContext, Runtime};
 
 /// The manifest's file name inside a run folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
+/// The lock file beside the manifest: whoever changes the manifest holds an exclusive advisory
+/// lock (`flock`) on it, so writers in different processes never lose each other's entries.
+/// Empty, never listed in the manifest, and never writable through the file tools.
+pub const MANIFEST_LOCK_FILE: &str = ".manifest.lock";
 /// The state document, relative to the run folder.
 pub const STATE_DOCUMENT: &str = "state/workflow.md";
 /// The version of the state document's frontmatter.
