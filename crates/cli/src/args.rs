@@ -55,7 +55,9 @@ pub enum Commands {
     Quickstart,
     /// Check workflow files (or folders of them) and report every problem with its location.
     Validate {
-        /// Files or folders; folders are searched for .yaml, .yml and .json files.
+        /// Files, bundles or folders: a bundle folder (BMad Method classic or step-file, CrewAgent package) or a
+        /// `.bmad`/`.zip` archive is compiled as discovery compiles it; other folders are searched for
+        /// `.yaml`, `.yml` and `.json` files, archives and bundle folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },

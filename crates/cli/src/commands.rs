@@ -1,11 +1,11 @@
 //! One function per subcommand: read the arguments, ask the runtime, print the answer.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use switchyard_compiler::{Compiled, Diagnostic, Source};
+use switchyard_compiler::Diagnostic;
 use switchyard_core::state::DecisionOption;
 use switchyard_core::{RunId, RunStatus};
 use switchyard_runtime::{AdvanceInput, Catalog, Config, Found, Overrides, Runtime, StartRequest, Target};
@@ -332,10 +332,16 @@ fn summary(kind: &switchyard_core::EventKind, run: &str) -> String {
 #[derive(Serialize)]
 struct ValidatedFile<'a> {
     path: String,
+    /// The workflow's name, for each workflow of a bundle (a package may hold several).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    workflow: Option<&'a str>,
     format: Option<&'a switchyard_compiler::Format>,
     valid: bool,
     hash: Option<String>,
     diagnostics: &'a [Diagnostic],
+    /// Why the source could not be read at all (a refused bundle, an unreadable file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -345,79 +351,92 @@ struct ValidationReport<'a> {
     warnings: usize,
 }
 
+/// One validated source: a file, or one workflow of a bundle, or a source that could not be read.
+struct Checked {
+    path: String,
+    bundle: bool,
+    result: Result<Found, String>,
+}
+
+/// Validates files, bundles (BMad Method classic and step-file folders, CrewAgent packages as
+/// folders or archives) and WorkRail files with their routines, found and compiled as discovery
+/// does (`Catalog::sources`).
 fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
-    let mut files = Vec::new();
+    let mut checked = Vec::new();
     for path in paths {
-        collect_workflow_files(path, &mut files)?;
+        std::fs::metadata(path).map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?;
+        for (source, result) in Catalog::sources(path) {
+            let bundle = source.is_dir() || switchyard_runtime::catalog::is_bundle_path(&source);
+            let path = source.display().to_string();
+            match result {
+                Ok(found) => checked.extend(found.into_iter().map(|found| Checked {
+                    path: path.clone(),
+                    bundle,
+                    result: Ok(found),
+                })),
+                Err(error) => checked.push(Checked { path, bundle, result: Err(error.to_string()) }),
+            }
+        }
     }
-    if files.is_empty() {
-        return Err(Failure::usage("no workflow files (.yaml, .yml, .json) found under the given paths"));
+    if checked.is_empty() {
+        return Err(Failure::usage(
+            "no workflow files (.yaml, .yml, .json), bundle folders or .bmad/.zip archives found under the given paths",
+        ));
     }
-    let mut compiled: Vec<(String, Compiled)> = Vec::new();
-    for file in &files {
-        let text = switchyard_runtime::catalog::read_source(file)?;
-        let name = file.display().to_string();
-        let result = switchyard_compiler::compile(&Source { name: name.clone(), text });
-        compiled.push((name, result));
-    }
+    let diagnostics = |checked: &Checked| -> Vec<Diagnostic> {
+        checked.result.as_ref().map(|found| found.compiled.diagnostics.clone()).unwrap_or_default()
+    };
+    let all: Vec<Vec<Diagnostic>> = checked.iter().map(diagnostics).collect();
+    let unreadable = checked.iter().filter(|checked| checked.result.is_err()).count();
     let report = ValidationReport {
-        files: compiled
+        files: checked
             .iter()
-            .map(|(path, result)| ValidatedFile {
-                path: path.clone(),
-                format: Some(&result.format),
-                valid: result.workflow.is_some(),
-                hash: result.workflow.as_ref().map(|workflow| workflow.hash().to_string()),
-                diagnostics: &result.diagnostics,
+            .zip(&all)
+            .map(|(checked, diagnostics)| {
+                let found = checked.result.as_ref().ok();
+                let workflow = found.and_then(|found| found.compiled.workflow.as_ref());
+                ValidatedFile {
+                    path: checked.path.clone(),
+                    workflow: found.filter(|_| checked.bundle).map(|found| found.name.as_str()),
+                    format: found.map(|found| &found.compiled.format),
+                    valid: workflow.is_some(),
+                    hash: workflow.map(|workflow| workflow.hash().to_string()),
+                    diagnostics,
+                    error: checked.result.as_ref().err().cloned(),
+                }
             })
             .collect(),
-        errors: compiled.iter().flat_map(|(_, result)| &result.diagnostics).filter(|d| d.is_error()).count(),
-        warnings: compiled.iter().flat_map(|(_, result)| &result.diagnostics).filter(|d| !d.is_error()).count(),
+        errors: all.iter().flatten().filter(|d| d.is_error()).count() + unreadable,
+        warnings: all.iter().flatten().filter(|d| !d.is_error()).count(),
     };
     if printer.json {
         printer.json(&report)?;
     } else {
-        for (path, result) in &compiled {
-            for diagnostic in &result.diagnostics {
+        for (checked, diagnostics) in checked.iter().zip(&all) {
+            for diagnostic in diagnostics {
                 printer.line(&diagnostic.to_string())?;
             }
-            if result.workflow.is_some() {
-                printer.line(&format!("{} {path}", printer.green("ok")))?;
+            match &checked.result {
+                Err(error) => printer.line(&format!("{} {}: {error}", printer.red("error"), checked.path))?,
+                Ok(found) if found.compiled.workflow.is_some() => {
+                    let what = if checked.bundle {
+                        format!("{} ({}, {:?})", checked.path, found.name, found.compiled.format)
+                    } else {
+                        checked.path.clone()
+                    };
+                    printer.line(&format!("{} {what}", printer.green("ok")))?;
+                }
+                Ok(_) => {}
             }
         }
         printer.line(&format!(
-            "{} file(s): {} error(s), {} warning(s)",
-            compiled.len(),
+            "{} workflow(s): {} error(s), {} warning(s)",
+            checked.len(),
             report.errors,
             report.warnings
         ))?;
     }
     Ok(if report.errors == 0 { Outcome::Success } else { Outcome::RuleViolation })
-}
-
-fn collect_workflow_files(path: &Path, files: &mut Vec<PathBuf>) -> Result<(), Failure> {
-    let metadata =
-        std::fs::metadata(path).map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?;
-    if metadata.is_file() {
-        files.push(path.to_owned());
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|error| Failure::usage(format!("cannot list {}: {error}", path.display())))?
-        .flatten()
-        .map(|entry| entry.path())
-        .collect();
-    entries.sort();
-    for entry in entries {
-        let is_workflow =
-            entry.extension().and_then(|e| e.to_str()).is_some_and(|e| matches!(e, "yaml" | "yml" | "json"));
-        if entry.is_dir() {
-            collect_workflow_files(&entry, files)?;
-        } else if is_workflow {
-            files.push(entry);
-        }
-    }
-    Ok(())
 }
 
 fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {

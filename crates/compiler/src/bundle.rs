@@ -65,6 +65,8 @@ pub enum ReferenceRole {
     InvokedWorkflow,
     Task,
     Agents,
+    /// A module configuration a classic workflow reads values from (`config_source`).
+    Config,
     Other,
 }
 
@@ -182,6 +184,17 @@ pub(crate) fn frontmatter(text: &str) -> (serde_json::Map<String, Json>, &str) {
 /// `{project-root}/_bmad/…/steps/step-03.md`, `{workflow_path}/steps/x.md`) to a bundle file:
 /// variables are dropped and the longest matching tail of the path wins.
 pub(crate) fn resolve_path(bundle: &Bundle, base: &str, written: &str) -> Option<String> {
+    resolve_path_keeping(bundle, base, written, 1)
+}
+
+/// Like [`resolve_path`], but a tail match keeps at least the file and its folder
+/// (`bmm/config.yaml`, `brainstorming/workflow.yaml`), so a module's `config.yaml` or a named
+/// workflow is never mistaken for another module's file of the same name.
+pub(crate) fn resolve_module_path(bundle: &Bundle, base: &str, written: &str) -> Option<String> {
+    resolve_path_keeping(bundle, base, written, 2)
+}
+
+fn resolve_path_keeping(bundle: &Bundle, base: &str, written: &str, keep: usize) -> Option<String> {
     let written = written.trim().trim_matches(['"', '\'', '`']);
     if written.is_empty() || written.contains("{{") {
         return None;
@@ -195,8 +208,16 @@ pub(crate) fn resolve_path(bundle: &Bundle, base: &str, written: &str) -> Option
         .split('/')
         .filter(|part| !part.is_empty() && !part.starts_with('{') && *part != "." && *part != "..")
         .collect();
-    for skip in 0..parts.len() {
+    if parts.len() < keep.max(1) {
+        return None;
+    }
+    for skip in 0..=parts.len() - keep.max(1) {
         let tail = parts[skip..].join("/");
+        // Beside the file that names it first (`{installed_path}/x.md` of a nested workflow).
+        let local = format!("{base}{tail}");
+        if !base.is_empty() && bundle.files.contains_key(&local) {
+            return Some(local);
+        }
         if bundle.files.contains_key(&tail) {
             return Some(tail);
         }

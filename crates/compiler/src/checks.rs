@@ -232,6 +232,13 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
                     problems.push(format!("has an invalid schema: {error}"));
                 }
             }
+            OutputCheck::Condition { condition, .. } => {
+                if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
+                    problems.push(format!("has a `condition` that is refused: {error}"));
+                } else if let Err(error) = cel::Program::compile(condition) {
+                    problems.push(format!("has a `condition` that does not parse: {error}"));
+                }
+            }
             OutputCheck::All { checks, .. } | OutputCheck::Any { checks, .. } => {
                 problems.extend(check_output_checks(checks));
             }

@@ -19,6 +19,7 @@ use crate::diagnostic::{Loc, Report, codes};
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
 use crate::fields::Located;
 use crate::method::{LOOP_BOUND, workflow_id};
+use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
 use crate::workrail::escape;
 
 const MANIFEST_SCHEMA: &str = include_str!("../formats/crewagent/bmad.schema.json");
@@ -109,40 +110,86 @@ pub(crate) fn compile(bundle: &Bundle, fallback: &str) -> Vec<BundleWorkflow> {
         .flatten()
         .filter_map(|agent| Some((agent["id"].as_str()?.to_owned(), persona(agent))))
         .collect();
-    let mut targets: Vec<(String, String, String, String)> = Vec::new();
+    let mut workflows: Vec<PackageWorkflow> = Vec::new();
     match manifest["workflows"].as_array().filter(|workflows| !workflows.is_empty()) {
-        Some(workflows) => {
-            for workflow in workflows {
+        Some(listed) => {
+            for workflow in listed {
                 let id = workflow["id"].as_str().unwrap_or("workflow").to_owned();
-                targets.push((
-                    format!("{package}.{}", workflow_id(&id)),
-                    workflow["graph"].as_str().unwrap_or_default().to_owned(),
-                    workflow["workflow"].as_str().unwrap_or_default().to_owned(),
-                    workflow["displayName"].as_str().unwrap_or(&id).to_owned(),
-                ));
+                workflows.push(PackageWorkflow {
+                    name: format!("{package}.{}", workflow_id(&id)),
+                    graph: workflow["graph"].as_str().unwrap_or_default().to_owned(),
+                    workflow: workflow["workflow"].as_str().unwrap_or_default().to_owned(),
+                    title: workflow["displayName"].as_str().unwrap_or(&id).to_owned(),
+                    id,
+                });
             }
         }
-        None => targets.push((
-            package.clone(),
-            manifest["entry"]["graph"].as_str().unwrap_or("workflow.graph.json").to_owned(),
-            manifest["entry"]["workflow"].as_str().unwrap_or("workflow.md").to_owned(),
-            manifest["name"].as_str().unwrap_or(&package).to_owned(),
-        )),
+        None => workflows.push(PackageWorkflow {
+            name: package.clone(),
+            id: package.clone(),
+            graph: manifest["entry"]["graph"].as_str().unwrap_or("workflow.graph.json").to_owned(),
+            workflow: manifest["entry"]["workflow"].as_str().unwrap_or("workflow.md").to_owned(),
+            title: manifest["name"].as_str().unwrap_or(&package).to_owned(),
+        }),
     }
     let shared = report.diagnostics;
-    targets
-        .into_iter()
-        .map(|(name, graph, workflow, title)| {
-            let mut report = Report::new(&format!("{}/{graph}", bundle.name));
+    let package = Package { bundle, roles, workflows };
+    package
+        .workflows
+        .iter()
+        .map(|target| {
+            let mut report = Report::new(&format!("{}/{}", bundle.name, target.graph));
             report.diagnostics.extend(shared.iter().cloned());
             let mut references = vec![
                 FileReference::found("bmad.json".to_owned(), ReferenceRole::Other, None),
                 FileReference::found(agents_path.clone(), ReferenceRole::Agents, None),
             ];
-            let draft = read_workflow(bundle, &name, &graph, &workflow, &title, &roles, &mut report, &mut references);
-            finish(name, Format::CrewAgent, draft, report, references)
+            let stack = CallStack::root(&target.graph);
+            let draft = read_workflow(&package, target, &stack, &mut report, &mut references);
+            finish(target.name.clone(), Format::CrewAgent, draft, report, references)
         })
         .collect()
+}
+
+/// What every workflow of a package shares: its files, its agents' personas, its workflows.
+struct Package<'a> {
+    bundle: &'a Bundle,
+    roles: BTreeMap<String, String>,
+    workflows: Vec<PackageWorkflow>,
+}
+
+/// One workflow of a package, as `bmad.json` lists it.
+struct PackageWorkflow {
+    /// The name discovery lists it under.
+    name: String,
+    /// The id in `bmad.json` (the package name for a single-workflow package).
+    id: String,
+    graph: String,
+    workflow: String,
+    title: String,
+}
+
+impl Package<'_> {
+    /// The workflow a `subworkflow` node calls: the one its step file's `subworkflowRef` names
+    /// (CrewAgent's v1.2 field; step frontmatter is open in v1.1), else the one whose
+    /// `workflow.md` or `workflow.graph.json` the node's `file` is.
+    fn called(&self, node_file: &str, front: &serde_json::Map<String, Json>) -> Result<&PackageWorkflow, String> {
+        if let Some(reference) = front.get("subworkflowRef").and_then(Json::as_str) {
+            let wanted = workflow_id(reference);
+            return self
+                .workflows
+                .iter()
+                .find(|workflow| workflow_id(&workflow.id) == wanted || workflow.name == wanted)
+                .ok_or_else(|| format!("`subworkflowRef: {reference}` names no workflow of this package"));
+        }
+        self.workflows.iter().find(|workflow| workflow.workflow == node_file || workflow.graph == node_file).ok_or_else(
+            || {
+                format!(
+                    "its file `{node_file}` is no workflow of this package and its step file sets no `subworkflowRef`"
+                )
+            },
+        )
+    }
 }
 
 fn persona(agent: &Json) -> String {
@@ -165,17 +212,17 @@ fn persona(agent: &Json) -> String {
     .to_owned()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn read_workflow(
-    bundle: &Bundle,
-    name: &str,
-    graph_path: &str,
-    workflow_path: &str,
-    title: &str,
-    roles: &BTreeMap<String, String>,
+    package: &Package<'_>,
+    target: &PackageWorkflow,
+    stack: &CallStack,
     report: &mut Report,
     references: &mut Vec<FileReference>,
 ) -> Option<DraftWorkflow> {
+    let bundle = package.bundle;
+    let roles = &package.roles;
+    let (name, graph_path, workflow_path, title) =
+        (target.name.as_str(), target.graph.as_str(), target.workflow.as_str(), target.title.as_str());
     let graph = load_json(bundle, graph_path, GRAPH_SCHEMA, report)?;
     references.push(FileReference::found(graph_path.to_owned(), ReferenceRole::Workflow, None));
     let description = match bundle.files.get(workflow_path) {
@@ -208,6 +255,8 @@ fn read_workflow(
     }
     let back_edges = back_edges(&entry, &ids, &edges);
     let mut steps = Vec::new();
+    // Subworkflow nodes and the graph of the workflow each calls.
+    let mut calls: Vec<(String, Result<String, String>)> = Vec::new();
     for node in &nodes {
         let id = node["id"].as_str().unwrap_or_default().to_owned();
         let kind = node["type"].as_str().unwrap_or("step");
@@ -236,7 +285,13 @@ fn read_workflow(
             Some(text) => {
                 references.push(FileReference::found(file.to_owned(), ReferenceRole::Step, Some(id.clone())));
                 let (front, body) = frontmatter(text);
-                if !front.is_empty() {
+                let names_workflow = package.workflows.iter().any(|workflow| workflow.workflow == file);
+                if kind == "subworkflow" {
+                    calls.push((id.clone(), package.called(file, &front).map(|workflow| workflow.graph.clone())));
+                }
+                // A subworkflow node's file may be the called workflow's own `workflow.md`.
+                let called_workflow_file = kind == "subworkflow" && names_workflow;
+                if !front.is_empty() && !called_workflow_file {
                     validate(file, &Json::Object(front.clone()), STEP_SCHEMA, report, text);
                     if front.get("nodeId").and_then(Json::as_str).is_some_and(|node_id| node_id != id) {
                         report.error(
@@ -275,7 +330,7 @@ fn read_workflow(
             prompt.push_str(&format!("{text}\n"));
         }
         if kind == "subworkflow" {
-            prompt.push_str("\nThis node runs a sub-workflow: follow the step file, then continue here.\n");
+            prompt.push_str("\nThis node runs a sub-workflow: its steps follow this one when the package holds it; otherwise follow the step file, then continue here.\n");
         }
         if kind == "decision" {
             prompt.push_str("\nThis is a decision: choose one of the branches by its label.\n");
@@ -373,7 +428,7 @@ fn read_workflow(
             Some("add an `end` node and an edge to it".into()),
         );
     }
-    Some(DraftWorkflow {
+    let mut workflow = DraftWorkflow {
         id: located(workflow_id(name)),
         version: "1".to_owned(),
         title: title.to_owned(),
@@ -383,7 +438,70 @@ fn read_workflow(
         steps,
         variables: Vec::new(),
         limits: Limits::default(),
-    })
+    };
+    for (node, called) in calls.into_iter().rev() {
+        run_subworkflow(package, &mut workflow, &node, called, stack, report, references);
+    }
+    Some(workflow)
+}
+
+/// Splices the workflow a `subworkflow` node calls in after the node, or explains with a
+/// warning why the node only asks the agent to run it.
+fn run_subworkflow(
+    package: &Package<'_>,
+    workflow: &mut DraftWorkflow,
+    node: &str,
+    called: Result<String, String>,
+    stack: &CallStack,
+    report: &mut Report,
+    references: &mut Vec<FileReference>,
+) {
+    let left = "the node asks the agent to run the sub-workflow";
+    let warn = |report: &mut Report, why: String, help: &str| {
+        report.warning(
+            Loc::START,
+            codes::CREWAGENT_SUBWORKFLOW,
+            format!("subworkflow node `{node}`: {why}; {left}"),
+            Some(help.to_owned()),
+        );
+    };
+    let graph = match called {
+        Ok(graph) => graph,
+        Err(why) => {
+            let help = "set `subworkflowRef: <workflow id>` in the node's step file, or point the node's `file` at the called workflow's workflow.md";
+            return warn(report, why, help);
+        }
+    };
+    let Some(target) = package.workflows.iter().find(|workflow| workflow.graph == graph) else { return };
+    let inner = match stack.enter(&graph) {
+        Ok(inner) => inner,
+        Err(Refusal::Recursive) => {
+            let why = format!("`{}` is already running further out (a workflow calling itself)", target.id);
+            return warn(report, why, "remove the recursive subworkflow node, or accept that the agent runs it");
+        }
+        Err(Refusal::TooDeep) => {
+            let why = format!("sub-workflows already nest {MAX_DEPTH} deep");
+            return warn(report, why, "flatten the chain of sub-workflows");
+        }
+    };
+    let mut child_report = Report::new(&format!("{}/{graph}", package.bundle.name));
+    let mut child_references = Vec::new();
+    let child = read_workflow(package, target, &inner, &mut child_report, &mut child_references);
+    let problem = match &child {
+        _ if child_report.has_errors() => child_report.first_error(),
+        None => Some(format!("`{graph}` does not load")),
+        Some(child) => compiles_alone(child, &graph).err(),
+    };
+    if let Some(problem) = problem {
+        let why = format!("the workflow `{}` does not compile on its own ({problem})", target.id);
+        return warn(report, why, "fix the called workflow (run `switchyard validate` on the package)");
+    }
+    let Some(mut child) = child else { return };
+    // Inside the caller, the called workflow is named by its id, not by its listed name.
+    child.id = located(workflow_id(&target.id));
+    report.diagnostics.extend(child_report.diagnostics.into_iter().filter(|diagnostic| !diagnostic.is_error()));
+    references.extend(child_references);
+    splice(workflow, &step_id(node), child, None);
 }
 
 /// Edges that close a cycle in a depth-first walk from the entry.

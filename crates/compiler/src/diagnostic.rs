@@ -108,10 +108,13 @@ pub mod codes {
     pub const METHOD_CONFIG: &str = "method-config";
     pub const METHOD_MISSING_FILE: &str = "method-missing-file";
     pub const METHOD_GOTO: &str = "method-goto";
+    pub const METHOD_CONFIG_SOURCE: &str = "method-config-source";
+    pub const METHOD_INVOKE: &str = "method-invoke";
     pub const CREWAGENT_MISSING_FILE: &str = "crewagent-missing-file";
     pub const CREWAGENT_SCHEMA: &str = "crewagent-schema";
     pub const CREWAGENT_GRAPH: &str = "crewagent-graph";
     pub const CREWAGENT_CONDITION: &str = "crewagent-condition";
+    pub const CREWAGENT_SUBWORKFLOW: &str = "crewagent-subworkflow";
 
     /// Every code with a one-line fix.
     pub const ALL: &[(&str, &str)] = &[
@@ -164,6 +167,11 @@ pub mod codes {
         (METHOD_CONFIG, "make workflow.yaml a valid YAML mapping"),
         (METHOD_MISSING_FILE, "add the file the workflow names, or fix the path"),
         (METHOD_GOTO, "point the goto at an existing step `n` or anchor id"),
+        (
+            METHOD_CONFIG_SOURCE,
+            "put the module config that `config_source` names in the bundle, or give it the key the workflow reads",
+        ),
+        (METHOD_INVOKE, "put the invoked workflow in the bundle, or fix it so it compiles on its own"),
         (CREWAGENT_MISSING_FILE, "add the file the package names, or fix the path in bmad.json or the graph"),
         (CREWAGENT_SCHEMA, "make the file match its CrewAgent v1.1 schema at the location shown"),
         (
@@ -171,6 +179,10 @@ pub mod codes {
             "fix the graph: known node ids, an entry node, a reachable end, decisions with two branches and a default",
         ),
         (CREWAGENT_CONDITION, "use JSONLogic operators var, ==, !=, ===, !==, <, <=, >, >=, and, or, !, !!, in"),
+        (
+            CREWAGENT_SUBWORKFLOW,
+            "name a workflow of the same package (step frontmatter `subworkflowRef`, or the node's `file`)",
+        ),
     ];
 }
 
@@ -219,6 +231,11 @@ impl Report {
 
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The first error's message, when there is one.
+    pub fn first_error(&self) -> Option<String> {
+        self.diagnostics.iter().find(|diagnostic| diagnostic.is_error()).map(|error| error.message.clone())
     }
 }
 

@@ -16,6 +16,7 @@ mod method;
 mod native;
 mod schema;
 mod stages;
+mod subworkflow;
 mod tree;
 mod workrail;
 

@@ -14,12 +14,14 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::Value as Json;
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Limits, NotesPolicy};
+use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, ValueType};
 
-use crate::bundle::{Bundle, FileReference, ReferenceRole, frontmatter, resolve_path};
+use crate::bundle::{Bundle, FileReference, ReferenceRole, frontmatter, resolve_module_path, resolve_path};
 use crate::diagnostic::{Loc, Report, codes};
-use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
+use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftVariable, DraftWorkflow};
+use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 use crate::fields::Located;
+use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
 use crate::workrail::escape;
 
 /// How often a backward `goto` or a `repeat` may be taken in one branch.
@@ -35,6 +37,10 @@ struct Building {
     title: String,
     prompt: String,
     run_when: Option<String>,
+    /// The method waits for the user at this step: a human approves its result.
+    gate: bool,
+    /// The method waits for the user only when this (evaluated) condition holds.
+    gate_when: Option<String>,
     edges: Vec<BuildingEdge>,
 }
 
@@ -57,7 +63,7 @@ fn draft(id: String, title: String, description: String, steps: Vec<Building>) -
             notes: NotesPolicy::Required,
             output: None,
             output_locations: Vec::new(),
-            gate: false,
+            gate: step.gate,
             context_reset: false,
             phase: None,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
@@ -81,7 +87,11 @@ fn draft(id: String, title: String, description: String, steps: Vec<Building>) -
                     set: Vec::new(),
                 })
                 .collect(),
-            rules: DraftRules { run_when: step.run_when.map(located), ..DraftRules::default() },
+            rules: DraftRules {
+                run_when: step.run_when.map(located),
+                gate_when: step.gate_when.map(located),
+                ..DraftRules::default()
+            },
         })
         .collect();
     DraftWorkflow {
@@ -242,13 +252,161 @@ fn enclosing_check(body: &str, offset: usize) -> Option<String> {
     stack.into_iter().rev().flatten().next()
 }
 
-/// Variables a `workflow.yaml` declares, for the agent to resolve (`{config_source}:key`,
-/// `system-generated`, paths).
-fn variables_section(config: &serde_json::Map<String, Json>) -> String {
+/// Values a `workflow.yaml` reads from its module config (`{config_source}:key`), resolved at
+/// compile time because the config file is in the bundle.
+#[derive(Debug, Default)]
+struct ModuleValues {
+    /// The config file, bundle-relative.
+    file: String,
+    /// workflow.yaml key → (config key, value with the config's own `{placeholders}` filled).
+    values: BTreeMap<String, (String, Json)>,
+}
+
+/// Replaces single-brace `{name}` placeholders (`-` and `_` alike) with known values, repeating
+/// until nothing changes, at most 8 rounds so a cycle stops; unknown names and double-brace
+/// `{{runtime}}` values stay as written.
+fn expand(text: &str, values: &BTreeMap<String, String>) -> String {
+    let pattern = Regex::new(r"\{+([A-Za-z_][A-Za-z0-9_-]*)\}+").expect("valid regex");
+    let mut current = text.to_owned();
+    for _ in 0..8 {
+        let next = pattern
+            .replace_all(&current, |captures: &regex::Captures<'_>| {
+                let whole = &captures[0];
+                let single = !whole.starts_with("{{") && !whole.ends_with("}}");
+                let name = &captures[1];
+                let value = values.get(name).or_else(|| values.get(&name.replace('-', "_")));
+                match value {
+                    Some(value) if single => value.clone(),
+                    _ => whole.to_owned(),
+                }
+            })
+            .into_owned();
+        if next == current {
+            break;
+        }
+        current = next;
+    }
+    current
+}
+
+/// A scalar YAML value as text (for placeholder expansion).
+fn scalar_text(value: &Json) -> Option<String> {
+    match value {
+        Json::String(text) => Some(text.clone()),
+        Json::Number(number) => Some(number.to_string()),
+        Json::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+/// Resolves `{config_source}:key` values against the module config when the bundle holds it;
+/// otherwise warns, naming the keys and the file, and leaves them for the agent.
+fn resolve_config(
+    bundle: &Bundle,
+    dir: &str,
+    config_path: &str,
+    config: &serde_json::Map<String, Json>,
+    report: &mut Report,
+    references: &mut Vec<FileReference>,
+) -> Option<ModuleValues> {
+    let keys: Vec<(String, String)> = config
+        .iter()
+        .filter_map(|(key, value)| {
+            Some((key.clone(), value.as_str()?.strip_prefix("{config_source}:")?.trim().to_owned()))
+        })
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let names = keys.iter().map(|(key, _)| format!("`{key}`")).collect::<Vec<_>>().join(", ");
+    let Some(written) = config.get("config_source").and_then(Json::as_str) else {
+        report.warning(
+            Loc::START,
+            codes::METHOD_CONFIG_SOURCE,
+            format!("`{config_path}` reads {names} from `{{config_source}}` but sets no `config_source`; the agent is told to resolve them"),
+            Some("add `config_source: \"{project-root}/bmad/<module>/config.yaml\"` to workflow.yaml".into()),
+        );
+        return None;
+    };
+    let Some(file) = resolve_module_path(bundle, dir, written) else {
+        report.warning(
+            Loc::START,
+            codes::METHOD_CONFIG_SOURCE,
+            format!(
+                "`{config_path}` reads {names} from `config_source: {written}`, which is not in the bundle; the agent is told to resolve them"
+            ),
+            Some("put the module's config.yaml in the bundle (at the path config_source names, e.g. `bmad/<module>/config.yaml`) to resolve them when the workflow is compiled".into()),
+        );
+        references.push(FileReference::missing(written.to_owned(), ReferenceRole::Config, None));
+        return None;
+    };
+    references.push(FileReference::found(file.clone(), ReferenceRole::Config, None));
+    let module = serde_saphyr::from_str::<Json>(&bundle.files[&file]).ok().and_then(|value| value.as_object().cloned());
+    let Some(module) = module else {
+        report.warning(
+            Loc::START,
+            codes::METHOD_CONFIG_SOURCE,
+            format!("the module config `{file}` is not a YAML mapping; {names} are left for the agent to resolve"),
+            Some("make the config a flat mapping of `key: value`".into()),
+        );
+        return None;
+    };
+    let texts: BTreeMap<String, String> =
+        module.iter().filter_map(|(key, value)| Some((key.clone(), scalar_text(value)?))).collect();
+    let mut resolved = ModuleValues { file: file.clone(), values: BTreeMap::new() };
+    for (key, module_key) in keys {
+        match module.get(&module_key) {
+            Some(Json::String(text)) => {
+                resolved.values.insert(key, (module_key, Json::String(expand(text, &texts))));
+            }
+            Some(value) => {
+                resolved.values.insert(key, (module_key, value.clone()));
+            }
+            None => report.warning(
+                Loc::START,
+                codes::METHOD_CONFIG_SOURCE,
+                format!("`{key}` reads `{module_key}` from the module config `{file}`, which has no such key; the agent is told to resolve it"),
+                Some(format!("add `{module_key}: <value>` to `{file}`")),
+            ),
+        }
+    }
+    Some(resolved)
+}
+
+/// Resolved config values as variable defaults; names that cannot be variables stay prompt
+/// text only.
+fn config_variables(module: &ModuleValues) -> Vec<DraftVariable> {
+    module
+        .values
+        .iter()
+        .filter(|(name, _)| {
+            let mut bytes = name.bytes();
+            bytes.next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+                && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !CONDITION_RESERVED.contains(&name.as_str())
+                && !TEMPLATE_RESERVED.contains(&name.as_str())
+        })
+        .map(|(name, (module_key, value))| DraftVariable {
+            name: located(name.clone()),
+            value_type: if value.is_string() { ValueType::String } else { ValueType::Any },
+            default: Some(located(value.clone())),
+            layer: Layer::Important,
+            description: Some(format!("`{module_key}` of the module config `{}`", module.file)),
+        })
+        .collect()
+}
+
+/// Variables a `workflow.yaml` declares: the resolved config values, and those for the agent to
+/// resolve (`{config_source}:key` without the config, `system-generated`, `variables`).
+fn variables_section(config: &serde_json::Map<String, Json>, module: Option<&ModuleValues>) -> String {
     let mut lines = Vec::new();
     for (key, value) in config {
         let Some(text) = value.as_str() else { continue };
-        if let Some(config_key) = text.strip_prefix("{config_source}:") {
+        if let Some((module_key, resolved)) = module.and_then(|module| module.values.get(key)) {
+            let shown = resolved.as_str().map_or_else(|| resolved.to_string(), str::to_owned);
+            let file = module.map(|module| module.file.as_str()).unwrap_or_default();
+            lines.push(format!("- `{{{key}}}`: `{shown}` (`{module_key}` of `{file}`; context variable `{key}`)"));
+        } else if let Some(config_key) = text.strip_prefix("{config_source}:") {
             lines.push(format!("- `{{{key}}}`: the `{config_key}` value of the module config (`{{config_source}}`)"));
         } else if text == "system-generated" {
             lines.push(format!("- `{{{key}}}`: generated now (today's date for `date`)"));
@@ -268,12 +426,71 @@ fn variables_section(config: &serde_json::Map<String, Json>) -> String {
     )
 }
 
+/// Where a classic step waits for the user: `<ask>`, `<template-output>` (the method's
+/// checkpoint after writing a section), `<elicit-required>` and `<invoke-task halt="true">`
+/// (elicitation). Unconditional ones make the step a gate; ones under a condition that is a
+/// real expression make a conditional gate; ones under a plain-language condition are left to
+/// the agent (the condition cannot be judged before the step runs). Returns the gate, the
+/// conditional gate and the reasons, for the prompt.
+fn waits_for_user(body: &str) -> (bool, Option<String>, Vec<&'static str>) {
+    let tag = Regex::new(r"<(ask|template-output|elicit-required|invoke-task)\b([^>]*)>").expect("valid regex");
+    let mut gate = false;
+    let mut when = Vec::new();
+    let mut reasons = Vec::new();
+    for captures in tag.captures_iter(body) {
+        let attributes = &captures[2];
+        let reason = match &captures[1] {
+            "ask" => "it asks the user",
+            "template-output" => "it writes a template section for the user to review",
+            "elicit-required" => "it runs elicitation with the user",
+            _ if attribute(attributes, "halt").as_deref() == Some("true") => "it runs a task that halts for the user",
+            _ => continue,
+        };
+        let offset = captures.get(0).map_or(0, |found| found.start());
+        match attribute(attributes, "if").or_else(|| enclosing_check(body, offset)) {
+            None => gate = true,
+            Some(condition) => match expression(&condition) {
+                Some(evaluated) => when.push(evaluated),
+                None => continue,
+            },
+        }
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    when.dedup();
+    let gate_when = (!gate && !when.is_empty()).then(|| when.join(" || "));
+    (gate, gate_when, reasons)
+}
+
+/// An `<invoke-workflow>` found in a step, to be run as steps of this workflow.
+struct Invocation {
+    step: String,
+    n: String,
+    written: String,
+    /// The bundle path of the invoked workflow's definition, when the bundle holds it.
+    found: Option<String>,
+    /// The enclosing `<check if>` (or the tag's own `if`), when the call is conditional.
+    condition: Option<String>,
+}
+
 /// Reads a classic bundle (`<dir>workflow.yaml`).
 pub(crate) fn read_classic(
     bundle: &Bundle,
     dir: &str,
     report: &mut Report,
     references: &mut Vec<FileReference>,
+) -> Option<DraftWorkflow> {
+    read_classic_called(bundle, dir, report, references, &CallStack::root(&format!("{dir}workflow.yaml")))
+}
+
+/// Reads a classic workflow called from the workflows on `stack`.
+fn read_classic_called(
+    bundle: &Bundle,
+    dir: &str,
+    report: &mut Report,
+    references: &mut Vec<FileReference>,
+    stack: &CallStack,
 ) -> Option<DraftWorkflow> {
     let config_path = format!("{dir}workflow.yaml");
     let config_text = bundle.files.get(&config_path)?;
@@ -294,6 +511,18 @@ pub(crate) fn read_classic(
         return None;
     };
     references.push(FileReference::found(config_path.clone(), ReferenceRole::Workflow, None));
+    let module = resolve_config(bundle, dir, &config_path, config, report, references);
+    // The workflow's own settings, with resolved config values, for `{name}` in paths.
+    let mut settings: BTreeMap<String, String> = config
+        .iter()
+        .filter_map(|(key, value)| Some((key.clone(), scalar_text(value)?)))
+        .filter(|(_, value)| !value.starts_with("{config_source}:"))
+        .collect();
+    for (key, (_, value)) in module.iter().flat_map(|module| &module.values) {
+        if let Some(text) = scalar_text(value) {
+            settings.insert(key.clone(), text);
+        }
+    }
     let text_of = |key: &str| config.get(key).and_then(Json::as_str).map(str::to_owned);
     let name = text_of("name")
         .unwrap_or_else(|| dir.trim_end_matches('/').rsplit('/').next().unwrap_or("workflow").to_owned());
@@ -343,7 +572,9 @@ pub(crate) fn read_classic(
     let goto = Regex::new(r"(?s)<goto\s*([^>]*?)/?>([^<]*)").expect("valid regex");
     let invoke = Regex::new(r"(?s)<invoke-(workflow|task)\s*([^>]*?)/?>([^<]*)").expect("valid regex");
     let output = Regex::new(r"<template-output[^>]*>\s*([^<\s][^<]*?)\s*</template-output>").expect("valid regex");
+    let path_key = Regex::new(r"^(?:workflow|path)\s*:\s*").expect("valid regex");
     let mut steps = Vec::new();
+    let mut invocations = Vec::new();
     for (index, step) in parsed.iter().enumerate() {
         let mut edges = Vec::new();
         let mut labels: Vec<String> = Vec::new();
@@ -382,26 +613,49 @@ pub(crate) fn read_classic(
         for captures in invoke.captures_iter(&step.body) {
             let kind = &captures[1];
             let offset = captures.get(0).map_or(0, |found| found.start());
-            let path = attribute(&captures[2], "path")
-                .unwrap_or_else(|| captures[3].trim().lines().next().unwrap_or_default().trim().to_owned());
+            // The path is an attribute, or the body's first line (`workflow: <path>` in some files).
+            let path = attribute(&captures[2], "path").unwrap_or_else(|| {
+                let line = captures[3].trim().lines().next().unwrap_or_default().trim();
+                path_key.replace(line, "").trim().to_owned()
+            });
             if path.is_empty() {
                 continue;
             }
-            let role = if kind == "workflow" { ReferenceRole::InvokedWorkflow } else { ReferenceRole::Task };
-            let conditional =
-                enclosing_check(&step.body, offset).is_some() || step.optional || step.condition.is_some();
-            let mut reference = match resolve_path(bundle, dir, &path) {
-                Some(found) => FileReference::found(found, role, Some(ids[index].clone())),
-                None => FileReference::missing(path, role, Some(ids[index].clone())),
+            let check = attribute(&captures[2], "if").or_else(|| enclosing_check(&step.body, offset));
+            let conditional = check.is_some() || step.optional || step.condition.is_some();
+            let (role, found) = if kind == "workflow" {
+                // `{installed_path}` is this workflow's own folder, wherever it is installed.
+                let local = path.strip_prefix("{installed_path}/").map(|rest| format!("{dir}{rest}"));
+                let found = local.filter(|local| bundle.files.contains_key(local));
+                (
+                    ReferenceRole::InvokedWorkflow,
+                    found.or_else(|| resolve_module_path(bundle, dir, &expand(&path, &settings))),
+                )
+            } else {
+                (ReferenceRole::Task, resolve_path(bundle, dir, &path))
+            };
+            let mut reference = match &found {
+                Some(found) => FileReference::found(found.clone(), role, Some(ids[index].clone())),
+                None => FileReference::missing(path.clone(), role, Some(ids[index].clone())),
             };
             reference.conditional = conditional;
             references.push(reference);
+            if kind == "workflow" {
+                invocations.push(Invocation {
+                    step: ids[index].clone(),
+                    n: step.n.clone(),
+                    written: path,
+                    found,
+                    condition: check,
+                });
+            }
         }
         if let Some(repeat) = &step.repeat {
             edges.push(("repeat".to_owned(), Some(index), false, None, Some(format!("repeat this step ({repeat})"))));
         }
         let outputs: Vec<String> =
             output.captures_iter(&step.body).map(|captures| format!("`{{{{{}}}}}`", &captures[1])).collect();
+        let (gate, gate_when, reasons) = waits_for_user(&step.body);
         let mut prompt = format!("# Step {}: {}\n", step.n, step.goal);
         if step.optional {
             prompt.push_str("\nThis step is optional: ask the user whether to do it (skip it in #yolo mode).\n");
@@ -411,8 +665,23 @@ pub(crate) fn read_classic(
         if !outputs.is_empty() {
             prompt.push_str(&escape(&format!("\n\nWrite these template sections: {}.", outputs.join(", "))));
         }
+        if gate || gate_when.is_some() {
+            let when = if gate { "" } else { " (when its condition holds)" };
+            prompt.push_str(&format!(
+                "\n\nThe method waits for the user at this step{when}: {}. Put what the user must see or answer in your notes; when you advance, the run waits for a human to approve, and a rejection brings you back here with their answer.",
+                reasons.join("; ")
+            ));
+        }
         let _ = step.start;
-        steps.push(Building { id: ids[index].clone(), title: step.goal.clone(), prompt, run_when: None, edges });
+        steps.push(Building {
+            id: ids[index].clone(),
+            title: step.goal.clone(),
+            prompt,
+            run_when: None,
+            gate,
+            gate_when,
+            edges,
+        });
     }
     let count = steps.len();
     for index in 0..count {
@@ -444,7 +713,7 @@ pub(crate) fn read_classic(
     }
     if let Some(first) = steps.first_mut() {
         let mut preamble = format!("# {name}\n{description}\n");
-        let variables = variables_section(config);
+        let variables = variables_section(config, module.as_ref());
         if !variables.is_empty() {
             preamble.push_str(&format!("\n{}\n", escape(&variables)));
         }
@@ -461,7 +730,91 @@ pub(crate) fn read_classic(
         }
         first.prompt = format!("{preamble}\n{}", first.prompt);
     }
-    Some(draft(workflow_id(&name), name, description, steps))
+    let mut workflow = draft(workflow_id(&name), name, description, steps);
+    if let Some(module) = &module {
+        workflow.variables = config_variables(module);
+    }
+    // Later calls first, so calls in one step run in document order.
+    for invocation in invocations.into_iter().rev() {
+        run_invoked(bundle, &mut workflow, invocation, stack, report, references);
+    }
+    Some(workflow)
+}
+
+/// Splices an invoked workflow's steps in after the invoking step, or explains with a warning
+/// why the step only asks the agent to run it.
+fn run_invoked(
+    bundle: &Bundle,
+    workflow: &mut DraftWorkflow,
+    invocation: Invocation,
+    stack: &CallStack,
+    report: &mut Report,
+    references: &mut Vec<FileReference>,
+) {
+    let Invocation { step, n, written, found, condition } = invocation;
+    let left = "the step asks the agent to run it";
+    let Some(path) = found else {
+        report.warning(
+            Loc::START,
+            codes::METHOD_INVOKE,
+            format!("step `{n}` invokes the workflow `{written}`, which is not in the bundle; {left}"),
+            Some("put the invoked workflow's folder in the bundle (e.g. under `bmad/<module>/workflows/`) to run its steps as part of this workflow".into()),
+        );
+        return;
+    };
+    let inner = match stack.enter(&path) {
+        Ok(inner) => inner,
+        Err(Refusal::Recursive) => {
+            report.warning(
+                Loc::START,
+                codes::METHOD_INVOKE,
+                format!("step `{n}` invokes `{path}`, which is already running further out (a workflow invoking itself); {left}"),
+                Some("remove the recursive invoke-workflow, or accept that the agent runs it".into()),
+            );
+            return;
+        }
+        Err(Refusal::TooDeep) => {
+            report.warning(
+                Loc::START,
+                codes::METHOD_INVOKE,
+                format!("step `{n}` invokes `{path}`, but invoked workflows already nest {MAX_DEPTH} deep; {left}"),
+                Some("flatten the chain of invoked workflows".into()),
+            );
+            return;
+        }
+    };
+    let child_dir = parent(&path);
+    let file_name = path.rsplit('/').next().unwrap_or_default();
+    let mut child_report = Report::new(&path);
+    let mut child_references = Vec::new();
+    let child = match file_name {
+        "workflow.yaml" => read_classic_called(bundle, &child_dir, &mut child_report, &mut child_references, &inner),
+        name if name.ends_with(".md") => {
+            read_step_files(bundle, &child_dir, name, &mut child_report, &mut child_references)
+        }
+        _ => None,
+    };
+    let problem = match &child {
+        _ if child_report.has_errors() => child_report.first_error(),
+        None => Some(format!("`{file_name}` is not a workflow.yaml or a step-file workflow.md")),
+        Some(child) => compiles_alone(child, &path).err(),
+    };
+    if let Some(problem) = problem {
+        report.warning(
+            Loc::START,
+            codes::METHOD_INVOKE,
+            format!("step `{n}` invokes `{path}`, which does not compile on its own ({problem}); {left}"),
+            Some("fix the invoked workflow (run `switchyard validate` on its folder)".into()),
+        );
+        return;
+    }
+    let Some(child) = child else { return };
+    report.diagnostics.extend(child_report.diagnostics);
+    for mut reference in child_references {
+        reference.conditional |= condition.is_some();
+        references.push(reference);
+    }
+    splice(workflow, &step, child, condition.as_deref());
 }
 
 /// Reads a step-file bundle (`<dir><entry>` = `workflow.md` or `workflow-*.md`).
@@ -567,6 +920,12 @@ pub(crate) fn read_step_files(
             prompt.push_str(&format!("# {name}\n{description}\n\n"));
         }
         prompt.push_str(&format!("(step file `{path}`)\n\n{}", escape(body.trim())));
+        let gate = has_menu(body);
+        if gate {
+            prompt.push_str(
+                "\n\nThis step ends at a menu, where the method waits for the user: show the menu in your notes and advance. The run then waits for a human: approving is [C] Continue; a rejection (for [A] Advanced Elicitation, [P] Party Mode or any other answer) brings you back to this step with their answer.",
+            );
+        }
         let edges = branches[position]
             .iter()
             .map(|(label, target, default)| {
@@ -574,7 +933,7 @@ pub(crate) fn read_step_files(
                 (label.clone(), index.get(target).copied(), *default, None, text)
             })
             .collect();
-        steps.push(Building { id, title, prompt, run_when: None, edges });
+        steps.push(Building { id, title, prompt, run_when: None, gate, gate_when: None, edges });
     }
     for path in
         bundle.files.keys().filter(|path| path.starts_with(dir) && path.contains("/step-") && path.ends_with(".md"))
@@ -584,6 +943,18 @@ pub(crate) fn read_step_files(
         }
     }
     Some(draft(workflow_id(&name), name, description, steps))
+}
+
+/// A step-file menu, where the method halts for the user: a `[C] Continue` option, or two or
+/// more options such as `[A] Advanced Elicitation [P] Party Mode` or `[P] Plan first [E] Execute`.
+fn has_menu(body: &str) -> bool {
+    let continue_option = Regex::new(r"(?i)\[C\]\**\s*continue").expect("valid regex");
+    let option = Regex::new(r"\[([A-Z0-9])\]\**\s*[A-Za-z]").expect("valid regex");
+    let mut letters: Vec<&str> =
+        option.captures_iter(body).filter_map(|captures| captures.get(1)).map(|m| m.as_str()).collect();
+    letters.sort_unstable();
+    letters.dedup();
+    continue_option.is_match(body) || letters.len() >= 2
 }
 
 fn parent(path: &str) -> String {

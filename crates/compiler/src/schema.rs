@@ -159,12 +159,12 @@ pub struct NativeStep {
     /// Conditional gate (CEL): the step waits for a human only when this holds at advance time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate_when: Option<String>,
-    /// Checks on the notes (the step's written output); a failing check blocks the advance with `OUTPUT_CHECK`.
+    /// Checks on the notes (the step's written output) or, with `kind: condition`, on the artifacts and context; a failing check blocks the advance with `OUTPUT_CHECK`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Vec<NativeCheck>>,
 }
 
-/// A check on a step's written output. Each may carry `when` (CEL): it applies only when that holds.
+/// A check on an advance: on its written output (the notes), or with `condition` on anything a condition reads. Each may carry `when` (CEL): it applies only when that holds.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
 pub enum NativeCheck {
@@ -200,6 +200,14 @@ pub enum NativeCheck {
     /// The output is JSON satisfying `schema`.
     Schema {
         schema: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
+    /// The CEL `condition` holds over the advance (context after the delta, `artifacts`, `goal`, counters); it checks artifacts and context rather than the notes.
+    Condition {
+        condition: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         message: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -62,7 +62,13 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         best
     };
     validate_schema(&document, &locate, report);
-    let mut reader = Reader { report, routines, locate: &locate, steps: Vec::new() };
+    let assessments = document["assessments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|assessment| Some((assessment["id"].as_str()?.to_owned(), assessment.clone())))
+        .collect();
+    let mut reader = Reader { report, routines, assessments, locate: &locate, steps: Vec::new() };
     let id = document["id"].as_str().unwrap_or_default().to_owned();
     let items = document["steps"].as_array().cloned().unwrap_or_default();
     if items.is_empty() {
@@ -275,6 +281,8 @@ fn functions_section(functions: &[Json]) -> String {
 struct Reader<'a> {
     report: &'a mut Report,
     routines: &'a Routines,
+    /// The workflow's `assessments`, by id.
+    assessments: BTreeMap<String, Json>,
     locate: &'a dyn Fn(&str) -> Loc,
     /// Steps of the item being read, in authored order.
     steps: Vec<DraftStep>,
@@ -410,41 +418,21 @@ impl Reader<'_> {
             }
             sections.push(contract_guidance(reference));
         }
+        let mut consequence_checks = Vec::new();
         if let Some(references) = item["assessmentRefs"].as_array() {
             schemas.push(artifact_kind_schema("wr.assessment"));
-            let names: Vec<String> = references.iter().filter_map(Json::as_str).map(|id| format!("`{id}`")).collect();
-            let mut text = format!(
-                "## Assessment\nRate this step with {} and send it as an artifact: `{{\"kind\": \"wr.assessment\", \"assessmentId\": \"<id>\", \"dimensions\": {{\"<dimension>\": \"<level>\"}}, \"summary\": \"...\"}}`.",
-                names.join(", ")
-            );
+            let references: Vec<String> = references.iter().filter_map(Json::as_str).map(str::to_owned).collect();
+            sections.push(escape(&assessment_guidance(&references, &self.assessments)));
             for consequence in item["assessmentConsequences"].as_array().into_iter().flatten() {
-                text.push_str(&format!(
-                    "\nIf any dimension is `{}`: {}",
-                    consequence["when"]["anyEqualsLevel"].as_str().unwrap_or_default(),
-                    consequence["effect"]["guidance"].as_str().unwrap_or_default()
-                ));
-            }
-            sections.push(escape(&text));
-            if item.get("assessmentConsequences").is_some() {
-                self.report.warning(
-                    (self.locate)(&format!("{pointer}/assessmentConsequences")),
-                    codes::WORKRAIL_UNSUPPORTED,
-                    format!("the assessment consequences of step `{id}` reach the agent as guidance; switchyard does not block on a level"),
-                    Some("add a `validationCriteria` rule if a follow-up must be enforced".into()),
-                );
+                consequence_checks.push(consequence_check(consequence, &references));
             }
         }
-        for key in ["audit", "verification"] {
-            if let Some(extra) = item.get(key) {
-                sections.push(escape(&format!("## {key}\n{extra}")));
-                self.report.warning(
-                    (self.locate)(&format!("{pointer}/{key}")),
-                    codes::WORKRAIL_UNSUPPORTED,
-                    format!("`{key}` of step `{id}` is shown in the prompt; WorkRail's virtual `__{key}` step is not created"),
-                    None,
-                );
-            }
-        }
+        // `audit` and `verification` become the steps WorkRail's compiler injects after this one.
+        let virtual_steps = virtual_steps(&id, item);
+        let own_next = match virtual_steps.first() {
+            Some(first) => DraftTarget::Step(Located::new(first["id"].as_str().unwrap_or_default().to_owned(), at)),
+            None => next.clone(),
+        };
         for fragment in item["promptFragments"].as_array().into_iter().flatten() {
             let text = escape(fragment["text"].as_str().unwrap_or_default());
             match fragment.get("when") {
@@ -498,12 +486,16 @@ impl Reader<'_> {
                 Err(message) => self.report.error(located, codes::WORKRAIL_VALIDATION, message, None),
             }
         }
+        if !consequence_checks.is_empty() {
+            rules.checks.extend(consequence_checks);
+            rules.checks_at.get_or_insert_with(|| (self.locate)(&format!("{pointer}/assessmentConsequences")));
+        }
         let output = match schemas.len() {
             0 => None,
             1 => schemas.pop(),
             _ => Some(json!({"allOf": schemas})),
         };
-        let mut edge = edge_to(next, "next", at);
+        let mut edge = edge_to(&own_next, "next", at);
         if let (Some(edge), Some(variable)) = (edge.as_mut(), loop_decision) {
             edge.set.push((
                 Located::new(variable.to_owned(), at),
@@ -535,6 +527,15 @@ impl Reader<'_> {
             edges: edge.into_iter().collect(),
             rules,
         });
+        let targets: Vec<DraftTarget> = virtual_steps
+            .iter()
+            .skip(1)
+            .map(|step| DraftTarget::Step(Located::new(step["id"].as_str().unwrap_or_default().to_owned(), at)))
+            .chain(std::iter::once(next.clone()))
+            .collect();
+        for (step, after) in virtual_steps.iter().zip(&targets) {
+            self.standard(pointer, step, after, None);
+        }
         id
     }
 
@@ -1000,6 +1001,118 @@ fn substitute(value: &Json, args: &serde_json::Map<String, Json>, missing: &mut 
             Json::Object(object.iter().map(|(key, value)| (key.clone(), substitute(value, args, missing))).collect())
         }
         other => other.clone(),
+    }
+}
+
+/// The steps WorkRail injects after a step with `audit` (`<id>__audit`: review the step's
+/// deliverables against the rubric) and `verification` (`<id>__verification`: run the command),
+/// in that order. They run when the step does: they share its run condition.
+fn virtual_steps(id: &str, item: &Json) -> Vec<Json> {
+    let title = item["title"].as_str().unwrap_or_default();
+    let mut steps = Vec::new();
+    if let Some(audit) = item.get("audit") {
+        let mut prompt = format!(
+            "Audit the deliverables of step `{id}` ({title}) before the workflow moves on.\n\n{}",
+            audit["prompt"]
+                .as_str()
+                .unwrap_or("Check them for gaps, errors and unsupported claims, and fix what you find.")
+        );
+        let rubric: Vec<String> =
+            audit["rubric"].as_array().into_iter().flatten().filter_map(Json::as_str).map(str::to_owned).collect();
+        if !rubric.is_empty() {
+            prompt.push_str(&format!("\n\n## Rubric\n{}", bullets(&rubric)));
+        }
+        steps.push(json!({"id": format!("{id}__audit"), "title": format!("{title}: audit"), "prompt": prompt}));
+    }
+    if let Some(verification) = item.get("verification") {
+        let mut prompt = format!("Verify the deliverables of step `{id}` ({title}).");
+        if let Some(command) = verification["command"].as_str() {
+            prompt.push_str(&format!("\n\nRun `{command}` and report its result; fix what fails before you advance."));
+        }
+        if let Some(text) = verification["prompt"].as_str() {
+            prompt.push_str(&format!("\n\n{text}"));
+        }
+        steps.push(json!({
+            "id": format!("{id}__verification"),
+            "title": format!("{title}: verification"),
+            "prompt": prompt,
+        }));
+    }
+    if let Some(condition) = item.get("runCondition") {
+        for step in &mut steps {
+            step["runCondition"] = condition.clone();
+        }
+    }
+    steps
+}
+
+/// What the agent reads about a step's assessments: how to send them, and each referenced
+/// assessment's dimensions and levels as the workflow defines them.
+fn assessment_guidance(references: &[String], assessments: &BTreeMap<String, Json>) -> String {
+    let names: Vec<String> = references.iter().map(|id| format!("`{id}`")).collect();
+    let mut text = format!(
+        "## Assessment\nRate this step with {} and send each as an artifact: `{{\"kind\": \"wr.assessment\", \"assessmentId\": \"<id>\", \"dimensions\": {{\"<dimension>\": \"<level>\"}}, \"summary\": \"...\"}}`.",
+        names.join(", ")
+    );
+    for reference in references {
+        let Some(assessment) = assessments.get(reference) else { continue };
+        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
+            let levels: Vec<String> = dimension["levels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Json::as_str)
+                .map(|level| format!("`{level}`"))
+                .collect();
+            text.push_str(&format!(
+                "\n- `{reference}` / `{}` ({}): {}",
+                dimension["id"].as_str().unwrap_or_default(),
+                levels.join(" | "),
+                dimension["purpose"].as_str().unwrap_or_default()
+            ));
+        }
+    }
+    text
+}
+
+/// An assessment consequence as WorkRail's engine applies it: when a submitted `wr.assessment`
+/// (of the consequence's `forAssessment`, if set) has any dimension at the trigger level, the
+/// advance is refused with the guidance and the step stays pending for a follow-up. Levels
+/// compare trimmed and case-insensitively, as WorkRail normalises them; a dimension is a level
+/// or `{level, rationale}`.
+fn consequence_check(consequence: &Json, references: &[String]) -> OutputCheck {
+    let level = consequence["when"]["anyEqualsLevel"].as_str().unwrap_or_default();
+    let scope = consequence["when"]["forAssessment"].as_str();
+    let guidance = consequence["effect"]["guidance"].as_str().unwrap_or_default();
+    let level_literal = literal(&Json::String(level.to_owned()), Dialect::Cel);
+    let scope_test = match scope {
+        Some(assessment) => {
+            let assessment_literal = literal(&Json::String(assessment.to_owned()), Dialect::Cel);
+            let unnamed_is_it = references.len() == 1 && references[0] == assessment;
+            if unnamed_is_it {
+                format!(
+                    " && (value_of(a, \"assessmentId\") == null || value_of(a, \"assessmentId\") == {assessment_literal})"
+                )
+            } else {
+                format!(" && value_of(a, \"assessmentId\") == {assessment_literal}")
+            }
+        }
+        None => String::new(),
+    };
+    let condition = format!(
+        "!(type(artifacts) == list && artifacts.exists(a, type(a) == map && value_of(a, \"kind\") == \"wr.assessment\"{scope_test} \
+         && type(value_of(a, \"dimensions\")) == map && value_of(a, \"dimensions\").exists(d, \
+         loose(value_of(a, \"dimensions\")[d], \"equals\", {level_literal}) \
+         || loose(value_of(value_of(a, \"dimensions\")[d], \"level\"), \"equals\", {level_literal}))))"
+    );
+    let which = scope.map_or_else(|| "an assessment".to_owned(), |assessment| format!("assessment `{assessment}`"));
+    OutputCheck::Condition {
+        condition,
+        message: Some(format!(
+            "Assessment follow-up required: {which} has a dimension at `{level}`. {guidance} \
+             The step stays pending until a new `wr.assessment` has no dimension at `{level}`."
+        )),
+        when: None,
     }
 }
 

@@ -69,8 +69,14 @@ fn shape(workflow: &Workflow) -> String {
                 format!("{}->{target}{bound}{default}{when}", edge.label)
             })
             .collect();
-        let run = if workflow.rules(&step.id).run_when.is_some() { " [when]" } else { "" };
-        text.push_str(&format!("  {}{run}: {}\n", step.id, edges.join(", ")));
+        let rules = workflow.rules(&step.id);
+        let run = if rules.run_when.is_some() { " [when]" } else { "" };
+        let gate = match (step.gate, rules.gate_when.is_some()) {
+            (true, _) => " [gate]",
+            (false, true) => " [gate when]",
+            (false, false) => "",
+        };
+        text.push_str(&format!("  {}{run}{gate}: {}\n", step.id, edges.join(", ")));
     }
     text
 }

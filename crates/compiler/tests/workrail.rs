@@ -123,3 +123,74 @@ fn imported_workrail_files_round_trip_through_native_yaml_with_the_same_hash() {
         assert_eq!(round.hash(), workflow.hash());
     }
 }
+
+#[test]
+fn assessment_consequences_compile_to_condition_checks_without_a_warning() {
+    let text = r#"{
+      "id": "demo.assessed", "name": "Assessed", "description": "d", "version": "0.1.0",
+      "assessments": [{"id": "gate", "purpose": "p",
+        "dimensions": [{"id": "confidence", "purpose": "p", "levels": ["low", "high"]}]}],
+      "steps": [{"id": "diagnose", "title": "Diagnose", "prompt": "Diagnose.",
+        "assessmentRefs": ["gate"],
+        "assessmentConsequences": [{"when": {"anyEqualsLevel": "low", "forAssessment": "gate"},
+          "effect": {"kind": "require_followup", "guidance": "Gather more context."}}]}]
+    }"#;
+    let compiled = compile_with(&Source::new("assessed.json", text), &Routines::new());
+    let warnings: Vec<String> = compiled.diagnostics.iter().map(|diagnostic| diagnostic.message.clone()).collect();
+    assert!(warnings.is_empty(), "{warnings:#?}");
+    let workflow = compiled.workflow.expect("compiles");
+    let checks = &workflow.rules(&switchyard_core::workflow::StepId::new("diagnose")).checks;
+    let [switchyard_core::workflow::OutputCheck::Condition { condition, message: Some(message), when: None }] =
+        checks.as_slice()
+    else {
+        panic!("one condition check expected: {checks:#?}");
+    };
+    assert!(condition.contains(r#""wr.assessment""#) && condition.contains(r#""low""#), "{condition}");
+    assert!(condition.contains(r#"value_of(a, "assessmentId") == "gate""#), "scoped: {condition}");
+    assert!(message.contains("Gather more context.") && message.contains("`low`"), "{message}");
+}
+
+#[test]
+fn audit_and_verification_become_the_steps_workrail_injects_after_their_step() {
+    let text = r#"{
+      "id": "demo.audited", "name": "Audited", "description": "d", "version": "0.1.0",
+      "steps": [
+        {"id": "build", "title": "Build", "prompt": "Build it.", "runCondition": {"var": "mode", "equals": "full"},
+         "audit": {"prompt": "Look for shortcuts.", "rubric": ["tests cover the change"]},
+         "verification": {"command": "cargo test"}},
+        {"id": "ship", "title": "Ship", "prompt": "Ship it."}
+      ]
+    }"#;
+    let compiled = compile_with(&Source::new("audited.json", text), &Routines::new());
+    let messages: Vec<String> = compiled.diagnostics.iter().map(|diagnostic| diagnostic.message.clone()).collect();
+    assert!(messages.is_empty(), "{messages:#?}");
+    let workflow = compiled.workflow.expect("compiles");
+    let chain: Vec<String> = workflow
+        .steps
+        .iter()
+        .map(|step| {
+            let next: Vec<String> = step
+                .edges
+                .iter()
+                .map(|edge| match &edge.target {
+                    switchyard_core::workflow::EdgeTarget::Step(target) => target.to_string(),
+                    switchyard_core::workflow::EdgeTarget::Complete => "(end)".to_owned(),
+                })
+                .collect();
+            let when = if workflow.rules(&step.id).run_when.is_some() { " when" } else { "" };
+            format!("{}{when} -> {}", step.id, next.join(","))
+        })
+        .collect();
+    assert_eq!(
+        chain,
+        [
+            "build when -> build__audit",
+            "build__audit when -> build__verification",
+            "build__verification when -> ship",
+            "ship -> "
+        ]
+    );
+    let audit = &workflow.steps[1].prompt;
+    assert!(audit.contains("Look for shortcuts.") && audit.contains("- tests cover the change"), "{audit}");
+    assert!(workflow.steps[2].prompt.contains("Run `cargo test`"), "{}", workflow.steps[2].prompt);
+}

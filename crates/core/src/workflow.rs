@@ -58,8 +58,9 @@ pub struct StepRules {
     /// context after the advance's delta). Ignored when `Step::gate` is already true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate_when: Option<String>,
-    /// Checks on the advance's notes (the step's written output). A failing check blocks the
-    /// advance with an `OUTPUT_CHECK` issue.
+    /// Checks on the advance: its notes (the step's written output) or, with
+    /// [`OutputCheck::Condition`], anything a condition can read (artifacts, context). A failing
+    /// check blocks the advance with an `OUTPUT_CHECK` issue.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<OutputCheck>,
     /// Context assignments made when an edge is taken, keyed by edge label then variable name;
@@ -76,8 +77,9 @@ impl StepRules {
     }
 }
 
-/// A check on a step's written output (the advance's notes), composable with `all`, `any`
-/// and `not`. A check with `when` applies only when that CEL condition holds.
+/// A check on what an advance hands in: the written output (the advance's notes) for most kinds,
+/// anything a CEL condition can read for `condition`. Composable with `all`, `any` and `not`.
+/// A check with `when` applies only when that CEL condition holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum OutputCheck {
@@ -118,6 +120,16 @@ pub enum OutputCheck {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         when: Option<String>,
     },
+    /// The CEL `condition` holds over the advance's scope (the context after the delta, the
+    /// advance's `artifacts`, `goal`, the counters). Not about the notes: it is how a step checks
+    /// its artifacts beyond their schema, such as refusing an assessment at a given level.
+    Condition {
+        condition: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        when: Option<String>,
+    },
     /// Every check holds.
     All {
         checks: Vec<OutputCheck>,
@@ -146,6 +158,7 @@ impl OutputCheck {
             | Self::Regex { when, .. }
             | Self::Length { when, .. }
             | Self::Schema { when, .. }
+            | Self::Condition { when, .. }
             | Self::All { when, .. }
             | Self::Any { when, .. }
             | Self::Not { when, .. } => when.as_deref(),

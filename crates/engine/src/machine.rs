@@ -329,8 +329,8 @@ impl<'a> Machine<'a> {
             if let Err(reason) = check.evaluate(output, &conditions) {
                 issues.push(ValidationIssue {
                     code: "OUTPUT_CHECK".to_owned(),
-                    path: "notes".to_owned(),
-                    message: format!("{reason}: revise the notes (the step's written output) and advance again"),
+                    path: check.path().to_owned(),
+                    message: check.issue_message(&reason),
                 });
             }
         }

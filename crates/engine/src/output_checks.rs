@@ -1,5 +1,6 @@
-//! Output checks (`StepRules::checks`) compiled once per workflow and evaluated on an
-//! advance's notes: `contains`, `regex`, `length`, `schema`, composed with `all`, `any`, `not`.
+//! Output checks (`StepRules::checks`) compiled once per workflow and evaluated on an advance:
+//! `contains`, `regex`, `length`, `schema` on its notes, `condition` (a CEL condition) on
+//! anything a condition reads (artifacts, context), composed with `all`, `any`, `not`.
 
 use switchyard_core::workflow::OutputCheck;
 
@@ -10,6 +11,8 @@ pub(crate) struct CompiledCheck {
     when: Option<cel::Program>,
     kind: Kind,
     message: Option<String>,
+    /// Whether the check reads only the notes (no `condition` inside it).
+    notes_only: bool,
 }
 
 enum Kind {
@@ -17,6 +20,7 @@ enum Kind {
     Regex(fancy_regex::Regex),
     Length { min: Option<u64>, max: Option<u64> },
     Schema(Box<jsonschema::Validator>),
+    Condition { source: String, program: cel::Program },
     All(Vec<CompiledCheck>),
     Any(Vec<CompiledCheck>),
     Not(Box<CompiledCheck>),
@@ -44,11 +48,38 @@ impl CompiledCheck {
                     .map_err(|error| format!("the schema of an output check is invalid: {error}"))?;
                 (Kind::Schema(Box::new(validator)), message.clone())
             }
+            OutputCheck::Condition { condition, message, .. } => {
+                let program = crate::loaded::compile_condition(condition)
+                    .map_err(|error| format!("the condition `{condition}` of an output check {error}"))?;
+                (Kind::Condition { source: condition.clone(), program }, message.clone())
+            }
             OutputCheck::All { checks, .. } => (Kind::All(compile_all(checks)?), None),
             OutputCheck::Any { checks, .. } => (Kind::Any(compile_all(checks)?), None),
             OutputCheck::Not { check, .. } => (Kind::Not(Box::new(Self::compile(check)?)), None),
         };
-        Ok(Self { when, kind, message })
+        let notes_only = match &kind {
+            Kind::Condition { .. } => false,
+            Kind::All(checks) | Kind::Any(checks) => checks.iter().all(|check| check.notes_only),
+            Kind::Not(check) => check.notes_only,
+            Kind::Contains(_) | Kind::Regex(_) | Kind::Length { .. } | Kind::Schema(_) => true,
+        };
+        Ok(Self { when, kind, message, notes_only })
+    }
+
+    /// Where the agent fixes a failure: `notes` for a check on the notes alone, `output` for one
+    /// that reads the whole advance (a `condition`).
+    pub(crate) fn path(&self) -> &'static str {
+        if self.notes_only { "notes" } else { "output" }
+    }
+
+    /// The issue message for a failure: the reason and what to do about it.
+    pub(crate) fn issue_message(&self, reason: &str) -> String {
+        if self.notes_only {
+            return format!("{reason}: revise the notes (the step's written output) and advance again");
+        }
+        let reason = reason.trim_end();
+        let stop = if reason.ends_with(['.', '!', '?']) { "" } else { "." };
+        format!("{reason}{stop} Then advance again with artifacts and context that satisfy the check.")
     }
 
     /// `Err(why)` when the check applies and fails on `output`.
@@ -94,6 +125,11 @@ impl CompiledCheck {
                     None => Ok(()),
                 },
             },
+            Kind::Condition { source, program } => match conditions.value(program) {
+                Ok(serde_json::Value::Bool(true)) => Ok(()),
+                Ok(_) => Err(format!("the condition `{source}` does not hold")),
+                Err(error) => Err(format!("the condition `{source}` cannot be evaluated: {error}")),
+            },
             Kind::All(checks) => {
                 checks.iter().map(|check| check.evaluate(output, conditions)).find(Result::is_err).unwrap_or(Ok(()))
             }
@@ -111,9 +147,11 @@ impl CompiledCheck {
                 Err(_) => Ok(()),
             },
         };
-        result.map_err(|reason| match &self.message {
-            Some(message) => format!("{message} ({reason})"),
-            None => reason,
+        // A condition's message stands alone: its source is written for the engine, not the agent.
+        result.map_err(|reason| match (&self.message, &self.kind) {
+            (Some(message), Kind::Condition { .. }) => message.clone(),
+            (Some(message), _) => format!("{message} ({reason})"),
+            (None, _) => reason,
         })
     }
 }

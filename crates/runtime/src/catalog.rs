@@ -163,6 +163,36 @@ impl Catalog {
             .collect())
     }
 
+    /// Every workflow source under `path`, found and compiled the way discovery does it:
+    /// a single file (a WorkRail file with the routines beside it), or every workflow of a bundle
+    /// (a folder with a bundle's layout, or a `.bmad`/`.zip` archive). A folder that is no bundle
+    /// is searched for files (`.yaml`, `.yml`, `.json`), archives and bundle folders; a bundle
+    /// folder's subfolders are searched for further bundles (a BMad Method child workflow inside
+    /// its parent's folder), except in a CrewAgent package, whose workflow folders are its parts.
+    /// Each source comes with its own result, so a refused bundle does not hide the others.
+    pub fn sources(path: &Path) -> Vec<(PathBuf, Result<Vec<Found>, Error>)> {
+        let mut paths = Vec::new();
+        if path.is_dir() {
+            collect_sources(path, 0, &mut paths);
+        } else {
+            paths.push(path.to_owned());
+        }
+        if paths.is_empty() && !path.exists() {
+            paths.push(path.to_owned());
+        }
+        paths
+            .into_iter()
+            .map(|source| {
+                let result = if source.is_dir() || is_archive(&source) {
+                    Self::bundle(&source)
+                } else {
+                    Self::file(&source).map(|found| vec![found])
+                };
+                (source, result)
+            })
+            .collect()
+    }
+
     /// Every workflow name visible from here, sorted.
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = switchyard_compiler::builtins().map(|builtin| builtin.name.to_owned()).collect();
@@ -206,10 +236,58 @@ fn bundle_stem(path: &Path) -> Option<String> {
     validate_workflow_id(stem).is_ok().then(|| stem.to_owned())
 }
 
-/// A folder with a bundle's marker file, or an archive by extension.
+/// Sources under a folder that is itself no bundle, depth first in name order. Hidden entries
+/// and symlinks are skipped, and the walk stops at [`MAX_DEPTH`], as the bundle reader does.
+fn collect_sources(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let is_bundle = looks_like_bundle(folder);
+    if is_bundle {
+        found.push(folder.to_owned());
+    }
+    // A CrewAgent package's workflow folders are parts of it, not bundles of their own.
+    if folder.join("bmad.json").is_file() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(folder) else { return };
+    let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    entries.sort();
+    for entry in entries {
+        let hidden = entry.file_name().and_then(|name| name.to_str()).is_none_or(|name| name.starts_with('.'));
+        let symlink = fs::symlink_metadata(&entry).map(|metadata| metadata.file_type().is_symlink()).unwrap_or(true);
+        if hidden || symlink {
+            continue;
+        }
+        if entry.is_dir() {
+            collect_sources(&entry, depth + 1, found);
+        } else if !is_bundle && (is_archive(&entry) || has_extension(&entry, &EXTENSIONS)) {
+            found.push(entry);
+        }
+    }
+}
+
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
+    path.extension().and_then(|extension| extension.to_str()).is_some_and(|extension| extensions.contains(&extension))
+}
+
+fn is_archive(path: &Path) -> bool {
+    path.is_file() && has_extension(path, &ARCHIVE_EXTENSIONS)
+}
+
+/// A folder with a bundle's marker file (`bmad.json`, `workflow.yaml`, `workflow.md` or a
+/// `workflow-*.md` entry file), or an archive by extension.
 fn looks_like_bundle(path: &Path) -> bool {
     if path.is_dir() {
-        return ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|marker| path.join(marker).is_file());
+        let marked = ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|marker| path.join(marker).is_file());
+        let entry_file = || {
+            fs::read_dir(path).into_iter().flatten().flatten().any(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("workflow-") && name.ends_with(".md") && entry.path().is_file()
+            })
+        };
+        return marked || entry_file();
     }
     path.is_file()
         && path

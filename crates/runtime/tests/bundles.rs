@@ -73,7 +73,10 @@ async fn drive(runtime: &Runtime, file: &Path, workflow: Option<&str>, context: 
                 trace.push("(completed)".to_owned());
                 return trace.join(" ");
             }
-            RunStatus::WaitingGate => response = runtime.approve(response.run, None).await.unwrap(),
+            RunStatus::WaitingGate => {
+                trace.push("(approved)".to_owned());
+                response = runtime.approve(response.run, None).await.unwrap();
+            }
             RunStatus::Active => {
                 let step = response.step.clone().unwrap();
                 trace.push(step.step.to_string());

@@ -506,6 +506,35 @@ edge end -> complete
 }
 
 #[test]
+fn condition_checks_read_the_artifacts_and_block_with_their_message_alone() {
+    let text = r#"
+step a
+check {"kind":"condition","condition":"!(type(artifacts) == list && artifacts.exists(a, value_of(a, 'level') == 'low'))","message":"gather more evidence"}
+check {"kind":"condition","condition":"context.ready","when":"has(context.ready)"}
+edge end -> complete
+"#;
+    let mut run = Run::start(text);
+    run.apply(with(|advance| advance.artifacts = Some(json!([{"level": "low"}]))));
+    let blocked = issues(&run);
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0].code, "OUTPUT_CHECK");
+    assert_eq!(blocked[0].path, "output");
+    assert!(blocked[0].message.starts_with("gather more evidence. Then advance again"), "{}", blocked[0].message);
+    assert!(!blocked[0].message.contains("artifacts.exists"), "the source is not shown: {}", blocked[0].message);
+    run.apply(with(|advance| {
+        advance.artifacts = Some(json!([{"level": "high"}]));
+        advance.context = Some(object(json!({"ready": false})));
+    }));
+    let blocked = issues(&run);
+    assert!(blocked[0].message.contains("the condition `context.ready` does not hold"), "{blocked:?}");
+    run.apply(with(|advance| {
+        advance.artifacts = Some(json!([{"level": "high"}]));
+        advance.context = Some(object(json!({"ready": true})));
+    }));
+    assert_eq!(run.status(), RunStatus::Completed);
+}
+
+#[test]
 fn a_conditional_gate_waits_only_when_its_condition_holds() {
     let text = "step a\ngate_when context.risky == true\nedge end -> complete";
     let mut run = Run::start(text);

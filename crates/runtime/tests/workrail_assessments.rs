@@ -1,0 +1,134 @@
+//! WorkRail assessment consequences are enforced through the runtime, as WorkRail's engine does:
+//! a `wr.assessment` with a dimension at a consequence's level is refused with the consequence's
+//! guidance and the step stays pending; an assessment without that level advances. A
+//! consequence scoped with `forAssessment` fires only for that assessment.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use switchyard_core::state::RunStatus;
+use switchyard_core::token::{Keyring, SigningKey};
+use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
+use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
+use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+
+const WORKFLOW: &str = r#"{
+  "id": "demo.assessed",
+  "name": "Assessed",
+  "description": "Two assessment gates.",
+  "version": "0.1.0",
+  "assessments": [
+    {"id": "readiness_gate", "purpose": "Is the diagnosis ready?",
+     "dimensions": [{"id": "confidence", "purpose": "How sure are you?", "levels": ["low", "high"]}]},
+    {"id": "quality_gate", "purpose": "Quality",
+     "dimensions": [{"id": "evidence", "purpose": "Grounded findings", "levels": ["low", "high"]}]},
+    {"id": "coverage_gate", "purpose": "Coverage",
+     "dimensions": [{"id": "coverage", "purpose": "Every domain checked", "levels": ["low", "high"]}]}
+  ],
+  "steps": [
+    {"id": "diagnose", "title": "Diagnose", "prompt": "Diagnose the bug.",
+     "assessmentRefs": ["readiness_gate"],
+     "assessmentConsequences": [{"when": {"anyEqualsLevel": "low"},
+       "effect": {"kind": "require_followup", "guidance": "Gather more context before proceeding."}}]},
+    {"id": "review", "title": "Review", "prompt": "Review the findings.",
+     "assessmentRefs": ["quality_gate", "coverage_gate"],
+     "assessmentConsequences": [{"when": {"anyEqualsLevel": "low", "forAssessment": "coverage_gate"},
+       "effect": {"kind": "require_followup", "guidance": "Check the domains you skipped."}}]},
+    {"id": "wrap-up", "title": "Wrap up", "prompt": "Summarize."}
+  ]
+}"#;
+
+fn runtime(dir: &Path) -> Runtime {
+    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
+    let ids = Arc::new(RandomIds);
+    let mut key = [0u8; 32];
+    key[..16].copy_from_slice(&ids.bytes16());
+    key[16..].copy_from_slice(&ids.bytes16());
+    Runtime::from_parts(Parts {
+        store: Arc::new(store),
+        store_label: "test".to_owned(),
+        keys: Keyring { current: SigningKey(key), previous: None },
+        catalog: Catalog::new(None, dir),
+        clock: Arc::new(SystemClock),
+        ids,
+    })
+}
+
+/// Advances the pending step with these artifacts and checks where the run is: still on the
+/// same step, blocked with a message holding `blocked_with`, or on `next_step`.
+async fn check(runtime: &Runtime, response: StepResponse, artifacts: Value, expected: Expect<'_>) -> StepResponse {
+    let pending = response.step.clone().expect("a pending step").step;
+    let token = response.tokens.continue_token.clone().expect("a continue token");
+    let input = AdvanceInput {
+        notes: Some("Did the work.".to_owned()),
+        artifacts: Some(artifacts.clone()),
+        ..AdvanceInput::default()
+    };
+    let answer = runtime.advance(&token, None, input).await.unwrap();
+    let step = answer.step.as_ref().map(|step| step.step.to_string());
+    match expected {
+        Expect::Blocked(message) => {
+            assert_eq!(answer.status, RunStatus::Blocked, "{artifacts} at `{pending}` was accepted");
+            assert_eq!(step.as_deref(), Some(pending.as_str()), "the step stays pending");
+            let validation = answer.validation.clone().or_else(|| answer.step.as_ref()?.validation.clone());
+            let issues = validation.expect("a blocked answer says why").issues;
+            assert!(
+                issues.iter().any(|issue| issue.code == "OUTPUT_CHECK" && issue.message.contains(message)),
+                "{artifacts} at `{pending}`: {issues:#?}"
+            );
+        }
+        Expect::Next(next) => {
+            assert_eq!(answer.status, RunStatus::Active, "{artifacts} at `{pending}`: {:?}", answer.validation);
+            assert_eq!(step.as_deref(), Some(next), "{artifacts} at `{pending}`");
+        }
+    }
+    answer
+}
+
+enum Expect<'a> {
+    Blocked(&'a str),
+    Next(&'a str),
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_assessment_at_the_consequence_level_is_refused_with_the_guidance_until_it_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("assessed.json");
+    std::fs::write(&file, WORKFLOW).unwrap();
+    let runtime = runtime(dir.path());
+    let request = StartRequest { file: Some(file), goal: "find the bug".to_owned(), ..StartRequest::default() };
+    let started = runtime.start(request).await.unwrap();
+    let prompt = &started.step.as_ref().unwrap().prompt;
+    assert!(prompt.contains("`readiness_gate` / `confidence` (`low` | `high`)"), "{prompt}");
+
+    let assessment = |dimensions: Value| json!([{"kind": "wr.assessment", "dimensions": dimensions}]);
+    // Levels compare as WorkRail normalises them: trimmed, any case, bare or with a rationale.
+    let response = check(
+        &runtime,
+        started,
+        assessment(json!({"confidence": " LOW "})),
+        Expect::Blocked("Gather more context before proceeding."),
+    )
+    .await;
+    let response = check(
+        &runtime,
+        response,
+        assessment(json!({"confidence": {"level": "low", "rationale": "still guessing"}})),
+        Expect::Blocked("has a dimension at `low`"),
+    )
+    .await;
+    let response =
+        check(&runtime, response, assessment(json!({"confidence": {"level": "high"}})), Expect::Next("review")).await;
+
+    // Scoped to `coverage_gate`: a low coverage blocks, a low evidence does not.
+    let scoped = |evidence: &str, coverage: &str| {
+        json!([
+            {"kind": "wr.assessment", "assessmentId": "quality_gate", "dimensions": {"evidence": evidence}},
+            {"kind": "wr.assessment", "assessmentId": "coverage_gate", "dimensions": {"coverage": coverage}}
+        ])
+    };
+    let response =
+        check(&runtime, response, scoped("high", "low"), Expect::Blocked("Check the domains you skipped.")).await;
+    check(&runtime, response, scoped("low", "high"), Expect::Next("wrap-up")).await;
+}
