@@ -427,7 +427,11 @@ impl FileHost {
         let lock = self.run_lock(run);
         let _guard = lock.lock().await;
         if is_state_document(resolved) {
-            return state::write(&self.runtime, run, &content, if_match).await;
+            let moved = state::write(&self.runtime, run, &content, if_match).await;
+            // The runtime regenerates the document off the request path; an agent reading it
+            // next, by any means, sees the move.
+            self.runtime.flush_state_documents().await;
+            return moved;
         }
         let output = resolved.mount.name == MountName::Output;
         let kept = [MANIFEST_FILE, MANIFEST_LOCK_FILE].iter().any(|name| resolved.relative == Path::new(name));
@@ -464,6 +468,7 @@ impl FileHost {
             if let Err(error) = self.runtime.refresh_state_document(run).await {
                 tracing::warn!(%run, %error, "state document not refreshed after a write");
             }
+            self.runtime.flush_state_documents().await;
         }
         Ok(format!("wrote {} ({} bytes, sha256 {digest})", resolved.display(), content.len()))
     }

@@ -10,7 +10,9 @@ use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig, codes};
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
 
-fn frontmatter(path: &std::path::Path) -> Value {
+/// The frontmatter of the state document at `path`, once the runtime has written what it queued.
+async fn frontmatter(world: &common::World, path: &std::path::Path) -> Value {
+    world.runtime.flush_state_documents().await;
     let text = std::fs::read_to_string(path).unwrap();
     let yaml = text.strip_prefix("---\n").unwrap().split("\n---\n").next().unwrap().to_owned();
     serde_saphyr::from_str(&yaml).unwrap()
@@ -50,7 +52,7 @@ async fn a_run_folder_holds_a_manifest_and_two_runs_never_share_one() {
     assert_eq!(files[0]["bytes"], 11);
     assert_eq!(files[0]["sha256"], switchyard_files::sha256_hex(b"done again\n"));
     assert!(!world.folder(&two).join("report").exists());
-    let document = frontmatter(&world.folder(&one).join("state/workflow.md"));
+    let document = frontmatter(&world, &world.folder(&one).join("state/workflow.md")).await;
     assert_eq!(document["artifacts"][0]["path"], "report/summary.md", "{document}");
 }
 
@@ -61,12 +63,12 @@ async fn events_from_another_door_regenerate_the_document() {
     let path = world.folder(&started).join("state/workflow.md");
     let token = started.tokens.continue_token.clone().unwrap();
     world.runtime.advance(&token, Some(started.run), scoped()).await.unwrap();
-    let document = frontmatter(&path);
+    let document = frontmatter(&world, &path).await;
     assert_eq!(document["currentNodeId"], "assess");
     assert_eq!(document["stepsCompleted"], json!(["scope"]));
     assert_eq!(document["decisionLog"][0]["notes"], "scoped");
     world.runtime.pause(started.run, Some("lunch".into())).await.unwrap();
-    assert_eq!(frontmatter(&path)["status"], "paused");
+    assert_eq!(frontmatter(&world, &path).await["status"], "paused");
     let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
     let refused = host
         .call(
@@ -79,9 +81,9 @@ async fn events_from_another_door_regenerate_the_document() {
     // The move is legal; the engine's pause rule refuses it, as through any door.
     assert_eq!(refused.code, codes::RUNTIME, "{refused}");
     assert!(refused.message.contains("RUN_PAUSED"), "{refused}");
-    assert_eq!(frontmatter(&path)["currentNodeId"], "assess");
+    assert_eq!(frontmatter(&world, &path).await["currentNodeId"], "assess");
     world.runtime.resume(started.run).await.unwrap();
-    assert_eq!(frontmatter(&path)["status"], "active");
+    assert_eq!(frontmatter(&world, &path).await["status"], "active");
 }
 
 #[tokio::test]
@@ -92,7 +94,7 @@ async fn a_missing_or_stale_document_is_rebuilt_from_the_log() {
     let token = started.tokens.continue_token.clone().unwrap();
     world.runtime.advance(&token, Some(started.run), scoped()).await.unwrap();
     let path = folder.join("state/workflow.md");
-    let expected = frontmatter(&path);
+    let expected = frontmatter(&world, &path).await;
     let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
     let current = std::fs::read_to_string(&path).unwrap();
     let stale = current
@@ -107,7 +109,7 @@ async fn a_missing_or_stale_document_is_rebuilt_from_the_log() {
         }
         let text = host.call("read_file", json!({ "path": "state/workflow.md" }), Some(started.run)).await.unwrap();
         assert!(text.contains("currentNodeId: assess"), "{text}");
-        let rebuilt = frontmatter(&path);
+        let rebuilt = frontmatter(&world, &path).await;
         for key in ["currentNodeId", "stepsCompleted", "nodeId", "eventSeq", "variables"] {
             assert_eq!(rebuilt[key], expected[key], "{key}");
         }
@@ -128,7 +130,10 @@ async fn a_fork_projects_its_own_branch() {
         ..AdvanceInput::default()
     };
     world.runtime.advance(&assess.tokens.continue_token.clone().unwrap(), Some(started.run), findings).await.unwrap();
-    assert_eq!(frontmatter(&folder.join("state/workflow.md"))["stepsCompleted"], json!(["scope", "assess"]));
+    assert_eq!(
+        frontmatter(&world, &folder.join("state/workflow.md")).await["stepsCompleted"],
+        json!(["scope", "assess"])
+    );
     let back = world.runtime.show(&Target::Node(assess.node)).await.unwrap();
     let again = AdvanceInput {
         notes: Some("again".into()),
@@ -137,7 +142,7 @@ async fn a_fork_projects_its_own_branch() {
     };
     let forked = world.runtime.advance(&back.tokens.continue_token.unwrap(), Some(started.run), again).await.unwrap();
     assert!(forked.forked);
-    let document = frontmatter(&folder.join("state/workflow.md"));
+    let document = frontmatter(&world, &folder.join("state/workflow.md")).await;
     assert_eq!(document["nodeId"], forked.node.to_string());
     assert_eq!(document["stepsCompleted"], json!(["scope", "assess"]));
     let log = document["decisionLog"].as_array().unwrap();

@@ -12,6 +12,7 @@ pub mod keys;
 pub mod response;
 mod resume;
 pub mod run_folder;
+mod state_writer;
 pub mod workspace;
 
 use std::collections::HashMap;
@@ -112,6 +113,8 @@ pub struct Runtime {
     loaded: Mutex<HashMap<WorkflowHash, Arc<LoadedWorkflow>>>,
     /// Where run output folders go; `None`: no run folders (see `run_folder`).
     output_root: Option<PathBuf>,
+    /// Writes state documents off the request path; present with `output_root`.
+    state_writer: Option<state_writer::StateWriter>,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -156,6 +159,7 @@ impl Runtime {
             ids: parts.ids,
             loaded: Mutex::new(HashMap::new()),
             output_root: None,
+            state_writer: None,
         }
     }
 

@@ -3,9 +3,11 @@
 //!
 //! The state document is rebuilt from the event that just committed plus its own previous
 //! frontmatter, which holds the bounded lists (`stepsCompleted`, `decisionLog`) of the node it
-//! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. It is written with a
-//! temporary file and a rename but without fsync: it is a projection, and a stale or missing one
-//! (a crash between commit and write) is detected by its `eventSeq` and rebuilt on the next read.
+//! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. It is written
+//! by the state writer's thread (`state_writer.rs`), off the request path, with a temporary file
+//! and a rename but without fsync: it is a projection, and a stale or missing one (a crash between
+//! commit and write) is detected by its `eventSeq` and rebuilt on the next read. Reads through
+//! [`Runtime::state_document`] first wait for the writes queued before them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
 use switchyard_store::NodeRecord;
 
+use crate::state_writer::StateWriter;
 use crate::{Error, RunContext, Runtime};
 
 /// The manifest's file name inside a run folder.
@@ -121,9 +124,9 @@ pub struct StateFrontmatter {
 
 /// The bounded lists the state document is regenerated from, for the node `node`.
 #[derive(Debug, Clone, PartialEq, Default)]
-struct Projection {
+pub(crate) struct Projection {
     node: String,
-    seq: u64,
+    pub(crate) seq: u64,
     steps_completed: Vec<String>,
     steps_completed_omitted: u64,
     decision_log: Vec<DecisionEntry>,
@@ -240,7 +243,16 @@ impl Runtime {
     #[must_use]
     pub fn with_output_root(mut self, root: PathBuf) -> Self {
         self.output_root = Some(root);
+        self.state_writer.get_or_insert_with(StateWriter::start);
         self
+    }
+
+    /// Waits until every state document regenerated so far is on disk. Reads through
+    /// [`Runtime::state_document`] do this themselves; it is for whoever reads the files directly.
+    pub async fn flush_state_documents(&self) {
+        if let Some(writer) = &self.state_writer {
+            writer.flush().await;
+        }
     }
 
     /// The output folder of a session's run, `{output-root}/<session>/`.
@@ -260,6 +272,7 @@ impl Runtime {
     }
 
     async fn load_state_document(&self, run: RunId, force: bool) -> Result<StateDocument, Error> {
+        self.flush_state_documents().await;
         let context = self.run_context(run).await?;
         let folder = self.run_folder(context.run.session).ok_or_else(|| {
             Error::environment("this runtime has no output root: run folders and state documents are off")
@@ -334,8 +347,12 @@ impl Runtime {
             let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
             write_atomically(&folder.join(MANIFEST_FILE), &bytes, true)
                 .map_err(|error| io("cannot write the manifest of", error))?;
+            // Written here, not queued: the document exists when the start is answered, and
+            // writing a new file costs no writeback (only a rename over an old one does).
             let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
-            self.write_state(&folder, context, node, Control::Running, &projection, pending)?;
+            let text = self.render_state(&folder, context, node, Control::Running, &projection, pending)?;
+            write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false)
+                .map_err(|error| io("cannot write the state document in", error))?;
             Ok(())
         })();
         if let Err(error) = result {
@@ -359,7 +376,7 @@ impl Runtime {
     ) {
         let Some(folder) = self.run_folder(context.run.session) else { return };
         let result = async {
-            let previous = read_projection(&folder);
+            let previous = self.queued_projection(&folder).or_else(|| read_projection(&folder));
             let at = rfc3339(self.clock.now_ms());
             let (tip, projection) = match created {
                 Some((id, state)) => {
@@ -436,7 +453,7 @@ impl Runtime {
         Ok(projection)
     }
 
-    /// Writes the sidecar and the state document (temporary file and rename, no fsync).
+    /// Renders the state document and queues it for the state writer; returns its text.
     fn write_state(
         &self,
         folder: &Path,
@@ -446,9 +463,26 @@ impl Runtime {
         projection: &Projection,
         pending: Option<&PendingStep>,
     ) -> Result<String, Error> {
-        let io = |error: std::io::Error| {
-            Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
-        };
+        let text = self.render_state(folder, context, tip, control, projection, pending)?;
+        match &self.state_writer {
+            Some(writer) => writer.write(folder, text.clone(), projection.clone()),
+            None => write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(|error| {
+                Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
+            })?,
+        }
+        Ok(text)
+    }
+
+    /// The state document of `tip` with `projection`'s lists.
+    fn render_state(
+        &self,
+        folder: &Path,
+        context: &RunContext,
+        tip: &NodeRecord,
+        control: Control,
+        projection: &Projection,
+        pending: Option<&PendingStep>,
+    ) -> Result<String, Error> {
         let workflow = &context.workflow.workflow;
         let status = match control {
             Control::Stopped if !tip.state.status().is_terminal() => RunStatus::Stopped,
@@ -471,9 +505,11 @@ impl Runtime {
             artifacts: read_artifacts(folder),
             updated_at: rfc3339(self.clock.now_ms()),
         };
-        let text = render(&frontmatter, context, tip, status, pending)?;
-        write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(io)?;
-        Ok(text)
+        render(&frontmatter, context, tip, status, pending)
+    }
+
+    fn queued_projection(&self, folder: &Path) -> Option<Projection> {
+        self.state_writer.as_ref().and_then(|writer| writer.queued_projection(folder))
     }
 }
 
