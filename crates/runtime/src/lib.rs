@@ -267,7 +267,7 @@ impl Runtime {
         expected_run: Option<RunId>,
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
-        let record = self.token_record(continue_token, TokenKind::Continue, expected_run).await?;
+        let (record, context, node) = self.token_scope(continue_token, TokenKind::Continue, expected_run).await?;
         let attempt =
             record.attempt.ok_or_else(|| Error::environment("a continue token was stored without an attempt"))?;
         let key = format!("advance:{}:{attempt}", record.node);
@@ -275,8 +275,6 @@ impl Runtime {
         if let Some(recorded) = self.store.recorded(&key).await? {
             return self.replay(&recorded, &payload).await;
         }
-        let context = self.run_context(record.run).await?;
-        let node = self.node_record(record.node).await?;
         let command = Command::Advance(switchyard_engine::Advance {
             attempt,
             notes: input.notes,
@@ -326,7 +324,7 @@ impl Runtime {
         expected_run: Option<RunId>,
         notes: Option<String>,
     ) -> Result<CheckpointResponse, Error> {
-        let record = self.token_record(checkpoint_token, TokenKind::Checkpoint, expected_run).await?;
+        let (record, context, node) = self.token_scope(checkpoint_token, TokenKind::Checkpoint, expected_run).await?;
         let attempt = record.attempt.unwrap_or_else(|| AttemptId::first_for(record.node));
         let key = format!("checkpoint:{}:{attempt}", record.node);
         let payload = sha256_hex(&canonical_json(&notes));
@@ -336,8 +334,6 @@ impl Runtime {
             check_payload(&recorded.payload_sha256, &payload)?;
             return Ok(response(true));
         }
-        let context = self.run_context(record.run).await?;
-        let node = self.node_record(record.node).await?;
         let decision = switchyard_engine::decide(
             &context.workflow,
             self.view(&context, &node),
@@ -614,13 +610,26 @@ impl Runtime {
     ) -> Result<TokenRecord, Error> {
         let token = self.keys.verify(text, kind)?;
         let record = self.store.token(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
-        match expected_run {
-            Some(run) if run != record.run => Err(Error::Token(TokenError::WrongRun {
-                token_run: record.run.to_string(),
-                requested_run: run.to_string(),
-            })),
-            _ => Ok(record),
-        }
+        check_run(&record, expected_run)?;
+        Ok(record)
+    }
+
+    /// A verified token with its run's context and its node, read in one store round trip.
+    async fn token_scope(
+        &self,
+        text: &str,
+        kind: TokenKind,
+        expected_run: Option<RunId>,
+    ) -> Result<(TokenRecord, RunContext, NodeRecord), Error> {
+        let token = self.keys.verify(text, kind)?;
+        let scope = self.store.token_scope(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
+        let record = scope.token;
+        check_run(&record, expected_run)?;
+        let run = scope.run.ok_or_else(|| self.not_found("run", record.run.to_string()))?;
+        let session = scope.session.ok_or_else(|| self.not_found("session", record.session.to_string()))?;
+        let node = scope.node.ok_or_else(|| self.not_found("node", record.node.to_string()))?;
+        let workflow = self.loaded_by_hash(run.workflow_hash).await?;
+        Ok((record, RunContext { run, goal: session.goal, workflow }, node))
     }
 
     async fn node_record(&self, node: NodeId) -> Result<NodeRecord, Error> {
@@ -759,6 +768,17 @@ impl NewTokens {
             checkpoint_token: find(TokenKind::Checkpoint),
             state_token: find(TokenKind::State).unwrap_or_default(),
         }
+    }
+}
+
+/// Refuses a token of another run than the one the caller named.
+fn check_run(record: &TokenRecord, expected_run: Option<RunId>) -> Result<(), Error> {
+    match expected_run {
+        Some(run) if run != record.run => Err(Error::Token(TokenError::WrongRun {
+            token_run: record.run.to_string(),
+            requested_run: run.to_string(),
+        })),
+        _ => Ok(()),
     }
 }
 

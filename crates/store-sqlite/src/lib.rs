@@ -26,7 +26,7 @@ use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::{
     Appended, Batch, Error, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery, SessionQuery,
-    SessionRecord, Store, StoredEvent, TokenRecord, VerifyReport,
+    SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 
 pub use schema::SCHEMA_VERSION;
@@ -193,6 +193,17 @@ impl Store for SqliteStore {
 
     async fn token(&self, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
         self.read(move |connection| rows::token(connection, nonce)).await
+    }
+
+    async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+        self.read(move |connection| {
+            let Some(token) = rows::token(connection, nonce)? else { return Ok(None) };
+            let run = rows::run(connection, token.run)?;
+            let session = rows::session(connection, token.session)?;
+            let node = rows::node(connection, token.node)?;
+            Ok(Some(TokenScope { token, run, session, node }))
+        })
+        .await
     }
 
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {

@@ -219,6 +219,13 @@ pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
     start.tokens.push(batch_token.clone());
     append(&store, start).await;
     assert_eq!(expect_ok(store.token(nonce(1)).await, "token"), Some(batch_token.clone()), "a batch token");
+    let scope = expect_ok(store.token_scope(nonce(1)).await, "token_scope").expect("a registered token has a scope");
+    assert_eq!(scope.token, batch_token);
+    assert_eq!(scope.run, expect_ok(store.run(script.run).await, "run"));
+    assert_eq!(scope.session, expect_ok(store.session(script.session).await, "session"));
+    assert_eq!(scope.node, expect_ok(store.node(node_id(101)).await, "node"));
+    assert!(scope.run.is_some() && scope.session.is_some() && scope.node.is_some(), "{scope:?}");
+    assert_eq!(expect_ok(store.token_scope(nonce(99)).await, "token_scope"), None, "an unknown nonce");
 
     let again = script.token(nonce(2), TokenKind::Continue, node_id(101), Some(attempt_id(1)));
     assert_eq!(expect_ok(store.claim_token(again).await, "claim_token"), nonce(1), "a taken position keeps its nonce");

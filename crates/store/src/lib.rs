@@ -17,7 +17,7 @@ pub mod conformance;
 pub use error::Error;
 pub use record::{
     Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunRecord, SessionQuery, SessionRecord,
-    StoredEvent, TokenRecord, VerifyReport,
+    StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 pub use search::{MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery};
 
@@ -38,6 +38,17 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn claim_token(&self, record: TokenRecord) -> Result<Nonce, Error>;
 
     async fn token(&self, nonce: Nonce) -> Result<Option<TokenRecord>, Error>;
+
+    /// A token with what a command on it reads next: its run, the run's session and its node.
+    /// `None` when the token is unknown. Backends that can should answer in one round trip (the
+    /// default makes four).
+    async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+        let Some(token) = self.token(nonce).await? else { return Ok(None) };
+        let run = self.run(token.run).await?;
+        let session = self.session(token.session).await?;
+        let node = self.node(token.node).await?;
+        Ok(Some(TokenScope { token, run, session, node }))
+    }
 
     /// The claim recorded under `key`.
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error>;

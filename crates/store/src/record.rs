@@ -84,6 +84,16 @@ pub struct TokenRecord {
     pub attempt: Option<AttemptId>,
 }
 
+/// A token and the records a command on it reads ([`crate::Store::token_scope`]). The records
+/// are `None` only in a damaged store: a token is registered with its node, run and session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenScope {
+    pub token: TokenRecord,
+    pub run: Option<RunRecord>,
+    pub session: Option<SessionRecord>,
+    pub node: Option<NodeRecord>,
+}
+
 /// Projection: one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SessionRecord {
