@@ -6,23 +6,35 @@
 //! [`CHECKPOINT_FRAMES`], nudges a thread of its own which runs a `PASSIVE` checkpoint on a
 //! separate connection. A passive checkpoint never blocks the writer or the readers; frames a
 //! reader still needs are copied on a later nudge.
+//!
+//! The WAL only starts over when a write begins after every frame was copied, which a writer
+//! committing without pause may never leave room for. Past [`INLINE_CHECKPOINT_FRAMES`] the writer
+//! therefore checkpoints itself after its commit, as SQLite would: by then the background thread
+//! has copied nearly everything, so this copies only the last frames, and the next write restarts
+//! the WAL.
 
 use std::cell::RefCell;
 use std::ffi::c_int;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use rusqlite::Connection;
-use rusqlite::hooks::Wal;
+use rusqlite::hooks::{CheckpointMode, Wal};
 
 use switchyard_store::Error;
 
 use crate::sql_error::Context;
+use crate::writer::Counters;
 
 /// WAL frames (pages) after which the checkpointer is nudged: SQLite's own default threshold.
 pub(crate) const CHECKPOINT_FRAMES: c_int = 1000;
+
+/// WAL frames after which the writer checkpoints after its own commit.
+pub(crate) const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
 
 thread_local! {
     /// The nudge of the writer running on this thread. The WAL hook is a plain function, and each
@@ -38,14 +50,14 @@ pub(crate) struct Checkpointer {
 
 impl Checkpointer {
     /// Opens the checkpointer's connection and starts its thread.
-    pub(crate) fn start(path: &Path, busy_timeout: Duration) -> Result<Self, Error> {
+    pub(crate) fn start(path: &Path, busy_timeout: Duration, counters: Arc<Counters>) -> Result<Self, Error> {
         let connection = Connection::open(path).doing(&format!("opening {} to checkpoint", path.display()))?;
         crate::schema::configure(&connection, busy_timeout)?;
         // Nudges that arrive while a checkpoint runs fold into one.
         let (nudge, nudged) = sync_channel(1);
         let thread = std::thread::Builder::new()
             .name("switchyard-store-checkpoint".to_owned())
-            .spawn(move || run(&connection, &nudged))
+            .spawn(move || run(&connection, &nudged, &counters))
             .map_err(|error| Error::Io { message: format!("starting the checkpoint thread: {error}") })?;
         Ok(Self { nudge, thread })
     }
@@ -70,8 +82,13 @@ impl Checkpointer {
 }
 
 /// The writer connection's WAL hook: runs after each commit with the WAL's length in frames.
-fn after_commit(_wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
-    if frames >= CHECKPOINT_FRAMES {
+fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
+    if frames >= INLINE_CHECKPOINT_FRAMES {
+        // The commit is durable already; a checkpoint that fails leaves the frames for the next.
+        if let Err(error) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
+            tracing::debug!(%error, "an inline checkpoint stopped early; the next one continues");
+        }
+    } else if frames >= CHECKPOINT_FRAMES {
         NUDGE.with(|nudge| {
             if let Some(nudge) = nudge.borrow().as_ref() {
                 // Full means a nudge is already waiting: nothing more to say.
@@ -82,11 +99,14 @@ fn after_commit(_wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn run(connection: &Connection, nudged: &Receiver<()>) {
+fn run(connection: &Connection, nudged: &Receiver<()>, counters: &Counters) {
     while nudged.recv().is_ok() {
         // A checkpoint that cannot finish loses nothing: the frames stay in the WAL for the next.
-        if let Err(error) = connection.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
-            tracing::debug!(%error, "a background checkpoint stopped early; the next one continues");
+        match connection.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
+            Ok(()) => {
+                counters.checkpoints.fetch_add(1, Ordering::SeqCst);
+            }
+            Err(error) => tracing::debug!(%error, "a background checkpoint stopped early; the next one continues"),
         }
     }
 }

@@ -40,6 +40,7 @@ enum Done {
 pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
     pub(crate) transactions: AtomicU64,
+    pub(crate) checkpoints: AtomicU64,
 }
 
 /// Settings of the writer thread.
