@@ -83,6 +83,17 @@ pub enum Control {
     Stopped,
 }
 
+impl Control {
+    /// The serde name: `running`, `paused`, `stopped`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Paused => "paused",
+            Self::Stopped => "stopped",
+        }
+    }
+}
+
 /// What created a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

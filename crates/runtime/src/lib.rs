@@ -27,7 +27,9 @@ use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::token::{Keyring, TokenError, TokenKind};
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Decision, Fresh, LoadedWorkflow, RunView};
-use switchyard_store::{Appended, Batch, Claim, NewEvent, NodeRecord, RunRecord, SessionRecord, Store, TokenRecord};
+use switchyard_store::{
+    Appended, Batch, Claim, NewEvent, NodeRecord, RunGuard, RunRecord, SessionRecord, Store, TokenRecord,
+};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 pub use crate::catalog::{Catalog, Found, Location, Origin};
@@ -93,6 +95,10 @@ impl std::str::FromStr for Target {
         }
     }
 }
+
+/// How many times a command is decided when its batches keep going stale (a human pausing and
+/// resuming the run in the same instant, over and over).
+const MAX_DECISIONS: usize = 3;
 
 /// A run with what every command on it needs.
 struct RunContext {
@@ -229,6 +235,7 @@ impl Runtime {
             claim: None,
             tokens: tokens.records.clone(),
             pin: Some(loaded.workflow.clone()),
+            guard: None,
         };
         let appended = self.store.append(batch).await?;
         let context = RunContext {
@@ -262,6 +269,15 @@ impl Runtime {
     /// Advances the step a continue token names. With `expected_run`, a token of another run is
     /// refused (`TOKEN_WRONG_RUN`): a guard against a token pasted from another conversation.
     pub async fn advance(
+        &self,
+        continue_token: &str,
+        expected_run: Option<RunId>,
+        input: AdvanceInput,
+    ) -> Result<StepResponse, Error> {
+        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone())).await
+    }
+
+    async fn advance_once(
         &self,
         continue_token: &str,
         expected_run: Option<RunId>,
@@ -319,6 +335,15 @@ impl Runtime {
 
     /// Records notes on a node without advancing.
     pub async fn checkpoint(
+        &self,
+        checkpoint_token: &str,
+        expected_run: Option<RunId>,
+        notes: Option<String>,
+    ) -> Result<CheckpointResponse, Error> {
+        self.deciding_again(|| self.checkpoint_once(checkpoint_token, expected_run, notes.clone())).await
+    }
+
+    async fn checkpoint_once(
         &self,
         checkpoint_token: &str,
         expected_run: Option<RunId>,
@@ -412,20 +437,42 @@ impl Runtime {
     // ---------------------------------------------------------------- internals
 
     async fn act_on_tip(&self, run: RunId, key_kind: &str, command: Command) -> Result<StepResponse, Error> {
-        let context = self.run_context(run).await?;
-        let node = self.node_record(context.run.tip).await?;
-        let key = format!("{key_kind}:{}", node.id);
-        let payload = sha256_hex(&canonical_json(&command_payload(&command)));
-        if let Some(recorded) = self.store.recorded(&key).await? {
-            return self.replay(&recorded, &payload).await;
-        }
-        self.execute(&context, &node, command, Some((key, payload))).await
+        self.deciding_again(|| async {
+            let context = self.run_context(run).await?;
+            let node = self.node_record(context.run.tip).await?;
+            let key = format!("{key_kind}:{}", node.id);
+            let payload = sha256_hex(&canonical_json(&command_payload(&command)));
+            if let Some(recorded) = self.store.recorded(&key).await? {
+                return self.replay(&recorded, &payload).await;
+            }
+            self.execute(&context, &node, command.clone(), Some((key, payload))).await
+        })
+        .await
     }
 
     async fn control(&self, run: RunId, command: Command) -> Result<StepResponse, Error> {
-        let context = self.run_context(run).await?;
-        let node = self.node_record(context.run.tip).await?;
-        self.execute(&context, &node, command, None).await
+        self.deciding_again(|| async {
+            let context = self.run_context(run).await?;
+            let node = self.node_record(context.run.tip).await?;
+            self.execute(&context, &node, command.clone(), None).await
+        })
+        .await
+    }
+
+    /// Runs a command again when its batch went stale: the run was paused, resumed or stopped
+    /// between the decision and the commit (`STORE_STALE`, nothing written). The next attempt
+    /// reads the run again, so the engine decides on what it is now.
+    async fn deciding_again<T, Attempt>(&self, mut attempt: impl FnMut() -> Attempt) -> Result<T, Error>
+    where
+        Attempt: Future<Output = Result<T, Error>>,
+    {
+        for _ in 1..MAX_DECISIONS {
+            match attempt().await {
+                Err(Error::Store(switchyard_store::Error::Stale { .. })) => {}
+                result => return result,
+            }
+        }
+        attempt().await
     }
 
     /// Asks the engine, appends its decision, and answers.
@@ -490,6 +537,7 @@ impl Runtime {
             claim,
             tokens,
             pin: None,
+            guard: Some(RunGuard { run: context.run.id, control: context.run.control }),
         };
         Ok(self.store.append(batch).await?)
     }

@@ -260,7 +260,8 @@ impl Runtime {
         self.output_root.as_ref().map(|root| root.join(session.to_string()))
     }
 
-    /// The run's state document, regenerated first when it is missing or stale.
+    /// The run's state document, regenerated first when it is missing or stale; on disk as
+    /// returned.
     pub async fn state_document(&self, run: RunId) -> Result<StateDocument, Error> {
         self.load_state_document(run, false).await
     }
@@ -294,6 +295,8 @@ impl Runtime {
                 };
                 let text =
                     self.write_state(&folder, &context, &node, context.run.control, &projection, pending.as_ref())?;
+                // Whoever asked reads the file next, by any means: it is on disk when this returns.
+                self.flush_state_documents().await;
                 let frontmatter = parse_frontmatter(&text).ok_or_else(|| {
                     Error::environment(format!("the state document in {} is unreadable", folder.display()))
                 })?;

@@ -548,7 +548,9 @@ mod tests {
         for status in RunStatus::ALL {
             assert_eq!(enum_text(&status), status.as_str());
         }
-        assert_eq!(enum_text(&Control::Paused), "paused");
+        for control in [Control::Running, Control::Paused, Control::Stopped] {
+            assert_eq!(enum_text(&control), control.as_str());
+        }
     }
 
     /// Every statement on the hot path finds its rows through an index: no table scan, no sort.

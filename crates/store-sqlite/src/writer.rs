@@ -216,6 +216,16 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
     {
         return Ok(Appended::AlreadyRecorded(recorded));
     }
+    if let Some(guard) = &batch.guard {
+        let found = rows::run(connection, guard.run)?.map(|run| run.control);
+        if found != Some(guard.control) {
+            return Err(Error::Stale {
+                run: guard.run.to_string(),
+                expected: guard.control.as_str().to_owned(),
+                found: found.map_or("missing", |control| control.as_str()).to_owned(),
+            });
+        }
+    }
     let (mut seq, mut prev_hash) = head(connection, &batch)?;
     let first_seq = seq + 1;
     let mut projector = Projector::new();

@@ -15,7 +15,7 @@ use switchyard_core::token::TokenKind;
 
 use crate::event::{GENESIS_HASH, chain_hash};
 use crate::projection::Projections;
-use crate::record::{Appended, Batch, MAX_PAGE, Recorded, SessionQuery, SessionRecord, StoredEvent};
+use crate::record::{Appended, Batch, MAX_PAGE, Recorded, RunGuard, SessionQuery, SessionRecord, StoredEvent};
 use crate::search::{RecapKind, SearchQuery};
 use crate::{Error, Store};
 
@@ -39,6 +39,7 @@ where
     rebuild_equals_incremental(new_store().await).await;
     verify_is_clean_on_a_good_store(new_store().await).await;
     invalid_batch_writes_nothing(new_store().await).await;
+    a_run_guard_holds_a_batch_to_the_control_it_was_decided_on(new_store().await).await;
     search_and_recap_follow_the_events(new_store().await).await;
 }
 
@@ -611,6 +612,39 @@ pub async fn invalid_batch_writes_nothing<S: Store>(store: S) {
     assert_eq!(append(&store, Batch::events(good.session, next)).await, (4, 4), "no seq was burnt");
     let report = expect_ok(store.verify().await, "verify");
     assert!(report.is_clean(), "verify after refused batches: {:#?}", report.problems);
+}
+
+/// A batch guarded on its run's control commits while the control holds; once a stop commits in
+/// between, it writes nothing and says the run is stale, but a replay of a recorded claim is still
+/// answered from the record.
+pub async fn a_run_guard_holds_a_batch_to_the_control_it_was_decided_on<S: Store>(store: S) {
+    let mut script = SessionScript::new(1);
+    append(&store, script.start(node_id(101))).await;
+    let running = Some(RunGuard { run: script.run, control: Control::Running });
+    let advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
+    let mut claimed = script.claimed(advance, "advance:102", "sha", serde_json::json!({"node": "102"}));
+    claimed.guard = running;
+    append(&store, claimed.clone()).await;
+
+    let stop = script.event(Some(script.run), EventKind::RunStopped { reason: None });
+    append(&store, Batch::events(script.session, vec![stop])).await;
+    let mut late = Batch::events(
+        script.session,
+        vec![script.node(node_id(103), Some(node_id(102)), NodeCause::Advance, RunStatus::Active)],
+    );
+    late.guard = running;
+    match store.append(late).await {
+        Err(error) => assert_eq!(error.code(), "STORE_STALE", "a guard that no longer holds: {error}"),
+        Ok(appended) => panic!("a batch decided on a running run landed after its stop: {appended:?}"),
+    }
+    assert_eq!(expect_ok(store.node(node_id(103)).await, "node"), None, "the stale batch wrote nothing");
+    let run = expect_ok(store.run(script.run).await, "run").expect("the run exists");
+    assert_eq!((run.control, run.tip, run.node_count), (Control::Stopped, node_id(102), 2));
+
+    match expect_ok(store.append(claimed).await, "a replay") {
+        Appended::AlreadyRecorded(recorded) => assert_eq!(recorded.key, "advance:102"),
+        other => panic!("a replay of a recorded claim must be answered from the record: {other:?}"),
+    }
 }
 
 /// Search finds sessions by words of their goal and notes, one hit per session, best first, and

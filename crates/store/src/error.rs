@@ -28,6 +28,10 @@ pub enum Error {
     /// A token nonce or position is already registered differently.
     #[error("token conflict, nothing was written: {message}")]
     Conflict { message: String },
+    /// The batch's [`crate::RunGuard`] no longer holds: the run's control changed after the
+    /// command was decided. Nothing was written; decide again on what the run is now.
+    #[error("the run {run} is now {found}, not {expected} as when the command was decided; nothing was written")]
+    Stale { run: String, expected: String, found: String },
     /// The file was written by a newer switchyard.
     #[error(
         "the store has schema version {found}, newer than {supported}, the newest this switchyard understands; upgrade switchyard to open it"
@@ -51,6 +55,7 @@ impl Error {
             Self::Corrupt { .. } => "STORE_CORRUPT",
             Self::InvalidBatch { .. } => "STORE_INVALID_BATCH",
             Self::Conflict { .. } => "STORE_CONFLICT",
+            Self::Stale { .. } => "STORE_STALE",
             Self::SchemaTooNew { .. } => "STORE_SCHEMA_TOO_NEW",
             Self::Closed { .. } => "STORE_CLOSED",
             Self::Io { .. } => "STORE_IO",

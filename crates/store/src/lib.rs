@@ -16,8 +16,8 @@ pub mod conformance;
 
 pub use error::Error;
 pub use record::{
-    Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunRecord, SessionQuery, SessionRecord,
-    StoredEvent, TokenRecord, TokenScope, VerifyReport,
+    Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunGuard, RunRecord, SessionQuery,
+    SessionRecord, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 pub use search::{MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery};
 

@@ -36,13 +36,26 @@ pub struct Batch {
     pub tokens: Vec<TokenRecord>,
     /// A workflow to pin; pinning a workflow already stored is a no-op.
     pub pin: Option<Workflow>,
+    /// Commit only while a run's control is what the command was decided on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard: Option<RunGuard>,
 }
 
 impl Batch {
-    /// A batch of events with no claim, tokens or pin.
+    /// A batch of events with no claim, tokens, pin or guard.
     pub fn events(session: SessionId, events: Vec<NewEvent>) -> Self {
-        Self { session, events, claim: None, tokens: Vec::new(), pin: None }
+        Self { session, events, claim: None, tokens: Vec::new(), pin: None, guard: None }
     }
+}
+
+/// A batch's precondition on its run: a command decided while the run was running must not land
+/// after a pause or stop committed in between (and a pause not after a stop). Checked inside the
+/// write transaction, after the claim (a replay is answered whatever the run's control is now);
+/// when it fails nothing is written and `append` returns [`crate::Error::Stale`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunGuard {
+    pub run: RunId,
+    pub control: Control,
 }
 
 /// An idempotency claim: the key, the SHA-256 of the request payload and the outcome to replay.

@@ -210,7 +210,7 @@ impl SessionScript {
             self.run_started(&workflow),
             self.node(first_node, None, NodeCause::Start, RunStatus::Active),
         ];
-        Batch { session: self.session, events, claim: None, tokens: Vec::new(), pin: Some(workflow) }
+        Batch { session: self.session, events, claim: None, tokens: Vec::new(), pin: Some(workflow), guard: None }
     }
 
     /// A batch of events with a claim.
@@ -221,6 +221,7 @@ impl SessionScript {
             claim: Some(Claim { key: key.to_owned(), payload_sha256: payload_sha256.to_owned(), outcome }),
             tokens: Vec::new(),
             pin: None,
+            guard: None,
         }
     }
 
