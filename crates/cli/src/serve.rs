@@ -1,13 +1,14 @@
 //! `switchyard mcp` (stdio) and `switchyard serve` (streamable HTTP): open the runtime, build the
 //! MCP server, and serve until the client goes away or the process is interrupted.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_mcp::{CallToolResult, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
+use switchyard_runtime::config::Secret;
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
 
@@ -25,14 +26,15 @@ pub struct McpArgs {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// The address to bind. Anything but loopback needs --token.
-    #[arg(long, default_value = "127.0.0.1")]
-    pub host: IpAddr,
-    /// The port (0 picks a free one; the address is printed on stderr).
-    #[arg(long, default_value_t = 7878)]
-    pub port: u16,
+    /// The address to bind (default: `[serve] host` of switchyard.toml, else 127.0.0.1). Anything but loopback needs a token.
+    #[arg(long)]
+    pub host: Option<IpAddr>,
+    /// The port; 0 picks a free one, printed on stderr (default: `[serve] port`, else 7878).
+    #[arg(long)]
+    pub port: Option<u16>,
     /// Bearer token clients must send (`Authorization: Bearer <token>`); required off loopback.
-    #[arg(long, env = "SWITCHYARD_SERVE_TOKEN", hide_env_values = true)]
+    /// Precedence: this flag, then $SWITCHYARD_SERVE_TOKEN, then `[serve] token_file` (or `token`) of switchyard.toml.
+    #[arg(long)]
     pub token: Option<String>,
     /// Another `Host` header value to accept (name or name:port); repeatable.
     #[arg(long = "allowed-host", value_name = "HOST")]
@@ -47,6 +49,12 @@ pub struct ServeArgs {
     #[arg(long, hide = true)]
     pub conformance_fixtures: bool,
 }
+
+/// The environment variable that holds the serve token when `--token` is not given.
+const TOKEN_VARIABLE: &str = "SWITCHYARD_SERVE_TOKEN";
+
+/// The default `serve` port.
+const DEFAULT_PORT: u16 = 7878;
 
 /// The file tools of `switchyard-files`, served next to the workflow tools.
 #[derive(Debug)]
@@ -102,16 +110,11 @@ impl ToolProvider for FileTools {
     }
 }
 
-async fn server(
-    overrides: Overrides,
-    conformance_fixtures: bool,
-    file_tools: bool,
-) -> Result<SwitchyardServer, Failure> {
-    let config = Config::resolve(overrides)?;
-    let runtime = Arc::new(Runtime::open(&config).await?);
+async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -> Result<SwitchyardServer, Failure> {
+    let runtime = Arc::new(Runtime::open(config).await?);
     let mut providers: Vec<Arc<dyn ToolProvider>> = Vec::new();
     if file_tools {
-        let host = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(&config)));
+        let host = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
         providers.push(Arc::new(FileTools { host }));
     }
     Ok(SwitchyardServer::new(runtime, &ServerOptions { conformance_fixtures, providers }))
@@ -119,23 +122,44 @@ async fn server(
 
 /// Serves MCP over stdio; returns when the client closes stdin.
 pub async fn mcp(args: &McpArgs, overrides: Overrides) -> Result<Outcome, Failure> {
-    let server = server(overrides, args.conformance_fixtures, args.file_tools).await?;
+    let config = Config::resolve(overrides)?;
+    let server = server(&config, args.conformance_fixtures, args.file_tools).await?;
     switchyard_mcp::serve_stdio(server).await.map_err(|error| Failure::environment(error.to_string()))?;
     Ok(Outcome::Success)
 }
 
+/// The bearer token and where it came from: `--token`, then the environment, then
+/// `switchyard.toml`. Empty values count as unset. The token itself is never printed.
+fn bearer_token(args: &ServeArgs, config: &Config) -> Result<Option<(Secret, String)>, Failure> {
+    if let Some(token) = args.token.clone().filter(|token| !token.is_empty()) {
+        return Ok(Some((Secret::new(token), "--token".to_owned())));
+    }
+    if let Some(token) = std::env::var(TOKEN_VARIABLE).ok().filter(|token| !token.is_empty()) {
+        return Ok(Some((Secret::new(token), TOKEN_VARIABLE.to_owned())));
+    }
+    match &config.serve.token {
+        Some(source) => Ok(Some((source.read()?, source.describe()))),
+        None => Ok(None),
+    }
+}
+
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
 pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Failure> {
+    let config = Config::resolve(overrides)?;
+    let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
+    let token = bearer_token(args, &config)?;
     let options = HttpOptions {
-        bind: SocketAddr::new(args.host, args.port),
-        token: args.token.clone().filter(|token| !token.is_empty()),
+        bind: SocketAddr::new(host, port),
+        token_source: token.as_ref().map(|(_, source)| source.clone()),
+        token: token.map(|(token, _)| token),
         allowed_hosts: args.allowed_hosts.clone(),
         allowed_origins: args.allowed_origins.clone(),
     };
     if !options.bind.ip().is_loopback() && options.token.is_none() {
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));
     }
-    let server = server(overrides, args.conformance_fixtures, args.file_tools).await?;
+    let server = server(&config, args.conformance_fixtures, args.file_tools).await?;
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {

@@ -89,6 +89,18 @@ struct Server {
     child: Child,
     address: String,
     banner: String,
+    /// Everything else the server writes on stderr, returned by `stop`.
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Server {
+    /// Stops the server and returns everything it wrote on stderr, the start line included.
+    fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let rest = self.stderr.take().map(|reader| reader.join().unwrap()).unwrap_or_default();
+        format!("{}{rest}", self.banner)
+    }
 }
 
 impl Drop for Server {
@@ -99,7 +111,13 @@ impl Drop for Server {
 }
 
 fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
-    let mut child = switchyard(home)
+    serve_with(switchyard(home), extra)
+}
+
+/// Starts `command serve --port 0 <extra>` and reads the start line; stderr keeps being drained
+/// so the server never blocks on a full pipe.
+fn serve_with(mut command: Command, extra: &[&str]) -> Server {
+    let mut child = command
         .args(["serve", "--port", "0"])
         .args(extra)
         .stdout(Stdio::null())
@@ -107,12 +125,23 @@ fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
         .spawn()
         .unwrap();
     let mut reader = BufReader::new(child.stderr.take().unwrap());
-    let mut banner = String::new();
-    reader.read_line(&mut banner).unwrap();
-    std::thread::spawn(move || for _ in reader.lines() {});
+    // With logs on, log lines may come before the start line.
+    let mut before = String::new();
+    let banner = loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
+            break line;
+        }
+        before.push_str(&line);
+    };
+    let stderr = std::thread::spawn(move || {
+        let mut rest = before;
+        let _ = reader.read_to_string(&mut rest);
+        rest
+    });
     let url = banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
     let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-    Server { child, address, banner }
+    Server { child, address, banner, stderr: Some(stderr) }
 }
 
 /// Sends one HTTP/1.1 request and returns the status code and body.
@@ -173,6 +202,90 @@ fn serve_off_loopback_requires_a_bearer_token() {
     assert_eq!(status, 401, "{body}");
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer wrong-token!")]).0, 401);
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer s3cret-token")]).0, 200);
+}
+
+/// Writes `text` to `path` readable by its owner only.
+fn write_private(path: &std::path::Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+#[test]
+fn serve_off_loopback_with_only_the_config_token_requires_it_and_never_logs_it() {
+    let home = tempfile::tempdir().unwrap();
+    let secret = "cfg-secret-7f3a9c21e4b8";
+    write_private(&home.path().join("serve-token"), &format!("{secret}\n"));
+    std::fs::write(home.path().join("switchyard.toml"), "[serve]\nhost = \"0.0.0.0\"\ntoken_file = \"serve-token\"\n")
+        .unwrap();
+    let mut command = switchyard(&home);
+    command.current_dir(home.path()).env("SWITCHYARD_LOG", "trace");
+    let server = serve_with(command, &[]);
+    assert!(server.address.starts_with("0.0.0.0:"), "the host comes from [serve]: {}", server.banner);
+    assert!(
+        server.banner.contains("bearer token required, from token_file") && server.banner.contains("serve-token"),
+        "the start line says where the token comes from: {}",
+        server.banner
+    );
+    let (status, body) = mcp_post(&server, &[]);
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = mcp_post(&server, &[("Authorization", "Bearer cfg-secret-wrong")]);
+    assert_eq!(status, 401, "a wrong token: {body}");
+    assert!(body.contains("missing or wrong bearer token"), "{body}");
+    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200);
+    let stderr = server.stop();
+    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
+    assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
+}
+
+#[test]
+fn serve_refuses_an_inline_config_token_that_other_users_can_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let secret = "inline-secret-0c9d2e";
+    let config = home.path().join("switchyard.toml");
+    std::fs::write(&config, format!("[serve]\nhost = \"0.0.0.0\"\ntoken = \"{secret}\"\n")).unwrap();
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let refused = switchyard(&home).current_dir(home.path()).args(["serve", "--port", "0"]).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("open to other users") && stderr.contains("chmod 600"), "says how to fix it: {stderr}");
+    assert!(!stderr.contains(secret), "{stderr}");
+    std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let mut command = switchyard(&home);
+    command.current_dir(home.path());
+    let server = serve_with(command, &[]);
+    assert!(server.banner.contains("[serve] token in"), "{}", server.banner);
+    assert_eq!(mcp_post(&server, &[]).0, 401);
+    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200);
+}
+
+#[test]
+fn serve_token_precedence_is_flag_then_environment_then_config() {
+    let home = tempfile::tempdir().unwrap();
+    write_private(&home.path().join("switchyard.toml"), "[serve]\ntoken = \"from-config\"\n");
+    let accepted = |server: &Server| -> Vec<&str> {
+        ["from-flag", "from-env", "from-config"]
+            .into_iter()
+            .filter(|token| mcp_post(server, &[("Authorization", &format!("Bearer {token}"))]).0 == 200)
+            .collect()
+    };
+    let mut command = switchyard(&home);
+    command.current_dir(home.path()).env("SWITCHYARD_SERVE_TOKEN", "from-env");
+    let server = serve_with(command, &["--token", "from-flag"]);
+    assert!(server.banner.contains("from --token"), "{}", server.banner);
+    assert_eq!(accepted(&server), ["from-flag"]);
+    drop(server);
+    let mut command = switchyard(&home);
+    command.current_dir(home.path()).env("SWITCHYARD_SERVE_TOKEN", "from-env");
+    let server = serve_with(command, &[]);
+    assert!(server.banner.contains("from SWITCHYARD_SERVE_TOKEN"), "{}", server.banner);
+    assert_eq!(accepted(&server), ["from-env"]);
+    drop(server);
+    let mut command = switchyard(&home);
+    command.current_dir(home.path());
+    let server = serve_with(command, &[]);
+    assert_eq!(accepted(&server), ["from-config"], "{}", server.banner);
 }
 
 #[test]

@@ -75,7 +75,7 @@ impl ErrorCode {
     pub fn meaning(self) -> &'static str {
         match self {
             Self::ValidationError => {
-                "the arguments do not match the tool's schema; `details` names the field and suggests a fix"
+                "the arguments do not match the tool's schema, or a report is over a size limit (`details.cause` `INPUT_TOO_LARGE`, see `docs/limits.md`); the message names the field or limit and suggests a fix"
             }
             Self::NotFound => "no workflow, session, run or node by that name or id",
             Self::PreconditionFailed => {
@@ -152,6 +152,8 @@ impl From<Error> for ToolError {
                 _ => (ErrorCode::TokenScopeMismatch, Retry::NotRetryable),
             },
             Error::ReplayMismatch { .. } => (ErrorCode::ReplayMismatch, Retry::NotRetryable),
+            // A report over a size limit is bad arguments, not a refusal by the run's state.
+            Error::Engine(_) if cause == "INPUT_TOO_LARGE" => (ErrorCode::ValidationError, Retry::NotRetryable),
             Error::Engine(engine) if engine.retryable() => {
                 if matches!(cause, "AWAITING_GATE" | "AWAITING_HUMAN_DECISION") {
                     (ErrorCode::HumanActionRequired, Retry::RetryableAfterMs { after_ms: 30_000 })

@@ -14,6 +14,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use switchyard_runtime::config::Secret;
+
 use crate::SwitchyardServer;
 
 /// The largest request body `/mcp` accepts.
@@ -24,7 +26,11 @@ pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 pub struct HttpOptions {
     pub bind: SocketAddr,
     /// Required (`Authorization: Bearer <token>`) when set; must be set to bind off loopback.
-    pub token: Option<String>,
+    /// A `Secret`, so printing the options never shows it.
+    pub token: Option<Secret>,
+    /// Where the token came from (`--token`, an environment variable, a file), said at start in
+    /// place of the token.
+    pub token_source: Option<String>,
     /// Extra `Host` values to accept (names or `name:port`), besides loopback names.
     pub allowed_hosts: Vec<String>,
     /// Extra browser origins to accept (`https://app.example:443`), besides loopback origins.
@@ -35,7 +41,7 @@ pub struct HttpOptions {
 #[non_exhaustive]
 pub enum HttpError {
     #[error(
-        "binding to {0} exposes switchyard beyond this machine and needs a bearer token: pass --token <secret> (or set SWITCHYARD_SERVE_TOKEN), or bind to 127.0.0.1"
+        "binding to {0} exposes switchyard beyond this machine and needs a bearer token: set `token_file` under [serve] in switchyard.toml (a file only you can read), pass --token <secret> or set SWITCHYARD_SERVE_TOKEN; or bind to 127.0.0.1"
     )]
     TokenRequired(SocketAddr),
     #[error("cannot listen on {address}: {source}")]
@@ -47,7 +53,7 @@ pub enum HttpError {
 #[derive(Debug)]
 struct Guard {
     loopback_only: bool,
-    token: Option<String>,
+    token: Option<Secret>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
 }
@@ -104,7 +110,7 @@ impl Guard {
                 .and_then(|value| value.to_str().ok())
                 .and_then(|value| value.strip_prefix("Bearer "))
                 .unwrap_or("");
-            if !same_secret(sent.as_bytes(), token.as_bytes()) {
+            if !same_secret(sent.as_bytes(), token.expose().as_bytes()) {
                 return Err((
                     StatusCode::UNAUTHORIZED,
                     "missing or wrong bearer token: send `Authorization: Bearer <token>`".to_owned(),
@@ -158,14 +164,18 @@ pub async fn serve(
     options: HttpOptions,
     shutdown: CancellationToken,
 ) -> Result<(), HttpError> {
-    if !options.bind.ip().is_loopback() && options.token.as_deref().is_none_or(str::is_empty) {
+    if !options.bind.ip().is_loopback() && options.token.as_ref().is_none_or(|token| token.expose().is_empty()) {
         return Err(HttpError::TokenRequired(options.bind));
     }
     let listener = tokio::net::TcpListener::bind(options.bind)
         .await
         .map_err(|source| HttpError::Bind { address: options.bind, source })?;
     let address = listener.local_addr().map_err(HttpError::Serve)?;
-    let auth = if options.token.is_some() { "bearer token required" } else { "loopback only, no token" };
+    let auth = match (&options.token, &options.token_source) {
+        (Some(_), Some(source)) => format!("bearer token required, from {source}"),
+        (Some(_), None) => "bearer token required".to_owned(),
+        (None, _) => "loopback only, no token".to_owned(),
+    };
     tracing::info!(%address, "serving MCP over HTTP");
     #[allow(clippy::print_stderr)]
     {

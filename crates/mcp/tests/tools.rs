@@ -1,6 +1,8 @@
-//! The MCP door in process: the golden `tools/list`, the generated tool reference, and bad input
-//! (wrong types, missing and unknown fields, tokens of another kind, tampered tokens, advancing a
-//! finished run, huge payloads), each with a precise error and nothing half-written.
+//! The MCP door in process: the golden `tools/list`, the generated tool reference, bad input
+//! (wrong types, missing and unknown fields, tokens of another kind or store, tampered tokens,
+//! advancing a finished run, huge payloads), each with a precise error and nothing half-written,
+//! and the facts the tools promise: git branch and HEAD, resume ranking, bounded recaps and
+//! listings, human gates and decisions.
 
 use std::path::{Path, PathBuf};
 
@@ -184,16 +186,218 @@ async fn huge_payloads_are_refused_and_write_nothing() {
     let run = started["runId"].as_str().unwrap().to_owned();
     let before = fixture.event_count(&run).await;
     let huge = "x".repeat(8 * 1024 * 1024);
-    let (is_error, answer, _) = fixture
-        .call(
+    let refused = fixture
+        .error(
             "continue_workflow",
             json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": huge } }),
         )
         .await;
-    assert!(is_error || answer["kind"] == "blocked", "{}", &answer.to_string()[..200.min(answer.to_string().len())]);
-    if is_error {
-        assert_eq!(fixture.event_count(&run).await, before, "a refused advance writes nothing");
+    assert_eq!(
+        (refused["code"].as_str(), refused["details"]["cause"].as_str()),
+        (Some("VALIDATION_ERROR"), Some("INPUT_TOO_LARGE")),
+        "{refused}"
+    );
+    assert!(refused["message"].as_str().unwrap().contains("MAX_NOTES_BYTES"), "names the limit: {refused}");
+    assert_eq!(fixture.event_count(&run).await, before, "a refused advance writes nothing");
+    let retried = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "the plan" } }),
+        )
+        .await;
+    assert_eq!(retried["kind"], "waiting_for_human_gate", "the token still works after the refusal: {retried}");
+}
+
+#[tokio::test]
+async fn a_signed_token_this_store_does_not_know_is_refused_with_its_code() {
+    let fixture = fixture().await;
+    let started = fixture.start().await;
+    // Same home, so the same signing key, but another store: the token verifies and is unknown.
+    let home = fixture._home.path().to_owned();
+    let config = Config::resolve(Overrides {
+        home: Some(home.clone()),
+        store: Some(home.join("other.sqlite3")),
+        project_root: Some(fixture.workspace.path().to_owned()),
+    })
+    .unwrap();
+    let other =
+        SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
+    let arguments = json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "x" } });
+    let Value::Object(arguments) = arguments else { unreachable!() };
+    let result = other.call("continue_workflow", Some(arguments), None).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let text = &result.content[0].as_text().unwrap().text;
+    let error: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(error["code"], "TOKEN_UNKNOWN_NODE", "{error}");
+}
+
+/// Writes a workflow into the fixture's project folder.
+fn project_workflow(fixture: &Fixture, name: &str, yaml: &str) {
+    let folder = fixture.workspace.path().join(".switchyard/workflows");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join(format!("{name}.yaml")), yaml).unwrap();
+}
+
+#[tokio::test]
+async fn start_records_the_workspace_git_branch_and_head() {
+    let fixture = fixture().await;
+    let git = |arguments: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(arguments)
+            .current_dir(fixture.workspace.path())
+            .output()
+            .expect("git runs");
+        assert!(output.status.success(), "git {arguments:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    };
+    git(&["init", "--quiet", "--initial-branch", "feature/okapi"]);
+    git(&["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    let head = git(&["rev-parse", "HEAD"]);
+    let started = fixture.start().await;
+    let found = fixture.ok("resume_session", json!({ "workspacePath": fixture.path() })).await;
+    let candidate = &found["candidates"][0];
+    assert_eq!(candidate["runId"], started["runId"], "{found}");
+    assert_eq!(
+        (candidate["gitBranch"].as_str(), candidate["gitHeadSha"].as_str()),
+        (Some("feature/okapi"), Some(head.as_str())),
+        "{candidate}"
+    );
+    assert!(candidate["whyMatched"].as_array().unwrap().contains(&json!("matched_head_sha")), "{candidate}");
+}
+
+#[tokio::test]
+async fn resume_session_puts_explicit_ids_first_and_offers_at_most_five() {
+    let fixture = fixture().await;
+    let mut runs = Vec::new();
+    for index in 0..7 {
+        let started = fixture
+            .ok("start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "goal": format!("Task number {index}") }))
+            .await;
+        runs.push(started["runId"].as_str().unwrap().to_owned());
     }
+    let recent = fixture.ok("resume_session", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(recent["candidates"].as_array().unwrap().len(), 5, "{recent}");
+    assert_eq!(recent["candidates"][0]["confidence"], "weak", "only recency matched: {recent}");
+    let by_run = fixture
+        .ok("resume_session", json!({ "workspacePath": fixture.path(), "runId": runs[0], "query": "number 3" }))
+        .await;
+    let first = &by_run["candidates"][0];
+    assert_eq!(
+        (first["runId"].as_str(), first["confidence"].as_str()),
+        (Some(runs[0].as_str()), Some("strong")),
+        "{by_run}"
+    );
+    assert_eq!(first["whyMatched"][0], "matched_run_id", "{first}");
+    assert_eq!(by_run["candidates"][1]["runId"], runs[3].as_str(), "then the words: {by_run}");
+    assert!(by_run["candidates"].as_array().unwrap().len() <= 5);
+    let unknown =
+        fixture.error("resume_session", json!({ "workspacePath": fixture.path(), "runId": "run_nope" })).await;
+    assert_eq!(unknown["code"], "VALIDATION_ERROR", "{unknown}");
+}
+
+#[tokio::test]
+async fn a_long_branch_recap_is_trimmed_with_a_visible_marker() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "long-haul",
+        "id: long-haul\nversion: \"1\"\ntitle: Long haul\ndescription: Four plain steps.\nsteps:\n  - {id: one, title: One, prompt: Do one., next: two}\n  - {id: two, title: Two, prompt: Do two., next: three}\n  - {id: three, title: Three, prompt: Do three., next: four}\n  - {id: four, title: Four, prompt: Do four.}\n",
+    );
+    let mut answer = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "long-haul", "workspacePath": fixture.path(), "goal": "Haul the yak" }),
+        )
+        .await;
+    for step in ["one", "two", "three"] {
+        let notes = format!("notes of {step}: {}", "y".repeat(20 * 1024));
+        answer = fixture
+            .ok(
+                "continue_workflow",
+                json!({ "continueToken": answer["continueToken"], "output": { "notesMarkdown": notes } }),
+            )
+            .await;
+    }
+    assert_eq!(answer["pending"]["stepId"], "four", "{answer}");
+    let rehydrated =
+        fixture.ok("continue_workflow", json!({ "continueToken": answer["resumeToken"], "intent": "rehydrate" })).await;
+    let recap = rehydrated["recap"]["text"].as_str().unwrap();
+    assert!(recap.len() < 3 * 20 * 1024, "bounded: {} bytes", recap.len());
+    assert!(recap.contains("[TRUNCATED:"), "a visible marker: {}", &recap[recap.len().saturating_sub(200)..]);
+    assert!(recap.contains("notes of three"), "the latest notes stay, the oldest go first");
+    assert!(!recap.contains("notes of one"), "the oldest notes went first");
+}
+
+#[tokio::test]
+async fn a_completed_run_offers_no_token_and_its_last_report_only_replays() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "two-step",
+        "id: two-step\nversion: \"1\"\ntitle: Two steps\ndescription: Short.\nsteps:\n  - {id: one, title: One, prompt: Do one., next: two}\n  - {id: two, title: Two, prompt: Do two.}\n",
+    );
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "two-step", "workspacePath": fixture.path(), "goal": "Finish twice" }),
+        )
+        .await;
+    let second = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "one" } }),
+        )
+        .await;
+    let last = json!({ "continueToken": second["continueToken"], "output": { "notesMarkdown": "two" } });
+    let done = fixture.ok("continue_workflow", last.clone()).await;
+    assert_eq!((done["kind"].as_str(), done["continueToken"].as_str()), (Some("complete"), None), "{done}");
+    let run = started["runId"].as_str().unwrap().to_owned();
+    let before = fixture.event_count(&run).await;
+    let replayed = fixture.ok("continue_workflow", last).await;
+    assert_eq!((replayed["replayed"].as_bool(), replayed["nodeId"].as_str()), (Some(true), done["nodeId"].as_str()));
+    let other = fixture
+        .error(
+            "continue_workflow",
+            json!({ "continueToken": second["continueToken"], "output": { "notesMarkdown": "more" } }),
+        )
+        .await;
+    assert_eq!(other["code"], "REPLAY_MISMATCH", "{other}");
+    assert_eq!(fixture.event_count(&run).await, before, "neither call wrote anything");
+}
+
+#[tokio::test]
+async fn a_human_decision_waits_and_the_agent_cannot_take_it() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "strict-gate",
+        "id: strict-gate\nversion: \"1\"\ntitle: Strict gate\ndescription: One rejection and a human decides.\nlimits: {max_revision_attempts: 0}\nsteps:\n  - {id: draft, title: Draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, title: Done, prompt: Finish.}\n",
+    );
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "strict-gate", "workspacePath": fixture.path(), "goal": "Draft the memo" }),
+        )
+        .await;
+    let waiting = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "a draft" } }),
+        )
+        .await;
+    assert_eq!(waiting["kind"], "waiting_for_human_gate", "{waiting}");
+    let run: switchyard_core::RunId = started["runId"].as_str().unwrap().parse().unwrap();
+    fixture.server.runtime().reject(run, "not yet".to_owned()).await.unwrap();
+    let deciding = fixture.ok("continue_workflow", waiting["nextCall"]["params"].clone()).await;
+    assert_eq!(deciding["kind"], "waiting_for_human_decision", "{deciding}");
+    assert_eq!((deciding["retryable"].as_bool(), deciding["continueToken"].as_str()), (Some(true), None), "{deciding}");
+    assert!(deciding["decision"]["decideWith"].as_str().unwrap().starts_with("switchyard decide run_"), "{deciding}");
+    let again = fixture.ok("continue_workflow", deciding["nextCall"]["params"].clone()).await;
+    assert_eq!(
+        (again["kind"].as_str(), again["nodeId"].as_str()),
+        (Some("waiting_for_human_decision"), deciding["nodeId"].as_str())
+    );
 }
 
 #[tokio::test]
@@ -274,4 +478,30 @@ async fn list_and_inspect_show_the_whole_graph() {
     std::fs::write(project.join("broken.yaml"), "name: broken\nstages: 7\n").unwrap();
     let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
     assert_eq!(listed["validationWarnings"][0]["workflowId"], "broken", "{listed}");
+}
+
+#[tokio::test]
+async fn list_workflows_is_bounded_and_inspect_has_a_metadata_mode() {
+    let fixture = fixture().await;
+    for index in 0..switchyard_mcp::tools::MAX_LISTED_WORKFLOWS {
+        let name = format!("bulk-{index:03}");
+        project_workflow(
+            &fixture,
+            &name,
+            &format!(
+                "id: {name}\nversion: \"1\"\ntitle: Bulk\ndescription: Filler.\nsteps:\n  - {{id: only, title: Only, prompt: Do it.}}\n"
+            ),
+        );
+    }
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(listed["workflows"].as_array().unwrap().len(), switchyard_mcp::tools::MAX_LISTED_WORKFLOWS);
+    assert_eq!(listed["truncated"], true, "the built-ins did not fit and the answer says so");
+    let metadata = fixture
+        .ok(
+            "inspect_workflow",
+            json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "mode": "metadata" }),
+        )
+        .await;
+    assert_eq!(metadata["mode"], "metadata");
+    assert!(metadata["compiled"]["steps"].is_u64(), "metadata counts steps, not the graph: {metadata}");
 }

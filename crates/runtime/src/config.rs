@@ -3,8 +3,15 @@
 //! Precedence, highest first: explicit options (`--home`, `--store`), the project's
 //! `switchyard.toml`, the user's `$SWITCHYARD_HOME/switchyard.toml`, then defaults
 //! (`$SWITCHYARD_HOME` defaults to the user's data directory plus `switchyard`).
+//!
+//! `[serve]` (`host`, `port`, `token_file` or `token`) is what `switchyard serve` falls back to
+//! when neither its flags nor `SWITCHYARD_SERVE_TOKEN` say otherwise. The token itself is read only
+//! by `serve` ([`ServeTokenSource::read`]), so a missing token file never stops other commands.
 
+use std::fmt;
 use std::fs;
+use std::net::IpAddr;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -29,6 +36,112 @@ pub struct Config {
     pub project_writable: bool,
     /// Built-in assets, `{core-root}` (`[files] core_root`; default `$SWITCHYARD_HOME/core`).
     pub core_root: PathBuf,
+    /// `[serve]`: defaults for `switchyard serve`.
+    pub serve: ServeConfig,
+}
+
+/// `[serve]` of `switchyard.toml`; each field comes from the first file that sets it.
+#[derive(Debug, Clone, Default)]
+pub struct ServeConfig {
+    /// The address to bind (`host`).
+    pub host: Option<IpAddr>,
+    /// The port (`port`).
+    pub port: Option<u16>,
+    /// Where the bearer token comes from (`token_file` or `token`).
+    pub token: Option<ServeTokenSource>,
+}
+
+/// Where `[serve]` says the bearer token is.
+#[derive(Clone)]
+pub enum ServeTokenSource {
+    /// `token_file = "…"`: the file's content, surrounding whitespace trimmed.
+    File(PathBuf),
+    /// `token = "…"`, written in `config_file` itself.
+    Inline { token: Secret, config_file: PathBuf },
+}
+
+/// A secret string: its `Debug` never shows it, so it cannot leak through a logged struct.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(text: impl Into<String>) -> Self {
+        Self(text.into())
+    }
+
+    /// The secret itself, for comparing; never print it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("Secret(<redacted>)")
+    }
+}
+
+impl fmt::Debug for ServeTokenSource {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.describe())
+    }
+}
+
+impl ServeTokenSource {
+    /// Where the token is, for messages (never the token).
+    pub fn describe(&self) -> String {
+        match self {
+            Self::File(path) => format!("token_file {}", path.display()),
+            Self::Inline { config_file, .. } => format!("[serve] token in {}", config_file.display()),
+        }
+    }
+
+    /// The token, once the file holding it is known to be private to this user: a secret that
+    /// other users can read (or change) is refused with the command that fixes it.
+    pub fn read(&self) -> Result<Secret, Error> {
+        match self {
+            Self::File(path) => {
+                if let Some(mode) = open_to_others(path)? {
+                    return Err(Error::environment(format!(
+                        "the serve token file {} is open to other users (mode {mode:o}); run `chmod 600 {}`",
+                        path.display(),
+                        path.display()
+                    )));
+                }
+                let text = fs::read_to_string(path).map_err(|error| {
+                    Error::environment(format!("cannot read the serve token file {}: {error}", path.display()))
+                })?;
+                let token = text.trim();
+                if token.is_empty() {
+                    return Err(Error::environment(format!(
+                        "the serve token file {} is empty: write a long random secret into it (`openssl rand -hex 32 > {}`)",
+                        path.display(),
+                        path.display()
+                    )));
+                }
+                Ok(Secret::new(token))
+            }
+            Self::Inline { token, config_file } => {
+                if let Some(mode) = open_to_others(config_file)? {
+                    return Err(Error::environment(format!(
+                        "{} holds [serve] token but is open to other users (mode {mode:o}): run `chmod 600 {}`, or move the secret to a file only you can read and name it with [serve] token_file",
+                        config_file.display(),
+                        config_file.display()
+                    )));
+                }
+                Ok(token.clone())
+            }
+        }
+    }
+}
+
+/// The file's permission bits when users other than its owner may read or write it.
+fn open_to_others(path: &Path) -> Result<Option<u32>, Error> {
+    let mode = fs::metadata(path)
+        .map_err(|error| Error::environment(format!("cannot read {}: {error}", path.display())))?
+        .permissions()
+        .mode();
+    Ok((mode & 0o077 != 0).then_some(mode & 0o777))
 }
 
 /// What the caller says explicitly; anything left `None` comes from files or defaults.
@@ -48,6 +161,17 @@ struct FileConfig {
     runs: RunsSection,
     #[serde(default)]
     files: FilesSection,
+    #[serde(default)]
+    serve: ServeSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServeSection {
+    host: Option<IpAddr>,
+    port: Option<u16>,
+    token_file: Option<PathBuf>,
+    token: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -78,6 +202,7 @@ impl Config {
             })?,
         };
         let (mut store_path, mut output_root, mut project_writable, mut core_root) = (None, None, None, None);
+        let mut serve = ServeConfig::default();
         let project_file = overrides.project_root.as_deref().map(|root| root.join("switchyard.toml"));
         for file in project_file.iter().chain(std::iter::once(&home.join("switchyard.toml"))) {
             let read = read_file_config(file)?;
@@ -85,6 +210,11 @@ impl Config {
             output_root = output_root.or_else(|| read.runs.output_root.map(|path| relative_to(file, path)));
             project_writable = project_writable.or(read.files.project_writable);
             core_root = core_root.or_else(|| read.files.core_root.map(|path| relative_to(file, path)));
+            serve.host = serve.host.or(read.serve.host);
+            serve.port = serve.port.or(read.serve.port);
+            if serve.token.is_none() {
+                serve.token = serve_token(file, read.serve.token_file, read.serve.token)?;
+            }
         }
         let store_path = overrides.store.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
         // Under the home, not the project: a run folder never lands in a repository by surprise.
@@ -97,7 +227,30 @@ impl Config {
             output_root,
             project_writable: project_writable.unwrap_or(false),
             core_root,
+            serve,
         })
+    }
+}
+
+fn serve_token(
+    config_file: &Path,
+    token_file: Option<PathBuf>,
+    token: Option<String>,
+) -> Result<Option<ServeTokenSource>, Error> {
+    match (token_file, token) {
+        (Some(_), Some(_)) => Err(Error::environment(format!(
+            "{} sets both [serve] token_file and [serve] token: keep token_file (a file only you can read) and remove token",
+            config_file.display()
+        ))),
+        (Some(path), None) => Ok(Some(ServeTokenSource::File(relative_to(config_file, path)))),
+        (None, Some(token)) if token.trim().is_empty() => Err(Error::environment(format!(
+            "{} sets an empty [serve] token: set a long random secret, or remove the line",
+            config_file.display()
+        ))),
+        (None, Some(token)) => {
+            Ok(Some(ServeTokenSource::Inline { token: Secret::new(token), config_file: config_file.to_owned() }))
+        }
+        (None, None) => Ok(None),
     }
 }
 
@@ -145,5 +298,98 @@ mod tests {
         let error =
             Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() }).unwrap_err();
         assert!(error.to_string().contains("switchyard.toml"), "{error}");
+    }
+
+    fn resolve_in(home: &Path, project: Option<&Path>) -> Result<Config, Error> {
+        Config::resolve(Overrides {
+            home: Some(home.to_owned()),
+            store: None,
+            project_root: project.map(Path::to_owned),
+        })
+    }
+
+    fn write_private(path: &Path, text: &str) {
+        fs::write(path, text).unwrap();
+        fs::set_permissions(path, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    #[test]
+    fn serve_settings_come_from_the_project_file_before_the_user_file() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        fs::write(
+            home.path().join("switchyard.toml"),
+            "[serve]\nhost = \"0.0.0.0\"\nport = 9000\ntoken_file = \"user-token\"\n",
+        )
+        .unwrap();
+        let serve = resolve_in(home.path(), Some(project.path())).unwrap().serve;
+        assert_eq!(serve.host, Some("0.0.0.0".parse().unwrap()));
+        assert_eq!(serve.port, Some(9000));
+        assert!(
+            matches!(&serve.token, Some(ServeTokenSource::File(path)) if *path == home.path().join("user-token")),
+            "a relative token_file is relative to its switchyard.toml: {serve:?}"
+        );
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nport = 9100\ntoken_file = \"/etc/sy-token\"\n")
+            .unwrap();
+        let serve = resolve_in(home.path(), Some(project.path())).unwrap().serve;
+        assert_eq!((serve.host, serve.port), (Some("0.0.0.0".parse().unwrap()), Some(9100)));
+        assert!(matches!(&serve.token, Some(ServeTokenSource::File(path)) if *path == Path::new("/etc/sy-token")));
+    }
+
+    #[test]
+    fn a_token_file_is_read_trimmed_and_refused_when_open_to_others_or_empty() {
+        let home = tempfile::tempdir().unwrap();
+        let token_file = home.path().join("serve-token");
+        write_private(&token_file, "  file-secret-1234\n");
+        fs::write(home.path().join("switchyard.toml"), "[serve]\ntoken_file = \"serve-token\"\n").unwrap();
+        let source = resolve_in(home.path(), None).unwrap().serve.token.unwrap();
+        assert_eq!(source.read().unwrap().expose(), "file-secret-1234");
+        fs::set_permissions(&token_file, fs::Permissions::from_mode(0o640)).unwrap();
+        let open = source.read().unwrap_err().to_string();
+        assert!(open.contains("open to other users (mode 640)") && open.contains("chmod 600"), "{open}");
+        assert!(!open.contains("file-secret-1234"), "{open}");
+        write_private(&token_file, "\n");
+        let empty = source.read().unwrap_err().to_string();
+        assert!(empty.contains("is empty"), "{empty}");
+        fs::remove_file(&token_file).unwrap();
+        assert!(source.read().unwrap_err().to_string().contains("cannot read"));
+        assert!(resolve_in(home.path(), None).is_ok(), "a missing token file stops only `serve`");
+    }
+
+    #[test]
+    fn an_inline_token_needs_a_config_file_only_its_owner_can_read() {
+        let home = tempfile::tempdir().unwrap();
+        let config_file = home.path().join("switchyard.toml");
+        fs::write(&config_file, "[serve]\ntoken = \"inline-secret-5678\"\n").unwrap();
+        fs::set_permissions(&config_file, fs::Permissions::from_mode(0o644)).unwrap();
+        let source = resolve_in(home.path(), None).unwrap().serve.token.unwrap();
+        let refused = source.read().unwrap_err().to_string();
+        assert!(refused.contains("open to other users (mode 644)"), "{refused}");
+        assert!(refused.contains("chmod 600") && refused.contains("token_file"), "says how to fix it: {refused}");
+        assert!(!refused.contains("inline-secret-5678"), "{refused}");
+        fs::set_permissions(&config_file, fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(source.read().unwrap().expose(), "inline-secret-5678");
+    }
+
+    #[test]
+    fn serve_token_and_token_file_together_or_an_empty_token_are_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let config_file = home.path().join("switchyard.toml");
+        write_private(&config_file, "[serve]\ntoken = \"a\"\ntoken_file = \"b\"\n");
+        let both = resolve_in(home.path(), None).unwrap_err().to_string();
+        assert!(both.contains("both [serve] token_file and [serve] token"), "{both}");
+        write_private(&config_file, "[serve]\ntoken = \" \"\n");
+        let empty = resolve_in(home.path(), None).unwrap_err().to_string();
+        assert!(empty.contains("empty [serve] token"), "{empty}");
+    }
+
+    #[test]
+    fn debug_output_of_the_config_never_shows_the_token() {
+        let home = tempfile::tempdir().unwrap();
+        write_private(&home.path().join("switchyard.toml"), "[serve]\ntoken = \"inline-secret-5678\"\n");
+        let config = resolve_in(home.path(), None).unwrap();
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("inline-secret-5678"), "{debug}");
+        assert!(debug.contains("[serve] token in"), "{debug}");
     }
 }
