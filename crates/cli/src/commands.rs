@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use switchyard_compiler::Diagnostic;
 use switchyard_core::state::DecisionOption;
 use switchyard_core::{RunId, RunStatus};
+use switchyard_runtime::catalog::Sourced;
 use switchyard_runtime::{AdvanceInput, Catalog, Config, Found, Overrides, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
@@ -344,11 +345,21 @@ struct ValidatedFile<'a> {
     error: Option<String>,
 }
 
+/// A file or folder that is no workflow in any supported format, skipped by `validate`.
+#[derive(Serialize)]
+struct NotAWorkflow {
+    path: String,
+    reason: String,
+}
+
 #[derive(Serialize)]
 struct ValidationReport<'a> {
     files: Vec<ValidatedFile<'a>>,
     errors: usize,
     warnings: usize,
+    /// Sources that are no workflow (configs, agent definitions, manifests): neither errors nor
+    /// counted among the workflows.
+    not_workflows: Vec<NotAWorkflow>,
 }
 
 /// One validated source: a file, or one workflow of a bundle, or a source that could not be read.
@@ -363,25 +374,34 @@ struct Checked {
 /// does (`Catalog::sources`).
 fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
     let mut checked = Vec::new();
+    let mut not_workflows = Vec::new();
     for path in paths {
         std::fs::metadata(path).map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?;
         for (source, result) in Catalog::sources(path) {
             let bundle = source.is_dir() || switchyard_runtime::catalog::is_bundle_path(&source);
             let path = source.display().to_string();
             match result {
-                Ok(found) => checked.extend(found.into_iter().map(|found| Checked {
+                Ok(Sourced::Workflows(found)) => checked.extend(found.into_iter().map(|found| Checked {
                     path: path.clone(),
                     bundle,
                     result: Ok(found),
                 })),
+                Ok(Sourced::NotAWorkflow(reason)) => not_workflows.push(NotAWorkflow { path, reason }),
                 Err(error) => checked.push(Checked { path, bundle, result: Err(error.to_string()) }),
             }
         }
     }
     if checked.is_empty() {
-        return Err(Failure::usage(
-            "no workflow files (.yaml, .yml, .json), bundle folders or .bmad/.zip archives found under the given paths",
-        ));
+        let skipped = if not_workflows.is_empty() {
+            String::new()
+        } else {
+            let listed: Vec<String> =
+                not_workflows.iter().map(|skipped| format!("{} ({})", skipped.path, skipped.reason)).collect();
+            format!("; not workflows: {}", listed.join(", "))
+        };
+        return Err(Failure::usage(format!(
+            "no workflow files (.yaml, .yml, .json), bundle folders or .bmad/.zip archives found under the given paths{skipped}"
+        )));
     }
     let diagnostics = |checked: &Checked| -> Vec<Diagnostic> {
         checked.result.as_ref().map(|found| found.compiled.diagnostics.clone()).unwrap_or_default()
@@ -408,6 +428,7 @@ fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
             .collect(),
         errors: all.iter().flatten().filter(|d| d.is_error()).count() + unreadable,
         warnings: all.iter().flatten().filter(|d| !d.is_error()).count(),
+        not_workflows,
     };
     if printer.json {
         printer.json(&report)?;
@@ -429,8 +450,15 @@ fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
                 Ok(_) => {}
             }
         }
+        for skipped in &report.not_workflows {
+            printer.line(&format!("skipped {}: not a workflow: {}", skipped.path, skipped.reason))?;
+        }
+        let skipped = match report.not_workflows.len() {
+            0 => String::new(),
+            count => format!("; {count} skipped as not a workflow"),
+        };
         printer.line(&format!(
-            "{} workflow(s): {} error(s), {} warning(s)",
+            "{} workflow(s): {} error(s), {} warning(s){skipped}",
             checked.len(),
             report.errors,
             report.warnings

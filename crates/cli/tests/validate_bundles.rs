@@ -137,3 +137,111 @@ fn validate_reads_archives_and_workrail_routines_and_reports_refused_bundles() {
     assert!(not_found(&without["files"][0]), "{without:#}");
     assert_eq!(report["errors"], 1, "{report:#}");
 }
+
+/// The paths a report lists as no workflow, relative to `root`.
+fn not_workflows(report: &Value, root: &Path) -> Vec<String> {
+    report["not_workflows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|skipped| {
+            let path = skipped["path"].as_str().unwrap();
+            path.strip_prefix(&root.display().to_string()).unwrap_or(path).to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn validate_skips_the_configs_agents_and_manifests_of_a_method_tree_as_no_workflows() {
+    let sandbox = Sandbox::new();
+    for (version, stray) in [
+        ("6.0.4", &["/src/bmm/agents/sm.agent.yaml", "/src/bmm/module.yaml", "/src/core/module.yaml"][..]),
+        (
+            "6.0.0-alpha.7",
+            &[
+                "/bmad/_cfg/manifest.yaml",
+                "/bmad/bmb/config.yaml",
+                "/bmad/core/config.yaml",
+                "/src/core/agents/bmad-master.agent.yaml",
+                "/src/modules/bmm/_module-installer/install-config.yaml",
+                "/src/modules/bmm/workflows/1-analysis/research/claude-code/injections.yaml",
+            ][..],
+        ),
+        // Templates for writing step-file workflows: a `workflow.md` with no step files in a subfolder.
+        ("6.0.0-alpha.22", &["/src/modules/bmb/docs/workflows/templates"][..]),
+    ] {
+        let root = testdata().join("bmad").join(version);
+        let report = sandbox.run(&["validate", &root.display().to_string()]).ok();
+        assert_eq!(not_workflows(&report, &root), stray, "{version}: {report:#}");
+        assert_eq!(report["errors"], 0, "{version}: {report:#}");
+        let files = report["files"].as_array().unwrap();
+        assert!(!files.is_empty(), "{version}: the tree's workflows are still validated");
+        for file in files {
+            let path = file["path"].as_str().unwrap();
+            assert!(!stray.iter().any(|stray| path.ends_with(stray)), "{path} is listed among the workflows");
+            assert_eq!(file["valid"], true, "{file:#}");
+        }
+    }
+    // The text report lists them apart and does not count them among the workflows.
+    let root = testdata().join("bmad/6.0.4");
+    let text = sandbox.run_text(&["validate", &root.display().to_string()]);
+    assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
+    assert!(text.stdout.contains("module.yaml: not a workflow: no top-level `steps` or `stages`"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("3 workflow(s): 0 error(s), 1 warning(s); 3 skipped as not a workflow"),
+        "{}",
+        text.stdout
+    );
+}
+
+#[test]
+fn validate_still_reports_files_that_are_almost_a_workflow() {
+    let sandbox = Sandbox::new();
+    let folder = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(folder.path().join(name), text).unwrap();
+    write("config.yaml", "user_name: Ada\noutput_folder: '{project-root}/docs'\n");
+    write("schema.json", r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}"#);
+    write("list.yaml", "- one\n- two\n");
+    // Almost workflows: `steps` of the wrong shape, a misspelt `step`, a stage list gone wrong,
+    // a WorkRail file with a bad step, and text that does not parse.
+    write("wrong-steps.yaml", "id: wrong-steps\nsteps: {a: 1}\n");
+    write("misspelt.yaml", "id: misspelt\nstep:\n  - id: a\n    prompt: Do it.\n");
+    write("stages.yaml", "stages: 3\n");
+    write(
+        "workrail.json",
+        r#"{"id": "wr-bad", "name": "Bad", "description": "d", "version": "1.0.0", "steps": [{"id": "a"}]}"#,
+    );
+    write("broken.yaml", "id: [unclosed\n");
+    let report = sandbox.run(&["validate", &folder.path().display().to_string()]).expect(1);
+    let mut skipped = not_workflows(&report, folder.path());
+    skipped.sort();
+    assert_eq!(skipped, ["/config.yaml", "/list.yaml", "/schema.json"], "{report:#}");
+    let files = report["files"].as_array().unwrap();
+    for name in ["wrong-steps.yaml", "misspelt.yaml", "stages.yaml", "workrail.json", "broken.yaml"] {
+        let file = files
+            .iter()
+            .find(|file| file["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} not validated: {report:#}"));
+        assert_eq!(file["valid"], false, "{file:#}");
+        let errors = file["diagnostics"].as_array().unwrap().iter().filter(|d| d["severity"] == "error").count();
+        assert!(errors > 0, "{name} has no error diagnostics: {file:#}");
+    }
+    assert_eq!(files.len(), 5, "{report:#}");
+}
+
+#[test]
+fn validate_on_a_bundle_entry_file_validates_its_bundle_and_on_only_stray_files_says_so() {
+    let sandbox = Sandbox::new();
+    let prd = testdata().join("bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd");
+    let report = sandbox.run(&["validate", &prd.join("workflow.yaml").display().to_string()]).ok();
+    let lines = reported(&report);
+    assert_eq!(
+        lines,
+        ["/bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd prd method_classic true"],
+        "{report:#}"
+    );
+    let module = testdata().join("bmad/6.0.4/src/bmm/module.yaml");
+    let refused = sandbox.run(&["validate", &module.display().to_string()]);
+    assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
+    assert!(refused.stderr.contains("not workflows:") && refused.stderr.contains("module.yaml"), "{}", refused.stderr);
+}

@@ -135,6 +135,22 @@ pub fn compile_with(source: &Source, routines: &Routines) -> Compiled {
     Compiled { workflow, diagnostics, format, references: Vec::new() }
 }
 
+/// The format a single-file source would compile as, or `None` when the text is meant as no
+/// workflow at all: it parses, but is not a mapping with a top-level `steps` or `stages` (or a
+/// near spelling: `step`, `stage`, any case), which every single-file format has. Folders of
+/// workflows also hold configs, agent definitions and manifests; those are told apart from
+/// broken workflows this way, while a text that does not parse, or that has `steps` but is
+/// wrong, is a workflow [`compile`] gives diagnostics for.
+pub fn detect_format(text: &str) -> Option<Format> {
+    let Some(root) = tree::parse(text, &mut Report::new("")) else { return Some(Format::Native) };
+    let tree::Value::Mapping(entries) = &root.value else { return None };
+    let marked = entries
+        .iter()
+        .filter_map(|(key, _)| key.as_str())
+        .any(|key| ["steps", "step", "stages", "stage"].iter().any(|mark| key.eq_ignore_ascii_case(mark)));
+    marked.then(|| detect(&root))
+}
+
 /// A top-level `stages:` list and no `steps:` make a stages file; `name` and `steps` (and no
 /// `title`) a WorkRail workflow; everything else is native.
 fn detect(root: &tree::Node) -> Format {

@@ -634,9 +634,13 @@ fn read_classic_called(
             } else {
                 (ReferenceRole::Task, resolve_path(bundle, dir, &path))
             };
+            // A missing invoked workflow is recorded with workflow.yaml's variables filled in
+            // (`{core_brainstorming}` becomes `{project-root}/bmad/core/…/workflow.yaml`), so
+            // whoever reads the bundle can fetch it from the project.
+            let written = if kind == "workflow" { expand(&path, &settings) } else { path.clone() };
             let mut reference = match &found {
                 Some(found) => FileReference::found(found.clone(), role, Some(ids[index].clone())),
-                None => FileReference::missing(path.clone(), role, Some(ids[index].clone())),
+                None => FileReference::missing(written, role, Some(ids[index].clone())),
             };
             reference.conditional = conditional;
             references.push(reference);

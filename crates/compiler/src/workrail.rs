@@ -423,6 +423,7 @@ impl Reader<'_> {
             schemas.push(artifact_kind_schema("wr.assessment"));
             let references: Vec<String> = references.iter().filter_map(Json::as_str).map(str::to_owned).collect();
             sections.push(escape(&assessment_guidance(&references, &self.assessments)));
+            consequence_checks.extend(dimension_checks(&references, &self.assessments));
             for consequence in item["assessmentConsequences"].as_array().into_iter().flatten() {
                 consequence_checks.push(consequence_check(consequence, &references));
             }
@@ -1073,6 +1074,74 @@ fn assessment_guidance(references: &[String], assessments: &BTreeMap<String, Jso
         }
     }
     text
+}
+
+/// The checks WorkRail's engine makes on a submitted assessment before any consequence: for
+/// each referenced assessment the workflow defines, every dimension (unless `required: false`)
+/// is rated with one of its declared levels, and a rated dimension never has a level the
+/// assessment does not declare. Without them an agent could dodge a consequence by leaving a
+/// dimension out or inventing a level. Levels compare trimmed and case-insensitively, as
+/// WorkRail normalises them, which JSON Schema cannot say; hence `condition` checks, one per
+/// dimension, so the message names the dimension and its levels.
+fn dimension_checks(references: &[String], assessments: &BTreeMap<String, Json>) -> Vec<OutputCheck> {
+    let mut checks = Vec::new();
+    for reference in references {
+        let Some(assessment) = assessments.get(reference) else { continue };
+        let assessment_literal = literal(&Json::String(reference.clone()), Dialect::Cel);
+        // An artifact without `assessmentId` is the step's assessment when it has only one.
+        let belongs = if references.len() == 1 {
+            format!("(value_of(a, \"assessmentId\") == null || value_of(a, \"assessmentId\") == {assessment_literal})")
+        } else {
+            format!("value_of(a, \"assessmentId\") == {assessment_literal}")
+        };
+        let artifact = format!("type(a) == map && value_of(a, \"kind\") == \"wr.assessment\" && {belongs}");
+        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
+            let Some(dimension_id) = dimension["id"].as_str() else { continue };
+            let levels: Vec<Json> = dimension["levels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|level| level.is_string())
+                .cloned()
+                .collect();
+            let levels_literal = literal(&Json::Array(levels.clone()), Dialect::Cel);
+            let value = format!(
+                "value_of(value_of(a, \"dimensions\"), {})",
+                literal(&Json::String(dimension_id.to_owned()), Dialect::Cel)
+            );
+            let level = format!("value_of({value}, \"level\")");
+            let declared = format!(
+                "((type({value}) == string && loose({value}, \"in\", {levels_literal})) \
+                 || (type({value}) == map && type({level}) == string && loose({level}, \"in\", {levels_literal})))"
+            );
+            let no_unknown_level = format!(
+                "!(type(artifacts) == list && artifacts.exists(a, {artifact} && {value} != null && !{declared}))"
+            );
+            let required = dimension["required"].as_bool() != Some(false);
+            let condition = if required {
+                format!(
+                    "type(artifacts) == list && artifacts.exists(a, {artifact} && {declared}) && {no_unknown_level}"
+                )
+            } else {
+                no_unknown_level
+            };
+            let names: Vec<String> = levels.iter().filter_map(Json::as_str).map(|level| format!("`{level}`")).collect();
+            let needs = if required { "needs" } else { "may have" };
+            let identified =
+                if references.len() == 1 { String::new() } else { format!("\"assessmentId\": \"{reference}\", ") };
+            checks.push(OutputCheck::Condition {
+                condition,
+                message: Some(format!(
+                    "Assessment `{reference}` {needs} dimension `{dimension_id}` at one of its levels: {} \
+                     (a level, or `{{\"level\": \"<level>\", \"rationale\": \"...\"}}`); no other level is accepted. \
+                     Send `{{\"kind\": \"wr.assessment\", {identified}\"dimensions\": {{\"{dimension_id}\": \"<level>\", ...}}}}` in `artifacts`.",
+                    names.join(" | ")
+                )),
+                when: None,
+            });
+        }
+    }
+    checks
 }
 
 /// An assessment consequence as WorkRail's engine applies it: when a submitted `wr.assessment`

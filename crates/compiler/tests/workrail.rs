@@ -140,10 +140,11 @@ fn assessment_consequences_compile_to_condition_checks_without_a_warning() {
     assert!(warnings.is_empty(), "{warnings:#?}");
     let workflow = compiled.workflow.expect("compiles");
     let checks = &workflow.rules(&switchyard_core::workflow::StepId::new("diagnose")).checks;
-    let [switchyard_core::workflow::OutputCheck::Condition { condition, message: Some(message), when: None }] =
+    // The dimension check comes first, then the consequence.
+    let [_, switchyard_core::workflow::OutputCheck::Condition { condition, message: Some(message), when: None }] =
         checks.as_slice()
     else {
-        panic!("one condition check expected: {checks:#?}");
+        panic!("a dimension check and a consequence check expected: {checks:#?}");
     };
     assert!(condition.contains(r#""wr.assessment""#) && condition.contains(r#""low""#), "{condition}");
     assert!(condition.contains(r#"value_of(a, "assessmentId") == "gate""#), "scoped: {condition}");

@@ -195,6 +195,40 @@ fn consequence_levels(source: &Path, step: &str) -> Vec<String> {
     Vec::new()
 }
 
+/// `wr.assessment` artifacts rating every assessment the workflow defines, each naming its
+/// `assessmentId`: every dimension at its first level that no consequence of the workflow
+/// triggers on or, with `trigger`, at that level where the dimension declares it.
+fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
+    let mut consequence_levels = Vec::new();
+    let mut steps: Vec<&Value> = document["steps"].as_array().into_iter().flatten().collect();
+    while let Some(step) = steps.pop() {
+        steps.extend(step["body"].as_array().into_iter().flatten());
+        for consequence in step["assessmentConsequences"].as_array().into_iter().flatten() {
+            consequence_levels.extend(consequence["when"]["anyEqualsLevel"].as_str());
+        }
+    }
+    let mut artifacts = Vec::new();
+    for assessment in document["assessments"].as_array().into_iter().flatten() {
+        let mut dimensions = Map::new();
+        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
+            let levels: Vec<&str> =
+                dimension["levels"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let level = match trigger {
+                Some(trigger) if levels.contains(&trigger) => trigger,
+                _ => levels.iter().copied().find(|level| !consequence_levels.contains(level)).unwrap_or_default(),
+            };
+            dimensions.insert(dimension["id"].as_str().unwrap().to_owned(), json!(level));
+        }
+        artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
+    }
+    artifacts
+}
+
+/// The workflow document of a WorkRail source; other sources (bundles) have no assessments.
+fn document(source: &Path) -> Value {
+    std::fs::read_to_string(source).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or(Value::Null)
+}
+
 /// The artifact kinds an output schema asks for (`contains.properties.kind.const`, under `allOf`).
 fn required_kinds(schema: &Value) -> Vec<String> {
     let mut kinds = Vec::new();
@@ -261,7 +295,7 @@ async fn drive(door: &Door, case: &Case) -> String {
                     answer = refused;
                     if kinds.iter().any(|kind| kind == "wr.assessment") {
                         for level in consequence_levels(&source, &step) {
-                            let low = json!([{"kind": "wr.assessment", "dimensions": {"any": level}}]);
+                            let low = Value::Array(assessments(&document(&source), Some(&level)));
                             let output = json!({"notesMarkdown": notes(), "artifacts": low});
                             let refused = door.follow(&answer, Some(output), choice.clone()).await;
                             blocked_issue(&refused, "OUTPUT_CHECK", "Assessment follow-up required");
@@ -273,14 +307,14 @@ async fn drive(door: &Door, case: &Case) -> String {
                 let artifacts = kinds.map(|kinds| {
                     let artifacts: Vec<Value> = kinds
                         .iter()
-                        .map(|kind| match kind.as_str() {
+                        .flat_map(|kind| match kind.as_str() {
                             "wr.loop_control" => {
                                 loop_decisions += 1;
                                 let decision = if loop_decisions % 2 == 1 { "continue" } else { "stop" };
-                                json!({"kind": kind, "decision": decision})
+                                vec![json!({"kind": kind, "decision": decision})]
                             }
-                            "wr.assessment" => json!({"kind": kind, "dimensions": {}, "summary": "assessed"}),
-                            _ => json!({"kind": kind}),
+                            "wr.assessment" => assessments(&document(&source), None),
+                            _ => vec![json!({"kind": kind})],
                         })
                         .collect();
                     Value::Array(artifacts)

@@ -9,13 +9,17 @@
 //! those folders.
 
 mod bundle;
+mod project;
 
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::{Compiled, Routines, Source, compile, compile_bundle, compile_with, routines_from};
+use switchyard_compiler::{
+    Bundle, Compiled, MAX_BUNDLE_FILES, Routines, Source, compile, compile_bundle, compile_with, detect_bundle,
+    detect_format, routines_from,
+};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 use switchyard_core::workflow::validate_workflow_id;
 
@@ -70,6 +74,16 @@ pub struct Found {
     pub compiled: Compiled,
 }
 
+/// What a path found by [`Catalog::sources`] turned out to be.
+#[derive(Debug)]
+pub enum Sourced {
+    /// The workflows it holds, compiled: one for a file, every workflow of a bundle.
+    Workflows(Vec<Found>),
+    /// None of the formats at all (a module or tool config, an agent definition, a manifest, a
+    /// JSON Schema): skipped rather than reported as a broken workflow. The text says why.
+    NotAWorkflow(String),
+}
+
 /// The folders discovery looks in.
 #[derive(Debug, Clone)]
 pub struct Catalog {
@@ -101,7 +115,7 @@ impl Catalog {
         for (origin, folder) in self.folders() {
             for extension in EXTENSIONS {
                 let path = folder.join(format!("{name}.{extension}"));
-                if path.is_file() {
+                if path.is_file() && holds_workflow(&path) {
                     found.push(Location { origin, path: path.display().to_string() });
                 }
             }
@@ -146,13 +160,23 @@ impl Catalog {
     }
 
     /// Compiles every workflow of a bundle (a folder or a `.bmad`/`.zip` archive) named directly.
+    ///
+    /// A bundle inside a project (under `{project-root}/bmad/` or `{project-root}/_bmad/`) also
+    /// gets the module configs and invoked workflows it names under `{project-root}`
+    /// (`catalog/project.rs`).
     pub fn bundle(path: &Path) -> Result<Vec<Found>, Error> {
-        let bundle = read_bundle(path)?;
+        Ok(Self::compile_bundle_at(path, read_bundle(path)?))
+    }
+
+    fn compile_bundle_at(path: &Path, bundle: Bundle) -> Vec<Found> {
         let stem = bundle_stem(path);
-        let compiled = compile_bundle(&bundle);
+        let compiled = match project::root_of(path) {
+            Some(root) => project::compile_in_project(bundle, &root),
+            None => compile_bundle(&bundle),
+        };
         let single = compiled.len() == 1;
         let location = Location { origin: Origin::File, path: path.display().to_string() };
-        Ok(compiled
+        compiled
             .into_iter()
             .map(|found| Found {
                 name: if single { stem.clone().unwrap_or(found.name) } else { found.name },
@@ -160,7 +184,7 @@ impl Catalog {
                 shadows: Vec::new(),
                 compiled: found.compiled,
             })
-            .collect())
+            .collect()
     }
 
     /// Every workflow source under `path`, found and compiled the way discovery does it:
@@ -169,11 +193,19 @@ impl Catalog {
     /// is searched for files (`.yaml`, `.yml`, `.json`), archives and bundle folders; a bundle
     /// folder's subfolders are searched for further bundles (a BMad Method child workflow inside
     /// its parent's folder), except in a CrewAgent package, whose workflow folders are its parts.
-    /// Each source comes with its own result, so a refused bundle does not hide the others.
-    pub fn sources(path: &Path) -> Vec<(PathBuf, Result<Vec<Found>, Error>)> {
+    /// A bundle's entry file named directly (`workflow.yaml`, `bmad.json`, `workflow.md`) stands
+    /// for its folder.
+    ///
+    /// Detection is by content and layout: a file that is no workflow format (see
+    /// [`detect_format`]), a folder with an entry file but not a bundle's layout, and an archive
+    /// holding no bundle come back as [`Sourced::NotAWorkflow`]. Each source comes with its own
+    /// result, so a refused bundle does not hide the others.
+    pub fn sources(path: &Path) -> Vec<(PathBuf, Result<Sourced, Error>)> {
         let mut paths = Vec::new();
         if path.is_dir() {
             collect_sources(path, 0, &mut paths);
+        } else if let Some(folder) = entry_file_folder(path) {
+            paths.push(folder);
         } else {
             paths.push(path.to_owned());
         }
@@ -183,11 +215,7 @@ impl Catalog {
         paths
             .into_iter()
             .map(|source| {
-                let result = if source.is_dir() || is_archive(&source) {
-                    Self::bundle(&source)
-                } else {
-                    Self::file(&source).map(|found| vec![found])
-                };
+                let result = source_outcome(&source);
                 (source, result)
             })
             .collect()
@@ -205,7 +233,7 @@ impl Catalog {
                     .and_then(|extension| extension.to_str())
                     .is_some_and(|extension| EXTENSIONS.contains(&extension));
                 let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else { continue };
-                if has_extension && validate_workflow_id(stem).is_ok() {
+                if has_extension && validate_workflow_id(stem).is_ok() && holds_workflow(&path) {
                     names.push(stem.to_owned());
                 }
                 if looks_like_bundle(&path)
@@ -236,27 +264,27 @@ fn bundle_stem(path: &Path) -> Option<String> {
     validate_workflow_id(stem).is_ok().then(|| stem.to_owned())
 }
 
-/// Sources under a folder that is itself no bundle, depth first in name order. Hidden entries
-/// and symlinks are skipped, and the walk stops at [`MAX_DEPTH`], as the bundle reader does.
+/// Sources under a folder, depth first in name order: bundle folders and folders with a
+/// bundle's entry file (told apart later, by [`source_outcome`]), and outside bundles the files
+/// (`.yaml`, `.yml`, `.json`) and archives. Hidden entries and symlinks are skipped, and the
+/// walk stops at [`MAX_DEPTH`], as the bundle reader does.
 fn collect_sources(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     if depth > MAX_DEPTH {
         return;
     }
-    let is_bundle = looks_like_bundle(folder);
-    if is_bundle {
+    if has_entry_file(folder) {
         found.push(folder.to_owned());
     }
     // A CrewAgent package's workflow folders are parts of it, not bundles of their own.
     if folder.join("bmad.json").is_file() {
         return;
     }
+    let is_bundle = looks_like_bundle(folder);
     let Ok(entries) = fs::read_dir(folder) else { return };
     let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
     entries.sort();
     for entry in entries {
-        let hidden = entry.file_name().and_then(|name| name.to_str()).is_none_or(|name| name.starts_with('.'));
-        let symlink = fs::symlink_metadata(&entry).map(|metadata| metadata.file_type().is_symlink()).unwrap_or(true);
-        if hidden || symlink {
+        if hidden_or_symlink(&entry) {
             continue;
         }
         if entry.is_dir() {
@@ -267,6 +295,62 @@ fn collect_sources(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
     }
 }
 
+fn hidden_or_symlink(path: &Path) -> bool {
+    let hidden = path.file_name().and_then(|name| name.to_str()).is_none_or(|name| name.starts_with('.'));
+    hidden || fs::symlink_metadata(path).map(|metadata| metadata.file_type().is_symlink()).unwrap_or(true)
+}
+
+/// Reads and compiles one path [`collect_sources`] found, or says why it is no workflow.
+fn source_outcome(source: &Path) -> Result<Sourced, Error> {
+    if source.is_dir() || is_archive(source) {
+        let bundle = read_bundle(source)?;
+        if detect_bundle(&bundle).is_none() {
+            let what = if source.is_dir() { "this folder" } else { "this archive" };
+            return Ok(Sourced::NotAWorkflow(format!(
+                "{what} is no workflow bundle: it has no `bmad.json` (CrewAgent), no `workflow.yaml` (BMad Method \
+                 classic) and no `workflow.md` or `workflow-*.md` with `step-*.md` files in a subfolder (BMad Method \
+                 step files)"
+            )));
+        }
+        return Ok(Sourced::Workflows(Catalog::compile_bundle_at(source, bundle)));
+    }
+    if is_bundle_path(source) {
+        return Catalog::bundle(source).map(Sourced::Workflows);
+    }
+    let text = read_source(source)?;
+    if detect_format(&text).is_none() {
+        return Ok(Sourced::NotAWorkflow(
+            "no top-level `steps` or `stages`, so it is no native workflow, stage list or WorkRail workflow, \
+             and it is no bundle's entry file"
+                .to_owned(),
+        ));
+    }
+    let location = Location { origin: Origin::File, path: source.display().to_string() };
+    let compiled = compile_file(source, &location.path, text);
+    let name = compiled
+        .workflow
+        .as_ref()
+        .map(|workflow| workflow.id.clone())
+        .unwrap_or_else(|| source.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default());
+    Ok(Sourced::Workflows(vec![Found { name, location, shadows: Vec::new(), compiled }]))
+}
+
+/// The bundle folder a bundle's entry file (`bmad.json`, `workflow.yaml`, `workflow.md`,
+/// `workflow-*.md`) named directly stands for.
+fn entry_file_folder(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let entry = ["bmad.json", "workflow.yaml", "workflow.md"].contains(&name)
+        || (name.starts_with("workflow-") && name.ends_with(".md"));
+    let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    (entry && path.is_file() && looks_like_bundle(folder)).then(|| folder.to_owned())
+}
+
+/// Whether a workflow file found by name holds a workflow (see [`detect_format`]); a file that
+/// cannot be read counts, so the error reaches whoever asked for it.
+fn holds_workflow(path: &Path) -> bool {
+    read_source(path).map_or(true, |text| detect_format(&text).is_some())
+}
+
 fn has_extension(path: &Path, extensions: &[&str]) -> bool {
     path.extension().and_then(|extension| extension.to_str()).is_some_and(|extension| extensions.contains(&extension))
 }
@@ -275,19 +359,30 @@ fn is_archive(path: &Path) -> bool {
     path.is_file() && has_extension(path, &ARCHIVE_EXTENSIONS)
 }
 
-/// A folder with a bundle's marker file (`bmad.json`, `workflow.yaml`, `workflow.md` or a
-/// `workflow-*.md` entry file), or an archive by extension.
+/// A folder with a bundle's entry file: `bmad.json`, `workflow.yaml`, `workflow.md` or a
+/// `workflow-*.md` file.
+fn has_entry_file(folder: &Path) -> bool {
+    ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|entry| folder.join(entry).is_file())
+        || step_file_entries(folder)
+}
+
+fn step_file_entries(folder: &Path) -> bool {
+    fs::read_dir(folder).into_iter().flatten().flatten().any(|entry| {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        name.starts_with("workflow-") && name.ends_with(".md") && entry.path().is_file()
+    })
+}
+
+/// A folder with a bundle's layout, as the compiler detects it (`detect_bundle`): `bmad.json`,
+/// `workflow.yaml`, or `workflow.md` (or `workflow-*.md`) with `step-*.md` files in a
+/// subfolder; or an archive, by extension.
 fn looks_like_bundle(path: &Path) -> bool {
     if path.is_dir() {
-        let marked = ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|marker| path.join(marker).is_file());
-        let entry_file = || {
-            fs::read_dir(path).into_iter().flatten().flatten().any(|entry| {
-                let name = entry.file_name();
-                let name = name.to_string_lossy();
-                name.starts_with("workflow-") && name.ends_with(".md") && entry.path().is_file()
-            })
-        };
-        return marked || entry_file();
+        let marked = ["bmad.json", "workflow.yaml"].iter().any(|marker| path.join(marker).is_file());
+        let step_files =
+            || (path.join("workflow.md").is_file() || step_file_entries(path)) && has_nested_step_file(path);
+        return marked || step_files();
     }
     path.is_file()
         && path
@@ -296,12 +391,49 @@ fn looks_like_bundle(path: &Path) -> bool {
             .is_some_and(|extension| ARCHIVE_EXTENSIONS.contains(&extension))
 }
 
+/// Whether a subfolder of `folder` holds a step file: a `.md` file whose path below `folder`
+/// has `step-` in it, as the compiler looks for them. The walk skips hidden entries and
+/// symlinks and looks at no more entries than a bundle may hold.
+fn has_nested_step_file(folder: &Path) -> bool {
+    let mut pending: Vec<(PathBuf, usize)> = fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir() && !hidden_or_symlink(path))
+        .map(|path| (path, 1))
+        .collect();
+    let mut budget = MAX_BUNDLE_FILES;
+    while let Some((current, depth)) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&current) else { continue };
+        for entry in entries.flatten() {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                return false;
+            }
+            let path = entry.path();
+            if hidden_or_symlink(&path) {
+                continue;
+            }
+            if path.is_dir() {
+                if depth < MAX_DEPTH {
+                    pending.push((path, depth + 1));
+                }
+                continue;
+            }
+            let relative = path.strip_prefix(folder).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            if relative.contains("step-") && relative.ends_with(".md") {
+                return true;
+            }
+        }
+    }
+    false
+}
+
 /// The names of a bundle's workflows: the stem, or `<stem>.<id>` for each workflow of a
 /// multi-workflow package (read from its manifest without compiling).
 fn bundle_names(path: &Path, stem: &str) -> Vec<String> {
-    let manifest = path.join("bmad.json");
-    let workflows: Vec<String> = fs::read_to_string(&manifest)
-        .ok()
+    let workflows: Vec<String> = package_manifest(path)
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|manifest| manifest["workflows"].as_array().cloned())
         .unwrap_or_default()
@@ -310,6 +442,15 @@ fn bundle_names(path: &Path, stem: &str) -> Vec<String> {
         .filter(|name| validate_workflow_id(name).is_ok())
         .collect();
     if workflows.is_empty() { vec![stem.to_owned()] } else { workflows }
+}
+
+/// The `bmad.json` of a package folder, or of an archive as the bundle reader reads it (with
+/// its limits, and with a single top folder taken as the root).
+fn package_manifest(path: &Path) -> Option<String> {
+    if path.is_dir() {
+        return fs::read_to_string(path.join("bmad.json")).ok();
+    }
+    read_bundle(path).ok()?.files.remove("bmad.json")
 }
 
 /// Bundle paths in `folder` that may hold the workflow `name`: `<name>/`, `<name>.bmad`,
@@ -342,7 +483,21 @@ fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> 
     let path = Path::new(&location.path);
     if is_bundle_path(path) {
         let mut found = Catalog::bundle(path)?;
-        let position = found.iter().position(|found| found.name == name).unwrap_or(0);
+        // A package's workflows compile as `<package name>.<id>`; discovery lists them under the
+        // archive's or folder's name (`<stem>.<id>`), which may differ from the package name.
+        let listed_id = bundle_stem(path).and_then(|stem| name.strip_prefix(&format!("{stem}.")).map(str::to_owned));
+        let position = found
+            .iter()
+            .position(|found| found.name == name)
+            .or_else(|| {
+                let id = listed_id.as_deref()?;
+                found.iter().position(|found| found.name.ends_with(&format!(".{id}")))
+            })
+            .or_else(|| (found.len() == 1).then_some(0));
+        let Some(position) = position else {
+            let available = found.iter().map(|found| found.name.clone()).collect();
+            return Err(Error::WorkflowNotFound { name: name.to_owned(), available });
+        };
         return Ok(found.swap_remove(position).compiled);
     }
     let text = read_source(path)?;

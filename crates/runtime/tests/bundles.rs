@@ -95,6 +95,11 @@ async fn drive(runtime: &Runtime, file: &Path, workflow: Option<&str>, context: 
 }
 
 fn zip_folder(folder: &Path, into: &Path) {
+    zip_folder_under(folder, into, "");
+}
+
+/// Zips a folder with every entry's path starting with `root` (`pkg/` puts it all in one folder).
+fn zip_folder_under(folder: &Path, into: &Path, root: &str) {
     let mut writer = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
     let mut pending = vec![folder.to_path_buf()];
     while let Some(current) = pending.pop() {
@@ -103,7 +108,7 @@ fn zip_folder(folder: &Path, into: &Path) {
             if path.is_dir() {
                 pending.push(path);
             } else {
-                let name = path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/");
+                let name = format!("{root}{}", path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/"));
                 writer.start_file(name, SimpleFileOptions::default()).unwrap();
                 writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
             }
@@ -134,11 +139,15 @@ async fn a_scripted_agent_completes_every_method_sample_and_crewagent_example() 
     let workflows = dir.path().join("workflows");
     std::fs::create_dir_all(&workflows).unwrap();
     zip_folder(&testdata().join("crewagent/release-train"), &workflows.join("release-train.zip"));
+    // Each workflow of a multi-workflow package in an archive is found by name, as in a folder.
     let names = runtime.catalog().names();
-    assert!(
-        names.contains(&"release-train.ship".to_owned()) || names.contains(&"release-train".to_owned()),
-        "{names:?}"
-    );
+    for name in ["release-train.plan", "release-train.ship"] {
+        assert!(names.contains(&name.to_owned()), "{name} not in {names:?}");
+        let found = runtime.catalog().find(name).unwrap();
+        assert!(found.location.path.ends_with("release-train.zip"), "{name}: {:?}", found.location);
+        assert_eq!(found.compiled.workflow.as_ref().map(|workflow| workflow.id.as_str()), Some(name));
+    }
+    assert!(!names.contains(&"release-train".to_owned()), "{names:?}");
     let low_score = json!({"score": 1}).as_object().cloned().unwrap();
     runs.push_str(&format!(
         "release-train (plan, score 1): {}\n",
@@ -171,6 +180,16 @@ fn discovery_lists_bundles_with_their_format() {
     copy(&testdata().join("crewagent/release-train"), &workflows.join("release-train"));
     copy(&testdata().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev"), &workflows.join("quick-dev"));
     std::fs::copy(testdata().join("workrail/workflows/wr.shaping.json"), workflows.join("shaping.json")).unwrap();
+    // Beside them, files and folders that are no workflow, and a file that almost is one.
+    std::fs::copy(testdata().join("bmad/6.0.4/src/bmm/module.yaml"), workflows.join("module.yaml")).unwrap();
+    std::fs::copy(testdata().join("bmad/6.0.0-alpha.7/bmad/core/config.yaml"), workflows.join("config.yaml")).unwrap();
+    copy(
+        &testdata().join("bmad/6.0.0-alpha.22/src/modules/bmb/docs/workflows/templates"),
+        &workflows.join("templates"),
+    );
+    std::fs::write(workflows.join("almost.yaml"), "id: almost\nsteps: {}\n").unwrap();
+    // A package archived with its folder as the archive's single root.
+    zip_folder_under(&testdata().join("crewagent/release-train"), &workflows.join("rooted.zip"), "release-train/");
     let catalog = Catalog::new(None, dir.path());
     let listed: Vec<String> = catalog
         .list()
@@ -180,10 +199,22 @@ fn discovery_lists_bundles_with_their_format() {
     for expected in [
         "release-train.plan CrewAgent true",
         "release-train.ship CrewAgent true",
+        "rooted.plan CrewAgent true",
+        "rooted.ship CrewAgent true",
         "quick-dev MethodSteps true",
         "shaping Workrail true",
+        "almost Native false",
     ] {
         assert!(listed.iter().any(|line| line == expected), "{expected} not in {listed:#?}");
+    }
+    // Found by the archive's name, each is its own workflow of the package.
+    for (name, id) in [("rooted.plan", "release-train.plan"), ("rooted.ship", "release-train.ship")] {
+        let found = catalog.find(name).unwrap();
+        assert_eq!(found.compiled.workflow.as_ref().map(|workflow| workflow.id.as_str()), Some(id), "{name}");
+    }
+    for stray in ["module", "config", "templates"] {
+        assert!(!listed.iter().any(|line| line.starts_with(&format!("{stray} "))), "{stray} listed: {listed:#?}");
+        assert!(catalog.find(stray).is_err(), "{stray} found by name");
     }
 }
 

@@ -96,9 +96,10 @@ fn notes_for(checks: &[OutputCheck]) -> String {
     notes
 }
 
-/// Artifacts that satisfy the step's output schema: one object per required `kind`. A loop
+/// Artifacts that satisfy the step's output schema: one object per required `kind` (for an
+/// assessment, one per assessment the workflow defines). A loop
 /// control asks for another iteration the first time and stops the second.
-fn artifacts_for(schema: Option<&Value>, loop_decisions: &mut u32) -> Option<Value> {
+fn artifacts_for(schema: Option<&Value>, document: &Value, loop_decisions: &mut u32) -> Option<Value> {
     let schema = schema?;
     let mut kinds = Vec::new();
     let mut pending = vec![schema];
@@ -110,17 +111,46 @@ fn artifacts_for(schema: Option<&Value>, loop_decisions: &mut u32) -> Option<Val
     }
     let artifacts: Vec<Value> = kinds
         .into_iter()
-        .map(|kind| match kind.as_str() {
+        .flat_map(|kind| match kind.as_str() {
             "wr.loop_control" => {
                 *loop_decisions += 1;
                 let decision = if *loop_decisions % 2 == 1 { "continue" } else { "stop" };
-                json!({"kind": kind, "decision": decision})
+                vec![json!({"kind": kind, "decision": decision})]
             }
-            "wr.assessment" => json!({"kind": kind, "dimensions": {}, "summary": "assessed"}),
-            _ => json!({"kind": kind}),
+            "wr.assessment" => assessments(document, None),
+            _ => vec![json!({"kind": kind})],
         })
         .collect();
     Some(Value::Array(artifacts))
+}
+
+/// `wr.assessment` artifacts rating every assessment the workflow defines, each naming its
+/// `assessmentId`: every dimension at its first level that no consequence of the workflow
+/// triggers on or, with `trigger`, at that level where the dimension declares it.
+fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
+    let mut consequence_levels = Vec::new();
+    let mut steps: Vec<&Value> = document["steps"].as_array().into_iter().flatten().collect();
+    while let Some(step) = steps.pop() {
+        steps.extend(step["body"].as_array().into_iter().flatten());
+        for consequence in step["assessmentConsequences"].as_array().into_iter().flatten() {
+            consequence_levels.extend(consequence["when"]["anyEqualsLevel"].as_str());
+        }
+    }
+    let mut artifacts = Vec::new();
+    for assessment in document["assessments"].as_array().into_iter().flatten() {
+        let mut dimensions = Map::new();
+        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
+            let levels: Vec<&str> =
+                dimension["levels"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let level = match trigger {
+                Some(trigger) if levels.contains(&trigger) => trigger,
+                _ => levels.iter().copied().find(|level| !consequence_levels.contains(level)).unwrap_or_default(),
+            };
+            dimensions.insert(dimension["id"].as_str().unwrap().to_owned(), json!(level));
+        }
+        artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
+    }
+    artifacts
 }
 
 async fn drive(runtime: &Runtime, file: &Path) -> String {
@@ -155,7 +185,7 @@ async fn drive(runtime: &Runtime, file: &Path) -> String {
                 let choice = step.needs_choice.then(|| step.allowed_next[0].label.clone());
                 let input = AdvanceInput {
                     notes: Some(notes_for(&step.checks)),
-                    artifacts: artifacts_for(step.output_schema.as_ref(), &mut loop_decisions),
+                    artifacts: artifacts_for(step.output_schema.as_ref(), &document, &mut loop_decisions),
                     context: None,
                     choice,
                 };

@@ -132,3 +132,102 @@ async fn an_assessment_at_the_consequence_level_is_refused_with_the_guidance_unt
         check(&runtime, response, scoped("high", "low"), Expect::Blocked("Check the domains you skipped.")).await;
     check(&runtime, response, scoped("low", "high"), Expect::Next("wrap-up")).await;
 }
+
+async fn start(runtime: &Runtime, dir: &Path, name: &str, workflow: &str) -> StepResponse {
+    let file = dir.join(name);
+    std::fs::write(&file, workflow).unwrap();
+    let request = StartRequest { file: Some(file), goal: "assess".to_owned(), ..StartRequest::default() };
+    runtime.start(request).await.unwrap()
+}
+
+/// An assessment must rate every dimension its definition declares, with a declared level;
+/// otherwise an agent could dodge a consequence by leaving the dimension out or inventing a
+/// level, which WorkRail refuses too. Each case is a fresh run, since a step fails for good
+/// after three blocked attempts.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_assessment_missing_a_dimension_or_using_an_undeclared_level_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = runtime(dir.path());
+    let assessment = |dimensions: Value| json!([{"kind": "wr.assessment", "dimensions": dimensions}]);
+    let confidence = "Assessment `readiness_gate` needs dimension `confidence` at one of its levels: `low` | `high`";
+    let cases = [
+        (assessment(json!({})), Expect::Blocked(confidence)),
+        (assessment(json!({"other": "high"})), Expect::Blocked(confidence)),
+        (assessment(json!({"confidence": "medium"})), Expect::Blocked(confidence)),
+        (assessment(json!({"confidence": {"level": "certain", "rationale": "sure"}})), Expect::Blocked(confidence)),
+        (assessment(json!({"confidence": {"rationale": "no level"}})), Expect::Blocked(confidence)),
+        (assessment(json!({"confidence": 1})), Expect::Blocked(confidence)),
+        (
+            json!([{"kind": "wr.assessment", "assessmentId": "quality_gate", "dimensions": {"confidence": "high"}}]),
+            Expect::Blocked(confidence),
+        ),
+        // A second, valid artifact does not hide one with an undeclared level.
+        (
+            json!([
+                {"kind": "wr.assessment", "dimensions": {"confidence": "high"}},
+                {"kind": "wr.assessment", "dimensions": {"confidence": "sure"}}
+            ]),
+            Expect::Blocked(confidence),
+        ),
+        (assessment(json!({"confidence": " High "})), Expect::Next("review")),
+        (assessment(json!({"confidence": {"level": "HIGH", "rationale": "reproduced"}})), Expect::Next("review")),
+    ];
+    for (artifacts, expected) in cases {
+        let started = start(&runtime, dir.path(), "assessed.json", WORKFLOW).await;
+        check(&runtime, started, artifacts, expected).await;
+    }
+
+    // With two assessments on the step, each is named by `assessmentId` and each is checked.
+    let both = |evidence: Value, coverage: Value| {
+        json!([
+            {"kind": "wr.assessment", "assessmentId": "quality_gate", "dimensions": {"evidence": evidence}},
+            {"kind": "wr.assessment", "assessmentId": "coverage_gate", "dimensions": {"coverage": coverage}}
+        ])
+    };
+    let coverage = "Assessment `coverage_gate` needs dimension `coverage` at one of its levels: `low` | `high`";
+    let evidence = "Assessment `quality_gate` needs dimension `evidence` at one of its levels: `low` | `high`";
+    let unnamed = json!([
+        {"kind": "wr.assessment", "assessmentId": "quality_gate", "dimensions": {"evidence": "high"}},
+        {"kind": "wr.assessment", "dimensions": {"coverage": "high"}}
+    ]);
+    let cases = [
+        (both(json!("high"), json!("complete")), Expect::Blocked(coverage)),
+        (both(json!("great"), json!("high")), Expect::Blocked(evidence)),
+        (unnamed, Expect::Blocked(r#""assessmentId": "coverage_gate""#)),
+        (both(json!({"level": "HIGH", "rationale": "grounded"}), json!("high")), Expect::Next("wrap-up")),
+    ];
+    for (artifacts, expected) in cases {
+        let started = start(&runtime, dir.path(), "assessed.json", WORKFLOW).await;
+        let review = check(&runtime, started, assessment(json!({"confidence": "high"})), Expect::Next("review")).await;
+        check(&runtime, review, artifacts, expected).await;
+    }
+}
+
+/// A dimension declared `required: false` may be left out, but when it is rated the level must
+/// be one the assessment declares.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_optional_dimension_may_be_left_out_but_not_given_an_undeclared_level() {
+    let workflow = r#"{
+      "id": "demo.optional", "name": "Optional", "description": "An optional dimension.", "version": "0.1.0",
+      "assessments": [{"id": "gate", "purpose": "p", "dimensions": [
+        {"id": "confidence", "purpose": "p", "levels": ["low", "high"]},
+        {"id": "risk", "purpose": "p", "levels": ["small", "large"], "required": false}]}],
+      "steps": [
+        {"id": "assess", "title": "Assess", "prompt": "Assess.", "assessmentRefs": ["gate"]},
+        {"id": "done", "title": "Done", "prompt": "Done."}
+      ]
+    }"#;
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = runtime(dir.path());
+    let assessment = |dimensions: Value| json!([{"kind": "wr.assessment", "dimensions": dimensions}]);
+    let risk = "Assessment `gate` may have dimension `risk` at one of its levels: `small` | `large`";
+    let cases = [
+        (assessment(json!({"confidence": "low", "risk": "huge"})), Expect::Blocked(risk)),
+        (assessment(json!({"confidence": "low"})), Expect::Next("done")),
+        (assessment(json!({"confidence": "high", "risk": "LARGE"})), Expect::Next("done")),
+    ];
+    for (artifacts, expected) in cases {
+        let started = start(&runtime, dir.path(), "optional.json", workflow).await;
+        check(&runtime, started, artifacts, expected).await;
+    }
+}

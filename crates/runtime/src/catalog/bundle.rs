@@ -70,7 +70,9 @@ impl Budget {
     }
 }
 
-fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error> {
+/// Reads a folder's text files by relative path, with the limits above (no single-root
+/// stripping: the paths are the folder's own).
+pub(crate) fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error> {
     let canonical_root = fs::canonicalize(root)
         .map_err(|error| Error::environment(format!("cannot read workflow folder {}: {error}", root.display())))?;
     let mut files = BTreeMap::new();
