@@ -379,7 +379,7 @@ impl Runtime {
     ) {
         let Some(folder) = self.run_folder(context.run.session) else { return };
         let result = async {
-            let previous = self.queued_projection(&folder).or_else(|| read_projection(&folder));
+            let previous = self.remembered_projection(&folder).or_else(|| read_projection(&folder));
             let at = rfc3339(self.clock.now_ms());
             let (tip, projection) = match created {
                 Some((id, state)) => {
@@ -511,8 +511,8 @@ impl Runtime {
         render(&frontmatter, context, tip, status, pending)
     }
 
-    fn queued_projection(&self, folder: &Path) -> Option<Projection> {
-        self.state_writer.as_ref().and_then(|writer| writer.queued_projection(folder))
+    fn remembered_projection(&self, folder: &Path) -> Option<Projection> {
+        self.state_writer.as_ref().and_then(|writer| writer.projection(folder))
     }
 }
 

@@ -7,8 +7,9 @@
 //! document first waits for what was queued before ([`StateWriter::flush`]); the runtime reads
 //! through `Runtime::state_document`, which does, and dropping the runtime writes what is queued.
 //!
-//! The projection a document was rendered from is kept here until its write is done, so the next
-//! event extends it without reading a file that may not be written yet.
+//! The projection each document was rendered from is remembered, so the next event extends it
+//! without reading (and parsing) a file that may not even be written yet. At most
+//! [`MAX_REMEMBERED`] written ones are kept; a forgotten one is read back from its file.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -28,44 +29,60 @@ enum Message {
     Flush(oneshot::Sender<()>),
 }
 
-/// The projections whose documents are queued, by run folder.
-type Pending = Arc<Mutex<HashMap<PathBuf, Projection>>>;
+/// The most projections of written documents remembered (those still queued are always kept).
+const MAX_REMEMBERED: usize = 1024;
+
+/// The projection of a run folder's latest document, and whether that document is written.
+#[derive(Debug)]
+struct Latest {
+    projection: Projection,
+    written: bool,
+}
+
+/// The latest projection of each run folder this writer has seen.
+type Remembered = Arc<Mutex<HashMap<PathBuf, Latest>>>;
 
 #[derive(Debug)]
 pub(crate) struct StateWriter {
     sender: Option<Sender<Message>>,
     thread: Option<JoinHandle<()>>,
-    pending: Pending,
+    remembered: Remembered,
 }
 
 impl StateWriter {
     /// Starts the writer thread. If the thread cannot start, documents are written in the
     /// caller's thread instead.
     pub(crate) fn start() -> Self {
-        let pending: Pending = Arc::default();
+        let remembered: Remembered = Arc::default();
         let (sender, messages) = channel();
         let spawned = std::thread::Builder::new().name("switchyard-state-writer".to_owned()).spawn({
-            let pending = Arc::clone(&pending);
-            move || run(&messages, &pending)
+            let remembered = Arc::clone(&remembered);
+            move || run(&messages, &remembered)
         });
         match spawned {
-            Ok(thread) => Self { sender: Some(sender), thread: Some(thread), pending },
+            Ok(thread) => Self { sender: Some(sender), thread: Some(thread), remembered },
             Err(error) => {
                 tracing::warn!(%error, "state writer thread not started; state documents are written inline");
-                Self { sender: None, thread: None, pending }
+                Self { sender: None, thread: None, remembered }
             }
         }
     }
 
-    /// The projection of the document queued for `folder`, if its write is not done yet.
-    pub(crate) fn queued_projection(&self, folder: &Path) -> Option<Projection> {
-        lock(&self.pending).get(folder).cloned()
+    /// The projection of `folder`'s latest document, written or queued, if remembered.
+    pub(crate) fn projection(&self, folder: &Path) -> Option<Projection> {
+        lock(&self.remembered).get(folder).map(|latest| latest.projection.clone())
     }
 
     /// Queues `text` as the state document of `folder`, rendered from `projection`.
     pub(crate) fn write(&self, folder: &Path, text: String, projection: Projection) {
         let seq = projection.seq;
-        lock(&self.pending).insert(folder.to_owned(), projection);
+        {
+            let mut remembered = lock(&self.remembered);
+            if remembered.len() >= MAX_REMEMBERED && !remembered.contains_key(folder) {
+                remembered.retain(|_, latest| !latest.written);
+            }
+            remembered.insert(folder.to_owned(), Latest { projection, written: false });
+        }
         let message = Message::Write { folder: folder.to_owned(), text, seq };
         let unsent = match &self.sender {
             Some(sender) => sender.send(message).err().map(|error| error.0),
@@ -73,7 +90,7 @@ impl StateWriter {
         };
         if let Some(Message::Write { folder, text, seq }) = unsent {
             write_one(&folder, &text);
-            forget(&self.pending, &folder, seq);
+            mark_written(&self.remembered, &folder, seq);
         }
     }
 
@@ -100,20 +117,18 @@ impl Drop for StateWriter {
     }
 }
 
-fn lock(pending: &Pending) -> MutexGuard<'_, HashMap<PathBuf, Projection>> {
-    pending.lock().unwrap_or_else(PoisonError::into_inner)
+fn lock(remembered: &Remembered) -> MutexGuard<'_, HashMap<PathBuf, Latest>> {
+    remembered.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Forgets the projection of `folder`'s document once the write of `seq` is done, unless a newer
-/// one was queued meanwhile.
-fn forget(pending: &Pending, folder: &Path, seq: u64) {
-    let mut pending = lock(pending);
-    if pending.get(folder).is_some_and(|projection| projection.seq == seq) {
-        pending.remove(folder);
+/// Records that `folder`'s document of `seq` is written, unless a newer one was queued meanwhile.
+fn mark_written(remembered: &Remembered, folder: &Path, seq: u64) {
+    if let Some(latest) = lock(remembered).get_mut(folder).filter(|latest| latest.projection.seq == seq) {
+        latest.written = true;
     }
 }
 
-fn run(messages: &Receiver<Message>, pending: &Pending) {
+fn run(messages: &Receiver<Message>, remembered: &Remembered) {
     while let Ok(first) = messages.recv() {
         // Take everything queued: several writes of one document collapse into the last.
         let mut batch = vec![first];
@@ -125,19 +140,19 @@ fn run(messages: &Receiver<Message>, pending: &Pending) {
                     writes.insert(folder, (text, seq));
                 }
                 Message::Flush(done) => {
-                    write_all(&mut writes, pending);
+                    write_all(&mut writes, remembered);
                     let _ = done.send(());
                 }
             }
         }
-        write_all(&mut writes, pending);
+        write_all(&mut writes, remembered);
     }
 }
 
-fn write_all(writes: &mut BTreeMap<PathBuf, (String, u64)>, pending: &Pending) {
+fn write_all(writes: &mut BTreeMap<PathBuf, (String, u64)>, remembered: &Remembered) {
     for (folder, (text, seq)) in std::mem::take(writes) {
         write_one(&folder, &text);
-        forget(pending, &folder, seq);
+        mark_written(remembered, &folder, seq);
     }
 }
 
@@ -168,7 +183,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_flush_waits_for_the_last_document_queued_and_forgets_its_projection() {
+    async fn a_flush_waits_for_the_last_document_queued() {
         let folder = run_folder();
         let writer = StateWriter::start();
         for seq in 1..=50 {
@@ -176,7 +191,7 @@ mod tests {
         }
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 50");
-        assert_eq!(writer.queued_projection(folder.path()), None, "written documents keep no projection");
+        assert_eq!(writer.projection(folder.path()).map(|projection| projection.seq), Some(50));
     }
 
     #[test]
@@ -194,13 +209,28 @@ mod tests {
     }
 
     #[test]
-    fn a_newer_projection_is_kept_until_its_own_write_is_done() {
+    fn only_the_write_of_the_latest_projection_marks_it_written() {
         let folder = run_folder();
-        let pending: Pending = Arc::default();
-        lock(&pending).insert(folder.path().to_owned(), projection(7));
-        forget(&pending, folder.path(), 6);
-        assert_eq!(lock(&pending).get(folder.path()).map(|projection| projection.seq), Some(7));
-        forget(&pending, folder.path(), 7);
-        assert!(lock(&pending).is_empty());
+        let remembered: Remembered = Arc::default();
+        lock(&remembered).insert(folder.path().to_owned(), Latest { projection: projection(7), written: false });
+        mark_written(&remembered, folder.path(), 6);
+        assert!(!lock(&remembered)[folder.path()].written, "an older write does not count");
+        mark_written(&remembered, folder.path(), 7);
+        assert!(lock(&remembered)[folder.path()].written);
+    }
+
+    #[tokio::test]
+    async fn written_projections_are_forgotten_past_the_bound_queued_ones_never() {
+        let folders: Vec<tempfile::TempDir> = (0..=MAX_REMEMBERED).map(|_| run_folder()).collect();
+        let writer = StateWriter::start();
+        for folder in &folders[..MAX_REMEMBERED] {
+            writer.write(folder.path(), "written".to_owned(), projection(1));
+        }
+        writer.flush().await;
+        let last = folders[MAX_REMEMBERED].path();
+        writer.write(last, "queued".to_owned(), projection(2));
+        assert!(lock(&writer.remembered).len() <= MAX_REMEMBERED, "the written ones were forgotten");
+        assert_eq!(writer.projection(last).map(|projection| projection.seq), Some(2));
+        assert_eq!(writer.projection(folders[0].path()), None);
     }
 }
