@@ -2,36 +2,19 @@
 //! and as a zip) is found, started and driven to completion by a scripted agent, with each run's
 //! step sequence snapshotted; hostile bundles are refused with a clear error.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
+use common::runtime;
 use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
-use switchyard_core::token::{Keyring, SigningKey};
-use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_runtime::{AdvanceInput, Catalog, Runtime, StartRequest, StepResponse};
 use zip::write::SimpleFileOptions;
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
-
-fn runtime(dir: &Path) -> Runtime {
-    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
-    let ids = Arc::new(RandomIds);
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(&ids.bytes16());
-    key[16..].copy_from_slice(&ids.bytes16());
-    Runtime::from_parts(Parts {
-        store: Arc::new(store),
-        store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
-        catalog: Catalog::new(None, dir),
-        clock: Arc::new(SystemClock),
-        ids,
-    })
 }
 
 fn method_bundles() -> Vec<PathBuf> {

@@ -2,13 +2,12 @@
 //! land after the pause or stop committed. The store's writes are held so the two commands queue
 //! in a known order, then released to commit in one group.
 
+mod common;
+
 use std::sync::Arc;
 
-use switchyard_core::token::{Keyring, SigningKey};
-use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse, Target};
-use switchyard_store::Store;
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse, Target};
+use switchyard_store_sqlite::SqliteStore;
 
 const LOOP: &str = "id: loop
 title: Loop
@@ -32,19 +31,8 @@ struct World {
 
 async fn world() -> World {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(&dir.path().join("switchyard.db"), SqliteOptions::default()).unwrap());
-    let ids = Arc::new(RandomIds);
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(&ids.bytes16());
-    key[16..].copy_from_slice(&ids.bytes16());
-    let runtime = Arc::new(Runtime::from_parts(Parts {
-        store: Arc::clone(&store) as Arc<dyn Store>,
-        store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
-        catalog: Catalog::new(None, dir.path()),
-        clock: Arc::new(SystemClock),
-        ids,
-    }));
+    let store = common::store(dir.path());
+    let runtime = Arc::new(common::runtime_on(Arc::clone(&store), dir.path()));
     let file = dir.path().join("loop.yaml");
     std::fs::write(&file, LOOP).unwrap();
     let request = StartRequest { file: Some(file), goal: "race".to_owned(), ..StartRequest::default() };

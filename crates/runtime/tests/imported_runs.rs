@@ -3,16 +3,15 @@
 //! walks arrays, contracts block until the right artifact arrives, confirmations stop at gates.
 //! The step sequence of every run is snapshotted.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::runtime;
 use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
-use switchyard_core::token::{Keyring, SigningKey};
 use switchyard_core::workflow::OutputCheck;
-use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail")
@@ -36,22 +35,6 @@ fn workflow_files() -> Vec<PathBuf> {
     }
     found.sort();
     found
-}
-
-fn runtime(dir: &Path) -> Runtime {
-    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
-    let ids = Arc::new(RandomIds);
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(&ids.bytes16());
-    key[16..].copy_from_slice(&ids.bytes16());
-    Runtime::from_parts(Parts {
-        store: Arc::new(store),
-        store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
-        catalog: Catalog::new(None, dir),
-        clock: Arc::new(SystemClock),
-        ids,
-    })
 }
 
 /// What the scripted run starts with: every `forEach` gets a two-item array and every `for`

@@ -3,33 +3,16 @@
 //! the agent back; an invoked workflow carried in the bundle has its steps walked between the
 //! invoking step and the next, with the module config's values in the prompt.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::runtime;
 use switchyard_core::state::RunStatus;
-use switchyard_core::token::{Keyring, SigningKey};
-use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad")
-}
-
-fn runtime(dir: &Path) -> Runtime {
-    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
-    let ids = Arc::new(RandomIds);
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(&ids.bytes16());
-    key[16..].copy_from_slice(&ids.bytes16());
-    Runtime::from_parts(Parts {
-        store: Arc::new(store),
-        store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
-        catalog: Catalog::new(None, dir),
-        clock: Arc::new(SystemClock),
-        ids,
-    })
 }
 
 fn copy_folder(from: &Path, to: &Path) {

@@ -3,15 +3,14 @@
 //! guidance and the step stays pending; an assessment without that level advances. A
 //! consequence scoped with `forAssessment` fires only for that assessment.
 
-use std::path::Path;
-use std::sync::Arc;
+mod common;
 
+use std::path::Path;
+
+use common::runtime;
 use serde_json::{Value, json};
 use switchyard_core::state::RunStatus;
-use switchyard_core::token::{Keyring, SigningKey};
-use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
 const WORKFLOW: &str = r#"{
   "id": "demo.assessed",
@@ -38,22 +37,6 @@ const WORKFLOW: &str = r#"{
     {"id": "wrap-up", "title": "Wrap up", "prompt": "Summarize."}
   ]
 }"#;
-
-fn runtime(dir: &Path) -> Runtime {
-    let store = SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap();
-    let ids = Arc::new(RandomIds);
-    let mut key = [0u8; 32];
-    key[..16].copy_from_slice(&ids.bytes16());
-    key[16..].copy_from_slice(&ids.bytes16());
-    Runtime::from_parts(Parts {
-        store: Arc::new(store),
-        store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
-        catalog: Catalog::new(None, dir),
-        clock: Arc::new(SystemClock),
-        ids,
-    })
-}
 
 /// Advances the pending step with these artifacts and checks where the run is: still on the
 /// same step, blocked with a message holding `blocked_with`, or on `next_step`.
