@@ -116,11 +116,13 @@ pub struct Runtime {
     catalog: Catalog,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdSource>,
-    loaded: Mutex<HashMap<WorkflowHash, Arc<LoadedWorkflow>>>,
+    /// Loaded workflows by hash, shared with the runtimes `for_workspace` derives.
+    loaded: Arc<Mutex<HashMap<WorkflowHash, Arc<LoadedWorkflow>>>>,
     /// Where run output folders go; `None`: no run folders (see `run_folder`).
     output_root: Option<PathBuf>,
-    /// Writes state documents off the request path; present with `output_root`.
-    state_writer: Option<state_writer::StateWriter>,
+    /// Writes state documents off the request path; present with `output_root`, shared with the
+    /// runtimes `for_workspace` derives.
+    state_writer: Option<Arc<state_writer::StateWriter>>,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -163,7 +165,7 @@ impl Runtime {
             catalog: parts.catalog,
             clock: parts.clock,
             ids: parts.ids,
-            loaded: Mutex::new(HashMap::new()),
+            loaded: Arc::default(),
             output_root: None,
             state_writer: None,
         }

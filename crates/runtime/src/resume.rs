@@ -94,7 +94,11 @@ impl Runtime {
             clock: std::sync::Arc::clone(&self.clock),
             ids: std::sync::Arc::clone(&self.ids),
         });
+        // One process, one cache of loaded workflows and one state writer, whichever workspace
+        // a call names: a fresh cache per call would compile the pinned workflow on every call.
         runtime.output_root = self.output_root.clone();
+        runtime.loaded = std::sync::Arc::clone(&self.loaded);
+        runtime.state_writer = self.state_writer.clone();
         runtime
     }
 
@@ -291,4 +295,36 @@ fn recap_item(entry: &RecapEntry) -> RecapItem {
         RecapKind::Decision => (Layer::Critical, "decision"),
     };
     RecapItem { layer, text: format!("[{}] {label}: {}", entry.step, entry.text) }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use switchyard_core::token::{Keyring, SigningKey};
+    use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+
+    use crate::clock::{CountingIds, FixedClock};
+    use crate::{Catalog, Parts, Runtime};
+
+    #[test]
+    fn a_workspace_runtime_shares_the_workflow_cache_and_the_state_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("store.db"), SqliteOptions::default()).unwrap();
+        let base = Runtime::from_parts(Parts {
+            store: Arc::new(store),
+            store_label: "test".to_owned(),
+            keys: Keyring { current: SigningKey([7; 32]), previous: None },
+            catalog: Catalog::new(None, dir.path()),
+            clock: Arc::new(FixedClock(0)),
+            ids: Arc::new(CountingIds::default()),
+        })
+        .with_output_root(dir.path().join("runs"));
+        let workspace = base.for_workspace(Some(dir.path()));
+        assert!(Arc::ptr_eq(&base.loaded, &workspace.loaded), "one cache of loaded workflows");
+        let (Some(ours), Some(theirs)) = (&base.state_writer, &workspace.state_writer) else {
+            panic!("both runtimes write state documents");
+        };
+        assert!(Arc::ptr_eq(ours, theirs), "one state writer");
+    }
 }

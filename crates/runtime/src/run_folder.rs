@@ -11,6 +11,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -143,7 +144,7 @@ pub struct StateDocument {
     /// The run's tip: the node the document reflects.
     pub node: NodeRecord,
     pub control: Control,
-    pub workflow: std::sync::Arc<LoadedWorkflow>,
+    pub workflow: Arc<LoadedWorkflow>,
     /// The step the agent may act on, when it may.
     pub pending: Option<PendingStep>,
 }
@@ -243,7 +244,7 @@ impl Runtime {
     #[must_use]
     pub fn with_output_root(mut self, root: PathBuf) -> Self {
         self.output_root = Some(root);
-        self.state_writer.get_or_insert_with(StateWriter::start);
+        self.state_writer.get_or_insert_with(|| Arc::new(StateWriter::start()));
         self
     }
 
