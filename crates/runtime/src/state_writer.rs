@@ -5,7 +5,8 @@
 //! the commit itself. The answer to an advance does not depend on the document, so a thread of its
 //! own writes it: the latest text per document, in the order they were queued. Whoever reads a
 //! document first waits for what was queued before ([`StateWriter::flush`]); the runtime reads
-//! through `Runtime::state_document`, which does, and dropping the runtime writes what is queued.
+//! through `Runtime::state_document`, which does, and dropping the last runtime that shares the
+//! writer writes what is queued.
 //!
 //! The projection each document was rendered from is remembered, so the next event extends it
 //! without reading (and parsing) a file that may not even be written yet. At most
