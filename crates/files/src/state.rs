@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 use switchyard_core::RunId;
 use switchyard_runtime::run_folder::{COMPLETE_TARGET, StateDocument, state_schema};
-use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime, Target};
+use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime};
 
 use crate::error::{ToolError, codes};
 use crate::frontmatter;
@@ -28,8 +28,10 @@ pub async fn write(runtime: &Runtime, run: RunId, text: &str, if_match: Option<&
     let Some(request) = move_request else {
         return Ok("no change: the state document already says this".to_owned());
     };
-    let shown = runtime.show(&Target::Node(document.node.id)).await.map_err(|error| runtime_error(&error))?;
-    let Some(token) = shown.tokens.continue_token else {
+    // The first attempt's token, not a fresh one: a write racing another that already moved
+    // this node must be refused (a replay mismatch), never fork the run.
+    let token = runtime.first_attempt_token(document.node.id).await.map_err(|error| runtime_error(&error))?;
+    let Some(token) = token else {
         return Err(transition(&document, &request.to, "the run cannot be moved now"));
     };
     let from = document.frontmatter.current_node_id.clone();

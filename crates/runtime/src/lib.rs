@@ -401,6 +401,17 @@ impl Runtime {
         Ok(self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags::default()))
     }
 
+    /// The continue token of a node's first attempt, used or not (`None` where the node takes no
+    /// advance). A door that moves "the current step" without naming an attempt advances with
+    /// it: if another caller moved the node first, the advance replays (same report) or is
+    /// refused with `REPLAY_MISMATCH`, where a token from [`Runtime::show`] would fork the run.
+    pub async fn first_attempt_token(&self, node: NodeId) -> Result<Option<String>, Error> {
+        let node = self.node_record(node).await?;
+        let context = self.run_context(node.run).await?;
+        let tokens = self.tokens_for(&context, node.id, &node.state, AttemptId::first_for(node.id)).await?;
+        Ok(tokens.continue_token)
+    }
+
     pub async fn run(&self, target: &Target) -> Result<RunRecord, Error> {
         let (run, _, _) = self.resolve(target).await?;
         self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))
