@@ -45,6 +45,9 @@ const MAX_BRANCH_WALK: usize = 64;
 const MAX_REBUILD_EVENTS: u32 = 256;
 /// The most artifacts the state document lists (the manifest has them all).
 const MAX_ARTIFACTS: usize = 100;
+/// How many times a state document read takes the run's tip and last event again while the run
+/// keeps moving.
+const MAX_CONSISTENT_READS: usize = 3;
 /// What `allowedNext[].to` says for an edge that completes the run.
 pub const COMPLETE_TARGET: &str = "$complete";
 
@@ -275,11 +278,21 @@ impl Runtime {
 
     async fn load_state_document(&self, run: RunId, force: bool) -> Result<StateDocument, Error> {
         self.flush_state_documents().await;
-        let context = self.run_context(run).await?;
+        let mut context = self.run_context(run).await?;
         let folder = self.run_folder(context.run.session).ok_or_else(|| {
             Error::environment("this runtime has no output root: run folders and state documents are off")
         })?;
-        let session = self.session(context.run.session).await?;
+        let mut session = self.session(context.run.session).await?;
+        // The tip and the session's last event are two reads: when the run moved between them,
+        // read both again, so a document never pairs an older tip with a newer event.
+        for _ in 0..MAX_CONSISTENT_READS {
+            let again = self.run_context(run).await?;
+            if again.run.tip == context.run.tip {
+                break;
+            }
+            context = again;
+            session = self.session(context.run.session).await?;
+        }
         let node = self.node_record(context.run.tip).await?;
         let existing = std::fs::read_to_string(folder.join(STATE_DOCUMENT)).ok();
         let parsed = existing.as_deref().and_then(parse_frontmatter);

@@ -74,11 +74,16 @@ impl StateWriter {
         lock(&self.remembered).get(folder).map(|latest| latest.projection.clone())
     }
 
-    /// Queues `text` as the state document of `folder`, rendered from `projection`.
+    /// Queues `text` as the state document of `folder`, rendered from `projection`, unless a
+    /// document of a later event is already queued or written: a caller that read the run just
+    /// before another committed must not put the older document back.
     pub(crate) fn write(&self, folder: &Path, text: String, projection: Projection) {
         let seq = projection.seq;
         {
             let mut remembered = lock(&self.remembered);
+            if remembered.get(folder).is_some_and(|latest| latest.projection.seq > seq) {
+                return;
+            }
             if remembered.len() >= MAX_REMEMBERED && !remembered.contains_key(folder) {
                 remembered.retain(|_, latest| !latest.written);
             }
@@ -193,6 +198,20 @@ mod tests {
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 50");
         assert_eq!(writer.projection(folder.path()).map(|projection| projection.seq), Some(50));
+    }
+
+    #[tokio::test]
+    async fn a_document_of_an_earlier_event_never_replaces_a_later_one() {
+        let folder = run_folder();
+        let writer = StateWriter::start();
+        writer.write(folder.path(), "event 5".to_owned(), projection(5));
+        writer.write(folder.path(), "event 3, read before event 5 committed".to_owned(), projection(3));
+        writer.flush().await;
+        assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "event 5");
+        writer.write(folder.path(), "event 5, artifacts refreshed".to_owned(), projection(5));
+        writer.flush().await;
+        let text = std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap();
+        assert_eq!(text, "event 5, artifacts refreshed", "the same event may be rendered again");
     }
 
     #[test]
