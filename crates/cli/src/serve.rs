@@ -2,13 +2,14 @@
 //! MCP server, and serve until the client goes away or the process is interrupted.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_mcp::{CallToolResult, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
-use switchyard_runtime::config::Secret;
+use switchyard_runtime::config::{self, Secret, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
 
@@ -33,13 +34,17 @@ pub struct ServeArgs {
     #[arg(long)]
     pub port: Option<u16>,
     /// Bearer token clients must send (`Authorization: Bearer <token>`); required off loopback.
-    /// Precedence: this flag, then $SWITCHYARD_SERVE_TOKEN, then `[serve] token_file` (or `token`) of switchyard.toml.
+    /// Other users can see it in the process list: prefer --token-file.
+    /// Precedence: this flag or --token-file, then $SWITCHYARD_SERVE_TOKEN, then `[serve] token_file` (or `token`) of switchyard.toml.
     #[arg(long)]
     pub token: Option<String>,
-    /// Another `Host` header value to accept (name or name:port); repeatable.
+    /// Read the bearer token from this file (content trimmed); the file must be readable by you only (`chmod 600`).
+    #[arg(long, value_name = "PATH", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+    /// Another `Host` header value to accept (name or name:port); repeatable. Replaces `[serve] allowed_hosts`.
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
-    /// Another browser origin to accept (scheme://host:port); repeatable.
+    /// Another browser origin to accept (scheme://host:port); repeatable. Replaces `[serve] allowed_origins`.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
     /// Also serve the file tools (read_file, list_files, save_output, write_file, apply_patch, update_frontmatter, preload_workflow).
@@ -50,7 +55,7 @@ pub struct ServeArgs {
     pub conformance_fixtures: bool,
 }
 
-/// The environment variable that holds the serve token when `--token` is not given.
+/// The environment variable that holds the serve token when neither `--token` nor `--token-file` is given.
 const TOKEN_VARIABLE: &str = "SWITCHYARD_SERVE_TOKEN";
 
 /// The default `serve` port.
@@ -128,11 +133,17 @@ pub async fn mcp(args: &McpArgs, overrides: Overrides) -> Result<Outcome, Failur
     Ok(Outcome::Success)
 }
 
-/// The bearer token and where it came from: `--token`, then the environment, then
-/// `switchyard.toml`. Empty values count as unset. The token itself is never printed.
+/// The bearer token and where it came from: `--token` or `--token-file`, then the environment,
+/// then `switchyard.toml`. Empty values count as unset, but an empty token file is refused. The
+/// token itself is never printed.
 fn bearer_token(args: &ServeArgs, config: &Config) -> Result<Option<(Secret, String)>, Failure> {
     if let Some(token) = args.token.clone().filter(|token| !token.is_empty()) {
         return Ok(Some((Secret::new(token), "--token".to_owned())));
+    }
+    if let Some(path) = &args.token_file {
+        // The same checks as `[serve] token_file`: private to this user, trimmed, not empty.
+        let token = ServeTokenSource::File(path.clone()).read()?;
+        return Ok(Some((token, format!("--token-file {}", path.display()))));
     }
     if let Some(token) = std::env::var(TOKEN_VARIABLE).ok().filter(|token| !token.is_empty()) {
         return Ok(Some((Secret::new(token), TOKEN_VARIABLE.to_owned())));
@@ -141,6 +152,26 @@ fn bearer_token(args: &ServeArgs, config: &Config) -> Result<Option<(Secret, Str
         Some(source) => Ok(Some((source.read()?, source.describe()))),
         None => Ok(None),
     }
+}
+
+/// The extra `Host` values: the `--allowed-host` flags when there are any (they replace, not
+/// extend, the configured list, so one command line says everything that is allowed), else
+/// `[serve] allowed_hosts`.
+fn allowed_hosts(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Failure> {
+    if args.allowed_hosts.is_empty() {
+        return Ok(config.serve.allowed_hosts.clone().unwrap_or_default());
+    }
+    config::check_allowed_hosts(&args.allowed_hosts, "--allowed-host")?;
+    Ok(args.allowed_hosts.clone())
+}
+
+/// The extra browser origins, chosen like [`allowed_hosts`].
+fn allowed_origins(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Failure> {
+    if args.allowed_origins.is_empty() {
+        return Ok(config.serve.allowed_origins.clone().unwrap_or_default());
+    }
+    config::check_allowed_origins(&args.allowed_origins, "--allowed-origin")?;
+    Ok(args.allowed_origins.clone())
 }
 
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
@@ -153,8 +184,8 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
         bind: SocketAddr::new(host, port),
         token_source: token.as_ref().map(|(_, source)| source.clone()),
         token: token.map(|(token, _)| token),
-        allowed_hosts: args.allowed_hosts.clone(),
-        allowed_origins: args.allowed_origins.clone(),
+        allowed_hosts: allowed_hosts(args, &config)?,
+        allowed_origins: allowed_origins(args, &config)?,
     };
     if !options.bind.ip().is_loopback() && options.token.is_none() {
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));

@@ -1,7 +1,8 @@
 //! The MCP transports of the real binary, spoken raw: stdio frames (only protocol frames on
 //! stdout, malformed frames answered with JSON-RPC errors, a client leaving mid-call) and the
-//! HTTP guard of `switchyard serve` (loopback by default, Host and Origin checks, the bearer token
-//! off loopback, oversized bodies, a client leaving mid-request).
+//! HTTP guard of `switchyard serve` (loopback by default, Host and Origin checks from flags or
+//! `[serve]`, the bearer token off loopback from a flag, a token file, the environment or
+//! `[serve]`, oversized bodies, a client leaving mid-request).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -144,6 +145,33 @@ fn serve_with(mut command: Command, extra: &[&str]) -> Server {
     Server { child, address, banner, stderr: Some(stderr) }
 }
 
+/// Runs `command serve --port 0 <extra>`, which must refuse to start, and returns its exit code
+/// and stderr. A server that starts instead is stopped and fails the test rather than hanging it.
+fn serve_refused(mut command: Command, extra: &[&str]) -> (Option<i32>, String) {
+    let mut child = command
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut stderr = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if line.contains("serving MCP at") {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("serve started instead of refusing:\n{stderr}{line}");
+        }
+        stderr.push_str(&line);
+    }
+    (child.wait().unwrap().code(), stderr)
+}
+
 /// Sends one HTTP/1.1 request and returns the status code and body.
 fn request(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
     let mut stream = TcpStream::connect(address.replace("0.0.0.0", "127.0.0.1")).unwrap();
@@ -191,9 +219,8 @@ fn serve_binds_loopback_and_checks_host_and_origin() {
 #[test]
 fn serve_off_loopback_requires_a_bearer_token() {
     let home = tempfile::tempdir().unwrap();
-    let refused = switchyard(&home).args(["serve", "--host", "0.0.0.0", "--port", "0"]).output().unwrap();
-    assert_eq!(refused.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let (code, stderr) = serve_refused(switchyard(&home), &["--host", "0.0.0.0"]);
+    assert_eq!(code, Some(2));
     assert!(stderr.contains("needs a bearer token") && stderr.contains("--token"), "{stderr}");
 
     let server = serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token"]);
@@ -246,9 +273,10 @@ fn serve_refuses_an_inline_config_token_that_other_users_can_read() {
     let config = home.path().join("switchyard.toml");
     std::fs::write(&config, format!("[serve]\nhost = \"0.0.0.0\"\ntoken = \"{secret}\"\n")).unwrap();
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let refused = switchyard(&home).current_dir(home.path()).args(["serve", "--port", "0"]).output().unwrap();
-    assert_eq!(refused.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let mut command = switchyard(&home);
+    command.current_dir(home.path());
+    let (code, stderr) = serve_refused(command, &[]);
+    assert_eq!(code, Some(2));
     assert!(stderr.contains("open to other users") && stderr.contains("chmod 600"), "says how to fix it: {stderr}");
     assert!(!stderr.contains(secret), "{stderr}");
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -286,6 +314,116 @@ fn serve_token_precedence_is_flag_then_environment_then_config() {
     command.current_dir(home.path());
     let server = serve_with(command, &[]);
     assert_eq!(accepted(&server), ["from-config"], "{}", server.banner);
+}
+
+#[test]
+fn serve_takes_allowed_hosts_and_origins_from_the_config_and_flags_replace_them() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("switchyard.toml"),
+        "[serve]\nallowed_hosts = [\"app.example\"]\nallowed_origins = [\"https://app.example\"]\n",
+    )
+    .unwrap();
+    let mut command = switchyard(&home);
+    command.current_dir(home.path());
+    let server = serve_with(command, &[]);
+    assert_eq!(mcp_post(&server, &[("Host", "app.example")]).0, 200, "a configured host");
+    assert_eq!(mcp_post(&server, &[("Host", "app.example:7878")]).0, 200, "a configured name with any port");
+    let (status, body) = mcp_post(&server, &[("Host", "other.example")]);
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("Host `other.example` is not allowed") && body.contains("app.example"), "{body}");
+    assert_eq!(mcp_post(&server, &[("Origin", "https://app.example")]).0, 200, "a configured origin");
+    let (status, body) = mcp_post(&server, &[("Origin", "https://other.example")]);
+    assert_eq!(status, 403, "{body}");
+    drop(server);
+
+    let mut command = switchyard(&home);
+    command.current_dir(home.path());
+    let server = serve_with(command, &["--allowed-host", "cli.example"]);
+    assert_eq!(mcp_post(&server, &[("Host", "cli.example")]).0, 200, "the flag's host");
+    assert_eq!(mcp_post(&server, &[("Host", "app.example")]).0, 403, "the flag replaces the configured hosts");
+    assert_eq!(mcp_post(&server, &[("Origin", "https://app.example")]).0, 200, "origins still come from the config");
+}
+
+#[test]
+fn serve_refuses_to_start_on_an_allowed_entry_that_can_never_match() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("switchyard.toml");
+    let in_home = || {
+        let mut command = switchyard(&home);
+        command.current_dir(home.path());
+        command
+    };
+    std::fs::write(&config, "[serve]\nallowed_origins = [\"app.example\"]\n").unwrap();
+    let (code, stderr) = serve_refused(in_home(), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} [serve] allowed_origins: `app.example` has no scheme", config.display()))
+            && stderr.contains("`https://app.example`"),
+        "names the file, the key and the fix: {stderr}"
+    );
+    std::fs::write(&config, "[serve]\nallowed_hosts = [\"\"]\n").unwrap();
+    let (code, stderr) = serve_refused(in_home(), &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("[serve] allowed_hosts: an empty entry matches no request"), "{stderr}");
+    std::fs::remove_file(&config).unwrap();
+    let (code, stderr) = serve_refused(in_home(), &["--allowed-origin", "localhost:5173"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--allowed-origin: `localhost:5173` has no scheme"), "the flags are checked too: {stderr}");
+}
+
+#[test]
+fn serve_token_file_flag_requires_its_trimmed_token_and_beats_the_environment() {
+    let home = tempfile::tempdir().unwrap();
+    let secret = "flag-file-secret-5e1b77";
+    let token_file = home.path().join("flag-token");
+    write_private(&token_file, &format!("  {secret}\n"));
+    let mut command = switchyard(&home);
+    command.env("SWITCHYARD_SERVE_TOKEN", "from-env").env("SWITCHYARD_LOG", "trace");
+    let server = serve_with(command, &["--token-file", token_file.to_str().unwrap()]);
+    assert!(
+        server.banner.contains(&format!("bearer token required, from --token-file {}", token_file.display())),
+        "{}",
+        server.banner
+    );
+    let (status, body) = mcp_post(&server, &[]);
+    assert_eq!(status, 401, "no bearer: {body}");
+    assert_eq!(mcp_post(&server, &[("Authorization", "Bearer from-env")]).0, 401, "the flag beats the environment");
+    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200, "trimmed");
+    let stderr = server.stop();
+    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
+    assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
+}
+
+#[test]
+fn serve_refuses_a_token_file_others_can_read_an_empty_one_or_one_beside_token() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().unwrap();
+    let secret = "world-readable-9a8b7c";
+    let token_file = home.path().join("flag-token");
+    std::fs::write(&token_file, secret).unwrap();
+    std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let start = |extra: &[&str]| serve_refused(switchyard(&home), extra);
+    let (code, stderr) = start(&["--token-file", token_file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("open to other users (mode 644)")
+            && stderr.contains(&format!("chmod 600 {}", token_file.display())),
+        "says how to fix it: {stderr}"
+    );
+    assert!(!stderr.contains(secret), "{stderr}");
+    write_private(&token_file, " \n");
+    let (code, stderr) = start(&["--token-file", token_file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("is empty"), "{stderr}");
+    let (code, stderr) = start(&["--token", "t0ken", "--token-file", token_file.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot be used with")
+            && stderr.contains("'--token-file <PATH>'")
+            && stderr.contains("'--token <TOKEN>'"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -41,7 +41,7 @@ pub struct HttpOptions {
 #[non_exhaustive]
 pub enum HttpError {
     #[error(
-        "binding to {0} exposes switchyard beyond this machine and needs a bearer token: set `token_file` under [serve] in switchyard.toml (a file only you can read), pass --token <secret> or set SWITCHYARD_SERVE_TOKEN; or bind to 127.0.0.1"
+        "binding to {0} exposes switchyard beyond this machine and needs a bearer token: set `token_file` under [serve] in switchyard.toml (a file only you can read), pass --token-file <path> or --token <secret>, or set SWITCHYARD_SERVE_TOKEN; or bind to 127.0.0.1"
     )]
     TokenRequired(SocketAddr),
     #[error("cannot listen on {address}: {source}")]

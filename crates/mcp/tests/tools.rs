@@ -1,8 +1,8 @@
 //! The MCP door in process: the golden `tools/list`, the generated tool reference, bad input
 //! (wrong types, missing and unknown fields, tokens of another kind or store, tampered tokens,
 //! advancing a finished run, huge payloads), each with a precise error and nothing half-written,
-//! and the facts the tools promise: git branch and HEAD, resume ranking, bounded recaps and
-//! listings, human gates and decisions.
+//! and the facts the tools promise: git branch and HEAD, resume ranking tier by tier, context
+//! deltas that delete keys, bounded recaps and listings, human gates and decisions.
 
 use std::path::{Path, PathBuf};
 
@@ -238,19 +238,22 @@ fn project_workflow(fixture: &Fixture, name: &str, yaml: &str) {
     std::fs::write(folder.join(format!("{name}.yaml")), yaml).unwrap();
 }
 
+/// Runs git in the fixture's workspace and returns its trimmed stdout.
+fn git(fixture: &Fixture, arguments: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(arguments)
+        .current_dir(fixture.workspace.path())
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {arguments:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+}
+
 #[tokio::test]
 async fn start_records_the_workspace_git_branch_and_head() {
     let fixture = fixture().await;
-    let git = |arguments: &[&str]| {
-        let output = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(arguments)
-            .current_dir(fixture.workspace.path())
-            .output()
-            .expect("git runs");
-        assert!(output.status.success(), "git {arguments:?}: {}", String::from_utf8_lossy(&output.stderr));
-        String::from_utf8(output.stdout).unwrap().trim().to_owned()
-    };
+    let git = |arguments: &[&str]| git(&fixture, arguments);
     git(&["init", "--quiet", "--initial-branch", "feature/okapi"]);
     git(&["commit", "--quiet", "--allow-empty", "-m", "first"]);
     let head = git(&["rev-parse", "HEAD"]);
@@ -294,6 +297,139 @@ async fn resume_session_puts_explicit_ids_first_and_offers_at_most_five() {
     let unknown =
         fixture.error("resume_session", json!({ "workspacePath": fixture.path(), "runId": "run_nope" })).await;
     assert_eq!(unknown["code"], "VALIDATION_ERROR", "{unknown}");
+}
+
+/// The run ids of a resume answer's candidates, best first, each with its first reason.
+fn ranked(found: &Value) -> Vec<(String, String)> {
+    found["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|candidate| {
+            (candidate["runId"].as_str().unwrap().to_owned(), candidate["whyMatched"][0].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn resume_session_without_a_query_puts_the_current_branch_above_a_more_recent_session() {
+    let fixture = fixture().await;
+    let start = |goal: &str| {
+        fixture
+            .ok("start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "goal": goal }))
+    };
+    git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
+    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    let ours = start("Tidy the parser").await["runId"].as_str().unwrap().to_owned();
+    git(&fixture, &["checkout", "--quiet", "-b", "feature/zebra"]);
+    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "second"]);
+    let theirs = start("Speed up the lexer").await["runId"].as_str().unwrap().to_owned();
+    // Back on the first branch at a commit neither session saw, so no HEAD matches.
+    git(&fixture, &["checkout", "--quiet", "feature/okapi"]);
+    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "third"]);
+    let by_recency =
+        fixture.ok("resume_session", json!({ "workspacePath": fixture.path(), "gitBranch": "feature/none" })).await;
+    assert_eq!(
+        ranked(&by_recency),
+        [(theirs.clone(), "recency".to_owned()), (ours.clone(), "recency".to_owned())],
+        "recency alone puts the other branch's session first: {by_recency}"
+    );
+    let found = fixture.ok("resume_session", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(
+        ranked(&found),
+        [(ours, "matched_branch".to_owned()), (theirs, "recency".to_owned())],
+        "the workspace's branch wins over recency: {found}"
+    );
+    assert_eq!(found["candidates"][0]["confidence"], "medium", "{found}");
+}
+
+#[tokio::test]
+async fn resume_session_puts_a_query_word_in_the_workflow_id_above_a_more_recent_session() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "okapi-survey",
+        "id: okapi-survey\nversion: \"1\"\ntitle: Field count\ndescription: One step.\nsteps:\n  - {id: count, title: Count, prompt: Count them.}\n",
+    );
+    let start = |workflow: &str, goal: &str| {
+        fixture.ok("start_workflow", json!({ "workflowId": workflow, "workspacePath": fixture.path(), "goal": goal }))
+    };
+    let ours = start("okapi-survey", "Count the animals").await["runId"].as_str().unwrap().to_owned();
+    let theirs = start("dev-cycle", "Count the birds").await["runId"].as_str().unwrap().to_owned();
+    let by_recency = fixture.ok("resume_session", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(
+        ranked(&by_recency),
+        [(theirs.clone(), "recency".to_owned()), (ours.clone(), "recency".to_owned())],
+        "{by_recency}"
+    );
+    // No title, goal or notes holds the word, so only the workflow id can match it.
+    let found = fixture.ok("resume_session", json!({ "workspacePath": fixture.path(), "query": "okapi" })).await;
+    assert_eq!(
+        ranked(&found),
+        [(ours, "matched_workflow_id".to_owned()), (theirs, "recency".to_owned())],
+        "the workflow id wins over recency: {found}"
+    );
+    assert_eq!(found["candidates"][0]["confidence"], "medium", "{found}");
+}
+
+#[tokio::test]
+async fn a_null_in_a_context_delta_deletes_the_key_and_reserved_keys_are_refused() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "context-keys",
+        "id: context-keys\nversion: \"1\"\ntitle: Context keys\ndescription: The second step shows the context.\nvariables:\n  draft: string\nsteps:\n  - {id: write, title: Write, prompt: Write it., next: review}\n  - id: review\n    title: Review\n    prompt: \"draft={{ context.draft | default('gone') }} scratch={{ context.scratch | default('gone') }} keep={{ context.keep }} added={{ context.added }}\"\n",
+    );
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "context-keys", "workspacePath": fixture.path(), "goal": "Review the draft",
+                "context": { "draft": "v1", "scratch": 7, "keep": "stay" } }),
+        )
+        .await;
+    let run = started["runId"].as_str().unwrap().to_owned();
+    let before = fixture.event_count(&run).await;
+    for (field, key, value) in [
+        ("context", "eat_token", json!("x")),
+        ("contextVariables", "metrics_harness", json!({ "on": true })),
+        ("context", "parent_eat_token", Value::Null),
+    ] {
+        let refused = fixture
+            .error(
+                "continue_workflow",
+                json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "written" },
+                    field: { key: value, "draft": null } }),
+            )
+            .await;
+        assert_eq!(refused["code"], "VALIDATION_ERROR", "{refused}");
+        assert!(
+            refused["message"].as_str().unwrap().contains(&format!("context key `{key}` is reserved")),
+            "{refused}"
+        );
+        assert_eq!(refused["details"]["field"], format!("/context/{key}"), "{refused}");
+    }
+    assert_eq!(fixture.event_count(&run).await, before, "a refused delta writes nothing");
+
+    let review = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "written" },
+                "context": { "draft": null, "scratch": null, "added": "new" } }),
+        )
+        .await;
+    assert_eq!(
+        review["pending"]["prompt"], "draft=gone scratch=gone keep=stay added=new",
+        "the deleted keys are gone, the others stay: {review}"
+    );
+    let rehydrated =
+        fixture.ok("continue_workflow", json!({ "continueToken": review["resumeToken"], "intent": "rehydrate" })).await;
+    let recap = rehydrated["recap"]["text"].as_str().unwrap();
+    assert!(recap.contains("context `keep` = stay") && recap.contains("context `added` = new"), "{recap}");
+    assert!(!recap.contains("context `draft`") && !recap.contains("context `scratch`"), "{recap}");
+    let nodes = fixture.server.runtime().run_nodes(run.parse().unwrap()).await.unwrap();
+    let tip = nodes.iter().find(|node| node.id.to_string() == review["nodeId"].as_str().unwrap()).unwrap();
+    let keys: Vec<&str> = tip.state.context.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["added", "keep"], "the run's context at the tip");
 }
 
 #[tokio::test]

@@ -4,9 +4,11 @@
 //! `switchyard.toml`, the user's `$SWITCHYARD_HOME/switchyard.toml`, then defaults
 //! (`$SWITCHYARD_HOME` defaults to the user's data directory plus `switchyard`).
 //!
-//! `[serve]` (`host`, `port`, `token_file` or `token`) is what `switchyard serve` falls back to
-//! when neither its flags nor `SWITCHYARD_SERVE_TOKEN` say otherwise. The token itself is read only
-//! by `serve` ([`ServeTokenSource::read`]), so a missing token file never stops other commands.
+//! `[serve]` (`host`, `port`, `token_file` or `token`, `allowed_hosts`, `allowed_origins`) is what
+//! `switchyard serve` falls back to when neither its flags nor `SWITCHYARD_SERVE_TOKEN` say
+//! otherwise. The token itself is read only by `serve` ([`ServeTokenSource::read`]), so a missing
+//! token file never stops other commands; the allowed lists are checked when the file is read
+//! ([`check_allowed_hosts`], [`check_allowed_origins`]), the same checks `serve` runs on its flags.
 
 use std::fmt;
 use std::fs;
@@ -49,12 +51,18 @@ pub struct ServeConfig {
     pub port: Option<u16>,
     /// Where the bearer token comes from (`token_file` or `token`).
     pub token: Option<ServeTokenSource>,
+    /// `Host` values to accept besides loopback names (`allowed_hosts`); the whole list of the
+    /// first file that sets it, never a merge of several files.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Browser origins to accept besides loopback origins (`allowed_origins`), like `allowed_hosts`.
+    pub allowed_origins: Option<Vec<String>>,
 }
 
 /// Where `[serve]` says the bearer token is.
 #[derive(Clone)]
 pub enum ServeTokenSource {
-    /// `token_file = "…"`: the file's content, surrounding whitespace trimmed.
+    /// `token_file = "…"` (or `serve --token-file`): the file's content, surrounding whitespace
+    /// trimmed.
     File(PathBuf),
     /// `token = "…"`, written in `config_file` itself.
     Inline { token: Secret, config_file: PathBuf },
@@ -135,6 +143,74 @@ impl ServeTokenSource {
     }
 }
 
+/// Checks the entries of an allowed-hosts list: each must be a `Host` header value as clients
+/// send it, a name or `name:port`. `named_by` says where the list was written, for the message
+/// (`/home/me/switchyard.toml [serve] allowed_hosts`, `--allowed-host`).
+pub fn check_allowed_hosts(entries: &[String], named_by: &str) -> Result<(), Error> {
+    for entry in entries {
+        if let Some(problem) = allowed_host_problem(entry) {
+            return Err(Error::environment(format!("{named_by}: {problem}")));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the entries of an allowed-origins list: each must be an origin as browsers send it,
+/// `scheme://host[:port]`, because the guard compares them byte for byte with `Origin`.
+pub fn check_allowed_origins(entries: &[String], named_by: &str) -> Result<(), Error> {
+    for entry in entries {
+        if let Some(problem) = allowed_origin_problem(entry) {
+            return Err(Error::environment(format!("{named_by}: {problem}")));
+        }
+    }
+    Ok(())
+}
+
+fn allowed_host_problem(entry: &str) -> Option<String> {
+    if entry.trim().is_empty() {
+        return Some(
+            "an empty entry matches no request: remove it, or write a host name such as `app.example`".to_owned(),
+        );
+    }
+    if let Some((_, rest)) = entry.split_once("://") {
+        let authority = rest.split('/').next().unwrap_or(rest);
+        return Some(format!(
+            "`{entry}` is a URL, but a Host header holds only the name and port: write `{authority}`"
+        ));
+    }
+    if entry.contains(|character: char| character.is_whitespace() || character == '/') {
+        return Some(format!(
+            "`{entry}` is not a host: write a name or name:port, such as `app.example` or `app.example:7878`"
+        ));
+    }
+    None
+}
+
+fn allowed_origin_problem(entry: &str) -> Option<String> {
+    if entry.trim().is_empty() {
+        return Some(
+            "an empty entry matches no browser: remove it, or write an origin such as `https://app.example`".to_owned(),
+        );
+    }
+    let Some((scheme, authority)) = entry.split_once("://") else {
+        return Some(format!(
+            "`{entry}` has no scheme: write the origin as browsers send it, scheme://host[:port], such as `https://{}`",
+            entry.trim_end_matches('/')
+        ));
+    };
+    let scheme_ok = scheme.starts_with(|character: char| character.is_ascii_alphabetic())
+        && scheme.chars().all(|character| character.is_ascii_alphanumeric() || "+-.".contains(character));
+    if !scheme_ok || authority.is_empty() || entry.contains(char::is_whitespace) {
+        return Some(format!("`{entry}` is not an origin: write scheme://host[:port], such as `https://app.example`"));
+    }
+    if let Some((host, _)) = authority.split_once('/') {
+        return Some(format!(
+            "`{entry}` has a path, but browsers send an origin without one: write `{scheme}://{host}`"
+        ));
+    }
+    None
+}
+
 /// The file's permission bits when users other than its owner may read or write it.
 fn open_to_others(path: &Path) -> Result<Option<u32>, Error> {
     let mode = fs::metadata(path)
@@ -172,6 +248,8 @@ struct ServeSection {
     port: Option<u16>,
     token_file: Option<PathBuf>,
     token: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -215,6 +293,16 @@ impl Config {
             if serve.token.is_none() {
                 serve.token = serve_token(file, read.serve.token_file, read.serve.token)?;
             }
+            // Checked in every file, also one a nearer file shadows: a broken file is reported
+            // before the day it stops being shadowed.
+            if let Some(hosts) = &read.serve.allowed_hosts {
+                check_allowed_hosts(hosts, &format!("{} [serve] allowed_hosts", file.display()))?;
+            }
+            if let Some(origins) = &read.serve.allowed_origins {
+                check_allowed_origins(origins, &format!("{} [serve] allowed_origins", file.display()))?;
+            }
+            serve.allowed_hosts = serve.allowed_hosts.or(read.serve.allowed_hosts);
+            serve.allowed_origins = serve.allowed_origins.or(read.serve.allowed_origins);
         }
         let store_path = overrides.store.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
         // Under the home, not the project: a run folder never lands in a repository by surprise.
@@ -381,6 +469,82 @@ mod tests {
         write_private(&config_file, "[serve]\ntoken = \" \"\n");
         let empty = resolve_in(home.path(), None).unwrap_err().to_string();
         assert!(empty.contains("empty [serve] token"), "{empty}");
+    }
+
+    #[test]
+    fn serve_allowed_lists_come_whole_from_the_nearest_file_that_sets_them() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        fs::write(
+            home.path().join("switchyard.toml"),
+            "[serve]\nallowed_hosts = [\"user.example\", \"user.example:7878\"]\nallowed_origins = [\"https://user.example\"]\n",
+        )
+        .unwrap();
+        let serve = resolve_in(home.path(), Some(project.path())).unwrap().serve;
+        assert_eq!(
+            serve.allowed_hosts.as_deref(),
+            Some(&["user.example".to_owned(), "user.example:7878".to_owned()][..])
+        );
+        assert_eq!(serve.allowed_origins.as_deref(), Some(&["https://user.example".to_owned()][..]));
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nallowed_hosts = [\"project.example\"]\n").unwrap();
+        let serve = resolve_in(home.path(), Some(project.path())).unwrap().serve;
+        assert_eq!(serve.allowed_hosts.as_deref(), Some(&["project.example".to_owned()][..]), "replaced, not merged");
+        assert_eq!(serve.allowed_origins.as_deref(), Some(&["https://user.example".to_owned()][..]), "field by field");
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nallowed_hosts = []\n").unwrap();
+        let serve = resolve_in(home.path(), Some(project.path())).unwrap().serve;
+        assert_eq!(serve.allowed_hosts.as_deref(), Some(&[][..]), "an empty list is a setting too");
+    }
+
+    /// Resolves a home whose `switchyard.toml` holds `serve_section`, and returns the error.
+    fn serve_error(serve_section: &str) -> String {
+        let home = tempfile::tempdir().unwrap();
+        fs::write(home.path().join("switchyard.toml"), format!("[serve]\n{serve_section}\n")).unwrap();
+        let error = resolve_in(home.path(), None).unwrap_err().to_string();
+        let file = home.path().join("switchyard.toml").display().to_string();
+        error.strip_prefix(&file).unwrap_or_else(|| panic!("the message starts with the file: {error}")).to_owned()
+    }
+
+    #[test]
+    fn allowed_entries_that_can_never_match_are_refused_naming_the_file_the_key_and_the_fix() {
+        let check = |serve_section: &str, expected: &str| assert_eq!(serve_error(serve_section), expected);
+        check(
+            r#"allowed_hosts = [""]"#,
+            " [serve] allowed_hosts: an empty entry matches no request: remove it, or write a host name such as `app.example`",
+        );
+        check(
+            r#"allowed_hosts = ["https://app.example:8443/mcp"]"#,
+            " [serve] allowed_hosts: `https://app.example:8443/mcp` is a URL, but a Host header holds only the name and port: write `app.example:8443`",
+        );
+        check(
+            r#"allowed_hosts = ["app example"]"#,
+            " [serve] allowed_hosts: `app example` is not a host: write a name or name:port, such as `app.example` or `app.example:7878`",
+        );
+        check(
+            r#"allowed_origins = [" "]"#,
+            " [serve] allowed_origins: an empty entry matches no browser: remove it, or write an origin such as `https://app.example`",
+        );
+        check(
+            r#"allowed_origins = ["app.example:5173"]"#,
+            " [serve] allowed_origins: `app.example:5173` has no scheme: write the origin as browsers send it, scheme://host[:port], such as `https://app.example:5173`",
+        );
+        check(
+            r#"allowed_origins = ["https://app.example/"]"#,
+            " [serve] allowed_origins: `https://app.example/` has a path, but browsers send an origin without one: write `https://app.example`",
+        );
+        check(
+            r#"allowed_origins = ["://app.example"]"#,
+            " [serve] allowed_origins: `://app.example` is not an origin: write scheme://host[:port], such as `https://app.example`",
+        );
+    }
+
+    #[test]
+    fn allowed_entries_as_clients_send_them_pass() {
+        let hosts = ["app.example", "app.example:7878", "[::1]:7878", "10.0.0.5"].map(str::to_owned);
+        let origins = ["https://app.example", "http://10.0.0.5:5173", "vscode-webview://abc123"].map(str::to_owned);
+        check_allowed_hosts(&hosts, "--allowed-host").unwrap();
+        check_allowed_origins(&origins, "--allowed-origin").unwrap();
+        let flag = check_allowed_origins(&["app.example".to_owned()], "--allowed-origin").unwrap_err().to_string();
+        assert!(flag.contains("--allowed-origin: `app.example` has no scheme"), "{flag}");
     }
 
     #[test]
