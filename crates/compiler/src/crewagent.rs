@@ -11,12 +11,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Limits, NotesPolicy};
+use switchyard_core::workflow::{EdgeKind, Limits};
 
 use crate::Format;
 use crate::bundle::{Bundle, BundleWorkflow, FileReference, ReferenceRole, finish, frontmatter};
 use crate::diagnostic::{Loc, Report, codes};
-use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
+use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
 use crate::fields::Located;
 use crate::method::{LOOP_BOUND, workflow_id};
 use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
@@ -401,22 +401,13 @@ fn read_workflow(
         // Conditional edges are evaluated first, so they go before the others.
         draft_edges.sort_by_key(|edge| (edge.condition.is_none(), edge.default));
         steps.push(DraftStep {
-            id: located(step_id(&id)),
-            title: node["title"].as_str().unwrap_or_default().to_owned(),
-            prompt: located(prompt),
             role,
-            model: None,
-            notes: NotesPolicy::Required,
-            output: None,
-            output_locations: Vec::new(),
-            gate: false,
-            context_reset: false,
-            phase: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            end: None,
-            next_at: None,
             edges: draft_edges,
-            rules: DraftRules::default(),
+            ..DraftStep::new(
+                located(step_id(&id)),
+                node["title"].as_str().unwrap_or_default().to_owned(),
+                located(prompt),
+            )
         });
     }
     let reachable_end = reaches_end(&entry, &ids, &nodes, &edges);

@@ -1,7 +1,7 @@
 //! The located draft: what a front-end read from its source, before the checks turn it into
 //! the IR. Every name and expression keeps its location for the checks' diagnostics.
 
-use switchyard_core::workflow::{EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
+use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
 
 use crate::diagnostic::Loc;
 use crate::fields::Located;
@@ -40,6 +40,31 @@ pub(crate) struct DraftStep {
     pub next_at: Option<Loc>,
     pub edges: Vec<DraftEdge>,
     pub rules: DraftRules,
+}
+
+impl DraftStep {
+    /// A step with what every front-end must say, and the native format's defaults for the rest:
+    /// notes required, no gate, no output contract, no edges (an end step), no rules.
+    pub fn new(id: Located<String>, title: String, prompt: Located<String>) -> Self {
+        Self {
+            id,
+            title,
+            prompt,
+            role: None,
+            model: None,
+            notes: NotesPolicy::Required,
+            output: None,
+            output_locations: Vec::new(),
+            gate: false,
+            context_reset: false,
+            phase: None,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            end: None,
+            next_at: None,
+            edges: Vec::new(),
+            rules: DraftRules::default(),
+        }
+    }
 }
 
 /// The step's `StepRules` (edge assignments live on the edges), located for the checks.

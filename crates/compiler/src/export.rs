@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, ValueType, Workflow};
 
 use crate::schema::{
-    NativeCheck, NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes,
-    NativeStep, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
+    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
+    NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
 };
 
 /// Why a workflow could not be written in the native format.
@@ -16,24 +16,13 @@ use crate::schema::{
 pub enum ExportError {
     #[error("the workflow cannot be written as YAML: {0}")]
     Yaml(String),
-    #[error("an output check of step `{step}` cannot be written: {message}")]
-    Check { step: String, message: String },
 }
 
 /// The workflow as a native document.
-pub fn to_native(workflow: &Workflow) -> Result<NativeWorkflow, ExportError> {
+pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
     let mut steps = Vec::with_capacity(workflow.steps.len());
     for step in &workflow.steps {
         let rules = workflow.rules(&step.id);
-        let checks = rules
-            .checks
-            .iter()
-            .map(|check| {
-                serde_json::to_value(check)
-                    .and_then(serde_json::from_value::<NativeCheck>)
-                    .map_err(|error| ExportError::Check { step: step.id.to_string(), message: error.to_string() })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
         let edges = step
             .edges
             .iter()
@@ -79,7 +68,7 @@ pub fn to_native(workflow: &Workflow) -> Result<NativeWorkflow, ExportError> {
             next: (!edges.is_empty()).then_some(NativeNext::Edges(edges)),
             when: rules.run_when.clone(),
             gate_when: rules.gate_when.clone(),
-            checks: (!checks.is_empty()).then_some(checks),
+            checks: (!rules.checks.is_empty()).then(|| rules.checks.clone()),
         });
     }
     let variables: BTreeMap<String, VariableDeclaration> = workflow
@@ -96,7 +85,7 @@ pub fn to_native(workflow: &Workflow) -> Result<NativeWorkflow, ExportError> {
         })
         .collect();
     let first = workflow.steps.first().map(|step| &step.id);
-    Ok(NativeWorkflow {
+    NativeWorkflow {
         schema: None,
         id: workflow.id.clone(),
         version: Some(workflow.version.clone()),
@@ -111,12 +100,12 @@ pub fn to_native(workflow: &Workflow) -> Result<NativeWorkflow, ExportError> {
         }),
         start: (first != Some(&workflow.entry)).then(|| workflow.entry.to_string()),
         steps,
-    })
+    }
 }
 
 /// The workflow as native YAML text.
 pub fn to_native_yaml(workflow: &Workflow) -> Result<String, ExportError> {
-    let document = to_native(workflow)?;
+    let document = to_native(workflow);
     serde_saphyr::to_string(&document).map_err(|error| ExportError::Yaml(error.to_string()))
 }
 

@@ -33,8 +33,8 @@ pub use crate::diagnostic::{Diagnostic, Severity, codes};
 pub use crate::export::{ExportError, to_native, to_native_yaml};
 pub use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 pub use crate::schema::{
-    NativeCheck, NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes,
-    NativeStep, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration, native_schema,
+    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
+    NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration, native_schema,
 };
 pub use crate::workrail::Routines;
 

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use regex::Regex;
 use serde_json::Value as Json;
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, ValueType};
+use switchyard_core::workflow::{EdgeKind, Layer, Limits, ValueType};
 
 use crate::bundle::{Bundle, FileReference, ReferenceRole, frontmatter, resolve_module_path, resolve_path};
 use crate::diagnostic::{Loc, Report, codes};
@@ -55,20 +55,7 @@ fn draft(id: String, title: String, description: String, steps: Vec<Building>) -
         .into_iter()
         .enumerate()
         .map(|(index, step)| DraftStep {
-            id: located(step.id),
-            title: step.title,
-            prompt: located(step.prompt),
-            role: None,
-            model: None,
-            notes: NotesPolicy::Required,
-            output: None,
-            output_locations: Vec::new(),
             gate: step.gate,
-            context_reset: false,
-            phase: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            end: None,
-            next_at: None,
             edges: step
                 .edges
                 .into_iter()
@@ -92,6 +79,7 @@ fn draft(id: String, title: String, description: String, steps: Vec<Building>) -
                 gate_when: step.gate_when.map(located),
                 ..DraftRules::default()
             },
+            ..DraftStep::new(located(step.id), step.title, located(step.prompt))
         })
         .collect();
     DraftWorkflow {

@@ -1,11 +1,14 @@
 //! The native format as serde types, for its published JSON Schema (`switchyard schema`).
 //! The compiler reads sources through the located tree (see `native`), not through these types;
 //! a test keeps the two in step and validates every built-in and documented example.
+//! Output checks are the IR's own `OutputCheck` (the reader deserializes them as such), whose
+//! schema core derives behind its `schemars` feature.
 
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use switchyard_core::workflow::OutputCheck;
 
 /// A switchyard workflow in the native format (YAML or JSON).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -161,76 +164,7 @@ pub struct NativeStep {
     pub gate_when: Option<String>,
     /// Checks on the notes (the step's written output) or, with `kind: condition`, on the artifacts and context; a failing check blocks the advance with `OUTPUT_CHECK`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checks: Option<Vec<NativeCheck>>,
-}
-
-/// A check on an advance: on its written output (the notes), or with `condition` on anything a condition reads. Each may carry `when` (CEL): it applies only when that holds.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
-pub enum NativeCheck {
-    /// The output contains `value`.
-    Contains {
-        value: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// The output matches `pattern` (Rust regex syntax); `flags` may hold `i`, `m`, `s`.
-    Regex {
-        pattern: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        flags: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// The output's length in characters is within `min` and `max`.
-    Length {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        min: Option<u64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        max: Option<u64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// The output is JSON satisfying `schema`.
-    Schema {
-        schema: serde_json::Value,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// The CEL `condition` holds over the advance (context after the delta, `artifacts`, `goal`, counters); it checks artifacts and context rather than the notes.
-    Condition {
-        condition: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// Every check holds.
-    All {
-        checks: Vec<NativeCheck>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// At least one check holds.
-    Any {
-        checks: Vec<NativeCheck>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
-    /// The check does not hold.
-    Not {
-        check: Box<NativeCheck>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        when: Option<String>,
-    },
+    pub checks: Option<Vec<OutputCheck>>,
 }
 
 /// Notes policy of a step.

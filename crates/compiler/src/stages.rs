@@ -1,7 +1,7 @@
 //! The stages front-end (seed 004): a linear list of stages with optional human gates and a
 //! loop-or-close decision after the last stage, compiled to the same draft as native files.
 
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Limits, NotesPolicy};
+use switchyard_core::workflow::{EdgeKind, Limits};
 
 use crate::diagnostic::{Report, codes, did_you_mean};
 use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
@@ -66,22 +66,12 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
         };
         let prompt = stage_prompt(&id.value, stage, first.as_ref().map(|first| first.value.as_str()), loops);
         steps.push(DraftStep {
-            id: stage.name.clone(),
-            title: stage.name.value.clone(),
-            prompt: Located::new(prompt, stage.at),
             role: Some(stage.role.clone()),
             model: Some(stage.model.clone()),
-            notes: NotesPolicy::Required,
-            output: None,
-            output_locations: Vec::new(),
             gate: stage.human_gate,
             context_reset: stage.context_reset,
-            phase: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            end: None,
-            next_at: None,
             edges,
-            rules: crate::draft::DraftRules::default(),
+            ..DraftStep::new(stage.name.clone(), stage.name.value.clone(), Located::new(prompt, stage.at))
         });
     }
     Some(DraftWorkflow {

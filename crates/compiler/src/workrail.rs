@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Value as Json, json};
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Limits, NotesPolicy, OutputCheck};
+use switchyard_core::workflow::{EdgeKind, Limits, NotesPolicy, OutputCheck};
 
 use crate::diagnostic::{Loc, Report, codes};
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
@@ -507,9 +507,6 @@ impl Reader<'_> {
             ));
         }
         self.steps.push(DraftStep {
-            id: Located::new(id.clone(), at),
-            title: item["title"].as_str().unwrap_or_default().to_owned(),
-            prompt: Located::new(prompt, at),
             role: item["agentRole"].as_str().map(str::to_owned),
             model: item["modelTier"].as_str().map(str::to_owned),
             notes: if item["notesOptional"].as_bool() == Some(true) {
@@ -518,15 +515,14 @@ impl Reader<'_> {
                 NotesPolicy::Required
             },
             output: output.map(|output| Located::new(output, at)),
-            output_locations: Vec::new(),
             gate,
-            context_reset: false,
-            phase: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            end: None,
-            next_at: None,
             edges: edge.into_iter().collect(),
             rules,
+            ..DraftStep::new(
+                Located::new(id.clone(), at),
+                item["title"].as_str().unwrap_or_default().to_owned(),
+                Located::new(prompt, at),
+            )
         });
         let targets: Vec<DraftTarget> = virtual_steps
             .iter()
@@ -905,22 +901,14 @@ impl Reader<'_> {
             edge
         }));
         let router = |router_id: String, edges: Vec<DraftEdge>, what: &str| DraftStep {
-            id: located(router_id),
-            title: title.clone(),
-            prompt: located(format!("(switchyard routes the loop `{id}` here: {what}; this step is never handed out)")),
-            role: None,
-            model: None,
             notes: NotesPolicy::Optional,
-            output: None,
-            output_locations: Vec::new(),
-            gate: false,
-            context_reset: false,
-            phase: None,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            end: None,
-            next_at: None,
             edges,
             rules: DraftRules { run_when: Some(located("false".to_owned())), ..DraftRules::default() },
+            ..DraftStep::new(
+                located(router_id),
+                title.clone(),
+                located(format!("(switchyard routes the loop `{id}` here: {what}; this step is never handed out)")),
+            )
         };
         self.steps = outer;
         self.steps.push(router(id.clone(), head_edges, "enter or skip"));

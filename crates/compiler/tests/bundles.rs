@@ -3,53 +3,14 @@
 //! get diagnostics in CrewAgent's own terms.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use switchyard_compiler::{Bundle, Format, ReferenceRole, compile_bundle, compile_bundle_as, detect_bundle};
 use switchyard_core::workflow::{EdgeTarget, Workflow};
-
-fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
+use switchyard_test_support::{method_bundles, testdata, text_files};
 
 fn read_bundle(folder: &Path) -> Bundle {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if let Ok(text) = std::fs::read_to_string(&path) {
-                let relative = path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/");
-                files.insert(relative, text);
-            }
-        }
-    }
-    Bundle { name: folder.display().to_string(), files }
-}
-
-/// Every folder under `root` holding `workflow.yaml` or `workflow.md`, except the step-file
-/// authoring templates (a template, not a workflow).
-fn method_bundles() -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![testdata().join("bmad")];
-    while let Some(folder) = pending.pop() {
-        let mut is_bundle = false;
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.ends_with("workflow.yaml") || path.ends_with("workflow.md") {
-                is_bundle = true;
-            }
-        }
-        if is_bundle && !folder.ends_with("docs/workflows/templates") {
-            found.push(folder);
-        }
-    }
-    found.sort();
-    found
+    Bundle { name: folder.display().to_string(), files: text_files(folder) }
 }
 
 fn shape(workflow: &Workflow) -> String {

@@ -2,28 +2,12 @@
 //! the node and returns along the node's edges; a missing target and a package calling itself
 //! compile with a warning and leave the node to the agent.
 
-use std::collections::BTreeMap;
-use std::path::Path;
-
 use switchyard_compiler::{Bundle, BundleWorkflow, compile_bundle};
 use switchyard_core::workflow::EdgeTarget;
+use switchyard_test_support::{testdata, text_files};
 
 fn release_train() -> Bundle {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/crewagent/release-train");
-    let mut files = BTreeMap::new();
-    let mut pending = vec![root.clone()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
-                files.insert(relative, std::fs::read_to_string(&path).unwrap());
-            }
-        }
-    }
-    Bundle { name: "release-train".to_owned(), files }
+    Bundle { name: "release-train".to_owned(), files: text_files(&testdata().join("crewagent/release-train")) }
 }
 
 /// `plan` with a `subworkflow` node `call-03` between its decision's `ready` branch and its end;

@@ -8,37 +8,20 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use switchyard_compiler::{Bundle, Compiled, ReferenceRole, compile_bundle};
 use switchyard_core::workflow::{EdgeTarget, Workflow};
+use switchyard_test_support::text_files;
 
 fn alpha7() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad/6.0.0-alpha.7")
 }
 
-/// The files under `folder`, keyed `<prefix><relative path>`.
-fn files_under(folder: &Path, prefix: &str) -> BTreeMap<String, String> {
-    let mut files = BTreeMap::new();
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if let Ok(text) = std::fs::read_to_string(&path) {
-                let relative = path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/");
-                files.insert(format!("{prefix}{relative}"), text);
-            }
-        }
-    }
-    files
-}
-
 /// A bundle: the workflow folder at the root, plus other files of the corpus at their
 /// installed paths (`(corpus path, bundle path)`).
 fn bundle(workflow: &str, extra: &[(&str, &str)]) -> Bundle {
-    let mut files = files_under(&alpha7().join(workflow), "");
+    let mut files = text_files(&alpha7().join(workflow));
     for (from, to) in extra {
         let source = alpha7().join(from);
         if source.is_dir() {
-            files.extend(files_under(&source, to));
+            files.extend(text_files(&source).into_iter().map(|(path, text)| (format!("{to}{path}"), text)));
         } else {
             files.insert((*to).to_owned(), std::fs::read_to_string(source).unwrap());
         }

@@ -77,13 +77,16 @@ impl StepRules {
     }
 }
 
-/// A check on what an advance hands in: the written output (the advance's notes) for most kinds,
-/// anything a CEL condition can read for `condition`. Composable with `all`, `any` and `not`.
-/// A check with `when` applies only when that CEL condition holds.
+// The doc comments below are also the descriptions of the native format's published JSON Schema
+// (`switchyard schema`, derived with the `schemars` feature), so they speak to workflow authors.
+// There the type keeps the name `NativeCheck` and refuses unknown fields, like the rest of the
+// native format; serde itself stays lenient, as the compiler and stored workflows read it.
+/// A check on an advance: on its written output (the notes), or with `condition` on anything a condition reads. Each may carry `when` (CEL): it applies only when that holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema), schemars(rename = "NativeCheck", deny_unknown_fields))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum OutputCheck {
-    /// The output contains `value` (case-sensitive).
+    /// The output contains `value`.
     Contains {
         value: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,7 +94,7 @@ pub enum OutputCheck {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         when: Option<String>,
     },
-    /// The output matches the regular expression (Rust `regex` syntax; `flags` may hold `i`, `m`, `s`).
+    /// The output matches `pattern` (Rust regex syntax); `flags` may hold `i`, `m`, `s`.
     Regex {
         pattern: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,7 +104,7 @@ pub enum OutputCheck {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         when: Option<String>,
     },
-    /// The output's length in characters lies within the bounds.
+    /// The output's length in characters is within `min` and `max`.
     Length {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         min: Option<u64>,
@@ -112,7 +115,7 @@ pub enum OutputCheck {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         when: Option<String>,
     },
-    /// The output parses as JSON and satisfies the JSON Schema.
+    /// The output is JSON satisfying `schema`.
     Schema {
         schema: serde_json::Value,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,9 +123,7 @@ pub enum OutputCheck {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         when: Option<String>,
     },
-    /// The CEL `condition` holds over the advance's scope (the context after the delta, the
-    /// advance's `artifacts`, `goal`, the counters). Not about the notes: it is how a step checks
-    /// its artifacts beyond their schema, such as refusing an assessment at a given level.
+    /// The CEL `condition` holds over the advance (context after the delta, `artifacts`, `goal`, counters); it checks artifacts and context rather than the notes.
     Condition {
         condition: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig, codes};
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
+use switchyard_test_support::{copy_folder, zip_folder, zip_folder_under};
 
 /// The frontmatter of the state document at `path`, once the runtime has written what it queued.
 async fn frontmatter(world: &common::World, path: &std::path::Path) -> Value {
@@ -206,27 +207,6 @@ fn testdata() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
-/// Zips `folder` into `into`, every entry under `root/` when given (read as the bundle's root).
-fn zip_folder(folder: &std::path::Path, into: &std::path::Path, root: Option<&str>) {
-    use std::io::Write;
-    let mut writer = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            let name = path.strip_prefix(folder).unwrap().to_string_lossy().into_owned();
-            let name = root.map_or(name.clone(), |root| format!("{root}/{name}"));
-            writer.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
-            writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
-        }
-    }
-    writer.finish().unwrap();
-}
-
 async fn start_file(world: &common::World, file: &std::path::Path) -> switchyard_runtime::StepResponse {
     world
         .runtime
@@ -252,9 +232,10 @@ async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle
         serde_json::from_str(&host.call("preload_workflow", json!({}), Some(from_folder.run)).await.unwrap()).unwrap();
 
     // The archive lies beside files named like its entries; they must not be what is read.
+    // Every entry sits under `hello-branch/`, read as the bundle's root.
     let beside = tempfile::tempdir().unwrap();
     let archive = beside.path().join("hello-branch.zip");
-    zip_folder(&folder, &archive, Some("hello-branch"));
+    zip_folder_under(&folder, &archive, "hello-branch/");
     std::fs::create_dir(beside.path().join("steps")).unwrap();
     std::fs::write(beside.path().join("steps/step-01.md"), "not the bundle's file\n").unwrap();
     let from_zip = start_file(&world, &archive).await;
@@ -316,19 +297,6 @@ async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle
     assert!(error.message.contains("preload limit"), "{error}");
 }
 
-fn copy_folder(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
 #[tokio::test]
 async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_that_runs() {
     let world = common::World::new().await;
@@ -336,7 +304,7 @@ async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_t
     copy_folder(&package, &world.home.path().join("workflows/release-train"));
     let beside = tempfile::tempdir().unwrap();
     let archive = beside.path().join("release-train.zip");
-    zip_folder(&package, &archive, None);
+    zip_folder(&package, &archive);
     let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
     let ship = world.start("release-train.ship").await;
     let plan = world.start("release-train.plan").await;

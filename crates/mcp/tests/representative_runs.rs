@@ -17,6 +17,7 @@ use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_test_support::copy_folder as copy_tree;
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
@@ -36,19 +37,6 @@ fn runtime_sequences() -> Map<String, Value> {
         }
     }
     sequences
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 /// One workflow of the subset: the name it is installed under, where it comes from, and the

@@ -5,38 +5,14 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::runtime;
 use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Catalog, Runtime, StartRequest, StepResponse};
+use switchyard_test_support::{method_bundles, testdata, zip_folder, zip_folder_under};
 use zip::write::SimpleFileOptions;
-
-fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
-
-fn method_bundles() -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![testdata().join("bmad")];
-    while let Some(folder) = pending.pop() {
-        let mut is_bundle = false;
-        for entry in std::fs::read_dir(&folder).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.ends_with("workflow.yaml") || path.ends_with("workflow.md") {
-                is_bundle = true;
-            }
-        }
-        if is_bundle && !folder.ends_with("docs/workflows/templates") {
-            found.push(folder);
-        }
-    }
-    found.sort();
-    found
-}
 
 /// Drives a run: notes on every step, the first offered label where a choice is needed,
 /// approvals at gates.
@@ -75,29 +51,6 @@ async fn drive(runtime: &Runtime, file: &Path, workflow: Option<&str>, context: 
         }
     }
     panic!("{}: no completion in 200 commands: {}", file.display(), trace.join(" "));
-}
-
-fn zip_folder(folder: &Path, into: &Path) {
-    zip_folder_under(folder, into, "");
-}
-
-/// Zips a folder with every entry's path starting with `root` (`pkg/` puts it all in one folder).
-fn zip_folder_under(folder: &Path, into: &Path, root: &str) {
-    let mut writer = zip::ZipWriter::new(std::fs::File::create(into).unwrap());
-    let mut pending = vec![folder.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let name = format!("{root}{}", path.strip_prefix(folder).unwrap().to_string_lossy().replace('\\', "/"));
-                writer.start_file(name, SimpleFileOptions::default()).unwrap();
-                writer.write_all(&std::fs::read(&path).unwrap()).unwrap();
-            }
-        }
-    }
-    writer.finish().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]

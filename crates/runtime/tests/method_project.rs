@@ -6,25 +6,10 @@ use std::path::{Path, PathBuf};
 
 use switchyard_compiler::{Compiled, ReferenceRole};
 use switchyard_runtime::Catalog;
+use switchyard_test_support::copy_folder;
 
 fn alpha7() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad/6.0.0-alpha.7")
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    let mut pending = vec![from.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in std::fs::read_dir(&current).unwrap() {
-            let path = entry.unwrap().path();
-            let target = to.join(path.strip_prefix(from).unwrap());
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-                std::fs::copy(&path, &target).unwrap();
-            }
-        }
-    }
 }
 
 const CONFIG: &str = "user_name: Ada\ncommunication_language: English\ndocument_output_language: English\n\

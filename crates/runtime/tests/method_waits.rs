@@ -10,22 +10,10 @@ use std::path::{Path, PathBuf};
 use common::runtime;
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
+use switchyard_test_support::copy_folder;
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad")
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).unwrap();
-        }
-    }
 }
 
 async fn start(runtime: &Runtime, folder: &Path, context: serde_json::Value) -> StepResponse {

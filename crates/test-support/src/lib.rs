@@ -1,0 +1,103 @@
+//! What the integration tests of several crates share: copying and zipping fixture folders and
+//! reading bundles from `testdata/`. A dev-dependency only; every helper panics on an IO failure,
+//! naming the path, as a test would.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use zip::ZipWriter;
+use zip::write::SimpleFileOptions;
+
+/// The repository's `testdata/` folder.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// Copies the folder `from` to `to`, creating `to` and every folder below it.
+pub fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
+    for path in entries(from) {
+        let target = to.join(path.file_name().expect("a folder entry has a name"));
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap_or_else(|error| panic!("cannot copy {}: {error}", path.display()));
+        }
+    }
+}
+
+/// The text files under `folder` keyed by their `/`-separated path relative to it, as a bundle
+/// holds them; files that are not UTF-8 are left out.
+pub fn text_files(folder: &Path) -> BTreeMap<String, String> {
+    files_under(folder)
+        .into_iter()
+        .filter_map(|path| Some((relative(folder, &path), fs::read_to_string(&path).ok()?)))
+        .collect()
+}
+
+/// Zips `folder` into the archive `into`, each entry at its path relative to the folder.
+pub fn zip_folder(folder: &Path, into: &Path) {
+    zip_folder_under(folder, into, "");
+}
+
+/// Zips `folder` into the archive `into` with every entry's path starting with `root`
+/// (`pkg/` puts it all in one folder).
+pub fn zip_folder_under(folder: &Path, into: &Path, root: &str) {
+    let archive = fs::File::create(into).unwrap_or_else(|error| panic!("cannot create {}: {error}", into.display()));
+    let mut writer = ZipWriter::new(archive);
+    for path in files_under(folder) {
+        let bytes = fs::read(&path).unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
+        writer.start_file(format!("{root}{}", relative(folder, &path)), SimpleFileOptions::default()).unwrap();
+        writer.write_all(&bytes).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+/// Every BMad Method sample under `testdata/bmad`: the folders holding `workflow.yaml` or
+/// `workflow.md`, except the step-file authoring templates (a template, not a workflow), sorted.
+pub fn method_bundles() -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![testdata().join("bmad")];
+    while let Some(folder) = pending.pop() {
+        let mut is_bundle = false;
+        for path in entries(&folder) {
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.ends_with("workflow.yaml") || path.ends_with("workflow.md") {
+                is_bundle = true;
+            }
+        }
+        if is_bundle && !folder.ends_with("docs/workflows/templates") {
+            found.push(folder);
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The files under `folder`, at any depth.
+fn files_under(folder: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for path in entries(&current) {
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
+fn entries(folder: &Path) -> Vec<PathBuf> {
+    let read = fs::read_dir(folder).unwrap_or_else(|error| panic!("cannot list {}: {error}", folder.display()));
+    read.map(|entry| entry.unwrap_or_else(|error| panic!("cannot list {}: {error}", folder.display())).path()).collect()
+}
+
+fn relative(folder: &Path, path: &Path) -> String {
+    path.strip_prefix(folder).expect("a file under the folder").to_string_lossy().replace('\\', "/")
+}
