@@ -16,12 +16,16 @@
 // Request builders take their JSON by value so call sites can write `json!` inline.
 #![allow(clippy::needless_pass_by_value)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::{Request, header};
+use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
 const BENCH_WORKFLOW: &str = "id: bench-loop
@@ -291,32 +295,71 @@ fn long_run(home: &Home, behind: usize, window: usize) -> (Stats, Stats) {
     (early, late)
 }
 
-/// One HTTP/1.1 POST to /mcp; returns the JSON-RPC answer (from JSON or SSE) and the session id.
-fn http_post(address: &str, session: Option<&str>, body: &Value) -> (Option<Value>, Option<String>) {
-    let mut stream = TcpStream::connect(address).unwrap();
-    let body = body.to_string();
-    let mut head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    if let Some(session) = session {
-        head.push_str(&format!("Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"));
-    }
-    stream.write_all(format!("{head}\r\n{body}").as_bytes()).unwrap();
-    let mut text = String::new();
-    let _ = stream.read_to_string(&mut text);
-    let (headers, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let session = headers
-        .lines()
-        .find_map(|line| line.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id")))
-        .map(|(_, value)| value.trim().to_owned());
-    let answer = rest.lines().find_map(|line| {
-        let line = line.strip_prefix("data:").unwrap_or(line).trim();
-        serde_json::from_str::<Value>(line).ok().filter(|value| value.get("id").is_some())
-    });
-    (answer, session)
+/// An MCP client over streamable HTTP as real clients hold one: a keep-alive HTTP/1.1
+/// connection and an MCP session, answers read from JSON or from the SSE stream.
+struct HttpClient {
+    sender: SendRequest<Full<Bytes>>,
+    address: String,
+    session: Option<String>,
+    next_id: u64,
 }
 
+impl HttpClient {
+    async fn connect(address: &str) -> Self {
+        let stream = tokio::net::TcpStream::connect(address).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+        tokio::spawn(connection);
+        let mut client = Self { sender, address: address.to_owned(), session: None, next_id: 0 };
+        client
+            .request(
+                "initialize",
+                json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "mcp-load", "version": "1" } }),
+            )
+            .await;
+        assert!(client.session.is_some(), "initialize answered without a session id");
+        client.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+        client
+    }
+
+    /// POSTs one JSON-RPC message; returns the JSON-RPC answer, if the body holds one.
+    async fn post(&mut self, message: &Value) -> Option<Value> {
+        let mut request = Request::post("/mcp")
+            .header(header::HOST, &self.address)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", "2025-06-18");
+        }
+        let request = request.body(Full::new(Bytes::from(message.to_string()))).unwrap();
+        let response = self.sender.send_request(request).await.unwrap();
+        assert!(response.status().is_success(), "HTTP {}", response.status());
+        if let Some(session) = response.headers().get("mcp-session-id") {
+            self.session = Some(session.to_str().unwrap().to_owned());
+        }
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8_lossy(&body).lines().find_map(|line| {
+            let line = line.strip_prefix("data:").unwrap_or(line).trim();
+            serde_json::from_str::<Value>(line).ok().filter(|value| value.get("id").is_some())
+        })
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let message = json!({ "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params });
+        self.post(&message).await.unwrap_or_else(|| panic!("no answer to {method}"))
+    }
+
+    async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let answer = self.request("tools/call", json!({ "name": tool, "arguments": arguments })).await;
+        assert!(answer["result"]["isError"] != json!(true) && answer.get("error").is_none(), "{tool} failed: {answer}");
+        answer["result"]["structuredContent"].clone()
+    }
+}
+
+/// `clients` HTTP clients, each on its own connection and session, each advancing its own run
+/// `advances` times at once; returns advances per second. The clients run as tasks of one
+/// driver thread, so the driver takes as little of the machine's CPU as it can.
 fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
     let mut child =
         home.command(&["serve", "--port", "0"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
@@ -331,35 +374,41 @@ fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
         .trim_end_matches("/mcp")
         .to_owned();
     let path = home.path();
-    let barrier = std::sync::Arc::new(std::sync::Barrier::new(clients + 1));
-    let workers: Vec<_> = (0..clients)
-        .map(|client| {
-            let (address, path, barrier) = (address.clone(), path.clone(), std::sync::Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                let init = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "load", "version": "1" } } });
-                let (_, session) = http_post(&address, None, &init);
-                let session = session.expect("a session id");
-                http_post(&address, Some(&session), &json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
-                let call = |id: u64, tool: &str, arguments: Value| {
-                    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
-                    let (answer, _) = http_post(&address, Some(&session), &body);
-                    answer.expect("an answer")["result"]["structuredContent"].clone()
-                };
-                let mut answer = call(2, "start_workflow", json!({ "workflowId": "bench-loop", "workspacePath": path, "goal": format!("client {client}") }));
-                barrier.wait();
-                for id in 0..advances as u64 {
-                    answer = call(3 + id, "continue_workflow", json!({ "continueToken": answer["continueToken"], "output": { "notesMarkdown": "step" } }));
-                    assert!(answer["continueToken"].is_string(), "{answer}");
-                }
+    let driver = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rate = driver.block_on(async {
+        let mut ready = Vec::with_capacity(clients);
+        for client in 0..clients {
+            let mut http = HttpClient::connect(&address).await;
+            let started = http
+                .call(
+                    "start_workflow",
+                    json!({ "workflowId": "bench-loop", "workspacePath": path, "goal": format!("client {client}") }),
+                )
+                .await;
+            ready.push((http, started));
+        }
+        let began = Instant::now();
+        let tasks: Vec<_> = ready
+            .into_iter()
+            .map(|(mut http, mut answer)| {
+                tokio::spawn(async move {
+                    for _ in 0..advances {
+                        answer = http
+                            .call(
+                                "continue_workflow",
+                                json!({ "continueToken": answer["continueToken"], "output": { "notesMarkdown": "step" } }),
+                            )
+                            .await;
+                        assert!(answer["continueToken"].is_string(), "{answer}");
+                    }
+                })
             })
-        })
-        .collect();
-    barrier.wait();
-    let started = Instant::now();
-    for worker in workers {
-        worker.join().unwrap();
-    }
-    let rate = (clients * advances) as f64 / started.elapsed().as_secs_f64();
+            .collect();
+        for task in tasks {
+            task.await.unwrap();
+        }
+        (clients * advances) as f64 / began.elapsed().as_secs_f64()
+    });
     let _ = child.kill();
     let _ = child.wait();
     rate

@@ -10,6 +10,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -182,6 +183,14 @@ pub async fn serve(
         eprintln!("switchyard: serving MCP at http://{address}/mcp ({auth})");
     }
     let app = router(server, &options, shutdown.child_token());
+    // An answer leaves as several small writes (headers, the SSE event, the end of the stream):
+    // with Nagle's algorithm on, the last waits for the client's delayed ACK, about 40 ms per call
+    // on a kept-alive connection.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set on a connection");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await

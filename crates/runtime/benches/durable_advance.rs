@@ -62,8 +62,9 @@ fn durable_advance(c: &mut Criterion) {
         let after = fixture.store.write_stats();
         let requests = after.requests - before.requests;
         let commits = after.commits - before.commits;
+        let checkpoints = after.background_checkpoints - before.background_checkpoints;
         common::report(&format!(
-            "writers={writers}: {} advances timed (warm-up included); writer requests {requests}, transactions {commits}, {:.1} requests per transaction",
+            "writers={writers}: {} advances timed (warm-up included); writer requests {requests}, transactions {commits}, {:.1} requests per transaction; background checkpoints {checkpoints}",
             latencies.len(),
             requests as f64 / commits.max(1) as f64
         ));
