@@ -3,9 +3,9 @@
 //!
 //! The state document is rebuilt from the event that just committed plus its own previous
 //! frontmatter, which holds the bounded lists (`stepsCompleted`, `decisionLog`) of the node it
-//! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. It is written
-//! by the state writer's thread (`state_writer.rs`), off the request path, with a temporary file
-//! and a rename but without fsync: it is a projection, and a stale or missing one (a crash between
+//! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. After a
+//! commit it is rendered and written by the state writer's thread (`state_writer.rs`), off the
+//! request path, with a temporary file and a rename but without fsync: it is a projection, and a stale or missing one (a crash between
 //! commit and write) is detected by its `eventSeq` and rebuilt on the next read. Reads through
 //! [`Runtime::state_document`] first wait for the writes queued before them.
 
@@ -21,7 +21,7 @@ use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
 use switchyard_store::NodeRecord;
 
-use crate::state_writer::StateWriter;
+use crate::state_writer::{Document, StateWriter};
 use crate::{Error, RunContext, Runtime};
 
 /// The manifest's file name inside a run folder.
@@ -307,8 +307,15 @@ impl Runtime {
                     Some(frontmatter) => projection_of(frontmatter),
                     None => self.rebuild_projection(&context, &node, session.last_seq).await?,
                 };
-                let text =
-                    self.write_state(&folder, &context, &node, context.run.control, &projection, pending.as_ref())?;
+                let render = self.state_render(
+                    &folder,
+                    &context,
+                    node.clone(),
+                    context.run.control,
+                    projection,
+                    pending.clone(),
+                );
+                let text = self.write_state(render)?;
                 // Whoever asked reads the file next, by any means: it is on disk when this returns.
                 self.flush_state_documents().await;
                 let frontmatter = parse_frontmatter(&text).ok_or_else(|| {
@@ -367,7 +374,9 @@ impl Runtime {
             // Written here, not queued: the document exists when the start is answered, and
             // writing a new file costs no writeback (only a rename over an old one does).
             let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
-            let text = self.render_state(&folder, context, node, Control::Running, &projection, pending)?;
+            let text = self
+                .state_render(&folder, context, node.clone(), Control::Running, projection, pending.cloned())
+                .render()?;
             write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false)
                 .map_err(|error| io("cannot write the state document in", error))?;
             Ok(())
@@ -427,7 +436,7 @@ impl Runtime {
                     (acted_on.clone(), projection)
                 }
             };
-            self.write_state(&folder, context, &tip, control, &projection, pending)?;
+            self.queue_state(self.state_render(&folder, context, tip, control, projection, pending.cloned()));
             Ok::<(), Error>(())
         };
         if let Err(error) = result.await {
@@ -470,46 +479,92 @@ impl Runtime {
         Ok(projection)
     }
 
-    /// Renders the state document and queues it for the state writer; returns its text.
-    fn write_state(
+    /// What the state document of `tip` with `projection`'s lists is rendered from.
+    fn state_render(
         &self,
         folder: &Path,
         context: &RunContext,
-        tip: &NodeRecord,
+        tip: NodeRecord,
         control: Control,
-        projection: &Projection,
-        pending: Option<&PendingStep>,
-    ) -> Result<String, Error> {
-        let text = self.render_state(folder, context, tip, control, projection, pending)?;
+        projection: Projection,
+        pending: Option<PendingStep>,
+    ) -> StateRender {
+        StateRender {
+            folder: folder.to_owned(),
+            workflow: Arc::clone(&context.workflow),
+            goal: context.goal.clone(),
+            run: context.run.id,
+            tip,
+            control,
+            projection,
+            pending,
+            updated_at: rfc3339(self.clock.now_ms()),
+        }
+    }
+
+    /// Renders the state document now, queues it for the state writer, and returns its text.
+    fn write_state(&self, render: StateRender) -> Result<String, Error> {
+        let text = render.render()?;
         match &self.state_writer {
-            Some(writer) => writer.write(folder, text.clone(), projection.clone()),
-            None => write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(|error| {
-                Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
+            Some(writer) => writer.write(&render.folder, Document::Text(text.clone()), render.projection),
+            None => write_atomically(&render.folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(|error| {
+                Error::environment(format!("cannot write the state document in {}: {error}", render.folder.display()))
             })?,
         }
         Ok(text)
     }
 
-    /// The state document of `tip` with `projection`'s lists.
-    fn render_state(
-        &self,
-        folder: &Path,
-        context: &RunContext,
-        tip: &NodeRecord,
-        control: Control,
-        projection: &Projection,
-        pending: Option<&PendingStep>,
-    ) -> Result<String, Error> {
-        let workflow = &context.workflow.workflow;
-        let status = match control {
+    /// Queues the state document to be rendered and written on the state writer's thread: nobody
+    /// waits for its text, so the request that committed the event does not pay for it.
+    fn queue_state(&self, render: StateRender) {
+        match &self.state_writer {
+            Some(writer) => {
+                let (folder, projection) = (render.folder.clone(), render.projection.clone());
+                writer.write(&folder, Document::Render(Box::new(render)), projection);
+            }
+            None => {
+                if let Err(error) = self.write_state(render) {
+                    tracing::warn!(%error, "state document not regenerated; it is rebuilt on its next read");
+                }
+            }
+        }
+    }
+
+    fn remembered_projection(&self, folder: &Path) -> Option<Projection> {
+        self.state_writer.as_ref().and_then(|writer| writer.projection(folder))
+    }
+}
+
+/// Everything a state document is rendered from, owned, so that rendering can happen on the
+/// state writer's thread.
+#[derive(Debug)]
+pub(crate) struct StateRender {
+    folder: PathBuf,
+    workflow: Arc<LoadedWorkflow>,
+    goal: String,
+    run: RunId,
+    tip: NodeRecord,
+    control: Control,
+    projection: Projection,
+    pending: Option<PendingStep>,
+    updated_at: String,
+}
+
+impl StateRender {
+    /// The document's text: the frontmatter (with the artifacts the manifest lists now) and the
+    /// instructions for the agent.
+    pub(crate) fn render(&self) -> Result<String, Error> {
+        let tip = &self.tip;
+        let status = match self.control {
             Control::Stopped if !tip.state.status().is_terminal() => RunStatus::Stopped,
             Control::Paused if !tip.state.status().is_terminal() => RunStatus::Paused,
             _ => tip.state.status(),
         };
+        let projection = &self.projection;
         let frontmatter = StateFrontmatter {
             schema_version: STATE_SCHEMA_VERSION,
-            workflow_type: workflow.id.clone(),
-            run_id: context.run.id.to_string(),
+            workflow_type: self.workflow.workflow.id.clone(),
+            run_id: self.run.to_string(),
             node_id: tip.id.to_string(),
             event_seq: projection.seq,
             status: status.to_string(),
@@ -519,14 +574,10 @@ impl Runtime {
             variables: tip.state.context.clone(),
             decision_log: projection.decision_log.clone(),
             decision_log_omitted: projection.decision_log_omitted,
-            artifacts: read_artifacts(folder),
-            updated_at: rfc3339(self.clock.now_ms()),
+            artifacts: read_artifacts(&self.folder),
+            updated_at: self.updated_at.clone(),
         };
-        render(&frontmatter, context, tip, status, pending)
-    }
-
-    fn remembered_projection(&self, folder: &Path) -> Option<Projection> {
-        self.state_writer.as_ref().and_then(|writer| writer.projection(folder))
+        render(&frontmatter, &self.workflow, &self.goal, tip, status, self.pending.as_ref())
     }
 }
 
@@ -633,18 +684,19 @@ fn read_artifacts(folder: &Path) -> Vec<ArtifactEntry> {
 
 fn render(
     frontmatter: &StateFrontmatter,
-    context: &RunContext,
+    workflow: &LoadedWorkflow,
+    goal: &str,
     tip: &NodeRecord,
     status: RunStatus,
     pending: Option<&PendingStep>,
 ) -> Result<String, Error> {
     let yaml = serde_saphyr::to_string(frontmatter)
         .map_err(|error| Error::environment(format!("cannot render the state document: {error}")))?;
-    let workflow = &context.workflow.workflow;
+    let workflow = &workflow.workflow;
     let mut text =
         format!("---\n{}{}---\n# {}\n\n", yaml, if yaml.ends_with('\n') { "" } else { "\n" }, workflow.title);
     text.push_str("## Goal\n\n");
-    text.push_str(context.goal.trim());
+    text.push_str(goal.trim());
     text.push_str("\n\n## How to proceed\n\n");
     let current = &tip.state.step;
     match pending {

@@ -20,12 +20,34 @@ use std::thread::JoinHandle;
 
 use tokio::sync::oneshot;
 
-use crate::run_folder::Projection;
+use crate::run_folder::{Projection, StateRender};
+
+/// A state document to write: its text, or what to render it from on the writer's thread.
+#[derive(Debug)]
+pub(crate) enum Document {
+    Text(String),
+    Render(Box<StateRender>),
+}
+
+impl Document {
+    /// The text; `None` (logged) when it cannot be rendered.
+    fn into_text(self, folder: &Path) -> Option<String> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Render(render) => render
+                .render()
+                .inspect_err(|error| {
+                    tracing::warn!(folder = %folder.display(), %error, "state document not rendered; it is rebuilt on its next read");
+                })
+                .ok(),
+        }
+    }
+}
 
 #[derive(Debug)]
 enum Message {
-    /// The state document of the run folder `folder`, rendered from the projection at `seq`.
-    Write { folder: PathBuf, text: String, seq: u64 },
+    /// The state document of the run folder `folder`, of the projection at `seq`.
+    Write { folder: PathBuf, document: Document, seq: u64 },
     /// Answered once every write queued before it is on disk.
     Flush(oneshot::Sender<()>),
 }
@@ -74,10 +96,11 @@ impl StateWriter {
         lock(&self.remembered).get(folder).map(|latest| latest.projection.clone())
     }
 
-    /// Queues `text` as the state document of `folder`, rendered from `projection`, unless a
-    /// document of a later event is already queued or written: a caller that read the run just
-    /// before another committed must not put the older document back.
-    pub(crate) fn write(&self, folder: &Path, text: String, projection: Projection) {
+    /// Queues `document` as the state document of `folder`, of `projection`, unless a document of
+    /// a later event is already queued or written: a caller that read the run just before another
+    /// committed must not put the older document back. Of several documents queued for one folder,
+    /// only the last is rendered and written.
+    pub(crate) fn write(&self, folder: &Path, document: Document, projection: Projection) {
         let seq = projection.seq;
         {
             let mut remembered = lock(&self.remembered);
@@ -89,13 +112,13 @@ impl StateWriter {
             }
             remembered.insert(folder.to_owned(), Latest { projection, written: false });
         }
-        let message = Message::Write { folder: folder.to_owned(), text, seq };
+        let message = Message::Write { folder: folder.to_owned(), document, seq };
         let unsent = match &self.sender {
             Some(sender) => sender.send(message).err().map(|error| error.0),
             None => Some(message),
         };
-        if let Some(Message::Write { folder, text, seq }) = unsent {
-            write_one(&folder, &text);
+        if let Some(Message::Write { folder, document, seq }) = unsent {
+            write_one(&folder, document);
             mark_written(&self.remembered, &folder, seq);
         }
     }
@@ -139,11 +162,11 @@ fn run(messages: &Receiver<Message>, remembered: &Remembered) {
         // Take everything queued: several writes of one document collapse into the last.
         let mut batch = vec![first];
         batch.extend(messages.try_iter());
-        let mut writes: BTreeMap<PathBuf, (String, u64)> = BTreeMap::new();
+        let mut writes: BTreeMap<PathBuf, (Document, u64)> = BTreeMap::new();
         for message in batch {
             match message {
-                Message::Write { folder, text, seq } => {
-                    writes.insert(folder, (text, seq));
+                Message::Write { folder, document, seq } => {
+                    writes.insert(folder, (document, seq));
                 }
                 Message::Flush(done) => {
                     write_all(&mut writes, remembered);
@@ -155,16 +178,17 @@ fn run(messages: &Receiver<Message>, remembered: &Remembered) {
     }
 }
 
-fn write_all(writes: &mut BTreeMap<PathBuf, (String, u64)>, remembered: &Remembered) {
-    for (folder, (text, seq)) in std::mem::take(writes) {
-        write_one(&folder, &text);
+fn write_all(writes: &mut BTreeMap<PathBuf, (Document, u64)>, remembered: &Remembered) {
+    for (folder, (document, seq)) in std::mem::take(writes) {
+        write_one(&folder, document);
         mark_written(remembered, &folder, seq);
     }
 }
 
 /// A temporary file and a rename, no fsync: a document lost in a crash is rebuilt from the store
 /// on its next read (its `eventSeq` says it is stale).
-fn write_one(folder: &Path, text: &str) {
+fn write_one(folder: &Path, document: Document) {
+    let Some(text) = document.into_text(folder) else { return };
     let path = folder.join(crate::run_folder::STATE_DOCUMENT);
     if let Err(error) = crate::run_folder::write_atomically(&path, text.as_bytes(), false) {
         tracing::warn!(path = %path.display(), %error, "state document not written; it is rebuilt on its next read");
@@ -193,7 +217,7 @@ mod tests {
         let folder = run_folder();
         let writer = StateWriter::start();
         for seq in 1..=50 {
-            writer.write(folder.path(), format!("document {seq}"), projection(seq));
+            writer.write(folder.path(), Document::Text(format!("document {seq}")), projection(seq));
         }
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 50");
@@ -204,11 +228,11 @@ mod tests {
     async fn a_document_of_an_earlier_event_never_replaces_a_later_one() {
         let folder = run_folder();
         let writer = StateWriter::start();
-        writer.write(folder.path(), "event 5".to_owned(), projection(5));
-        writer.write(folder.path(), "event 3, read before event 5 committed".to_owned(), projection(3));
+        writer.write(folder.path(), Document::Text("event 5".to_owned()), projection(5));
+        writer.write(folder.path(), Document::Text("event 3, read before event 5 committed".to_owned()), projection(3));
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "event 5");
-        writer.write(folder.path(), "event 5, artifacts refreshed".to_owned(), projection(5));
+        writer.write(folder.path(), Document::Text("event 5, artifacts refreshed".to_owned()), projection(5));
         writer.flush().await;
         let text = std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap();
         assert_eq!(text, "event 5, artifacts refreshed", "the same event may be rendered again");
@@ -219,7 +243,7 @@ mod tests {
         let folders = [run_folder(), run_folder()];
         let writer = StateWriter::start();
         for (n, folder) in folders.iter().enumerate() {
-            writer.write(folder.path(), format!("document of run {n}"), projection(1));
+            writer.write(folder.path(), Document::Text(format!("document of run {n}")), projection(1));
         }
         drop(writer);
         for (n, folder) in folders.iter().enumerate() {
@@ -244,11 +268,11 @@ mod tests {
         let folders: Vec<tempfile::TempDir> = (0..=MAX_REMEMBERED).map(|_| run_folder()).collect();
         let writer = StateWriter::start();
         for folder in &folders[..MAX_REMEMBERED] {
-            writer.write(folder.path(), "written".to_owned(), projection(1));
+            writer.write(folder.path(), Document::Text("written".to_owned()), projection(1));
         }
         writer.flush().await;
         let last = folders[MAX_REMEMBERED].path();
-        writer.write(last, "queued".to_owned(), projection(2));
+        writer.write(last, Document::Text("queued".to_owned()), projection(2));
         assert!(lock(&writer.remembered).len() <= MAX_REMEMBERED, "the written ones were forgotten");
         assert_eq!(writer.projection(last).map(|projection| projection.seq), Some(2));
         assert_eq!(writer.projection(folders[0].path()), None);
