@@ -9,7 +9,8 @@
 //!   is installed in `target/test-tools/workrail/`.
 //!
 //! Run: `cargo build --release -p switchyard && cargo bench -p switchyard-mcp --bench mcp_load`.
-//! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations.
+//! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations;
+//! `MCP_LOAD_HTTP_ONLY=1` runs only the HTTP throughput rows.
 
 // A benchmark's report is its output.
 #![allow(clippy::print_stdout)]
@@ -414,6 +415,15 @@ fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
     rate
 }
 
+fn http_rows() {
+    println!("\n| HTTP clients (distinct runs) | advances | advances/s |\n|---|---|---|");
+    for clients in [1, 8, 32] {
+        let advances = if quick() { 20 } else { 100 };
+        let rate = http_throughput(&Home::new(), clients, advances);
+        println!("| {clients} | {} | {rate:.0} |", clients * advances);
+    }
+}
+
 fn workrail_entry() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let target = exe.parent()?.parent()?.parent()?;
@@ -439,6 +449,10 @@ fn main() {
     }
     let (runs, iterations, behind) = if quick() { (5, 20, 200) } else { (30, 200, 1000) };
     println!("binary: {}\n", binary().display());
+    if std::env::var_os("MCP_LOAD_HTTP_ONLY").is_some() {
+        http_rows();
+        return;
+    }
     println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
     let home = Home::new();
     drop(Stdio2::spawn(home.command(&["mcp"])).initialize());
@@ -459,12 +473,7 @@ fn main() {
     println!("\nmemory at rest: `switchyard mcp` RSS {} KiB after initialize + tools/list", client.rss_kib());
     drop(client);
 
-    println!("\n| HTTP clients (distinct runs) | advances | advances/s |\n|---|---|---|");
-    for clients in [1, 8, 32] {
-        let advances = if quick() { 20 } else { 100 };
-        let rate = http_throughput(&Home::new(), clients, advances);
-        println!("| {clients} | {} | {rate:.0} |", clients * advances);
-    }
+    http_rows();
 
     match (workrail_entry(), node22()) {
         (Some(entry), Some(node)) => {
