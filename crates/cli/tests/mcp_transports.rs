@@ -231,6 +231,15 @@ fn serve_off_loopback_requires_a_bearer_token() {
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer s3cret-token")]).0, 200);
 }
 
+/// Sends `secret` as the bearer token (accepted), stops the server, and checks that its logs,
+/// which were on, never show the secret.
+fn accepts_the_secret_and_never_logs_it(server: Server, secret: &str) {
+    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200);
+    let stderr = server.stop();
+    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
+    assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
+}
+
 /// Writes `text` to `path` readable by its owner only.
 fn write_private(path: &std::path::Path, text: &str) {
     use std::os::unix::fs::PermissionsExt;
@@ -259,10 +268,7 @@ fn serve_off_loopback_with_only_the_config_token_requires_it_and_never_logs_it()
     let (status, body) = mcp_post(&server, &[("Authorization", "Bearer cfg-secret-wrong")]);
     assert_eq!(status, 401, "a wrong token: {body}");
     assert!(body.contains("missing or wrong bearer token"), "{body}");
-    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200);
-    let stderr = server.stop();
-    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
-    assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
+    accepts_the_secret_and_never_logs_it(server, secret);
 }
 
 #[test]
@@ -389,10 +395,7 @@ fn serve_token_file_flag_requires_its_trimmed_token_and_beats_the_environment() 
     let (status, body) = mcp_post(&server, &[]);
     assert_eq!(status, 401, "no bearer: {body}");
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer from-env")]).0, 401, "the flag beats the environment");
-    assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200, "trimmed");
-    let stderr = server.stop();
-    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
-    assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
+    accepts_the_secret_and_never_logs_it(server, secret);
 }
 
 #[test]
