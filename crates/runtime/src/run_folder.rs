@@ -5,9 +5,10 @@
 //! frontmatter, which holds the bounded lists (`stepsCompleted`, `decisionLog`) of the node it
 //! reflects (`nodeId`, `eventSeq`), so no event of the hot path reads the whole log. After a
 //! commit it is rendered and written by the state writer's thread (`state_writer.rs`), off the
-//! request path, with a temporary file and a rename but without fsync: it is a projection, and a stale or missing one (a crash between
-//! commit and write) is detected by its `eventSeq` and rebuilt on the next read. Reads through
-//! [`Runtime::state_document`] first wait for the writes queued before them.
+//! request path, with a temporary file and a rename but without fsync: it is a projection, and a
+//! stale or missing one (a crash between commit and write) is detected by its `eventSeq` and
+//! rebuilt on the next read. Reads through [`Runtime::state_document`] first wait for the writes
+//! queued before them.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
