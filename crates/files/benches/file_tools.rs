@@ -1,4 +1,5 @@
-//! Benchmarks of the file tools: reads, writes and patches per second, and a 50-file preload.
+//! Benchmarks of the file tools: reads, writes and patches per second, a 50-file preload, and
+//! reads and a preload from a zip bundle.
 
 use std::sync::Arc;
 
@@ -6,6 +7,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig};
+use switchyard_runtime::StartRequest;
+use switchyard_test_support::{testdata, zip_folder_under};
 
 #[path = "../tests/common/mod.rs"]
 mod fixture;
@@ -71,6 +74,27 @@ fn file_tools(c: &mut Criterion) {
                 preload_host.preload(mounts, &references).await.unwrap()
             })
         });
+    });
+    // A CrewAgent package (10 files, 3.7 KB) as a zip: `{bundle-root}` is the archive's contents.
+    let beside = tempfile::tempdir().unwrap();
+    let archive = beside.path().join("hello-branch.zip");
+    zip_folder_under(&testdata().join("crewagent/hello-branch"), &archive, "hello-branch/");
+    let from_zip = runtime
+        .block_on(world.runtime.start(StartRequest {
+            file: Some(archive),
+            goal: "Greet".into(),
+            ..StartRequest::default()
+        }))
+        .unwrap()
+        .run;
+    group.bench_function("read_file from a zip bundle", |b| {
+        b.iter(|| {
+            let arguments = json!({"path": "{bundle-root}/steps/step-01.md"});
+            runtime.block_on(host.call("read_file", arguments, Some(from_zip))).unwrap()
+        });
+    });
+    group.bench_function("preload_workflow from a zip bundle", |b| {
+        b.iter(|| runtime.block_on(host.call("preload_workflow", json!({}), Some(from_zip))).unwrap());
     });
     group.finish();
 

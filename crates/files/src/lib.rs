@@ -30,7 +30,7 @@ use switchyard_runtime::run_folder::{
 };
 use switchyard_runtime::{Config, Runtime, Target};
 
-use crate::archive::BundleArchive;
+use crate::archive::{ArchiveCache, BundleArchive};
 pub use crate::error::{ToolError, codes};
 pub use crate::metrics::{CounterSnapshot, Counters};
 use crate::patch::Replacement;
@@ -159,12 +159,15 @@ pub fn tool_definitions() -> Vec<ToolDefinition> {
     ]
 }
 
-/// The tool host: mounts per run, limits, counters.
+/// The tool host: mounts per run, limits, counters, opened zip bundles.
 #[derive(Debug)]
 pub struct FileHost {
     runtime: Arc<Runtime>,
     config: HostConfig,
     counters: Counters,
+    /// Zip bundles read before, so each call under `{bundle-root}` does not decompress its
+    /// archive again.
+    archives: ArchiveCache,
     /// Serialises writes within one run (manifest updates, `ifMatchSha256` checks).
     run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -198,7 +201,13 @@ struct Arguments {
 
 impl FileHost {
     pub fn new(runtime: Arc<Runtime>, config: HostConfig) -> Self {
-        Self { runtime, config, counters: Counters::default(), run_locks: Mutex::new(HashMap::new()) }
+        Self {
+            runtime,
+            config,
+            counters: Counters::default(),
+            archives: ArchiveCache::default(),
+            run_locks: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn counters(&self) -> CounterSnapshot {
@@ -268,7 +277,7 @@ impl FileHost {
                 let path = path()?;
                 if let Some(checked) = mounts.in_bundle_archive(&path) {
                     let (archive, relative) = checked?;
-                    let archive = BundleArchive::open(archive)?;
+                    let archive = self.archives.open(archive, &self.counters)?;
                     let text = archive.read(&relative, self.config.max_read_bytes)?;
                     return Ok(line_range(text, arguments.start_line, arguments.end_line));
                 }
@@ -285,7 +294,8 @@ impl FileHost {
                 let matcher = glob_matcher(arguments.glob.as_deref())?;
                 if let Some(checked) = mounts.in_bundle_archive(&path) {
                     let (archive, relative) = checked?;
-                    return Ok(list_archive(&BundleArchive::open(archive)?, &relative, matcher.as_ref(), limit));
+                    let archive = self.archives.open(archive, &self.counters)?;
+                    return Ok(list_archive(&archive, &relative, matcher.as_ref(), limit));
                 }
                 let resolved = resolve(&path, read_default, false)?;
                 list(&resolved, matcher.as_ref(), limit)
@@ -336,7 +346,7 @@ impl FileHost {
             }
             "preload_workflow" => {
                 let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
-                let archive = mounts.bundle_archive.as_deref().map(BundleArchive::open).transpose()?.map(Arc::new);
+                let archive = self.bundle_archive(&mounts)?;
                 let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
                 self.preload_with(mounts, archive, references.references()).await
             }
@@ -353,8 +363,13 @@ impl FileHost {
     /// Preloads a workflow's references (the seam multi-file importers plug into). When the
     /// mounts' `{bundle-root}` is a zip bundle, its references are read from the archive.
     pub async fn preload(&self, mounts: Mounts, references: &dyn References) -> ToolResult {
-        let archive = mounts.bundle_archive.as_deref().map(BundleArchive::open).transpose()?.map(Arc::new);
+        let archive = self.bundle_archive(&mounts)?;
         self.preload_with(mounts, archive, references.references()).await
+    }
+
+    /// The zip bundle that is the mounts' `{bundle-root}`, if it is one.
+    fn bundle_archive(&self, mounts: &Mounts) -> Result<Option<Arc<BundleArchive>>, ToolError> {
+        mounts.bundle_archive.as_deref().map(|path| self.archives.open(path, &self.counters)).transpose()
     }
 
     async fn preload_with(

@@ -1,4 +1,5 @@
-//! Counters the console can show: calls, failures, security violations, time spent.
+//! Counters the console can show: calls, failures, security violations, time spent, and how
+//! often zip bundles were read from disk or reused.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -9,6 +10,8 @@ pub struct Counters {
     failures: AtomicU64,
     violations: AtomicU64,
     micros: AtomicU64,
+    archive_reads: AtomicU64,
+    archive_reuses: AtomicU64,
 }
 
 /// A copy of the counters at one moment.
@@ -18,6 +21,10 @@ pub struct CounterSnapshot {
     pub failures: u64,
     pub violations: u64,
     pub total_micros: u64,
+    /// Zip bundles opened and decompressed.
+    pub archive_reads: u64,
+    /// Zip bundles served from memory, unchanged on disk since they were read.
+    pub archive_reuses: u64,
 }
 
 impl Counters {
@@ -32,12 +39,22 @@ impl Counters {
         }
     }
 
+    pub(crate) fn record_archive_read(&self) {
+        self.archive_reads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn record_archive_reuse(&self) {
+        self.archive_reuses.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn snapshot(&self) -> CounterSnapshot {
         CounterSnapshot {
             calls: self.calls.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             violations: self.violations.load(Ordering::Relaxed),
             total_micros: self.micros.load(Ordering::Relaxed),
+            archive_reads: self.archive_reads.load(Ordering::Relaxed),
+            archive_reuses: self.archive_reuses.load(Ordering::Relaxed),
         }
     }
 }
