@@ -144,8 +144,8 @@ impl Stdio2 {
         result["structuredContent"].clone()
     }
 
-    fn rss_kib(&self) -> u64 {
-        rss_kib(self.child.id())
+    fn memory(&self) -> String {
+        memory(self.child.id())
     }
 }
 
@@ -156,14 +156,21 @@ impl Drop for Stdio2 {
     }
 }
 
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.split_whitespace().next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0)
+/// The process's resident memory, and how much of it is its own (anonymous) rather than pages of
+/// the executable and libraries, which the page cache shares and which vary with how much of the
+/// binary the cache holds (the same binary measured 20.9 and 23.0 MiB, with 3.9 MiB anonymous in
+/// both).
+fn memory(pid: u32) -> String {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        rollup
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|value| value.split_whitespace().next())
+            .and_then(|value| value.parse().ok())
+            .unwrap_or(0)
+    };
+    format!("RSS {} KiB, of which anonymous {} KiB", field("Rss:"), field("Anonymous:"))
 }
 
 struct Home {
@@ -470,7 +477,7 @@ fn main() {
     client.initialize();
     client.request("tools/list", json!({}));
     std::thread::sleep(Duration::from_millis(200));
-    println!("\nmemory at rest: `switchyard mcp` RSS {} KiB after initialize + tools/list", client.rss_kib());
+    println!("\nmemory at rest: `switchyard mcp` {} after initialize + tools/list", client.memory());
     drop(client);
 
     http_rows();
@@ -501,7 +508,7 @@ fn main() {
                 &started.to_string().chars().take(300).collect::<String>()
             );
             std::thread::sleep(Duration::from_millis(200));
-            println!("memory at rest: WorkRail RSS {} KiB after initialize", client.rss_kib());
+            println!("memory at rest: WorkRail {} after initialize", client.memory());
         }
         _ => println!(
             "\nWorkRail: not installed in target/test-tools/workrail (npm i @exaudeus/workrail there) or no Node 22 in target/test-tools/node; not measured."

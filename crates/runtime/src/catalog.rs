@@ -9,6 +9,7 @@
 //! those folders.
 
 mod bundle;
+mod cache;
 mod project;
 
 use std::fs;
@@ -16,10 +17,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::{
-    Bundle, Compiled, MAX_BUNDLE_FILES, Routines, Source, compile, compile_bundle, compile_with, detect_bundle,
-    detect_format, routines_from,
-};
+use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_FILES, compile_bundle, detect_bundle, detect_format};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 use switchyard_core::workflow::validate_workflow_id;
 
@@ -28,6 +26,7 @@ use crate::error::Error;
 pub use self::bundle::{
     MAX_ARCHIVE_BYTES, MAX_DEPTH, MAX_EXPANSION_RATIO, is_bundle_path, read_archive_bytes, read_bundle,
 };
+pub use self::cache::{MAX_CACHED_BYTES, MAX_CACHED_FILES, compiles_of};
 
 const ARCHIVE_EXTENSIONS: [&str; 2] = ["bmad", "zip"];
 
@@ -478,7 +477,7 @@ fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> 
         let builtin = switchyard_compiler::builtins()
             .find(|builtin| builtin.name == name)
             .expect("a built-in location names an existing built-in");
-        return Ok(compile(&builtin.source));
+        return Ok(cache::builtin(builtin.name, &builtin.source));
     }
     let path = Path::new(&location.path);
     if is_bundle_path(path) {
@@ -504,17 +503,19 @@ fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> 
     Ok(compile_file(path, &location.path, text))
 }
 
-/// Compiles a workflow file. A WorkRail file that calls templates gets the routines in a
+/// Compiles a workflow file, or takes it from the compile cache when its text and routines are
+/// unchanged (`catalog/cache.rs`). A WorkRail file that calls templates gets the routines in a
 /// `routines/` folder beside it or beside its folder, as WorkRail registers them.
 fn compile_file(path: &Path, name: &str, text: String) -> Compiled {
-    let routines = if text.contains("\"templateCall\"") { routines_near(path) } else { Routines::new() };
-    compile_with(&Source { name: name.to_owned(), text }, &routines)
+    let routines = if text.contains("\"templateCall\"") { routine_texts_near(path) } else { Vec::new() };
+    cache::file(name, text, routines)
 }
 
-/// Routine files (`*.json`) in `routines/` next to `path` or one folder up; unreadable or
-/// oversized files are skipped (the call then compiles with a warning naming the template).
-fn routines_near(path: &Path) -> Routines {
-    let Some(folder) = path.parent() else { return Routines::new() };
+/// The texts of the routine files (`*.json`) in `routines/` next to `path` or one folder up;
+/// unreadable or oversized files are skipped (the call then compiles with a warning naming the
+/// template).
+fn routine_texts_near(path: &Path) -> Vec<String> {
+    let Some(folder) = path.parent() else { return Vec::new() };
     let mut texts = Vec::new();
     for candidate in [Some(folder), folder.parent()].into_iter().flatten() {
         let Ok(entries) = fs::read_dir(candidate.join("routines")) else { continue };
@@ -526,7 +527,7 @@ fn routines_near(path: &Path) -> Routines {
         files.sort();
         texts.extend(files.iter().filter_map(|file| read_source(file).ok()));
     }
-    routines_from(texts.iter().map(String::as_str))
+    texts
 }
 
 /// Reads a workflow file, refusing anything larger than the compiler accepts.
