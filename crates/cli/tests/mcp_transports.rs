@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::{Value, json};
 
@@ -115,9 +115,8 @@ fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
     serve_with(switchyard(home), extra)
 }
 
-/// Starts `command serve --port 0 <extra>` and reads the start line; stderr keeps being drained
-/// so the server never blocks on a full pipe.
-fn serve_with(mut command: Command, extra: &[&str]) -> Server {
+/// Spawns `command serve --port 0 <extra>` with stderr piped for reading.
+fn spawn_serve(mut command: Command, extra: &[&str]) -> (Child, BufReader<ChildStderr>) {
     let mut child = command
         .args(["serve", "--port", "0"])
         .args(extra)
@@ -125,7 +124,14 @@ fn serve_with(mut command: Command, extra: &[&str]) -> Server {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    (child, stderr)
+}
+
+/// Starts `command serve --port 0 <extra>` and reads the start line; stderr keeps being drained
+/// so the server never blocks on a full pipe.
+fn serve_with(command: Command, extra: &[&str]) -> Server {
+    let (child, mut reader) = spawn_serve(command, extra);
     // With logs on, log lines may come before the start line.
     let mut before = String::new();
     let banner = loop {
@@ -147,15 +153,8 @@ fn serve_with(mut command: Command, extra: &[&str]) -> Server {
 
 /// Runs `command serve --port 0 <extra>`, which must refuse to start, and returns its exit code
 /// and stderr. A server that starts instead is stopped and fails the test rather than hanging it.
-fn serve_refused(mut command: Command, extra: &[&str]) -> (Option<i32>, String) {
-    let mut child = command
-        .args(["serve", "--port", "0"])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut reader = BufReader::new(child.stderr.take().unwrap());
+fn serve_refused(command: Command, extra: &[&str]) -> (Option<i32>, String) {
+    let (mut child, mut reader) = spawn_serve(command, extra);
     let mut stderr = String::new();
     loop {
         let mut line = String::new();
