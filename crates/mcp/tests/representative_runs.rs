@@ -17,7 +17,7 @@ use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
-use switchyard_test_support::copy_folder as copy_tree;
+use switchyard_test_support::{assessments, copy_folder as copy_tree};
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
@@ -181,35 +181,6 @@ fn consequence_levels(source: &Path, step: &str) -> Vec<String> {
         }
     }
     Vec::new()
-}
-
-/// `wr.assessment` artifacts rating every assessment the workflow defines, each naming its
-/// `assessmentId`: every dimension at its first level that no consequence of the workflow
-/// triggers on or, with `trigger`, at that level where the dimension declares it.
-fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
-    let mut consequence_levels = Vec::new();
-    let mut steps: Vec<&Value> = document["steps"].as_array().into_iter().flatten().collect();
-    while let Some(step) = steps.pop() {
-        steps.extend(step["body"].as_array().into_iter().flatten());
-        for consequence in step["assessmentConsequences"].as_array().into_iter().flatten() {
-            consequence_levels.extend(consequence["when"]["anyEqualsLevel"].as_str());
-        }
-    }
-    let mut artifacts = Vec::new();
-    for assessment in document["assessments"].as_array().into_iter().flatten() {
-        let mut dimensions = Map::new();
-        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
-            let levels: Vec<&str> =
-                dimension["levels"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let level = match trigger {
-                Some(trigger) if levels.contains(&trigger) => trigger,
-                _ => levels.iter().copied().find(|level| !consequence_levels.contains(level)).unwrap_or_default(),
-            };
-            dimensions.insert(dimension["id"].as_str().unwrap().to_owned(), json!(level));
-        }
-        artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
-    }
-    artifacts
 }
 
 /// The workflow document of a WorkRail source; other sources (bundles) have no assessments.

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
+use switchyard_test_support::assessments;
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail")
@@ -105,35 +106,6 @@ fn artifacts_for(schema: Option<&Value>, document: &Value, loop_decisions: &mut 
         })
         .collect();
     Some(Value::Array(artifacts))
-}
-
-/// `wr.assessment` artifacts rating every assessment the workflow defines, each naming its
-/// `assessmentId`: every dimension at its first level that no consequence of the workflow
-/// triggers on or, with `trigger`, at that level where the dimension declares it.
-fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
-    let mut consequence_levels = Vec::new();
-    let mut steps: Vec<&Value> = document["steps"].as_array().into_iter().flatten().collect();
-    while let Some(step) = steps.pop() {
-        steps.extend(step["body"].as_array().into_iter().flatten());
-        for consequence in step["assessmentConsequences"].as_array().into_iter().flatten() {
-            consequence_levels.extend(consequence["when"]["anyEqualsLevel"].as_str());
-        }
-    }
-    let mut artifacts = Vec::new();
-    for assessment in document["assessments"].as_array().into_iter().flatten() {
-        let mut dimensions = Map::new();
-        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
-            let levels: Vec<&str> =
-                dimension["levels"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            let level = match trigger {
-                Some(trigger) if levels.contains(&trigger) => trigger,
-                _ => levels.iter().copied().find(|level| !consequence_levels.contains(level)).unwrap_or_default(),
-            };
-            dimensions.insert(dimension["id"].as_str().unwrap().to_owned(), json!(level));
-        }
-        artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
-    }
-    artifacts
 }
 
 async fn drive(runtime: &Runtime, file: &Path) -> String {

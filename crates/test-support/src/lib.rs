@@ -7,6 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use serde_json::{Map, Value, json};
 use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
 
@@ -100,4 +101,33 @@ fn entries(folder: &Path) -> Vec<PathBuf> {
 
 fn relative(folder: &Path, path: &Path) -> String {
     path.strip_prefix(folder).expect("a file under the folder").to_string_lossy().replace('\\', "/")
+}
+
+/// `wr.assessment` artifacts rating every assessment the workflow defines, each naming its
+/// `assessmentId`: every dimension at its first level that no consequence of the workflow
+/// triggers on or, with `trigger`, at that level where the dimension declares it.
+pub fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
+    let mut consequence_levels = Vec::new();
+    let mut steps: Vec<&Value> = document["steps"].as_array().into_iter().flatten().collect();
+    while let Some(step) = steps.pop() {
+        steps.extend(step["body"].as_array().into_iter().flatten());
+        for consequence in step["assessmentConsequences"].as_array().into_iter().flatten() {
+            consequence_levels.extend(consequence["when"]["anyEqualsLevel"].as_str());
+        }
+    }
+    let mut artifacts = Vec::new();
+    for assessment in document["assessments"].as_array().into_iter().flatten() {
+        let mut dimensions = Map::new();
+        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
+            let levels: Vec<&str> =
+                dimension["levels"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+            let level = match trigger {
+                Some(trigger) if levels.contains(&trigger) => trigger,
+                _ => levels.iter().copied().find(|level| !consequence_levels.contains(level)).unwrap_or_default(),
+            };
+            dimensions.insert(dimension["id"].as_str().unwrap().to_owned(), json!(level));
+        }
+        artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
+    }
+    artifacts
 }
