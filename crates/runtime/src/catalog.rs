@@ -337,9 +337,7 @@ fn source_outcome(source: &Path) -> Result<Sourced, Error> {
 /// The bundle folder a bundle's entry file (`bmad.json`, `workflow.yaml`, `workflow.md`,
 /// `workflow-*.md`) named directly stands for.
 fn entry_file_folder(path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_str()?;
-    let entry = ["bmad.json", "workflow.yaml", "workflow.md"].contains(&name)
-        || (name.starts_with("workflow-") && name.ends_with(".md"));
+    let entry = is_entry_file_name(path.file_name()?.to_str()?);
     let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
     (entry && path.is_file() && looks_like_bundle(folder)).then(|| folder.to_owned())
 }
@@ -361,16 +359,27 @@ fn is_archive(path: &Path) -> bool {
 /// A folder with a bundle's entry file: `bmad.json`, `workflow.yaml`, `workflow.md` or a
 /// `workflow-*.md` file.
 fn has_entry_file(folder: &Path) -> bool {
-    ["bmad.json", "workflow.yaml", "workflow.md"].iter().any(|entry| folder.join(entry).is_file())
-        || step_file_entries(folder)
+    ENTRY_FILES.iter().any(|entry| folder.join(entry).is_file()) || step_file_entries(folder)
 }
 
+/// The entry files a bundle folder has by name; a `workflow-*.md` file is one too.
+const ENTRY_FILES: [&str; 3] = ["bmad.json", "workflow.yaml", "workflow.md"];
+
+fn is_entry_file_name(name: &str) -> bool {
+    ENTRY_FILES.contains(&name) || is_step_entry_name(name)
+}
+
+fn is_step_entry_name(name: &str) -> bool {
+    name.starts_with("workflow-") && name.ends_with(".md")
+}
+
+/// Whether `folder` holds a `workflow-*.md` entry file.
 fn step_file_entries(folder: &Path) -> bool {
-    fs::read_dir(folder).into_iter().flatten().flatten().any(|entry| {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        name.starts_with("workflow-") && name.ends_with(".md") && entry.path().is_file()
-    })
+    fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| is_step_entry_name(&entry.file_name().to_string_lossy()) && entry.path().is_file())
 }
 
 /// A folder with a bundle's layout, as the compiler detects it (`detect_bundle`): `bmad.json`,
