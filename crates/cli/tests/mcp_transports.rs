@@ -33,6 +33,10 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
         "{not json".to_owned(),
         "[1, 2]".to_owned(),
         json!({ "jsonrpc": "1.0", "id": 7, "method": "tools/list" }).to_string(),
+        // JSON-RPC in shape, but rmcp cannot decode it: an id must be a string or a number.
+        json!({ "jsonrpc": "2.0", "id": { "not": "an id" }, "method": "ping" }).to_string(),
+        // The same as a notification is not answered, as no notification is.
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": "not an object" }).to_string(),
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }).to_string(),
         json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "list_workflows", "arguments": { "workspacePath": workspace } } }).to_string(),
     ];
@@ -59,7 +63,11 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
         .collect();
     let by_id = |id: Value| answers.iter().filter(move |answer| answer["id"] == id).collect::<Vec<_>>();
     let errors: Vec<i64> = by_id(Value::Null).iter().map(|answer| answer["error"]["code"].as_i64().unwrap()).collect();
-    assert_eq!(errors, vec![-32700, -32600], "{answers:?}");
+    assert_eq!(errors, vec![-32700, -32600, -32600], "{answers:?}");
+    assert!(
+        by_id(Value::Null)[2]["error"]["message"].as_str().unwrap().starts_with("Invalid Request: "),
+        "{answers:?}"
+    );
     assert_eq!(by_id(json!(7))[0]["error"]["code"], -32600);
     assert_eq!(by_id(json!(2))[0]["result"]["tools"].as_array().unwrap().len(), 6, "served after malformed frames");
     assert!(by_id(json!(3))[0]["result"]["structuredContent"]["workflows"].is_array());
@@ -490,4 +498,30 @@ fn file_tools_are_served_only_behind_the_flag() {
     assert_eq!(read["result"]["isError"], true, "{read}");
     let envelope: Value = serde_json::from_str(read["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
     assert!(envelope["code"].is_string() && envelope["retry"]["kind"] == "not_retryable", "{envelope}");
+}
+
+#[test]
+fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
+    // Clients start servers with pipes, which are read on the event loop; a file (or a terminal)
+    // is read through blocking threads instead. Both serve.
+    let home = tempfile::tempdir().unwrap();
+    let frames = home.path().join("frames.jsonl");
+    let lines = [
+        initialize(1).to_string(),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string(),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }).to_string(),
+    ];
+    std::fs::write(&frames, lines.join("\n") + "\n").unwrap();
+    let output = switchyard(&home)
+        .arg("mcp")
+        .stdin(std::fs::File::open(&frames).unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let answers: Vec<Value> =
+        String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let tools = answers.iter().find(|answer| answer["id"] == 2).expect("tools/list answered");
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 6);
 }

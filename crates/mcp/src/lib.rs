@@ -38,8 +38,27 @@ pub fn text_result(text: String, is_error: bool) -> CallToolResult {
 
 /// Serves MCP over stdin/stdout until the client closes stdin. Only protocol frames go to
 /// stdout; logs go wherever tracing writes (stderr in the CLI).
+///
+/// When stdin and stdout are pipes, as MCP clients start servers, they are read and written on
+/// the runtime's event loop in non-blocking mode. Tokio's `stdin()`/`stdout()` hand every read and
+/// write to a blocking thread instead: two thread hand-offs per call, kept only for a terminal or
+/// a file.
 pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error> {
-    stdio::serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    use std::os::fd::AsFd;
+    use tokio::io::{AsyncRead, AsyncWrite};
+    use tokio::net::unix::pipe;
+
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned()?;
+    let input: Box<dyn AsyncRead + Unpin + Send> = match pipe::Receiver::from_owned_fd(stdin) {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdin()),
+    };
+    let stdout = std::io::stdout().as_fd().try_clone_to_owned()?;
+    let output: Box<dyn AsyncWrite + Unpin + Send> = match pipe::Sender::from_owned_fd(stdout) {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdout()),
+    };
+    stdio::serve_io(server, input, output).await
 }
 
 /// The reference documentation of the tools, generated from the live definitions

@@ -1,10 +1,16 @@
-//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, with a framing guard in
-//! front of rmcp. rmcp drops lines it cannot decode without a word; this guard answers them with
-//! a JSON-RPC error instead (`-32700` for bytes that are not JSON, `-32600` for JSON that is not
-//! a JSON-RPC message or a frame over the size limit), and keeps serving. Only frames reach
-//! stdout: every write goes through one writer task, so answers never interleave.
+//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, decoded here and handed to
+//! rmcp as messages. A line that is not a message rmcp can take is answered with a JSON-RPC error
+//! instead of being dropped (`-32700` for bytes that are not JSON; `-32600` for JSON that is not a
+//! JSON-RPC message, a request rmcp cannot decode, or a frame over the size limit), and the server
+//! keeps serving. Only frames reach stdout: every write goes through one writer task, so answers
+//! never interleave.
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::Sink;
 use rmcp::ServiceExt;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -13,6 +19,9 @@ use crate::SwitchyardServer;
 
 /// The largest frame read from stdin (16 MiB); larger frames are refused with `-32600`.
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
+
+/// A byte-order mark some clients put before a frame; rmcp skips it too.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Why a line is not a frame rmcp should see, as a JSON-RPC error response.
 pub fn frame_error(line: &[u8]) -> Option<Value> {
@@ -48,71 +57,28 @@ pub fn frame_error(line: &[u8]) -> Option<Value> {
 }
 
 /// Serves `server` over `input`/`output` until `input` ends.
-pub async fn serve_io<R, W>(server: SwitchyardServer, input: R, mut output: W) -> Result<(), std::io::Error>
+///
+/// Each line is decoded once, straight into rmcp's message type; only a line that fails is looked
+/// at again, to say why ([`frame_error`]). Answers and refusals go through one channel to one
+/// writer task, which writes whole lines and exits once every sender is gone and the channel is
+/// drained, so no answer is lost when the client closes stdin first.
+pub async fn serve_io<R, W>(server: SwitchyardServer, input: R, output: W) -> Result<(), std::io::Error>
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (outgoing, mut frames) = mpsc::unbounded_channel::<Vec<u8>>();
-    let (client_side, server_side) = tokio::io::duplex(1 << 20);
-    let (from_server, mut to_server) = tokio::io::split(client_side);
-    let writer = tokio::spawn(async move {
-        while let Some(mut frame) = frames.recv().await {
-            frame.push(b'\n');
-            if output.write_all(&frame).await.is_err() || output.flush().await.is_err() {
-                break;
-            }
-        }
-    });
-    let answers = outgoing.clone();
-    let pump_out = tokio::spawn(async move {
-        let mut lines = BufReader::new(from_server).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if answers.send(line.into_bytes()).is_err() {
-                break;
-            }
-        }
-    });
-    let errors = outgoing.clone();
-    let pump_in = tokio::spawn(async move {
-        let mut reader = BufReader::new(input);
-        loop {
-            let mut line = Vec::new();
-            let read = (&mut reader).take(MAX_FRAME_BYTES as u64 + 1).read_until(b'\n', &mut line).await;
-            match read {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            if line.len() > MAX_FRAME_BYTES && !line.ends_with(b"\n") {
-                // Skip the rest of the oversized frame.
-                let mut rest = Vec::new();
-                let _ = reader.read_until(b'\n', &mut rest).await;
-                let refusal = json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": format!("Invalid Request: the frame is larger than {MAX_FRAME_BYTES} bytes") } });
-                let _ = errors.send(refusal.to_string().into_bytes());
-                continue;
-            }
-            let trimmed = line.trim_ascii();
-            if trimmed.is_empty() {
-                continue;
-            }
-            match frame_error(trimmed) {
-                Some(refusal) => {
-                    let _ = errors.send(refusal.to_string().into_bytes());
-                }
-                None => {
-                    if to_server.write_all(trimmed).await.is_err() || to_server.write_all(b"\n").await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        let _ = to_server.shutdown().await;
-    });
-    drop(outgoing);
-    let (server_read, server_write) = tokio::io::split(server_side);
+    let (outgoing, frames) = mpsc::unbounded_channel::<Vec<u8>>();
+    let writer = tokio::spawn(write_frames(frames, output));
+    let incoming = Box::pin(futures::stream::unfold(
+        (BufReader::new(input), outgoing.clone()),
+        |(mut reader, refusals)| async move {
+            let message = next_message(&mut reader, &refusals).await?;
+            Some((message, (reader, refusals)))
+        },
+    ));
     let served = async {
         let running = server
-            .serve((server_read, server_write))
+            .serve((FrameSink(outgoing), incoming))
             .await
             .map_err(|error| std::io::Error::other(format!("MCP initialization over stdio failed: {error}")))?;
         running
@@ -122,8 +88,90 @@ where
         Ok::<(), std::io::Error>(())
     }
     .await;
-    pump_in.abort();
-    let _ = pump_out.await;
     let _ = writer.await;
     served
+}
+
+/// The next message rmcp should see; lines that are not one are answered through `refusals`.
+/// `None` at the end of the input or on a read error.
+async fn next_message<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    refusals: &mpsc::UnboundedSender<Vec<u8>>,
+) -> Option<ClientJsonRpcMessage> {
+    let refuse = |refusal: Value| {
+        let _ = refusals.send(refusal.to_string().into_bytes());
+    };
+    loop {
+        let mut line = Vec::new();
+        match (&mut *reader).take(MAX_FRAME_BYTES as u64 + 1).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return None,
+            Ok(_) => {}
+        }
+        if line.len() > MAX_FRAME_BYTES && !line.ends_with(b"\n") {
+            // Skip the rest of the oversized frame.
+            let mut rest = Vec::new();
+            let _ = reader.read_until(b'\n', &mut rest).await;
+            refuse(
+                json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": format!("Invalid Request: the frame is larger than {MAX_FRAME_BYTES} bytes") } }),
+            );
+            continue;
+        }
+        let trimmed = line.trim_ascii();
+        let trimmed = trimmed.strip_prefix(UTF8_BOM).unwrap_or(trimmed);
+        if trimmed.is_empty() {
+            continue;
+        }
+        let problem = match serde_json::from_slice::<ClientJsonRpcMessage>(trimmed) {
+            Ok(message) => return Some(message),
+            Err(problem) => problem,
+        };
+        match frame_error(trimmed) {
+            Some(refusal) => refuse(refusal),
+            // A JSON-RPC frame rmcp cannot decode: a request is answered (under its id when that
+            // is a valid one), a notification is not (JSON-RPC never answers one).
+            None => {
+                let id = serde_json::from_slice::<Value>(trimmed).ok().and_then(|frame| frame.get("id").cloned());
+                if let Some(id) = id {
+                    let id = if id.is_string() || id.is_number() { id } else { Value::Null };
+                    refuse(
+                        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32600, "message": format!("Invalid Request: {problem}") } }),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Writes each frame as one line, flushed, until every sender is gone or the output fails.
+async fn write_frames<W: AsyncWrite + Unpin>(mut frames: mpsc::UnboundedReceiver<Vec<u8>>, mut output: W) {
+    while let Some(mut frame) = frames.recv().await {
+        frame.push(b'\n');
+        if output.write_all(&frame).await.is_err() || output.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+/// rmcp's outgoing side: encodes each message and hands it to the writer task.
+struct FrameSink(mpsc::UnboundedSender<Vec<u8>>);
+
+impl Sink<ServerJsonRpcMessage> for FrameSink {
+    type Error = std::io::Error;
+
+    fn poll_ready(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn start_send(self: Pin<&mut Self>, message: ServerJsonRpcMessage) -> Result<(), Self::Error> {
+        let frame = serde_json::to_vec(&message)?;
+        self.0.send(frame).map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed"))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
 }
