@@ -14,7 +14,7 @@ mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -79,6 +79,18 @@ impl ReadPool {
         // A panic while holding a connection leaves it usable: SQLite state lives in the file.
         let mut connection = self.connections[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         read(&mut connection)
+    }
+
+    /// A connection nobody is using, if there is one.
+    fn idle(&self) -> Option<MutexGuard<'_, Connection>> {
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        (0..self.connections.len()).find_map(|offset| {
+            match self.connections[(start + offset) % self.connections.len()].try_lock() {
+                Ok(connection) => Some(connection),
+                Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+                Err(TryLockError::WouldBlock) => None,
+            }
+        })
     }
 }
 
@@ -157,15 +169,35 @@ impl SqliteStore {
         answer.await.map_err(|_| closed())?
     }
 
+    fn readers(&self) -> Result<&Arc<ReadPool>, Error> {
+        self.readers
+            .as_ref()
+            .ok_or_else(|| Error::Closed { message: format!("the store {} is closed", self.path.display()) })
+    }
+
+    /// Runs a read that may take a while (a scan, a search, a verification) on a blocking thread.
     async fn read<T: Send + 'static>(
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let closed = || Error::Closed { message: format!("the store {} is closed", self.path.display()) };
-        let readers = Arc::clone(self.readers.as_ref().ok_or_else(closed)?);
+        let readers = Arc::clone(self.readers()?);
         tokio::task::spawn_blocking(move || readers.with(read))
             .await
             .map_err(|error| Error::Io { message: format!("a read task failed: {error}") })?
+    }
+
+    /// Runs a point lookup (a few rows by key, tens of microseconds) on the caller's thread, on
+    /// an idle connection: cheaper than handing it to a blocking thread and waking the caller
+    /// again, which every advance would pay twice. With every connection busy, it waits on a
+    /// blocking thread like any read.
+    async fn lookup<T: Send + 'static>(
+        &self,
+        read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
+    ) -> Result<T, Error> {
+        if let Some(mut connection) = self.readers()?.idle() {
+            return read(&mut connection);
+        }
+        self.read(read).await
     }
 }
 
@@ -194,18 +226,18 @@ impl Store for SqliteStore {
         // A registered position never changes, so a read answers most claims (a `show` claims
         // the tokens its node already has) without queueing behind the writer's commits.
         let position = record.clone();
-        if let Some(existing) = self.read(move |connection| rows::token_at(connection, &position)).await? {
+        if let Some(existing) = self.lookup(move |connection| rows::token_at(connection, &position)).await? {
             return Ok(existing.nonce);
         }
         self.write(|reply| Job::ClaimToken { record, reply }).await
     }
 
     async fn token(&self, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
-        self.read(move |connection| rows::token(connection, nonce)).await
+        self.lookup(move |connection| rows::token(connection, nonce)).await
     }
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
-        self.read(move |connection| {
+        self.lookup(move |connection| {
             let Some(token) = rows::token(connection, nonce)? else { return Ok(None) };
             let run = rows::run(connection, token.run)?;
             let session = rows::session(connection, token.session)?;
@@ -217,23 +249,23 @@ impl Store for SqliteStore {
 
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {
         let key = key.to_owned();
-        self.read(move |connection| rows::recorded(connection, &key)).await
+        self.lookup(move |connection| rows::recorded(connection, &key)).await
     }
 
     async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {
-        self.read(move |connection| rows::workflow(connection, hash)).await
+        self.lookup(move |connection| rows::workflow(connection, hash)).await
     }
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-        self.read(move |connection| rows::session(connection, id)).await
+        self.lookup(move |connection| rows::session(connection, id)).await
     }
 
     async fn run(&self, id: RunId) -> Result<Option<RunRecord>, Error> {
-        self.read(move |connection| rows::run(connection, id)).await
+        self.lookup(move |connection| rows::run(connection, id)).await
     }
 
     async fn node(&self, id: NodeId) -> Result<Option<NodeRecord>, Error> {
-        self.read(move |connection| rows::node(connection, id)).await
+        self.lookup(move |connection| rows::node(connection, id)).await
     }
 
     async fn run_nodes(&self, run: RunId) -> Result<Vec<NodeRecord>, Error> {
@@ -262,5 +294,30 @@ impl Store for SqliteStore {
 
     async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error> {
         self.read(move |connection| search::recap(connection, node, max_nodes)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(size: usize) -> ReadPool {
+        let connections = (0..size).map(|_| Mutex::new(Connection::open_in_memory().unwrap())).collect();
+        ReadPool { connections, next: AtomicUsize::new(0) }
+    }
+
+    #[test]
+    fn a_lookup_takes_an_idle_connection_and_never_waits_for_a_busy_one() {
+        let pool = pool(2);
+        let busy = pool.connections[0].lock().unwrap();
+        for _ in 0..4 {
+            let idle = pool.idle().expect("the second connection is idle");
+            assert!(pool.connections[1].try_lock().is_err(), "the idle one handed out is the second");
+            drop(idle);
+        }
+        let other = pool.connections[1].lock().unwrap();
+        assert!(pool.idle().is_none(), "every connection is busy: the lookup goes to a blocking thread");
+        drop((busy, other));
+        assert!(pool.idle().is_some());
     }
 }
