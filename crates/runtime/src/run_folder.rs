@@ -497,7 +497,7 @@ impl Runtime {
             run: context.run.id,
             tip,
             control,
-            projection,
+            projection: Arc::new(projection),
             pending,
             updated_at: rfc3339(self.clock.now_ms()),
         }
@@ -520,7 +520,7 @@ impl Runtime {
     fn queue_state(&self, render: StateRender) {
         match &self.state_writer {
             Some(writer) => {
-                let (folder, projection) = (render.folder.clone(), render.projection.clone());
+                let (folder, projection) = (render.folder.clone(), Arc::clone(&render.projection));
                 writer.write(&folder, Document::Render(Box::new(render)), projection);
             }
             None => {
@@ -546,7 +546,8 @@ pub(crate) struct StateRender {
     run: RunId,
     tip: NodeRecord,
     control: Control,
-    projection: Projection,
+    /// Shared with the state writer, which remembers it for the next event.
+    projection: Arc<Projection>,
     pending: Option<PendingStep>,
     updated_at: String,
 }

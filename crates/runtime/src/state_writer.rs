@@ -58,7 +58,7 @@ const MAX_REMEMBERED: usize = 1024;
 /// The projection of a run folder's latest document, and whether that document is written.
 #[derive(Debug)]
 struct Latest {
-    projection: Projection,
+    projection: Arc<Projection>,
     written: bool,
 }
 
@@ -93,14 +93,14 @@ impl StateWriter {
 
     /// The projection of `folder`'s latest document, written or queued, if remembered.
     pub(crate) fn projection(&self, folder: &Path) -> Option<Projection> {
-        lock(&self.remembered).get(folder).map(|latest| latest.projection.clone())
+        lock(&self.remembered).get(folder).map(|latest| Projection::clone(&latest.projection))
     }
 
     /// Queues `document` as the state document of `folder`, of `projection`, unless a document of
     /// a later event is already queued or written: a caller that read the run just before another
     /// committed must not put the older document back. Of several documents queued for one folder,
     /// only the last is rendered and written.
-    pub(crate) fn write(&self, folder: &Path, document: Document, projection: Projection) {
+    pub(crate) fn write(&self, folder: &Path, document: Document, projection: Arc<Projection>) {
         let seq = projection.seq;
         {
             let mut remembered = lock(&self.remembered);
@@ -206,10 +206,10 @@ mod tests {
         folder
     }
 
-    fn projection(seq: u64) -> Projection {
+    fn projection(seq: u64) -> Arc<Projection> {
         let mut projection = Projection::default();
         projection.seq = seq;
-        projection
+        Arc::new(projection)
     }
 
     #[tokio::test]
