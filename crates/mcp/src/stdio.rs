@@ -23,8 +23,9 @@ pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 /// A byte-order mark some clients put before a frame; rmcp skips it too.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Why a line is not a frame rmcp should see, as a JSON-RPC error response.
-pub fn frame_error(line: &[u8]) -> Option<Value> {
+/// The JSON-RPC error answering a line rmcp could not decode (`problem` is why), or `None` for a
+/// notification, which JSON-RPC never answers. Only lines that failed come here.
+pub fn refusal(line: &[u8], problem: &serde_json::Error) -> Option<Value> {
     let error = |id: Value, code: i64, message: String| {
         Some(json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }))
     };
@@ -32,7 +33,8 @@ pub fn frame_error(line: &[u8]) -> Option<Value> {
         Ok(value) => value,
         Err(problem) => return error(Value::Null, -32700, format!("Parse error: the frame is not JSON ({problem})")),
     };
-    let id = value.get("id").cloned().unwrap_or(Value::Null);
+    // Answered under its id when that is a valid one (a string or a number).
+    let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
     let Some(object) = value.as_object() else {
         return error(
             Value::Null,
@@ -53,13 +55,17 @@ pub fn frame_error(line: &[u8]) -> Option<Value> {
                 .to_owned(),
         );
     }
-    None
+    if !object.contains_key("id") {
+        return None;
+    }
+    // A JSON-RPC request in shape that rmcp still cannot decode.
+    error(id, -32600, format!("Invalid Request: {problem}"))
 }
 
 /// Serves `server` over `input`/`output` until `input` ends.
 ///
 /// Each line is decoded once, straight into rmcp's message type; only a line that fails is looked
-/// at again, to say why ([`frame_error`]). Answers and refusals go through one channel to one
+/// at again, to say why ([`refusal`]). Answers and refusals go through one channel to one
 /// writer task, which writes whole lines and exits once every sender is gone and the channel is
 /// drained, so no answer is lost when the client closes stdin first.
 pub async fn serve_io<R, W>(server: SwitchyardServer, input: R, output: W) -> Result<(), std::io::Error>
@@ -98,8 +104,8 @@ async fn next_message<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     refusals: &mpsc::UnboundedSender<Vec<u8>>,
 ) -> Option<ClientJsonRpcMessage> {
-    let refuse = |refusal: Value| {
-        let _ = refusals.send(refusal.to_string().into_bytes());
+    let refuse = |answer: Value| {
+        let _ = refusals.send(answer.to_string().into_bytes());
     };
     loop {
         let mut line = Vec::new();
@@ -121,21 +127,11 @@ async fn next_message<R: AsyncRead + Unpin>(
         if trimmed.is_empty() {
             continue;
         }
-        let problem = match serde_json::from_slice::<ClientJsonRpcMessage>(trimmed) {
+        match serde_json::from_slice::<ClientJsonRpcMessage>(trimmed) {
             Ok(message) => return Some(message),
-            Err(problem) => problem,
-        };
-        match frame_error(trimmed) {
-            Some(refusal) => refuse(refusal),
-            // A JSON-RPC frame rmcp cannot decode: a request is answered (under its id when that
-            // is a valid one), a notification is not (JSON-RPC never answers one).
-            None => {
-                let id = serde_json::from_slice::<Value>(trimmed).ok().and_then(|frame| frame.get("id").cloned());
-                if let Some(id) = id {
-                    let id = if id.is_string() || id.is_number() { id } else { Value::Null };
-                    refuse(
-                        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32600, "message": format!("Invalid Request: {problem}") } }),
-                    );
+            Err(problem) => {
+                if let Some(answer) = refusal(trimmed, &problem) {
+                    refuse(answer);
                 }
             }
         }
