@@ -59,7 +59,7 @@ impl Clock for SystemClock {
     }
 }
 
-/// Ids from the operating system's random source.
+/// Ids from the clock and the operating system's random source.
 ///
 /// Ids and nonces start with the time in milliseconds (48 bits, big-endian) and end random: 80
 /// random bits in an id, 48 in a nonce (which names a token; its signature is what cannot be
@@ -161,7 +161,8 @@ mod tests {
     #[test]
     fn key_material_carries_no_time() {
         let now = u64::try_from(SystemClock.now_ms()).unwrap().to_be_bytes();
-        // A 48-bit prefix matching the clock by chance has odds of one in 2^40 or so.
+        // The clock's top 40 bits (its last byte may tick between the two calls): random bytes
+        // match them by chance once in 2^40.
         assert_ne!(RandomIds.bytes16()[..TIME_PREFIX - 1], now[8 - TIME_PREFIX..7]);
     }
 }
