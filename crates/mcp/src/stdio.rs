@@ -25,7 +25,7 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The JSON-RPC error answering a line rmcp could not decode (`problem` is why), or `None` for a
 /// notification, which JSON-RPC never answers. Only lines that failed come here.
-pub fn refusal(line: &[u8], problem: &serde_json::Error) -> Option<Value> {
+fn refusal(line: &[u8], problem: &serde_json::Error) -> Option<Value> {
     let error = |id: Value, code: i64, message: String| {
         Some(json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }))
     };
@@ -65,7 +65,7 @@ pub fn refusal(line: &[u8], problem: &serde_json::Error) -> Option<Value> {
 /// Serves `server` over `input`/`output` until `input` ends.
 ///
 /// Each line is decoded once, straight into rmcp's message type; only a line that fails is looked
-/// at again, to say why ([`refusal`]). Answers and refusals go through one channel to one
+/// at again, to say why (`refusal`). Answers and refusals go through one channel to one
 /// writer task, which writes whole lines and exits once every sender is gone and the channel is
 /// drained, so no answer is lost when the client closes stdin first.
 pub async fn serve_io<R, W>(server: SwitchyardServer, input: R, output: W) -> Result<(), std::io::Error>
