@@ -2,7 +2,7 @@
 //! argument check every call passes before any deserialization: the schema, then "did you mean"
 //! for unknown fields, each error naming the field.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -20,28 +20,36 @@ pub const RESUME_SESSION: &str = "resume_session";
 pub const RESERVED_CONTEXT_KEYS: [&str; 4] =
     ["eat_token", "parent_eat_token", "metrics_harness", "metrics_active_model"];
 
-/// One tool: its wire definition and a compiled validator for its arguments.
+/// One tool: its wire definition and a validator for its arguments, compiled on the tool's first
+/// call (compiling all six, meta-schema check and patterns included, was a third of a cold start's
+/// page faults, paid by clients that only list the tools).
 #[derive(Debug)]
 pub struct ToolSpec {
     pub tool: Tool,
-    validator: jsonschema::Validator,
+    validator: OnceLock<jsonschema::Validator>,
     properties: Vec<String>,
 }
 
 impl ToolSpec {
     pub fn new(tool: Tool) -> Self {
-        let schema = Value::Object((*tool.input_schema).clone());
-        let validator = jsonschema::validator_for(&schema).expect("every tool's input schema compiles");
-        let properties = schema
+        let properties = tool
+            .input_schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|properties| properties.keys().cloned().collect())
             .unwrap_or_default();
-        Self { tool, validator, properties }
+        Self { tool, validator: OnceLock::new(), properties }
     }
 
     pub fn name(&self) -> &str {
         &self.tool.name
+    }
+
+    fn validator(&self) -> &jsonschema::Validator {
+        self.validator.get_or_init(|| {
+            let schema = Value::Object((*self.tool.input_schema).clone());
+            jsonschema::validator_for(&schema).expect("every tool's input schema compiles (a unit test compiles each)")
+        })
     }
 
     /// Checks `arguments` against the input schema. Unknown fields come first, each with the
@@ -83,7 +91,7 @@ impl ToolSpec {
         }
         let instance = Value::Object(arguments.clone());
         let problems: Vec<Value> = self
-            .validator
+            .validator()
             .iter_errors(&instance)
             .take(10)
             .map(|error| {
@@ -344,4 +352,23 @@ pub fn switchyard_tools() -> Vec<Tool> {
             read_only,
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Validators compile lazily, on a tool's first call; this compiles every one now, so a schema
+    /// that does not compile fails here instead of in some agent's call.
+    #[test]
+    fn every_input_schema_compiles_and_checks_arguments() {
+        for spec in switchyard_tools().into_iter().map(ToolSpec::new) {
+            let mut wrong = JsonObject::new();
+            for field in &spec.properties {
+                wrong.insert(field.clone(), json!({ "not": "a plausible value" }));
+            }
+            let error = spec.check(&wrong).expect_err(spec.name());
+            assert!(error.message.starts_with(&format!("invalid arguments for {}:", spec.name())), "{}", error.message);
+        }
+    }
 }
