@@ -67,30 +67,63 @@ pub struct WritePause<'a> {
     _guard: tokio::sync::MutexGuard<'a, ()>,
 }
 
+/// The read-only connections. The first opens with the store, so a file that cannot be read fails
+/// `open`; the others open when a read first finds every open one busy, so a process that reads one
+/// thing at a time holds one reader (each costs its lookaside buffers and schema).
 #[derive(Debug)]
 struct ReadPool {
-    connections: Vec<Mutex<Connection>>,
+    path: PathBuf,
+    busy_timeout: Duration,
+    connections: Vec<Mutex<Option<Connection>>>,
     next: AtomicUsize,
 }
 
 impl ReadPool {
-    fn with<T>(&self, read: impl FnOnce(&mut Connection) -> Result<T, Error>) -> Result<T, Error> {
-        let index = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
-        // A panic while holding a connection leaves it usable: SQLite state lives in the file.
-        let mut connection = self.connections[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        read(&mut connection)
+    fn open(path: &Path, busy_timeout: Duration, size: usize) -> Result<ReadPool, Error> {
+        let first = schema::open_reader(path, busy_timeout)?;
+        let connections = std::iter::once(Some(first)).chain(std::iter::repeat_with(|| None)).take(size.max(1));
+        Ok(ReadPool {
+            path: path.to_owned(),
+            busy_timeout,
+            connections: connections.map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
+        })
     }
 
-    /// A connection nobody is using, if there is one.
-    fn idle(&self) -> Option<MutexGuard<'_, Connection>> {
-        let start = self.next.fetch_add(1, Ordering::Relaxed);
-        (0..self.connections.len()).find_map(|offset| {
-            match self.connections[(start + offset) % self.connections.len()].try_lock() {
-                Ok(connection) => Some(connection),
-                Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
-                Err(TryLockError::WouldBlock) => None,
+    fn with<T>(&self, read: impl FnOnce(&mut Connection) -> Result<T, Error>) -> Result<T, Error> {
+        let mut slot = match self.idle() {
+            Some(slot) => slot,
+            None => {
+                let index = self.next.fetch_add(1, Ordering::Relaxed) % self.connections.len();
+                // A panic while holding a connection leaves it usable: SQLite state is in the file.
+                self.connections[index].lock().unwrap_or_else(|poisoned| poisoned.into_inner())
             }
-        })
+        };
+        read(self.opened(&mut slot)?)
+    }
+
+    /// The first connection nobody is using, opened ones first, if there is one.
+    fn idle(&self) -> Option<MutexGuard<'_, Option<Connection>>> {
+        let mut unopened = None;
+        for slot in &self.connections {
+            let slot = match slot.try_lock() {
+                Ok(slot) => slot,
+                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+                Err(TryLockError::WouldBlock) => continue,
+            };
+            if slot.is_some() {
+                return Some(slot);
+            }
+            unopened = unopened.or(Some(slot));
+        }
+        unopened
+    }
+
+    fn opened<'a>(&self, slot: &'a mut Option<Connection>) -> Result<&'a mut Connection, Error> {
+        if slot.is_none() {
+            *slot = Some(schema::open_reader(&self.path, self.busy_timeout)?);
+        }
+        Ok(slot.as_mut().expect("opened just above"))
     }
 }
 
@@ -111,9 +144,7 @@ impl SqliteStore {
     /// busy timeout, and the schema, refusing a schema newer than this build.
     pub fn open(path: &Path, options: SqliteOptions) -> Result<SqliteStore, Error> {
         let connection = schema::open_writer(path, options.busy_timeout)?;
-        let readers = (0..options.read_connections.max(1))
-            .map(|_| schema::open_reader(path, options.busy_timeout).map(Mutex::new))
-            .collect::<Result<Vec<_>, Error>>()?;
+        let readers = ReadPool::open(path, options.busy_timeout, options.read_connections)?;
         let (sender, receiver) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let gate = Arc::new(tokio::sync::Mutex::new(()));
@@ -134,7 +165,7 @@ impl SqliteStore {
             path: path.to_owned(),
             jobs: Some(sender),
             writer: Some(handle),
-            readers: Some(Arc::new(ReadPool { connections: readers, next: AtomicUsize::new(0) })),
+            readers: Some(Arc::new(readers)),
             counters,
             gate,
         })
@@ -194,8 +225,9 @@ impl SqliteStore {
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        if let Some(mut connection) = self.readers()?.idle() {
-            return read(&mut connection);
+        let readers = self.readers()?;
+        if let Some(mut slot) = readers.idle() {
+            return read(readers.opened(&mut slot)?);
         }
         self.read(read).await
     }
@@ -300,24 +332,55 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sql_error::Context;
 
-    fn pool(size: usize) -> ReadPool {
-        let connections = (0..size).map(|_| Mutex::new(Connection::open_in_memory().unwrap())).collect();
-        ReadPool { connections, next: AtomicUsize::new(0) }
+    fn pool(size: usize) -> (tempfile::TempDir, ReadPool) {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.db");
+        Connection::open(&path).unwrap().execute_batch("CREATE TABLE t (x);").unwrap();
+        let pool = ReadPool::open(&path, Duration::from_secs(1), size).unwrap();
+        (folder, pool)
+    }
+
+    fn opened(pool: &ReadPool) -> usize {
+        pool.connections.iter().filter(|slot| slot.lock().unwrap().is_some()).count()
+    }
+
+    #[test]
+    fn reads_one_at_a_time_keep_to_one_connection() {
+        let (_folder, pool) = pool(4);
+        for _ in 0..8 {
+            let rows: i64 = pool
+                .with(|connection| {
+                    connection.query_row("SELECT count(*) FROM t", [], |row| row.get(0)).doing("counting")
+                })
+                .unwrap();
+            assert_eq!(rows, 0);
+            let mut lookup = pool.idle().expect("nothing else reads");
+            pool.opened(&mut lookup).unwrap();
+        }
+        assert_eq!(opened(&pool), 1);
     }
 
     #[test]
     fn a_lookup_takes_an_idle_connection_and_never_waits_for_a_busy_one() {
-        let pool = pool(2);
-        let busy = pool.connections[0].lock().unwrap();
-        for _ in 0..4 {
-            let idle = pool.idle().expect("the second connection is idle");
-            assert!(pool.connections[1].try_lock().is_err(), "the idle one handed out is the second");
-            drop(idle);
-        }
-        let other = pool.connections[1].lock().unwrap();
+        let (_folder, pool) = pool(2);
+        assert_eq!(opened(&pool), 1, "only the first reader opens with the store");
+        let busy = pool.idle().expect("the first connection is idle");
+        let mut idle = pool.idle().expect("the second connection is idle");
+        pool.opened(&mut idle).expect("the second connection opens on demand");
         assert!(pool.idle().is_none(), "every connection is busy: the lookup goes to a blocking thread");
-        drop((busy, other));
+        drop((busy, idle));
+        assert_eq!(opened(&pool), 2);
         assert!(pool.idle().is_some());
+    }
+
+    #[test]
+    fn a_reader_that_cannot_open_fails_the_read_with_the_path() {
+        let (folder, pool) = pool(2);
+        let _busy = pool.idle().unwrap();
+        drop(folder);
+        let error = pool.with(|_| Ok(())).unwrap_err();
+        assert!(error.to_string().contains("store.db"), "{error}");
     }
 }
