@@ -86,7 +86,7 @@ impl StepRules {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema), schemars(rename = "NativeCheck", deny_unknown_fields))]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum OutputCheck {
-    /// The output contains `value`.
+    /// The output contains `value` (case-sensitive).
     Contains {
         value: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
