@@ -2,15 +2,17 @@
 //! `Origin` and, when configured, a bearer token. Loopback by default; any other bind address
 //! needs a token.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
+use ctutils::CtEq;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -59,27 +61,46 @@ struct Guard {
     allowed_origins: Vec<String>,
 }
 
-fn host_name(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
+/// The host an authority names (`name`, `name:port`, `[v6]:port`), lower-cased, without the port
+/// and the brackets; `None` for anything else (a user part, a path, bad characters).
+fn host_of(authority: &str) -> Option<String> {
+    if authority.contains('@') {
+        return None;
     }
-    authority.rsplit_once(':').map(|(host, _)| host).unwrap_or(authority)
+    let authority: Authority = authority.parse().ok()?;
+    let host = authority.host();
+    let host = host.strip_prefix('[').and_then(|inner| inner.strip_suffix(']')).unwrap_or(host);
+    Some(host.to_ascii_lowercase())
 }
 
-fn is_loopback_name(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "::1") || host.ends_with(".localhost")
+/// The host of an `Origin` (`scheme://authority`), as `host_of` gives it.
+fn origin_host(origin: &str) -> Option<String> {
+    let uri: Uri = origin.parse().ok()?;
+    uri.scheme()?;
+    host_of(uri.authority()?.as_str())
+}
+
+/// `localhost`, a name under `.localhost` (RFC 6761), or a loopback address (`127.0.0.0/8`, `::1`).
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.parse::<IpAddr>().is_ok_and(|address| address.is_loopback())
 }
 
 /// Constant-time comparison, so a wrong token's timing says nothing about the right one.
 fn same_secret(sent: &[u8], expected: &[u8]) -> bool {
-    sent.len() == expected.len() && sent.iter().zip(expected).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+    sent.ct_eq(expected).into()
 }
 
 impl Guard {
     fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
         let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("");
-        let host_ok = self.allowed_hosts.iter().any(|allowed| allowed == host || allowed == host_name(host))
-            || (is_loopback_name(host_name(host)))
+        let name = host_of(host);
+        let host_ok = name.as_deref().is_some_and(is_loopback)
+            || self.allowed_hosts.iter().any(|allowed| {
+                allowed.eq_ignore_ascii_case(host)
+                    || name.as_deref().is_some_and(|name| allowed.eq_ignore_ascii_case(name))
+            })
             || (!self.loopback_only && self.allowed_hosts.is_empty());
         if !host_ok {
             return Err((
@@ -92,9 +113,8 @@ impl Guard {
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
-            let origin_host = origin.split_once("://").map(|(_, rest)| host_name(rest)).unwrap_or("");
-            let origin_ok =
-                is_loopback_name(origin_host) || self.allowed_origins.iter().any(|allowed| allowed == origin);
+            let origin_ok = origin_host(origin).as_deref().is_some_and(is_loopback)
+                || self.allowed_origins.iter().any(|allowed| allowed.eq_ignore_ascii_case(origin));
             if !origin_ok {
                 return Err((
                     StatusCode::FORBIDDEN,
@@ -195,4 +215,78 @@ pub async fn serve(
         .with_graceful_shutdown(async move { shutdown.cancelled().await })
         .await
         .map_err(HttpError::Serve)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn guard(allowed_hosts: &[&str], allowed_origins: &[&str]) -> Guard {
+        Guard {
+            loopback_only: true,
+            token: None,
+            allowed_hosts: allowed_hosts.iter().map(|host| (*host).to_owned()).collect(),
+            allowed_origins: allowed_origins.iter().map(|origin| (*origin).to_owned()).collect(),
+        }
+    }
+
+    fn check(guard: &Guard, host: &str, origin: Option<&str>) -> bool {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, host.parse().unwrap());
+        if let Some(origin) = origin {
+            headers.insert(header::ORIGIN, origin.parse().unwrap());
+        }
+        guard.check(&headers).is_ok()
+    }
+
+    #[test]
+    fn loopback_hosts_pass_in_every_spelling() {
+        let guard = guard(&[], &[]);
+        for host in ["localhost", "LOCALHOST:7878", "app.localhost:80", "127.0.0.1:7878", "127.0.0.2", "[::1]:7878"] {
+            assert!(check(&guard, host, None), "{host}");
+        }
+    }
+
+    #[test]
+    fn other_hosts_fail_however_they_dress_up() {
+        let guard = guard(&[], &[]);
+        for host in
+            ["evil.example", "localhost.evil.example", "evil@localhost", "127.0.0.1.evil.example", "[::2]:80", ""]
+        {
+            assert!(!check(&guard, host, None), "{host}");
+        }
+    }
+
+    #[test]
+    fn allowed_hosts_match_by_name_with_any_port_or_exactly() {
+        let guard = guard(&["app.example", "other.example:8443"], &[]);
+        assert!(check(&guard, "APP.example:7878", None));
+        assert!(check(&guard, "other.example:8443", None));
+        assert!(!check(&guard, "other.example:9000", None));
+    }
+
+    #[test]
+    fn origins_pass_when_loopback_or_listed() {
+        let guard = guard(&[], &["https://app.example"]);
+        for origin in ["http://localhost:5173", "http://[::1]:3000", "https://127.0.0.1", "https://app.example"] {
+            assert!(check(&guard, "localhost", Some(origin)), "{origin}");
+        }
+        for origin in [
+            "http://evil.example",
+            "null",
+            "localhost:5173",
+            "http://localhost.evil.example",
+            "https://app.example:444",
+        ] {
+            assert!(!check(&guard, "localhost", Some(origin)), "{origin}");
+        }
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret(b"s3cret", b"s3cret"));
+        assert!(!same_secret(b"s3cre", b"s3cret"));
+        assert!(!same_secret(b"s3cret!", b"s3cret"));
+        assert!(!same_secret(b"S3cret", b"s3cret"));
+    }
 }
