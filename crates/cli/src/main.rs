@@ -16,7 +16,7 @@ use clap::Parser;
 /// mimalloc instead of glibc's malloc: an advance allocates and frees on three threads (the
 /// request's, the store writer's, the state writer's), and glibc's per-thread arenas made that a
 /// tenth of the server's CPU. Transparent huge pages are off (`no_thp`): with them, mimalloc's
-/// arenas took 9 MiB more resident memory at rest. Figures in BENCHMARKS.md.
+/// arenas took 8 MiB more resident memory at rest. Figures in BENCHMARKS.md.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
