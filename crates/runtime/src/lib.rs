@@ -210,7 +210,7 @@ impl Runtime {
         let (session, run, node) = (self.ids.session(), self.ids.run(), self.ids.node());
         let decision = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh { node })?;
         let (git_branch, git_head) = match &request.workspace {
-            Some(dir) => workspace::git_facts(dir),
+            Some(dir) => workspace::git_facts(dir).await,
             None => (None, None),
         };
         let mut events = vec![

@@ -109,7 +109,7 @@ impl Runtime {
             && head.is_none()
             && let Some(workspace) = &request.workspace
         {
-            (branch, head) = crate::workspace::git_facts(Path::new(workspace));
+            (branch, head) = crate::workspace::git_facts(Path::new(workspace)).await;
         }
         let mut ranked: Vec<(u8, Confidence, Vec<String>, String, SessionRecord)> = Vec::new();
         let eligible = |record: &SessionRecord| {
