@@ -525,3 +525,41 @@ fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
     let tools = answers.iter().find(|answer| answer["id"] == 2).expect("tools/list answered");
     assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 6);
 }
+
+#[test]
+fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
+    // `switchyard mcp 2>&1`: stdout and stderr are one pipe, so stdout is written with blocking
+    // writes. Non-blocking mode would be the shared pipe's: with the pipe full, log writes failed
+    // with EAGAIN, and the build before this test exited with a panic (code 101) after answering
+    // one frame of 61. The reader waits until far more than a pipe's 64 KiB is pending.
+    let home = tempfile::tempdir().unwrap();
+    let frames = home.path().join("frames.jsonl");
+    let mut lines =
+        vec![initialize(1).to_string(), json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string()];
+    let requests = 60;
+    lines.extend(
+        (0..requests).map(|id| json!({ "jsonrpc": "2.0", "id": 100 + id, "method": "tools/list" }).to_string()),
+    );
+    std::fs::write(&frames, lines.join("\n") + "\n").unwrap();
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let mut child = switchyard(&home)
+        .arg("mcp")
+        .env("SWITCHYARD_LOG", "debug")
+        .stdin(std::fs::File::open(&frames).unwrap())
+        .stdout(writer.try_clone().unwrap())
+        .stderr(writer)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    assert!(child.wait().unwrap().success());
+    let (frames, logs): (Vec<&str>, Vec<&str>) = text.lines().partition(|line| line.starts_with('{'));
+    let answered = frames
+        .iter()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|answer| answer["id"].as_u64().is_some_and(|id| id >= 100))
+        .count();
+    assert_eq!(answered, requests as usize, "every tools/list answered, whole");
+    assert!(!logs.is_empty(), "debug logs share the pipe");
+}

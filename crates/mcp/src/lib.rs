@@ -54,11 +54,28 @@ pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error>
         Err(_) => Box::new(tokio::io::stdin()),
     };
     let stdout = std::io::stdout().as_fd().try_clone_to_owned()?;
-    let output: Box<dyn AsyncWrite + Unpin + Send> = match pipe::Sender::from_owned_fd(stdout) {
-        Ok(pipe) => Box::new(pipe),
-        Err(_) => Box::new(tokio::io::stdout()),
+    // Non-blocking mode belongs to the open pipe, not to one descriptor: with stderr on the same
+    // pipe (`2>&1`), a log line written while the client is slow to read would be dropped instead
+    // of waiting. Such a stdout goes through tokio's blocking writer.
+    let output: Box<dyn AsyncWrite + Unpin + Send> = if same_file(stdout.as_fd(), std::io::stderr().as_fd()) {
+        Box::new(tokio::io::stdout())
+    } else {
+        match pipe::Sender::from_owned_fd(stdout) {
+            Ok(pipe) => Box::new(pipe),
+            Err(_) => Box::new(tokio::io::stdout()),
+        }
     };
     stdio::serve_io(server, input, output).await
+}
+
+/// Whether two descriptors are the same file (device and inode); `false` when either cannot say.
+fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let identity = |fd: std::os::fd::BorrowedFd<'_>| {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        file.metadata().ok().map(|metadata| (metadata.dev(), metadata.ino()))
+    };
+    matches!((identity(a), identity(b)), (Some(a), Some(b)) if a == b)
 }
 
 /// The reference documentation of the tools, generated from the live definitions
@@ -112,4 +129,20 @@ pub fn tools_reference(server: &SwitchyardServer) -> String {
         text.push_str(&format!("| `{}` | {} |\n", code.as_str(), code.meaning()));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsFd;
+
+    use super::same_file;
+
+    #[test]
+    fn a_pipe_is_the_same_file_as_its_duplicate_and_not_as_another_pipe() {
+        let (_reader, writer) = std::io::pipe().unwrap();
+        let duplicate = writer.try_clone().unwrap();
+        let (_other_reader, other) = std::io::pipe().unwrap();
+        assert!(same_file(writer.as_fd(), duplicate.as_fd()), "2>&1: one pipe");
+        assert!(!same_file(writer.as_fd(), other.as_fd()), "two pipes");
+    }
 }
