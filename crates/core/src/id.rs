@@ -5,8 +5,9 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
-use data_encoding::BASE32_NOPAD;
+use data_encoding::{Encoding, Specification};
 
 /// What went wrong parsing an id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,18 +19,39 @@ pub enum IdError {
     Malformed { kind: &'static str, prefix: &'static str, input: String },
 }
 
+/// RFC 4648 base32 with its alphabet in lowercase, no padding: 16 bytes are 26 characters.
+/// Encoding and decoding go straight between bytes and these characters, with no uppercase copy
+/// and, in `Display`, no allocation: ids are formatted several times per advance.
+static BASE32_LOWER: LazyLock<Encoding> = LazyLock::new(|| {
+    let mut specification = Specification::new();
+    specification.symbols.push_str("abcdefghijklmnopqrstuvwxyz234567");
+    specification.encoding().expect("the base32 alphabet is a valid specification")
+});
+
+/// The characters of an id's body.
+const BODY_LEN: usize = 26;
+
 /// 16 bytes to 26 lowercase base32 characters (RFC 4648 alphabet, lowercased).
 pub fn encode_base32(bytes: &[u8; 16]) -> String {
-    BASE32_NOPAD.encode(bytes).to_ascii_lowercase()
+    BASE32_LOWER.encode(bytes)
 }
 
+/// Writes `prefix` and the 26 characters of `bytes`, without allocating.
+fn write_id(f: &mut fmt::Formatter<'_>, prefix: &str, bytes: &[u8; 16]) -> fmt::Result {
+    let mut body = [0u8; BODY_LEN];
+    BASE32_LOWER.encode_mut(bytes, &mut body);
+    f.write_str(prefix)?;
+    f.write_str(std::str::from_utf8(&body).map_err(|_| fmt::Error)?)
+}
+
+/// 26 lowercase base32 characters to 16 bytes; `None` for anything else (uppercase included).
 fn decode_base32(text: &str) -> Option<[u8; 16]> {
-    if text.len() != 26 || !text.bytes().all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b)) {
+    if text.len() != BODY_LEN {
         return None;
     }
-    let upper = text.to_ascii_uppercase();
-    let decoded = BASE32_NOPAD.decode(upper.as_bytes()).ok()?;
-    decoded.try_into().ok()
+    let mut bytes = [0u8; 16];
+    BASE32_LOWER.decode_mut(text.as_bytes(), &mut bytes).ok()?;
+    Some(bytes)
 }
 
 macro_rules! typed_id {
@@ -52,7 +74,7 @@ macro_rules! typed_id {
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "{}{}", $prefix, encode_base32(&self.0))
+                write_id(f, $prefix, &self.0)
             }
         }
 
@@ -141,6 +163,29 @@ mod tests {
         assert!(matches!(node.parse::<RunId>(), Err(IdError::WrongPrefix { .. })));
         assert!(matches!("run_short".parse::<RunId>(), Err(IdError::Malformed { .. })));
         assert!(matches!("run_AAAAAAAAAAAAAAAAAAAAAAAAAA".parse::<RunId>(), Err(IdError::Malformed { .. })));
+    }
+
+    proptest::proptest! {
+        /// Ids are stored and signed as text: the encoding must stay RFC 4648 base32, lowercased.
+        #[test]
+        fn the_text_form_is_rfc_4648_base32_lowercased_and_parses_back(bytes: [u8; 16]) {
+            let expected = data_encoding::BASE32_NOPAD.encode(&bytes).to_ascii_lowercase();
+            proptest::prop_assert_eq!(&encode_base32(&bytes), &expected);
+            let run = RunId::from_bytes(bytes);
+            proptest::prop_assert_eq!(run.to_string(), format!("run_{expected}"));
+            proptest::prop_assert_eq!(run.to_string().parse::<RunId>().unwrap(), run);
+            if expected.bytes().any(|byte| byte.is_ascii_alphabetic()) {
+                let shouted = format!("run_{}", expected.to_ascii_uppercase());
+                proptest::prop_assert!(shouted.parse::<RunId>().is_err());
+            }
+        }
+
+        #[test]
+        fn any_other_body_is_malformed_not_a_panic(body in "[a-zA-Z0-9=]{0,30}") {
+            if let Ok(run) = format!("run_{body}").parse::<RunId>() {
+                proptest::prop_assert_eq!(run.to_string(), format!("run_{body}"));
+            }
+        }
     }
 
     #[test]
