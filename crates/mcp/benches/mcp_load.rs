@@ -2,7 +2,8 @@
 //!
 //! - stdio cold start: spawn → `initialize` answered → `tools/list` answered;
 //! - the latency of each tool over stdio;
-//! - `continue_workflow` on a fresh run and on a run with 1,000 steps behind it;
+//! - `continue_workflow` on a fresh run and on a run with 1,000 steps behind it, and the server's
+//!   CPU time per advance over that run (`/proc/<pid>/stat`);
 //! - HTTP throughput with 1, 8 and 32 clients advancing distinct runs;
 //! - memory at rest (RSS) of `switchyard mcp` and `switchyard serve`;
 //! - the same cold start and per-call latency for WorkRail (`@exaudeus/workrail` from npm) when it
@@ -280,13 +281,37 @@ fn stdio_tools(home: &Home, iterations: usize) -> Vec<String> {
     lines
 }
 
-fn long_run(home: &Home, behind: usize, window: usize) -> (Stats, Stats) {
+/// CPU time a process has used (user + system, all its threads, those gone included), from
+/// `/proc/<pid>/stat` in clock ticks (`getconf CLK_TCK`).
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command name (which is in parentheses and may hold spaces), from the
+    // state on: `utime` and `stime` are the 12th and 13th.
+    let fields: Vec<&str> =
+        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+    let field = |index: usize| fields.get(index).and_then(|field| field.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = field(11) + field(12);
+    let per_second = Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .and_then(|text| text.trim().parse::<u64>().ok())
+        .unwrap_or(100);
+    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+}
+
+/// Latencies of the first and the last `window` advances of a run `behind` + `window` advances
+/// long, and the server's CPU time per advance over all of them.
+fn long_run(home: &Home, behind: usize, window: usize) -> (Stats, Stats, Duration) {
     let mut client = Stdio2::spawn(home.command(&["mcp"]));
     client.initialize();
+    let pid = client.child.id();
     let mut answer = client.call(
         "start_workflow",
         json!({ "workflowId": "bench-loop", "workspacePath": home.path(), "goal": "a long run" }),
     );
+    let cpu_before = cpu_time(pid);
     let mut advance = |answer: &mut Value| {
         let started = Instant::now();
         *answer = client.call(
@@ -300,7 +325,8 @@ fn long_run(home: &Home, behind: usize, window: usize) -> (Stats, Stats) {
         advance(&mut answer);
     }
     let late = Stats::new((0..window).map(|_| advance(&mut answer)).collect());
-    (early, late)
+    let advances = u32::try_from(behind + window).unwrap_or(u32::MAX);
+    (early, late, (cpu_time(pid) - cpu_before) / advances)
 }
 
 /// An MCP client over streamable HTTP as real clients hold one: a keep-alive HTTP/1.1
@@ -469,9 +495,14 @@ fn main() {
     for line in stdio_tools(&home, iterations) {
         println!("{line}");
     }
-    let (early, late) = long_run(&Home::new(), behind, 100);
+    let (early, late, cpu) = long_run(&Home::new(), behind, 100);
     println!("{}", early.line("continue_workflow, steps 1-100 of a run"));
     println!("{}", late.line(&format!("continue_workflow, steps {}-{} of a run", behind + 1, behind + 100)));
+    println!(
+        "\nserver CPU per `continue_workflow` advance (user + system, all threads, over {} advances): {:.3} ms",
+        behind + 100,
+        cpu.as_secs_f64() * 1e3
+    );
 
     let mut client = Stdio2::spawn(home.command(&["mcp"]));
     client.initialize();
