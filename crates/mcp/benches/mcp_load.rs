@@ -395,18 +395,7 @@ impl HttpClient {
 /// `advances` times at once; returns advances per second. The clients run as tasks of one
 /// driver thread, so the driver takes as little of the machine's CPU as it can.
 fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
-    let mut child =
-        home.command(&["serve", "--port", "0"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut reader = BufReader::new(child.stderr.take().unwrap());
-    let mut banner = String::new();
-    reader.read_line(&mut banner).unwrap();
-    let address = banner
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap()
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_owned();
+    let (mut child, address) = spawn_serve(home);
     let path = home.path();
     let driver = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let rate = driver.block_on(async {
@@ -446,6 +435,40 @@ fn http_throughput(home: &Home, clients: usize, advances: usize) -> f64 {
     let _ = child.kill();
     let _ = child.wait();
     rate
+}
+
+/// `switchyard serve` on a free loopback port, and the address its banner names.
+fn spawn_serve(home: &Home) -> (Child, String) {
+    let mut child =
+        home.command(&["serve", "--port", "0"]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut banner = String::new();
+    reader.read_line(&mut banner).unwrap();
+    let address = banner
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap()
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    (child, address)
+}
+
+/// The memory of `switchyard serve` at rest: started, one client's session initialized and its
+/// tools listed.
+fn serve_memory() -> String {
+    let home = Home::new();
+    let (mut child, address) = spawn_serve(&home);
+    let driver = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    driver.block_on(async {
+        let mut client = HttpClient::connect(&address).await;
+        client.request("tools/list", json!({})).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    });
+    let memory = memory(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    memory
 }
 
 fn http_rows() {
@@ -510,6 +533,7 @@ fn main() {
     std::thread::sleep(Duration::from_millis(200));
     println!("\nmemory at rest: `switchyard mcp` {} after initialize + tools/list", client.memory());
     drop(client);
+    println!("memory at rest: `switchyard serve` {} after one session's initialize + tools/list", serve_memory());
 
     http_rows();
 
