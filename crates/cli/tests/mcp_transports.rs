@@ -500,18 +500,22 @@ fn file_tools_are_served_only_behind_the_flag() {
     assert!(envelope["code"].is_string() && envelope["retry"]["kind"] == "not_retryable", "{envelope}");
 }
 
+/// A file of stdio frames: `initialize`, `notifications/initialized`, then `requests`.
+fn frames_file(home: &tempfile::TempDir, requests: &[Value]) -> std::path::PathBuf {
+    let mut lines =
+        vec![initialize(1).to_string(), json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string()];
+    lines.extend(requests.iter().map(Value::to_string));
+    let path = home.path().join("frames.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
 #[test]
 fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
     // Clients start servers with pipes, which are read on the event loop; a file (or a terminal)
     // is read through blocking threads instead. Both serve.
     let home = tempfile::tempdir().unwrap();
-    let frames = home.path().join("frames.jsonl");
-    let lines = [
-        initialize(1).to_string(),
-        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string(),
-        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }).to_string(),
-    ];
-    std::fs::write(&frames, lines.join("\n") + "\n").unwrap();
+    let frames = frames_file(&home, &[json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" })]);
     let output = switchyard(&home)
         .arg("mcp")
         .stdin(std::fs::File::open(&frames).unwrap())
@@ -533,14 +537,9 @@ fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
     // with EAGAIN, and the build before this test exited with a panic (code 101) after answering
     // one frame of 61. The reader waits until far more than a pipe's 64 KiB is pending.
     let home = tempfile::tempdir().unwrap();
-    let frames = home.path().join("frames.jsonl");
-    let mut lines =
-        vec![initialize(1).to_string(), json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string()];
-    let requests = 60;
-    lines.extend(
-        (0..requests).map(|id| json!({ "jsonrpc": "2.0", "id": 100 + id, "method": "tools/list" }).to_string()),
-    );
-    std::fs::write(&frames, lines.join("\n") + "\n").unwrap();
+    let requests: usize = 60;
+    let list = |id| json!({ "jsonrpc": "2.0", "id": 100 + id, "method": "tools/list" });
+    let frames = frames_file(&home, &(0..requests).map(list).collect::<Vec<_>>());
     let (mut reader, writer) = std::io::pipe().unwrap();
     let mut child = switchyard(&home)
         .arg("mcp")
@@ -560,6 +559,6 @@ fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|answer| answer["id"].as_u64().is_some_and(|id| id >= 100))
         .count();
-    assert_eq!(answered, requests as usize, "every tools/list answered, whole");
+    assert_eq!(answered, requests, "every tools/list answered, whole");
     assert!(!logs.is_empty(), "debug logs share the pipe");
 }

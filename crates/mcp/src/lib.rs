@@ -57,14 +57,12 @@ pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error>
     // Non-blocking mode belongs to the open pipe, not to one descriptor: with stderr on the same
     // pipe (`2>&1`), a log line written while the client is slow to read would be dropped instead
     // of waiting. Such a stdout goes through tokio's blocking writer.
-    let output: Box<dyn AsyncWrite + Unpin + Send> = if same_file(stdout.as_fd(), std::io::stderr().as_fd()) {
-        Box::new(tokio::io::stdout())
-    } else {
-        match pipe::Sender::from_owned_fd(stdout) {
-            Ok(pipe) => Box::new(pipe),
-            Err(_) => Box::new(tokio::io::stdout()),
-        }
-    };
+    let shares_stderr = same_file(stdout.as_fd(), std::io::stderr().as_fd());
+    let output: Box<dyn AsyncWrite + Unpin + Send> =
+        match (!shares_stderr).then(|| pipe::Sender::from_owned_fd(stdout).ok()).flatten() {
+            Some(pipe) => Box::new(pipe),
+            None => Box::new(tokio::io::stdout()),
+        };
     stdio::serve_io(server, input, output).await
 }
 
