@@ -8,15 +8,22 @@
 //! through `Runtime::state_document`, which does, and dropping the last runtime that shares the
 //! writer writes what is queued.
 //!
+//! A run that moves faster than [`REWRITE_INTERVAL`] has its document rewritten at most that
+//! often: the first document after a quiet spell is written at once, later ones wait out the
+//! interval and only the last of them is rendered. An agent editing the file between turns never
+//! waits; a burst of advances (an MCP client looping, 32 clients at once) costs one render per run
+//! and interval instead of one per advance. A flush writes whatever waits.
+//!
 //! The projection each document was rendered from is remembered, so the next event extends it
 //! without reading (and parsing) a file that may not even be written yet. At most
 //! [`MAX_REMEMBERED`] written ones are kept; a forgotten one is read back from its file.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
@@ -52,6 +59,9 @@ enum Message {
     Flush(oneshot::Sender<()>),
 }
 
+/// How often one run folder's document is rewritten at most.
+const REWRITE_INTERVAL: Duration = Duration::from_millis(50);
+
 /// The most projections of written documents remembered (those still queued are always kept).
 const MAX_REMEMBERED: usize = 1024;
 
@@ -76,11 +86,16 @@ impl StateWriter {
     /// Starts the writer thread. If the thread cannot start, documents are written in the
     /// caller's thread instead.
     pub(crate) fn start() -> Self {
+        Self::with_interval(REWRITE_INTERVAL)
+    }
+
+    /// Starts the writer thread, rewriting each folder's document at most once per `interval`.
+    fn with_interval(interval: Duration) -> Self {
         let remembered: Remembered = Arc::default();
         let (sender, messages) = channel();
         let spawned = std::thread::Builder::new().name("switchyard-state-writer".to_owned()).spawn({
             let remembered = Arc::clone(&remembered);
-            move || run(&messages, &remembered)
+            move || run(&messages, Waiting::new(interval, remembered))
         });
         match spawned {
             Ok(thread) => Self { sender: Some(sender), thread: Some(thread), remembered },
@@ -157,31 +172,83 @@ fn mark_written(remembered: &Remembered, folder: &Path, seq: u64) {
     }
 }
 
-fn run(messages: &Receiver<Message>, remembered: &Remembered) {
-    while let Ok(first) = messages.recv() {
-        // Take everything queued: several writes of one document collapse into the last.
-        let mut batch = vec![first];
-        batch.extend(messages.try_iter());
-        let mut writes: BTreeMap<PathBuf, (Document, u64)> = BTreeMap::new();
-        for message in batch {
-            match message {
-                Message::Write { folder, document, seq } => {
-                    writes.insert(folder, (document, seq));
+fn run(messages: &Receiver<Message>, mut waiting: Waiting) {
+    loop {
+        let first = match waiting.next_due() {
+            None => messages.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(due) => messages.recv_timeout(due.saturating_duration_since(Instant::now())),
+        };
+        match first {
+            Ok(first) => {
+                // Take everything queued: several writes of one document collapse into the last.
+                for message in std::iter::once(first).chain(messages.try_iter()) {
+                    match message {
+                        Message::Write { folder, document, seq } => waiting.queue(folder, document, seq),
+                        Message::Flush(done) => {
+                            waiting.write_all();
+                            let _ = done.send(());
+                        }
+                    }
                 }
-                Message::Flush(done) => {
-                    write_all(&mut writes, remembered);
-                    let _ = done.send(());
-                }
+                waiting.write_due();
+            }
+            Err(RecvTimeoutError::Timeout) => waiting.write_due(),
+            Err(RecvTimeoutError::Disconnected) => {
+                waiting.write_all();
+                return;
             }
         }
-        write_all(&mut writes, remembered);
     }
 }
 
-fn write_all(writes: &mut BTreeMap<PathBuf, (Document, u64)>, remembered: &Remembered) {
-    for (folder, (document, seq)) in std::mem::take(writes) {
+/// The documents the writer thread holds, and when it last wrote each folder's.
+struct Waiting {
+    interval: Duration,
+    remembered: Remembered,
+    documents: BTreeMap<PathBuf, (Document, u64)>,
+    /// Folders written less than `interval` ago (older entries are dropped as they pass).
+    written_at: HashMap<PathBuf, Instant>,
+}
+
+impl Waiting {
+    fn new(interval: Duration, remembered: Remembered) -> Self {
+        Self { interval, remembered, documents: BTreeMap::new(), written_at: HashMap::new() }
+    }
+
+    fn queue(&mut self, folder: PathBuf, document: Document, seq: u64) {
+        self.documents.insert(folder, (document, seq));
+    }
+
+    /// When the earliest waiting document may be written; `None` when none waits.
+    fn next_due(&self) -> Option<Instant> {
+        let now = Instant::now();
+        let due = |folder: &PathBuf| self.written_at.get(folder).map_or(now, |at| *at + self.interval);
+        self.documents.keys().map(due).min()
+    }
+
+    /// Writes the documents whose folder was not written within the interval.
+    fn write_due(&mut self) {
+        let now = Instant::now();
+        self.written_at.retain(|_, at| now.saturating_duration_since(*at) < self.interval);
+        let due: Vec<PathBuf> =
+            self.documents.keys().filter(|folder| !self.written_at.contains_key(*folder)).cloned().collect();
+        for folder in due {
+            if let Some((document, seq)) = self.documents.remove(&folder) {
+                self.write(folder, document, seq);
+            }
+        }
+    }
+
+    fn write_all(&mut self) {
+        for (folder, (document, seq)) in std::mem::take(&mut self.documents) {
+            self.write(folder, document, seq);
+        }
+    }
+
+    fn write(&mut self, folder: PathBuf, document: Document, seq: u64) {
         write_one(&folder, document);
-        mark_written(remembered, &folder, seq);
+        mark_written(&self.remembered, &folder, seq);
+        self.written_at.insert(folder, Instant::now());
     }
 }
 
@@ -250,6 +317,57 @@ mod tests {
             let text = std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap();
             assert_eq!(text, format!("document of run {n}"));
         }
+    }
+
+    /// Waits (up to ten seconds) for `folder`'s document to read `expected`, without a flush.
+    fn written_without_flush(folder: &Path, expected: &str) -> bool {
+        let path = folder.join(STATE_DOCUMENT);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if std::fs::read_to_string(&path).is_ok_and(|text| text == expected) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn within_the_interval_a_document_waits_for_a_flush() {
+        let folder = run_folder();
+        let writer = StateWriter::with_interval(Duration::from_secs(3600));
+        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        assert!(written_without_flush(folder.path(), "document 1"), "a quiet folder's document is written at once");
+        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
+        writer.write(folder.path(), Document::Text("document 3".to_owned()), projection(3));
+        std::thread::sleep(Duration::from_millis(100));
+        let path = folder.path().join(STATE_DOCUMENT);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "document 1", "held within the interval");
+        assert_eq!(writer.projection(folder.path()).map(|projection| projection.seq), Some(3));
+        writer.flush().await;
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "document 3");
+    }
+
+    #[test]
+    fn a_held_document_is_written_once_the_interval_is_over() {
+        let folder = run_folder();
+        let writer = StateWriter::with_interval(Duration::from_millis(200));
+        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        assert!(written_without_flush(folder.path(), "document 1"));
+        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
+        assert!(written_without_flush(folder.path(), "document 2"), "the held document follows without a flush");
+        assert!(lock(&writer.remembered)[folder.path()].written);
+    }
+
+    #[test]
+    fn dropping_the_writer_writes_held_documents() {
+        let folder = run_folder();
+        let writer = StateWriter::with_interval(Duration::from_secs(3600));
+        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        assert!(written_without_flush(folder.path(), "document 1"));
+        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
+        drop(writer);
+        assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 2");
     }
 
     #[test]
