@@ -6,6 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::fd::AsFd;
 use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::{Value, json};
@@ -528,6 +529,30 @@ fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
         String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     let tools = answers.iter().find(|answer| answer["id"] == 2).expect("tools/list answered");
     assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn stdio_leaves_the_pipes_it_shares_blocking() {
+    // tokio's pipes make the open pipe non-blocking, and the parent shares it: a shell running
+    // `switchyard mcp` in a pipeline, then another command on the same stdin or stdout, would get
+    // EAGAIN where it expects to wait. switchyard puts the flags back as it exits.
+    let home = tempfile::tempdir().unwrap();
+    let (stdin_read, mut stdin_write) = std::io::pipe().unwrap();
+    let (stdout_read, stdout_write) = std::io::pipe().unwrap();
+    let (shared_stdin, shared_stdout) = (stdin_read.try_clone().unwrap(), stdout_write.try_clone().unwrap());
+    let mut child =
+        switchyard(&home).arg("mcp").stdin(stdin_read).stdout(stdout_write).stderr(Stdio::null()).spawn().unwrap();
+    writeln!(stdin_write, "{}", initialize(1)).unwrap();
+    let mut answer = String::new();
+    BufReader::new(stdout_read).read_line(&mut answer).unwrap();
+    assert!(answer.contains("protocolVersion"), "{answer}");
+    let nonblocking =
+        |fd: std::os::fd::BorrowedFd<'_>| rustix::fs::fcntl_getfl(fd).unwrap().contains(rustix::fs::OFlags::NONBLOCK);
+    assert!(nonblocking(shared_stdin.as_fd()), "the server reads its pipe without blocking while it runs");
+    drop(stdin_write);
+    assert!(child.wait().unwrap().success());
+    assert!(!nonblocking(shared_stdin.as_fd()), "stdin is blocking again");
+    assert!(!nonblocking(shared_stdout.as_fd()), "stdout is blocking again");
 }
 
 #[test]

@@ -48,6 +48,8 @@ pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error>
     use tokio::io::{AsyncRead, AsyncWrite};
     use tokio::net::unix::pipe;
 
+    // Put back what the pipes below change in the open files, which a parent may share.
+    let _restore = StatusFlags::save([std::io::stdin().as_fd(), std::io::stdout().as_fd()]);
     let stdin = std::io::stdin().as_fd().try_clone_to_owned()?;
     let input: Box<dyn AsyncRead + Unpin + Send> = match pipe::Receiver::from_owned_fd(stdin) {
         Ok(pipe) => Box::new(pipe),
@@ -64,6 +66,35 @@ pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error>
             None => Box::new(tokio::io::stdout()),
         };
     stdio::serve_io(server, input, output).await
+}
+
+/// The status flags of open files, put back when dropped.
+///
+/// tokio's pipes set `O_NONBLOCK`, and that flag belongs to the open pipe, not to this process's
+/// descriptor: a parent that shares the pipe (a shell running `switchyard mcp` in a pipeline, then
+/// another command on the same stdin or stdout) would otherwise find it non-blocking after
+/// switchyard exits, and fail with `EAGAIN` where it expected to wait. A process killed outright
+/// cannot put anything back.
+struct StatusFlags(Vec<(std::os::fd::OwnedFd, rustix::fs::OFlags)>);
+
+impl StatusFlags {
+    fn save<const N: usize>(fds: [std::os::fd::BorrowedFd<'_>; N]) -> Self {
+        let saved = fds.into_iter().filter_map(|fd| {
+            let flags = rustix::fs::fcntl_getfl(fd).ok()?;
+            Some((fd.try_clone_to_owned().ok()?, flags))
+        });
+        Self(saved.collect())
+    }
+}
+
+impl Drop for StatusFlags {
+    fn drop(&mut self) {
+        for (fd, flags) in &self.0 {
+            if let Err(error) = rustix::fs::fcntl_setfl(fd, *flags) {
+                tracing::debug!(%error, "the status flags of stdin or stdout were not put back");
+            }
+        }
+    }
 }
 
 /// Whether two descriptors are the same file (device and inode); `false` when either cannot say.
