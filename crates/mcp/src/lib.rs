@@ -78,7 +78,7 @@ pub async fn serve_stdio(server: SwitchyardServer) -> Result<(), std::io::Error>
 struct StatusFlags(Vec<(std::os::fd::OwnedFd, rustix::fs::OFlags)>);
 
 impl StatusFlags {
-    fn save<const N: usize>(fds: [std::os::fd::BorrowedFd<'_>; N]) -> Self {
+    fn save<'a>(fds: impl IntoIterator<Item = std::os::fd::BorrowedFd<'a>>) -> Self {
         let saved = fds.into_iter().filter_map(|fd| {
             let flags = rustix::fs::fcntl_getfl(fd).ok()?;
             Some((fd.try_clone_to_owned().ok()?, flags))

@@ -109,21 +109,26 @@ impl Catalog {
     }
 
     /// Every place `name` exists, in precedence order.
-    fn locations(&self, name: &str) -> Vec<Location> {
+    fn locations(&self, name: &str) -> Vec<Candidate> {
         let mut found = Vec::new();
         for (origin, folder) in self.folders() {
             for extension in EXTENSIONS {
                 let path = folder.join(format!("{name}.{extension}"));
-                if path.is_file() && holds_workflow(&path) {
-                    found.push(Location { origin, path: path.display().to_string() });
+                if let Some(text) = path.is_file().then(|| workflow_text(&path)).flatten() {
+                    let location = Location { origin, path: path.display().to_string() };
+                    found.push(Candidate { location, text: Some(text) });
                 }
             }
             for candidate in bundle_candidates(folder, name) {
-                found.push(Location { origin, path: candidate.display().to_string() });
+                found.push(Candidate {
+                    location: Location { origin, path: candidate.display().to_string() },
+                    text: None,
+                });
             }
         }
         if switchyard_compiler::builtins().any(|builtin| builtin.name == name) {
-            found.push(Location { origin: Origin::Builtin, path: format!("builtin:{name}") });
+            let location = Location { origin: Origin::Builtin, path: format!("builtin:{name}") };
+            found.push(Candidate { location, text: None });
         }
         found
     }
@@ -131,12 +136,14 @@ impl Catalog {
     /// Finds and compiles the workflow called `name`.
     pub fn find(&self, name: &str) -> Result<Found, Error> {
         validate_workflow_id(name).map_err(|message| Error::InvalidName { message })?;
-        let mut locations = self.locations(name).into_iter();
-        let Some(location) = locations.next() else {
+        let mut candidates = self.locations(name).into_iter();
+        let Some(first) = candidates.next() else {
             return Err(Error::WorkflowNotFound { name: name.to_owned(), available: self.names() });
         };
-        let compiled = compile_location(name, &location)?;
-        Ok(Found { name: name.to_owned(), location, shadows: locations.collect(), compiled })
+        let location = first.location.clone();
+        let compiled = compile_location(name, first)?;
+        let shadows = candidates.map(|candidate| candidate.location).collect();
+        Ok(Found { name: name.to_owned(), location, shadows, compiled })
     }
 
     /// Compiles a file or bundle named directly, outside discovery. For a multi-workflow package
@@ -232,7 +239,7 @@ impl Catalog {
                     .and_then(|extension| extension.to_str())
                     .is_some_and(|extension| EXTENSIONS.contains(&extension));
                 let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else { continue };
-                if has_extension && validate_workflow_id(stem).is_ok() && holds_workflow(&path) {
+                if has_extension && validate_workflow_id(stem).is_ok() && workflow_text(&path).is_some() {
                     names.push(stem.to_owned());
                 }
                 if looks_like_bundle(&path)
@@ -342,10 +349,11 @@ fn entry_file_folder(path: &Path) -> Option<PathBuf> {
     (entry && path.is_file() && looks_like_bundle(folder)).then(|| folder.to_owned())
 }
 
-/// Whether a workflow file found by name holds a workflow (see [`detect_format`]); a file that
-/// cannot be read counts, so the error reaches whoever asked for it.
-fn holds_workflow(path: &Path) -> bool {
-    read_source(path).map_or(true, |text| detect_format(&text).is_some())
+/// The text of a workflow file found by name, or `None` when it holds no workflow (see
+/// [`detect_format`]). A file that cannot be read counts, so the error reaches whoever asked for it.
+fn workflow_text(path: &Path) -> Option<Result<String, Error>> {
+    let text = read_source(path);
+    text.as_ref().map_or(true, |text| detect_format(text).is_some()).then_some(text)
 }
 
 fn has_extension(path: &Path, extensions: &[&str]) -> bool {
@@ -481,7 +489,14 @@ fn bundle_candidates(folder: &Path, name: &str) -> Vec<PathBuf> {
     found
 }
 
-fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> {
+/// A place a workflow name was found, with the text read from it when it is a file: read once to
+/// tell a workflow from other YAML, and compiled from the same text.
+struct Candidate {
+    location: Location,
+    text: Option<Result<String, Error>>,
+}
+
+fn compile_location(name: &str, Candidate { location, text }: Candidate) -> Result<Compiled, Error> {
     if location.origin == Origin::Builtin {
         let builtin = switchyard_compiler::builtins()
             .find(|builtin| builtin.name == name)
@@ -508,7 +523,7 @@ fn compile_location(name: &str, location: &Location) -> Result<Compiled, Error> 
         };
         return Ok(found.swap_remove(position).compiled);
     }
-    let text = read_source(path)?;
+    let text = text.unwrap_or_else(|| read_source(path))?;
     Ok(compile_file(path, &location.path, text))
 }
 
