@@ -284,7 +284,7 @@ mod tests {
         let folder = run_folder();
         let writer = StateWriter::start();
         for seq in 1..=50 {
-            writer.write(folder.path(), Document::Text(format!("document {seq}")), projection(seq));
+            queue(&writer, folder.path(), seq);
         }
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 50");
@@ -319,6 +319,11 @@ mod tests {
         }
     }
 
+    /// Queues `document <seq>` as `folder`'s document of event `seq`.
+    fn queue(writer: &StateWriter, folder: &Path, seq: u64) {
+        writer.write(folder, Document::Text(format!("document {seq}")), projection(seq));
+    }
+
     /// Waits (up to ten seconds) for `folder`'s document to read `expected`, without a flush.
     fn written_without_flush(folder: &Path, expected: &str) -> bool {
         let path = folder.join(STATE_DOCUMENT);
@@ -336,10 +341,10 @@ mod tests {
     async fn within_the_interval_a_document_waits_for_a_flush() {
         let folder = run_folder();
         let writer = StateWriter::with_interval(Duration::from_secs(3600));
-        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        queue(&writer, folder.path(), 1);
         assert!(written_without_flush(folder.path(), "document 1"), "a quiet folder's document is written at once");
-        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
-        writer.write(folder.path(), Document::Text("document 3".to_owned()), projection(3));
+        queue(&writer, folder.path(), 2);
+        queue(&writer, folder.path(), 3);
         std::thread::sleep(Duration::from_millis(100));
         let path = folder.path().join(STATE_DOCUMENT);
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "document 1", "held within the interval");
@@ -352,20 +357,22 @@ mod tests {
     fn a_held_document_is_written_once_the_interval_is_over() {
         let folder = run_folder();
         let writer = StateWriter::with_interval(Duration::from_millis(200));
-        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        queue(&writer, folder.path(), 1);
         assert!(written_without_flush(folder.path(), "document 1"));
-        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
+        queue(&writer, folder.path(), 2);
         assert!(written_without_flush(folder.path(), "document 2"), "the held document follows without a flush");
-        assert!(lock(&writer.remembered)[folder.path()].written);
+        let remembered = Arc::clone(&writer.remembered);
+        drop(writer);
+        assert!(lock(&remembered)[folder.path()].written);
     }
 
     #[test]
     fn dropping_the_writer_writes_held_documents() {
         let folder = run_folder();
         let writer = StateWriter::with_interval(Duration::from_secs(3600));
-        writer.write(folder.path(), Document::Text("document 1".to_owned()), projection(1));
+        queue(&writer, folder.path(), 1);
         assert!(written_without_flush(folder.path(), "document 1"));
-        writer.write(folder.path(), Document::Text("document 2".to_owned()), projection(2));
+        queue(&writer, folder.path(), 2);
         drop(writer);
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 2");
     }
