@@ -13,6 +13,16 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
+
+/// A regex compiled on first use and kept for the process: compiling one costs far more than
+/// running it, and the front-end runs its patterns on every tag of every step.
+macro_rules! regex {
+    ($pattern:expr) => {{
+        static REGEX: std::sync::LazyLock<Regex> =
+            std::sync::LazyLock::new(|| Regex::new($pattern).expect("valid regex"));
+        &*REGEX
+    }};
+}
 use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, Layer, Limits, ValueType};
 
@@ -129,7 +139,7 @@ fn step_id(label: &str, used: &mut Vec<String>) -> String {
 
 /// `name == 'value'` or `name != 'value'` (braces allowed) as an evaluated CEL condition.
 fn expression(condition: &str) -> Option<String> {
-    let pattern = Regex::new(r#"^\s*\{*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}*\s*(==|!=)\s*['"]?([^'"]*?)['"]?\s*$"#).ok()?;
+    let pattern = regex!(r#"^\s*\{*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}*\s*(==|!=)\s*['"]?([^'"]*?)['"]?\s*$"#);
     let captures = pattern.captures(condition)?;
     let operator = if &captures[2] == "==" { "equals" } else { "not_equals" };
     Some(format!(
@@ -139,10 +149,15 @@ fn expression(condition: &str) -> Option<String> {
     ))
 }
 
+/// The value of the attribute `name` in a tag's attributes (`name="value"` or `name='value'`).
+/// Attributes are read left to right, so text inside another attribute's quotes never counts.
 fn attribute(attributes: &str, name: &str) -> Option<String> {
-    let pattern = Regex::new(&format!(r#"(?:^|\s){name}\s*=\s*(?:"([^"]*)"|'([^']*)')"#)).ok()?;
-    let captures = pattern.captures(attributes)?;
-    captures.get(1).or_else(|| captures.get(2)).map(|value| value.as_str().to_owned())
+    let pattern = regex!(r#"(?:^|\s)([A-Za-z_][A-Za-z0-9_:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')"#);
+    pattern
+        .captures_iter(attributes)
+        .find(|captures| &captures[1] == name)
+        .and_then(|captures| captures.get(2).or_else(|| captures.get(3)))
+        .map(|value| value.as_str().to_owned())
 }
 
 /// One `<step>` of classic instructions.
@@ -159,8 +174,8 @@ struct ClassicStep {
 
 /// Splits instructions into steps: `<step n=…>` tags, else `## Step N` headings, else one step.
 fn classic_steps(text: &str) -> Vec<ClassicStep> {
-    let open = Regex::new(r"(?s)<step\s+([^>]*?)/?>").expect("valid regex");
-    let close = Regex::new(r"</step\s*>|</workflow\s*>").expect("valid regex");
+    let open = regex!(r"(?s)<step\s+([^>]*?)/?>");
+    let close = regex!(r"</step\s*>|</workflow\s*>");
     let opens: Vec<(usize, usize, String)> = open
         .captures_iter(text)
         .filter_map(|captures| {
@@ -188,7 +203,7 @@ fn classic_steps(text: &str) -> Vec<ClassicStep> {
             })
             .collect();
     }
-    let heading = Regex::new(r"(?m)^#{2,3}\s+Step\s+([0-9A-Za-z.]+)[:.)]?\s*(.*)$").expect("valid regex");
+    let heading = regex!(r"(?m)^#{2,3}\s+Step\s+([0-9A-Za-z.]+)[:.)]?\s*(.*)$");
     let headings: Vec<(usize, usize, String, String)> = heading
         .captures_iter(text)
         .filter_map(|captures| {
@@ -227,7 +242,7 @@ fn classic_steps(text: &str) -> Vec<ClassicStep> {
 
 /// The `if` of the innermost `<check if>` open at `offset` in `body`.
 fn enclosing_check(body: &str, offset: usize) -> Option<String> {
-    let tag = Regex::new(r"<check\s+([^>]*)>|</check\s*>").expect("valid regex");
+    let tag = regex!(r"<check\s+([^>]*)>|</check\s*>");
     let mut stack = Vec::new();
     for captures in tag.captures_iter(&body[..offset]) {
         match captures.get(1) {
@@ -254,7 +269,7 @@ struct ModuleValues {
 /// until nothing changes, at most 8 rounds so a cycle stops; unknown names and double-brace
 /// `{{runtime}}` values stay as written.
 fn expand(text: &str, values: &BTreeMap<String, String>) -> String {
-    let pattern = Regex::new(r"\{+([A-Za-z_][A-Za-z0-9_-]*)\}+").expect("valid regex");
+    let pattern = regex!(r"\{+([A-Za-z_][A-Za-z0-9_-]*)\}+");
     let mut current = text.to_owned();
     for _ in 0..8 {
         let next = pattern
@@ -421,7 +436,7 @@ fn variables_section(config: &serde_json::Map<String, Json>, module: Option<&Mod
 /// the agent (the condition cannot be judged before the step runs). Returns the gate, the
 /// conditional gate and the reasons, for the prompt.
 fn waits_for_user(body: &str) -> (bool, Option<String>, Vec<&'static str>) {
-    let tag = Regex::new(r"<(ask|template-output|elicit-required|invoke-task)\b([^>]*)>").expect("valid regex");
+    let tag = regex!(r"<(ask|template-output|elicit-required|invoke-task)\b([^>]*)>");
     let mut gate = false;
     let mut when = Vec::new();
     let mut reasons = Vec::new();
@@ -550,17 +565,17 @@ fn read_classic_called(
     let mut used = Vec::new();
     let ids: Vec<String> = parsed.iter().map(|step| step_id(&step.n, &mut used)).collect();
     let index_of = |label: &str| parsed.iter().position(|step| step.n == label);
-    let anchor = Regex::new(r#"<anchor\s+id\s*=\s*["']([^"']+)["']"#).expect("valid regex");
+    let anchor = regex!(r#"<anchor\s+id\s*=\s*["']([^"']+)["']"#);
     let mut anchors: BTreeMap<String, usize> = BTreeMap::new();
     for (index, step) in parsed.iter().enumerate() {
         for captures in anchor.captures_iter(&step.body) {
             anchors.insert(captures[1].to_owned(), index);
         }
     }
-    let goto = Regex::new(r"(?s)<goto\s*([^>]*?)/?>([^<]*)").expect("valid regex");
-    let invoke = Regex::new(r"(?s)<invoke-(workflow|task)\s*([^>]*?)/?>([^<]*)").expect("valid regex");
-    let output = Regex::new(r"<template-output[^>]*>\s*([^<\s][^<]*?)\s*</template-output>").expect("valid regex");
-    let path_key = Regex::new(r"^(?:workflow|path)\s*:\s*").expect("valid regex");
+    let goto = regex!(r"(?s)<goto\s*([^>]*?)/?>([^<]*)");
+    let invoke = regex!(r"(?s)<invoke-(workflow|task)\s*([^>]*?)/?>([^<]*)");
+    let output = regex!(r"<template-output[^>]*>\s*([^<\s][^<]*?)\s*</template-output>");
+    let path_key = regex!(r"^(?:workflow|path)\s*:\s*");
     let mut steps = Vec::new();
     let mut invocations = Vec::new();
     for (index, step) in parsed.iter().enumerate() {
@@ -826,7 +841,7 @@ pub(crate) fn read_step_files(
         .and_then(Json::as_str)
         .map_or_else(|| dir.trim_end_matches('/').rsplit('/').next().unwrap_or("workflow").to_owned(), str::to_owned);
     let description = front.get("description").and_then(Json::as_str).unwrap_or_default().to_owned();
-    let step_file = Regex::new(r"[A-Za-z0-9_./{}-]*step-[0-9][A-Za-z0-9_-]*\.md").expect("valid regex");
+    let step_file = regex!(r"[A-Za-z0-9_./{}-]*step-[0-9][A-Za-z0-9_-]*\.md");
     let first = step_file.find_iter(body).find_map(|found| resolve_path(bundle, dir, found.as_str())).or_else(|| {
         bundle
             .files
@@ -940,8 +955,8 @@ pub(crate) fn read_step_files(
 /// A step-file menu, where the method halts for the user: a `[C] Continue` option, or two or
 /// more options such as `[A] Advanced Elicitation [P] Party Mode` or `[P] Plan first [E] Execute`.
 fn has_menu(body: &str) -> bool {
-    let continue_option = Regex::new(r"(?i)\[C\]\**\s*continue").expect("valid regex");
-    let option = Regex::new(r"\[([A-Z0-9])\]\**\s*[A-Za-z]").expect("valid regex");
+    let continue_option = regex!(r"(?i)\[C\]\**\s*continue");
+    let option = regex!(r"\[([A-Z0-9])\]\**\s*[A-Za-z]");
     let mut letters: Vec<&str> =
         option.captures_iter(body).filter_map(|captures| captures.get(1)).map(|m| m.as_str()).collect();
     letters.sort_unstable();
@@ -963,7 +978,20 @@ fn stem(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{classic_steps, expression, workflow_id};
+    use super::{attribute, classic_steps, expression, workflow_id};
+
+    #[test]
+    fn attributes_are_read_whole_in_either_quotes() {
+        // `n='1'` inside the goal is text, not the step's number.
+        let attributes = r#"goal="Check that n='1' holds" n="3" if='mode == "fast"' for-each="item""#;
+        assert_eq!(attribute(attributes, "n").as_deref(), Some("3"));
+        assert_eq!(attribute(attributes, "goal").as_deref(), Some("Check that n='1' holds"));
+        assert_eq!(attribute(attributes, "if").as_deref(), Some(r#"mode == "fast""#));
+        assert_eq!(attribute(attributes, "for-each").as_deref(), Some("item"));
+        assert_eq!(attribute(r#"goal="a" n = '2'"#, "n").as_deref(), Some("2"), "spaces around `=`");
+        assert_eq!(attribute(attributes, "repeat"), None);
+        assert_eq!(attribute(r#"xn="1""#, "n"), None, "a name ends where the attribute's does");
+    }
 
     #[test]
     fn the_scanner_finds_steps_in_files_that_are_not_xml() {

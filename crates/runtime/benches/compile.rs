@@ -1,13 +1,18 @@
 //! Benchmark: compiling each built-in workflow (and the benchmarks' loop workflow) from source
-//! text to the IR with `switchyard_compiler::compile`.
+//! text to the IR with `switchyard_compiler::compile`; and reading and compiling every bundle of
+//! a BMad Method release from the conformance corpus (`testdata/bmad/`), as `switchyard validate`
+//! and discovery do.
 
 mod common;
 
 use std::hint::black_box;
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use switchyard_compiler::{Source, builtins, compile};
+use switchyard_runtime::Catalog;
+use switchyard_runtime::catalog::Sourced;
 
 fn compile_workflows(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile");
@@ -25,5 +30,20 @@ fn compile_workflows(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, compile_workflows);
+fn compile_bmad_releases(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile_bmad");
+    group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    for release in ["6.0.0-alpha.7", "6.0.4"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad").join(release);
+        let sources = Catalog::sources(&path);
+        let bundles = sources.iter().filter(|(_, sourced)| matches!(sourced, Ok(Sourced::Workflows(_)))).count();
+        assert!(bundles > 0, "{} holds no bundle", path.display());
+        group.bench_with_input(BenchmarkId::from_parameter(release), &path, |b, path| {
+            b.iter(|| Catalog::sources(black_box(path)));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, compile_workflows, compile_bmad_releases);
 criterion_main!(benches);
