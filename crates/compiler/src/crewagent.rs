@@ -9,6 +9,7 @@
 //! a cycle (CrewAgent's builder refuses cycles, hand-written graphs may have them) are bounded.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
 use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, Limits};
@@ -22,10 +23,23 @@ use crate::method::{LOOP_BOUND, workflow_id};
 use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
 use crate::workrail::escape;
 
-const MANIFEST_SCHEMA: &str = include_str!("../formats/crewagent/bmad.schema.json");
-const GRAPH_SCHEMA: &str = include_str!("../formats/crewagent/workflow-graph.schema.json");
-const AGENTS_SCHEMA: &str = include_str!("../formats/crewagent/agents.schema.json");
-const STEP_SCHEMA: &str = include_str!("../formats/crewagent/step-frontmatter.schema.json");
+/// A schema of the package format, compiled on first use and kept for the process (a package
+/// validates every step file against the same one). `None` only if the bundled schema is broken,
+/// which a unit test rules out.
+type Schema = LazyLock<Option<jsonschema::Validator>>;
+
+fn compile_schema(text: &str) -> Option<jsonschema::Validator> {
+    jsonschema::validator_for(&serde_json::from_str::<Json>(text).ok()?).ok()
+}
+
+static MANIFEST_SCHEMA: Schema =
+    LazyLock::new(|| compile_schema(include_str!("../formats/crewagent/bmad.schema.json")));
+static GRAPH_SCHEMA: Schema =
+    LazyLock::new(|| compile_schema(include_str!("../formats/crewagent/workflow-graph.schema.json")));
+static AGENTS_SCHEMA: Schema =
+    LazyLock::new(|| compile_schema(include_str!("../formats/crewagent/agents.schema.json")));
+static STEP_SCHEMA: Schema =
+    LazyLock::new(|| compile_schema(include_str!("../formats/crewagent/step-frontmatter.schema.json")));
 
 fn located<T>(value: T) -> Located<T> {
     Located::new(value, Loc::START)
@@ -38,7 +52,7 @@ fn step_id(node: &str) -> String {
 
 /// Parses a JSON file of the package and validates it against its schema, reporting errors with
 /// the file, the JSON pointer and the line.
-fn load_json(bundle: &Bundle, path: &str, schema: &str, report: &mut Report) -> Option<Json> {
+fn load_json(bundle: &Bundle, path: &str, schema: &Schema, report: &mut Report) -> Option<Json> {
     let Some(text) = bundle.files.get(path) else {
         report.error(
             Loc::START,
@@ -67,9 +81,8 @@ fn load_json(bundle: &Bundle, path: &str, schema: &str, report: &mut Report) -> 
     Some(value)
 }
 
-fn validate(path: &str, value: &Json, schema: &str, report: &mut Report, text: &str) -> bool {
-    let Ok(schema) = serde_json::from_str::<Json>(schema) else { return true };
-    let Ok(validator) = jsonschema::validator_for(&schema) else { return true };
+fn validate(path: &str, value: &Json, schema: &Schema, report: &mut Report, text: &str) -> bool {
+    let Some(validator) = schema.as_ref() else { return true };
     let mut valid = true;
     for error in validator.iter_errors(value) {
         valid = false;
@@ -98,12 +111,12 @@ fn line_of(text: &str, pointer: &str) -> Loc {
 /// Compiles every workflow of a package.
 pub(crate) fn compile(bundle: &Bundle, fallback: &str) -> Vec<BundleWorkflow> {
     let mut report = Report::new(&format!("{}/bmad.json", bundle.name));
-    let Some(manifest) = load_json(bundle, "bmad.json", MANIFEST_SCHEMA, &mut report) else {
+    let Some(manifest) = load_json(bundle, "bmad.json", &MANIFEST_SCHEMA, &mut report) else {
         return vec![finish(fallback.to_owned(), Format::CrewAgent, None, report, Vec::new())];
     };
     let package = workflow_id(manifest["name"].as_str().unwrap_or(fallback));
     let agents_path = manifest["entry"]["agents"].as_str().unwrap_or("agents.json").to_owned();
-    let agents = load_json(bundle, &agents_path, AGENTS_SCHEMA, &mut report).unwrap_or(Json::Null);
+    let agents = load_json(bundle, &agents_path, &AGENTS_SCHEMA, &mut report).unwrap_or(Json::Null);
     let roles: BTreeMap<String, String> = agents["agents"]
         .as_array()
         .into_iter()
@@ -223,7 +236,7 @@ fn read_workflow(
     let roles = &package.roles;
     let (name, graph_path, workflow_path, title) =
         (target.name.as_str(), target.graph.as_str(), target.workflow.as_str(), target.title.as_str());
-    let graph = load_json(bundle, graph_path, GRAPH_SCHEMA, report)?;
+    let graph = load_json(bundle, graph_path, &GRAPH_SCHEMA, report)?;
     references.push(FileReference::found(graph_path.to_owned(), ReferenceRole::Workflow, None));
     let description = match bundle.files.get(workflow_path) {
         Some(text) => {
@@ -292,7 +305,7 @@ fn read_workflow(
                 // A subworkflow node's file may be the called workflow's own `workflow.md`.
                 let called_workflow_file = kind == "subworkflow" && names_workflow;
                 if !front.is_empty() && !called_workflow_file {
-                    validate(file, &Json::Object(front.clone()), STEP_SCHEMA, report, text);
+                    validate(file, &Json::Object(front.clone()), &STEP_SCHEMA, report, text);
                     if front.get("nodeId").and_then(Json::as_str).is_some_and(|node_id| node_id != id) {
                         report.error(
                             Loc::START,
@@ -632,7 +645,20 @@ pub(crate) fn json_logic(expression: &Json) -> Result<String, String> {
 mod tests {
     use serde_json::json;
 
-    use super::json_logic;
+    use super::{AGENTS_SCHEMA, GRAPH_SCHEMA, MANIFEST_SCHEMA, STEP_SCHEMA, json_logic};
+
+    #[test]
+    fn the_bundled_package_schemas_compile() {
+        for (name, schema) in [
+            ("bmad.json", &MANIFEST_SCHEMA),
+            ("graph", &GRAPH_SCHEMA),
+            ("agents", &AGENTS_SCHEMA),
+            ("step", &STEP_SCHEMA),
+        ] {
+            let validator = schema.as_ref().unwrap_or_else(|| panic!("the {name} schema does not compile"));
+            assert!(!validator.is_valid(&json!(7)), "the {name} schema refuses a number");
+        }
+    }
 
     #[test]
     fn json_logic_becomes_cel_with_missing_variables_null() {

@@ -18,6 +18,7 @@
 //! `{% if %}` blocks calling the same function.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use serde_json::{Value as Json, json};
 use switchyard_core::workflow::{EdgeKind, Limits, NotesPolicy, OutputCheck};
@@ -147,10 +148,38 @@ fn reader_library(top: &[(String, Json)]) -> BTreeMap<String, (String, Json)> {
         .collect()
 }
 
+/// WorkRail's schema, compiled once per process: for the whole workflow, and for each step kind.
+struct SchemaValidators {
+    workflow: jsonschema::Validator,
+    /// Each step kind's definition in `$defs`, with its validator when it compiles.
+    steps: Vec<(&'static str, Option<jsonschema::Validator>)>,
+}
+
+fn schema_validators() -> Option<&'static SchemaValidators> {
+    static VALIDATORS: LazyLock<Option<SchemaValidators>> = LazyLock::new(|| {
+        let schema: Json = serde_json::from_str(SCHEMA).ok()?;
+        let workflow = jsonschema::validator_for(&schema).ok()?;
+        let steps = ["standardStep", "loopStep", "parallelStep"]
+            .into_iter()
+            .map(|kind| {
+                let mut step_schema = schema.clone();
+                if let Some(object) = step_schema.as_object_mut() {
+                    object.insert("$ref".into(), Json::String(format!("#/$defs/{kind}")));
+                    for key in ["properties", "required", "additionalProperties", "type"] {
+                        object.remove(key);
+                    }
+                }
+                (kind, jsonschema::validator_for(&step_schema).ok())
+            })
+            .collect();
+        Some(SchemaValidators { workflow, steps })
+    });
+    VALIDATORS.as_ref()
+}
+
 fn validate_schema(document: &Json, locate: &dyn Fn(&str) -> Loc, report: &mut Report) {
-    let schema: Json = serde_json::from_str(SCHEMA).unwrap_or(Json::Null);
-    let Ok(validator) = jsonschema::validator_for(&schema) else { return };
-    report_schema_errors(&validator, document, "", locate, report);
+    let Some(validators) = schema_validators() else { return };
+    report_schema_errors(&validators.workflow, document, "", locate, report);
     // A step matching none of the step kinds: validate it against the kind it claims, so the
     // diagnostic names the field that is wrong rather than "not valid under any of the schemas".
     for (index, step) in document["steps"].as_array().into_iter().flatten().enumerate() {
@@ -159,15 +188,10 @@ fn validate_schema(document: &Json, locate: &dyn Fn(&str) -> Loc, report: &mut R
             Some("parallel") => "parallelStep",
             _ => "standardStep",
         };
-        let mut step_schema = schema.clone();
-        if let Some(object) = step_schema.as_object_mut() {
-            object.insert("$ref".into(), Json::String(format!("#/$defs/{kind}")));
-            for key in ["properties", "required", "additionalProperties", "type"] {
-                object.remove(key);
-            }
-        }
-        if let Ok(validator) = jsonschema::validator_for(&step_schema) {
-            report_schema_errors(&validator, step, &format!("/steps/{index}"), locate, report);
+        let validator =
+            validators.steps.iter().find(|(name, _)| *name == kind).and_then(|(_, validator)| validator.as_ref());
+        if let Some(validator) = validator {
+            report_schema_errors(validator, step, &format!("/steps/{index}"), locate, report);
         }
     }
 }
@@ -1366,7 +1390,17 @@ pub(crate) fn escape(text: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{Dialect, escape, translate};
+    use super::{Dialect, escape, schema_validators, translate};
+
+    #[test]
+    fn the_workrail_schema_compiles_whole_and_per_step_kind() {
+        let validators = schema_validators().expect("the bundled WorkRail schema compiles");
+        for (kind, validator) in &validators.steps {
+            let validator = validator.as_ref().unwrap_or_else(|| panic!("no validator for `{kind}`"));
+            assert!(!validator.is_valid(&json!({ "id": 7 })), "`{kind}` refuses a step with a numeric id");
+        }
+        assert!(!validators.workflow.is_valid(&json!({})), "a workflow without steps is refused");
+    }
 
     #[test]
     fn conditions_become_loose_calls() {

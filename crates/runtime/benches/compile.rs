@@ -1,7 +1,7 @@
 //! Benchmark: compiling each built-in workflow (and the benchmarks' loop workflow) from source
-//! text to the IR with `switchyard_compiler::compile`; and reading and compiling every bundle of
-//! a BMad Method release from the conformance corpus (`testdata/bmad/`), as `switchyard validate`
-//! and discovery do.
+//! text to the IR with `switchyard_compiler::compile`; and reading and compiling each folder of
+//! the conformance corpus (`testdata/`: two BMad Method releases, the WorkRail workflows, the
+//! CrewAgent packages), as `switchyard validate` and discovery do.
 
 mod common;
 
@@ -30,20 +30,43 @@ fn compile_workflows(c: &mut Criterion) {
     group.finish();
 }
 
-fn compile_bmad_releases(c: &mut Criterion) {
-    let mut group = c.benchmark_group("compile_bmad");
+fn compile_corpus(c: &mut Criterion) {
+    let mut group = c.benchmark_group("compile_corpus");
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    for release in ["6.0.0-alpha.7", "6.0.4"] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad").join(release);
+    // Bundles, which the process-wide compile cache does not hold: each iteration reads and
+    // compiles them all.
+    let bundles =
+        [("bmad-6.0.0-alpha.7", "bmad/6.0.0-alpha.7"), ("bmad-6.0.4", "bmad/6.0.4"), ("crewagent", "crewagent")];
+    for (name, folder) in bundles {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(folder);
         let sources = Catalog::sources(&path);
-        let bundles = sources.iter().filter(|(_, sourced)| matches!(sourced, Ok(Sourced::Workflows(_)))).count();
-        assert!(bundles > 0, "{} holds no bundle", path.display());
-        group.bench_with_input(BenchmarkId::from_parameter(release), &path, |b, path| {
+        let workflows = sources.iter().filter(|(_, sourced)| matches!(sourced, Ok(Sourced::Workflows(_)))).count();
+        assert!(workflows > 0, "{} holds no workflow", path.display());
+        group.bench_with_input(BenchmarkId::from_parameter(name), &path, |b, path| {
             b.iter(|| Catalog::sources(black_box(path)));
         });
     }
+    // Workflow files are in that cache, so they are compiled from their texts here, uncached.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    let mut files: Vec<Source> = std::fs::read_dir(&folder)
+        .expect("the WorkRail corpus is readable")
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            let text = std::fs::read_to_string(&path).ok()?;
+            Some(Source::new(path.file_name()?.to_str()?, text))
+        })
+        .collect();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    assert!(files.iter().any(|source| compile(source).workflow.is_some()), "no WorkRail workflow compiles");
+    group.bench_with_input(BenchmarkId::from_parameter("workrail"), &files, |b, files| {
+        b.iter(|| {
+            for source in files {
+                black_box(compile(black_box(source)));
+            }
+        });
+    });
     group.finish();
 }
 
-criterion_group!(benches, compile_workflows, compile_bmad_releases);
+criterion_group!(benches, compile_workflows, compile_corpus);
 criterion_main!(benches);
