@@ -13,16 +13,6 @@
 use std::collections::BTreeMap;
 
 use regex::Regex;
-
-/// A regex compiled on first use and kept for the process: compiling one costs far more than
-/// running it, and the front-end runs its patterns on every tag of every step.
-macro_rules! regex {
-    ($pattern:expr) => {{
-        static REGEX: std::sync::LazyLock<Regex> =
-            std::sync::LazyLock::new(|| Regex::new($pattern).expect("valid regex"));
-        &*REGEX
-    }};
-}
 use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, Layer, Limits, ValueType};
 
@@ -33,6 +23,16 @@ use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 use crate::fields::Located;
 use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
 use crate::workrail::escape;
+
+/// A regex compiled on first use and kept for the process: compiling one costs far more than
+/// running it, and the front-end runs its patterns on every tag of every step.
+macro_rules! regex {
+    ($pattern:expr) => {{
+        static REGEX: std::sync::LazyLock<Regex> =
+            std::sync::LazyLock::new(|| Regex::new($pattern).expect("valid regex"));
+        &*REGEX
+    }};
+}
 
 /// How often a backward `goto` or a `repeat` may be taken in one branch.
 pub(crate) const LOOP_BOUND: u32 = 10;
