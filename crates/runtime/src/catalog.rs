@@ -17,7 +17,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_FILES, compile_bundle, detect_bundle, detect_format};
+use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_FILES, compile_bundle, detect_bundle};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 use switchyard_core::workflow::validate_workflow_id;
 
@@ -203,9 +203,9 @@ impl Catalog {
     /// for its folder.
     ///
     /// Detection is by content and layout: a file that is no workflow format (see
-    /// [`detect_format`]), a folder with an entry file but not a bundle's layout, and an archive
-    /// holding no bundle come back as [`Sourced::NotAWorkflow`]. Each source comes with its own
-    /// result, so a refused bundle does not hide the others.
+    /// [`switchyard_compiler::detect_format`]), a folder with an entry file but not a bundle's
+    /// layout, and an archive holding no bundle come back as [`Sourced::NotAWorkflow`]. Each
+    /// source comes with its own result, so a refused bundle does not hide the others.
     pub fn sources(path: &Path) -> Vec<(PathBuf, Result<Sourced, Error>)> {
         let mut paths = Vec::new();
         if path.is_dir() {
@@ -324,7 +324,7 @@ fn source_outcome(source: &Path) -> Result<Sourced, Error> {
         return Catalog::bundle(source).map(Sourced::Workflows);
     }
     let text = read_source(source)?;
-    if detect_format(&text).is_none() {
+    if cache::format_of(&text).is_none() {
         return Ok(Sourced::NotAWorkflow(
             "no top-level `steps` or `stages`, so it is no native workflow, stage list or WorkRail workflow, \
              and it is no bundle's entry file"
@@ -350,10 +350,11 @@ fn entry_file_folder(path: &Path) -> Option<PathBuf> {
 }
 
 /// The text of a workflow file found by name, or `None` when it holds no workflow (see
-/// [`detect_format`]). A file that cannot be read counts, so the error reaches whoever asked for it.
+/// [`switchyard_compiler::detect_format`], remembered by text in the compile cache). A file that
+/// cannot be read counts, so the error reaches whoever asked for it.
 fn workflow_text(path: &Path) -> Option<Result<String, Error>> {
     let text = read_source(path);
-    text.as_ref().map_or(true, |text| detect_format(text).is_some()).then_some(text)
+    text.as_ref().map_or(true, |text| cache::format_of(text).is_some()).then_some(text)
 }
 
 fn has_extension(path: &Path, extensions: &[&str]) -> bool {

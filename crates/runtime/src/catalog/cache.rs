@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use switchyard_compiler::{Compiled, Source, compile, compile_with, routines_from};
+use switchyard_compiler::{Compiled, Format, Source, compile, compile_with, detect_format, routines_from};
 
 /// The most workflow files kept; the least recently used goes first.
 pub const MAX_CACHED_FILES: usize = 256;
@@ -43,9 +43,14 @@ impl FileEntry {
     }
 }
 
+/// The most source formats remembered; past it the memo starts again (an entry is 33 bytes).
+const MAX_CACHED_FORMATS: usize = 4096;
+
 #[derive(Debug, Default)]
 struct Cache {
     files: HashMap<String, FileEntry>,
+    /// [`detect_format`] of source texts, by the text's SHA-256.
+    formats: HashMap<[u8; 32], Option<Format>>,
     builtins: HashMap<&'static str, Compiled>,
     /// Source bytes held by `files`.
     bytes: usize,
@@ -103,6 +108,23 @@ pub(super) fn file(name: &str, text: String, routines: Vec<String>) -> Compiled 
     compiled
 }
 
+/// The format of a source text ([`detect_format`]), remembered by the text's SHA-256. Telling a
+/// workflow from other YAML parses the whole document, and discovery asks it of every file on
+/// every listing; hashing a text costs a small fraction of parsing it.
+pub(super) fn format_of(text: &str) -> Option<Format> {
+    let key = switchyard_core::hash::sha256(text.as_bytes());
+    if let Some(format) = cache().formats.get(&key) {
+        return *format;
+    }
+    let format = detect_format(text);
+    let mut cache = cache();
+    if cache.formats.len() >= MAX_CACHED_FORMATS {
+        cache.formats.clear();
+    }
+    cache.formats.insert(key, format);
+    format
+}
+
 /// How often this process compiled the workflow file that compiles as `name` (its path), while
 /// the cache has held it; 0 for one it does not hold.
 pub fn compiles_of(name: &str) -> u64 {
@@ -144,6 +166,23 @@ mod tests {
         }
         cache.evict();
         cache
+    }
+
+    #[test]
+    fn a_remembered_format_is_the_detected_one() {
+        let texts = [
+            "id: remembered-native\nsteps:\n  - id: a\n    prompt: A\n",
+            r#"{"id": "remembered-workrail", "name": "W", "version": "1.0.0", "steps": [{"id": "a", "title": "A", "prompt": "A"}]}"#,
+            "stages:\n  - id: plan\n",
+            "not_a_workflow: true\n",
+            ": not yaml [\n",
+        ];
+        for text in texts {
+            let detected = detect_format(text);
+            assert_eq!(format_of(text), detected, "{text}");
+            assert_eq!(format_of(text), detected, "remembered: {text}");
+            assert!(cache().formats.contains_key(&switchyard_core::hash::sha256(text.as_bytes())));
+        }
     }
 
     #[test]
