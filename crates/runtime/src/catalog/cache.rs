@@ -1,5 +1,6 @@
-//! The process-wide compile cache: built-in workflows compile once per process, and a workflow
-//! file compiles again only when its text (or the routines it calls) changed.
+//! The process-wide compile cache: built-in workflows compile once per process, a workflow file
+//! compiles again only when its text (or the routines it calls) changed, and a text's format
+//! (workflow or other YAML) is detected once per distinct text.
 //!
 //! The cache is a process-wide static rather than a field of [`Catalog`](super::Catalog), so
 //! every catalog (the CLI's, the runtime's, and the one `Runtime::for_workspace` derives per MCP
