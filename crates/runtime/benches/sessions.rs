@@ -1,30 +1,105 @@
-//! Benchmark: listing sessions (the first page and a page 5,000 rows deep, 50 rows each) and
-//! opening one run, in a store holding 10,000 sessions.
+//! Benchmark: the SPEC's scale row, a store of 10,000 sessions and about 1,000,000 events.
+//! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each), the
+//! full-text search behind `resume_session` (a rare word, a middling one, the commonest one, a
+//! sentence), a whole `resume_session` lookup, and opening one run.
+//!
+//! Each session is a run of the loop workflow advanced 49 times with notes: words drawn from a
+//! 5,000-word vocabulary with Zipf frequencies, so some words are in nearly every note and most
+//! in few. Building the store takes minutes, so it is built once and kept in
+//! `target/tmp/sessions-scale-v1/`; later runs open it as it is (delete the folder to rebuild).
 
 mod common;
 
 use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use switchyard_runtime::Target;
-use switchyard_store::SessionQuery;
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use switchyard_runtime::{AdvanceInput, ResumeRequest, Runtime, StartRequest, Target};
+use switchyard_store::{SearchQuery, SessionQuery, Store};
 
 const SESSIONS: usize = 10_000;
-const STARTERS: usize = 32;
+/// A start records 3 events and an advance 2: 3 + 2 × 49 = 101 events per session.
+const ADVANCES_PER_SESSION: usize = 49;
+const WORKERS: usize = 32;
 const PAGE: u32 = 50;
+const VOCABULARY: usize = 5_000;
+/// Bump when the generated store changes shape, so an old kept store is not measured.
+const FIXTURE: &str = "sessions-scale-v1";
+
+/// The commonest words of the vocabulary, most frequent first; synthetic words follow them.
+const COMMON_WORDS: &[&str] = &[
+    "the",
+    "to",
+    "and",
+    "of",
+    "a",
+    "in",
+    "for",
+    "is",
+    "with",
+    "on",
+    "tests",
+    "parser",
+    "now",
+    "step",
+    "fixed",
+    "added",
+    "error",
+    "module",
+    "function",
+    "update",
+    "config",
+    "build",
+    "review",
+    "change",
+    "handler",
+    "cache",
+    "schema",
+    "query",
+    "index",
+    "token",
+    "session",
+    "retry",
+    "timeout",
+    "logging",
+    "migration",
+    "endpoint",
+];
 
 fn sessions(c: &mut Criterion) {
     let tokio = common::tokio_runtime();
-    let fixture = common::Fixture::new();
+    let folder = common::bench_root().join(FIXTURE);
+    let complete = folder.join("complete");
+    if !complete.exists() && folder.exists() {
+        std::fs::remove_dir_all(&folder).expect("remove a store whose build did not finish");
+    }
+    std::fs::create_dir_all(&folder).expect("create the fixture folder");
+    let opening = Instant::now();
+    let fixture = common::Fixture::kept(&folder);
+    let opened = opening.elapsed();
     let runtime = &fixture.runtime;
-
-    let began = Instant::now();
-    let started = tokio.block_on(fixture.start_many(SESSIONS, STARTERS));
-    common::report(&format!("set-up: {SESSIONS} sessions started by {STARTERS} tasks in {:.1?}", began.elapsed()));
-    let middle = &started[SESSIONS / 2];
-    let events = tokio.block_on(runtime.events(middle.session, 0, 1000)).expect("events").len();
-    common::report(&format!("each session holds {events} events after its start"));
+    let words = Vocabulary::new();
+    if complete.exists() {
+        common::report(&format!("opened the kept store in {} in {opened:.1?}", folder.display()));
+    } else {
+        let began = Instant::now();
+        tokio.block_on(build(&fixture.runtime, &fixture.workflow_file, &words));
+        let report = tokio.block_on(fixture.store.verify()).expect("verify the built store");
+        assert!(report.is_clean(), "the built store has problems: {:?}", report.problems);
+        let line = format!(
+            "built {} sessions and {} events in {:.1?}",
+            report.sessions_checked,
+            report.events_checked,
+            began.elapsed()
+        );
+        common::report(&line);
+        std::fs::write(&complete, line).expect("mark the store complete");
+    }
 
     // The cursor of the 100th page: 5,000 rows deep.
     let cursor = tokio.block_on(async {
@@ -39,64 +114,168 @@ fn sessions(c: &mut Criterion) {
         }
         before
     });
-    let first =
-        tokio.block_on(runtime.sessions(SessionQuery { limit: PAGE, ..SessionQuery::default() })).expect("list");
-    assert_eq!(first.len(), PAGE as usize);
     let deep = tokio
         .block_on(runtime.sessions(SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() }))
         .expect("list");
     assert_eq!(deep.len(), PAGE as usize);
 
+    let rare = ticket(SESSIONS / 2);
+    let searches = [
+        ("search_rare_word", rare.clone()),
+        ("search_middling_word", words.word(200).to_owned()),
+        ("search_commonest_word", words.word(0).to_owned()),
+        ("search_sentence", format!("pick up the parser work from {rare}")),
+    ];
+    for (name, text) in &searches {
+        let hits = tokio
+            .block_on(fixture.store.search_sessions(SearchQuery { text: text.clone(), limit: 20 }))
+            .expect("search");
+        common::report(&format!("{name} ({text:?}): {} sessions", hits.len()));
+    }
+    let sentence = searches[3].1.clone();
+    let found = tokio
+        .block_on(
+            runtime.resume_candidates(&ResumeRequest { query: Some(sentence.clone()), ..ResumeRequest::default() }),
+        )
+        .expect("resume");
+    assert!(found[0].session.goal.contains(&rare), "the session the sentence names comes first");
+
     let mut group = c.benchmark_group("sessions");
-    group.sample_size(30).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
-    group.bench_function(BenchmarkId::new("list_first_page", SESSIONS), |b| {
-        b.iter_custom(|iters| {
-            tokio.block_on(async {
-                let began = Instant::now();
-                for _ in 0..iters {
-                    let query = SessionQuery { limit: PAGE, ..SessionQuery::default() };
-                    black_box(runtime.sessions(query).await.expect("list"));
-                }
-                began.elapsed()
-            })
-        });
+    group.sample_size(20).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
+    measure(&mut group, &tokio, "list_first_page", || async {
+        let query = SessionQuery { limit: PAGE, ..SessionQuery::default() };
+        black_box(runtime.sessions(query).await.expect("list"));
     });
-    group.bench_function(BenchmarkId::new("list_page_after_5000", SESSIONS), |b| {
-        b.iter_custom(|iters| {
-            tokio.block_on(async {
-                let began = Instant::now();
-                for _ in 0..iters {
-                    let query = SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() };
-                    black_box(runtime.sessions(query).await.expect("list"));
-                }
-                began.elapsed()
-            })
-        });
+    measure(&mut group, &tokio, "list_page_after_5000", || async {
+        let query = SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() };
+        black_box(runtime.sessions(query).await.expect("list"));
     });
-    let target = Target::Run(middle.run);
-    group.bench_function(BenchmarkId::new("show_run", SESSIONS), |b| {
-        b.iter_custom(|iters| {
-            tokio.block_on(async {
-                let began = Instant::now();
-                for _ in 0..iters {
-                    black_box(runtime.show(&target).await.expect("show"));
-                }
-                began.elapsed()
-            })
+    for (name, text) in &searches {
+        measure(&mut group, &tokio, name, || async {
+            let query = SearchQuery { text: text.clone(), limit: 20 };
+            black_box(fixture.store.search_sessions(query).await.expect("search"));
         });
+    }
+    measure(&mut group, &tokio, "resume_session_sentence", || async {
+        let request = ResumeRequest { query: Some(sentence.clone()), ..ResumeRequest::default() };
+        black_box(runtime.resume_candidates(&request).await.expect("resume"));
     });
-    group.bench_function(BenchmarkId::new("run_record", SESSIONS), |b| {
-        b.iter_custom(|iters| {
-            tokio.block_on(async {
-                let began = Instant::now();
-                for _ in 0..iters {
-                    black_box(runtime.run(&target).await.expect("run"));
-                }
-                began.elapsed()
-            })
-        });
+    let target = Target::Run(found[0].run.expect("the found session has a run"));
+    measure(&mut group, &tokio, "show_run", || async {
+        black_box(runtime.show(&target).await.expect("show"));
+    });
+    measure(&mut group, &tokio, "run_record", || async {
+        black_box(runtime.run(&target).await.expect("run"));
     });
     group.finish();
+}
+
+/// Times `call` as one criterion benchmark named `name`.
+fn measure<F, Fut>(group: &mut BenchmarkGroup<'_, WallTime>, tokio: &tokio::runtime::Runtime, name: &str, call: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = ()>,
+{
+    group.bench_function(BenchmarkId::new(name, SESSIONS), |b| {
+        b.iter_custom(|iters| {
+            tokio.block_on(async {
+                let began = Instant::now();
+                for _ in 0..iters {
+                    call().await;
+                }
+                began.elapsed()
+            })
+        });
+    });
+}
+
+/// Starts every session and advances each run with notes, `WORKERS` sessions side by side.
+async fn build(runtime: &Arc<Runtime>, workflow: &Path, words: &Vocabulary) {
+    let mut tasks = Vec::with_capacity(WORKERS);
+    for worker in 0..WORKERS {
+        let runtime = Arc::clone(runtime);
+        let workflow = workflow.to_owned();
+        let words = words.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut random = StdRng::seed_from_u64(worker as u64);
+            for index in (worker..SESSIONS).step_by(WORKERS) {
+                let goal = format!("{} {}", words.text(&mut random, 8), ticket(index));
+                let request = StartRequest { file: Some(workflow.clone()), goal, ..StartRequest::default() };
+                let started = runtime.start(request).await.expect("start a run");
+                let mut token = common::continue_token(&started);
+                for _ in 0..ADVANCES_PER_SESSION {
+                    let length = random.random_range(24..40);
+                    let input = AdvanceInput {
+                        notes: Some(words.text(&mut random, length)),
+                        choice: Some("again".to_owned()),
+                        ..AdvanceInput::default()
+                    };
+                    let response = runtime.advance(&token, None, input).await.expect("advance");
+                    token = common::continue_token(&response);
+                }
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("a builder task panicked");
+    }
+}
+
+/// The word only session `index`'s goal holds.
+fn ticket(index: usize) -> String {
+    format!("ticket{index:05}")
+}
+
+/// Words with Zipf frequencies: the word of rank `r` is drawn with weight `1 / (r + 1)`.
+#[derive(Clone)]
+struct Vocabulary {
+    words: Arc<Vec<String>>,
+    cumulative: Arc<Vec<f64>>,
+}
+
+impl Vocabulary {
+    fn new() -> Self {
+        // Synthetic words of four syllables: all eight letters long, so none is a prefix of another.
+        const SYLLABLES: [&str; 12] = ["ka", "ri", "so", "tu", "me", "lo", "na", "pe", "vi", "du", "ze", "ho"];
+        let mut words: Vec<String> = COMMON_WORDS.iter().map(|word| (*word).to_owned()).collect();
+        let mut n = 0;
+        while words.len() < VOCABULARY {
+            let mut word = String::new();
+            let mut rest = n;
+            for _ in 0..4 {
+                word.push_str(SYLLABLES[rest % SYLLABLES.len()]);
+                rest /= SYLLABLES.len();
+            }
+            words.push(word);
+            n += 1;
+        }
+        let mut total = 0.0;
+        let cumulative = (0..words.len())
+            .map(|rank| {
+                total += 1.0 / (rank as f64 + 1.0);
+                total
+            })
+            .collect();
+        Self { words: Arc::new(words), cumulative: Arc::new(cumulative) }
+    }
+
+    fn word(&self, rank: usize) -> &str {
+        &self.words[rank]
+    }
+
+    fn text(&self, random: &mut StdRng, length: usize) -> String {
+        let total = self.cumulative[self.cumulative.len() - 1];
+        let mut text = String::new();
+        for _ in 0..length {
+            let point = random.random::<f64>() * total;
+            let rank = self.cumulative.partition_point(|&sum| sum < point).min(self.words.len() - 1);
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(&self.words[rank]);
+        }
+        text
+    }
 }
 
 criterion_group!(benches, sessions);

@@ -3,7 +3,10 @@
 //! it (external content, so the text is stored once).
 //!
 //! Stores created before the index existed get it on open: the tables are created and filled from
-//! the events once, inside the writer's schema transaction.
+//! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates
+//! stemming get it rebuilt from `texts` the same way.
+
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -17,7 +20,7 @@ use switchyard_store::{
 use crate::rows::{self, Decoder};
 use crate::sql_error::Context;
 
-const SCHEMA: &str = "
+const TEXTS: &str = "
 CREATE TABLE texts (
     id INTEGER PRIMARY KEY,
     session TEXT NOT NULL,
@@ -31,25 +34,43 @@ CREATE TABLE texts (
     body TEXT NOT NULL
 );
 CREATE INDEX texts_by_node ON texts (node, seq);
+";
+
+/// The full-text index over `texts`. Words are stemmed (Porter, over Unicode word breaking), so
+/// `adapters` finds `adapter` and `refactoring` finds `refactor`.
+const INDEX: &str = "
 CREATE VIRTUAL TABLE texts_search USING fts5 (
-    body, content = 'texts', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+    body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
 
-/// How many rows of the ranked match a search reads before grouping by session.
-const SEARCH_WINDOW: u32 = 500;
+/// How many of a word's newest matching texts a search reads. A word found in more texts than
+/// this (a common word) counts only in its newest ones, so a search costs the same at any size.
+const WORD_WINDOW: u32 = 2_000;
 
-/// Creates the index when the store does not have it yet, and fills it from the events.
+/// How many ranked texts a search reads to find its sessions (a text lookup each).
+const SEARCH_WINDOW: usize = 2_000;
+
+/// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
+/// an FTS5 index made before stemming from the texts it indexes.
 pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
-    let present: Option<i64> = connection
-        .query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'texts'", [], |row| row.get(0))
+    let index: Option<String> = connection
+        .query_row("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'texts_search'", [], |row| row.get(0))
         .optional()
         .doing("looking for the text index")?;
-    if present.is_some() {
-        return Ok(());
+    match index {
+        None => {
+            connection.execute_batch(TEXTS).doing("creating the text index")?;
+            connection.execute_batch(INDEX).doing("creating the text index")?;
+            reindex(connection)
+        }
+        Some(sql) if !sql.contains("porter") => connection
+            .execute_batch(&format!(
+                "DROP TABLE texts_search; {INDEX}; INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
+            ))
+            .doing("rebuilding the text index with stemming"),
+        Some(_) => Ok(()),
     }
-    connection.execute_batch(SCHEMA).doing("creating the text index")?;
-    reindex(connection)
 }
 
 /// Empties the index and fills it again from every event.
@@ -131,39 +152,89 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
     Ok(())
 }
 
-/// Ranked sessions for the query's words (any word matches; more and rarer words rank higher).
+/// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
+/// ranks by the summed rarity of the query words it holds (BM25's inverse document frequency),
+/// newer first among equals, and a session by its best text.
+///
+/// Each word reads at most its [`WORD_WINDOW`] newest matches, and ranking, grouping and
+/// snippets touch only those, so a search costs the same in a store of any size. The price: in a
+/// text older than a common word's newest matches, that word does not count (it is worth little
+/// there anyway, being common).
 pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
-    let words = search_words(&query.text);
+    let mut words = search_words(&query.text);
+    words.sort_unstable();
+    words.dedup();
     if words.is_empty() {
         return Ok(Vec::new());
     }
-    let expression = words.iter().map(|word| format!("\"{word}\"*")).collect::<Vec<_>>().join(" OR ");
-    let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
-    let sql = "SELECT t.session, bm25(texts_search) AS score,
-            snippet(texts_search, 0, '[', ']', '…', 16), t.kind
-        FROM texts_search JOIN texts t ON t.id = texts_search.rowid
-        WHERE texts_search MATCH ?1 ORDER BY score LIMIT ?2";
-    let mut statement = connection.prepare_cached(sql).doing("searching sessions")?;
-    let mut found = statement.query(params![expression, SEARCH_WINDOW]).doing("searching sessions")?;
-    let mut hits: Vec<SearchHit> = Vec::new();
-    while let Some(row) = found.next().doing("searching sessions")? {
-        let decoder = Decoder::new(row, "texts");
-        let session: SessionId = decoder.parse(0, "session")?;
-        if hits.iter().any(|hit| hit.session == session) {
-            continue;
-        }
-        let score: f64 = decoder.get(1, "score")?;
-        hits.push(SearchHit {
-            session,
-            score: -score,
-            snippet: decoder.get(2, "snippet")?,
-            matched: decoder.get(3, "kind")?,
-        });
-        if hits.len() >= limit {
-            break;
+    // One read snapshot for all the statements below, so a rebuild committed in between cannot
+    // renumber the texts under them.
+    let connection = connection.unchecked_transaction().doing("searching sessions")?;
+    let texts: i64 = connection
+        .query_row("SELECT coalesce(max(id), 0) FROM texts", [], |row| row.get(0))
+        .doing("counting indexed texts")?;
+    let mut newest = connection
+        .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
+        .doing("searching sessions")?;
+    let mut scores: HashMap<i64, f64> = HashMap::new();
+    for word in &words {
+        let matches: Vec<i64> = newest
+            .query_map(params![format!("\"{word}\""), WORD_WINDOW], |row| row.get(0))
+            .and_then(Iterator::collect)
+            .doing("searching sessions")?;
+        let weight = rarity(&matches, texts);
+        for id in matches {
+            *scores.entry(id).or_default() += weight;
         }
     }
+    let mut ranked: Vec<(i64, f64)> = scores.into_iter().collect();
+    ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+
+    let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
+    let mut text =
+        connection.prepare_cached("SELECT session, kind FROM texts WHERE id = ?1").doing("searching sessions")?;
+    let mut seen: HashSet<SessionId> = HashSet::new();
+    let mut found: Vec<(i64, SearchHit)> = Vec::new();
+    for &(id, score) in ranked.iter().take(SEARCH_WINDOW) {
+        let mut rows = text.query([id]).doing("searching sessions")?;
+        let Some(row) = rows.next().doing("searching sessions")? else { continue };
+        let decoder = Decoder::new(row, "texts");
+        let session: SessionId = decoder.parse(0, "session")?;
+        if seen.insert(session) {
+            let matched = decoder.get(1, "kind")?;
+            found.push((id, SearchHit { session, score, snippet: String::new(), matched }));
+            if found.len() >= limit {
+                break;
+            }
+        }
+    }
+
+    let expression = words.iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR ");
+    let mut snippet = connection
+        .prepare_cached(
+            "SELECT snippet(texts_search, 0, '[', ']', '…', 16) FROM texts_search WHERE texts_search MATCH ?1 AND rowid = ?2",
+        )
+        .doing("searching sessions")?;
+    let mut hits = Vec::with_capacity(found.len());
+    for (id, mut hit) in found {
+        hit.snippet = snippet.query_row(params![expression, id], |row| row.get(0)).doing("searching sessions")?;
+        hits.push(hit);
+    }
     Ok(hits)
+}
+
+/// BM25's inverse document frequency of a word, given its newest matches (at most
+/// [`WORD_WINDOW`]) among `texts` indexed texts. When the window is full, how many texts hold the
+/// word is estimated from how densely its matches lie among the newest texts.
+fn rarity(matches: &[i64], texts: i64) -> f64 {
+    let (Some(&newest), Some(&oldest)) = (matches.first(), matches.last()) else { return 0.0 };
+    let texts = texts.max(newest) as f64;
+    let holding = if matches.len() < WORD_WINDOW as usize {
+        matches.len() as f64
+    } else {
+        (matches.len() as f64 * texts / (newest - oldest + 1) as f64).min(texts)
+    };
+    ((texts - holding + 0.5) / (holding + 0.5)).ln_1p()
 }
 
 /// The texts recorded on `node` and its ancestors, oldest first, walking at most `max_nodes`.
@@ -204,7 +275,8 @@ mod tests {
     fn search_and_recap_use_indexes() {
         let connection = Connection::open_in_memory().unwrap();
         connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(SCHEMA).unwrap();
+        connection.execute_batch(TEXTS).unwrap();
+        connection.execute_batch(INDEX).unwrap();
         let plan = |sql: &str| -> String {
             let mut statement = connection.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
             let rows: Vec<String> =
@@ -220,10 +292,73 @@ mod tests {
                 .any(|line| line == format!("SCAN {table}") || line.starts_with(&format!("SCAN {table} ")))
         };
         assert!(!scans(&recap_plan, "t") && !scans(&recap_plan, "n"), "{recap_plan}");
-        let search_plan = plan(
-            "SELECT t.session FROM texts_search JOIN texts t ON t.id = texts_search.rowid WHERE texts_search MATCH 'x' LIMIT 5",
+        let newest = plan("SELECT rowid FROM texts_search WHERE texts_search MATCH 'x' ORDER BY rowid DESC LIMIT 5");
+        assert!(newest.contains("VIRTUAL TABLE INDEX") && !newest.contains("ORDER BY"), "{newest}");
+        let snippet = plan("SELECT rowid FROM texts_search WHERE texts_search MATCH 'x' AND rowid = 7");
+        assert!(snippet.contains("VIRTUAL TABLE INDEX") && snippet.contains('='), "{snippet}");
+        let text = plan("SELECT session, kind FROM texts WHERE id = 7");
+        assert!(text.contains("INTEGER PRIMARY KEY"), "{text}");
+    }
+
+    /// An in-memory text index holding `texts` as (session number, body), oldest first.
+    fn indexed(texts: &[(u8, &str)]) -> Connection {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch(TEXTS).unwrap();
+        connection.execute_batch(INDEX).unwrap();
+        for (seq, (session, body)) in texts.iter().enumerate() {
+            connection
+                .execute(
+                    "INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, NULL, '', ?2, 'notes', ?3)",
+                    params![SessionId::from_bytes([*session; 16]).to_string(), seq as i64, body],
+                )
+                .unwrap();
+            let id = connection.last_insert_rowid();
+            connection.execute("INSERT INTO texts_search (rowid, body) VALUES (?1, ?2)", params![id, body]).unwrap();
+        }
+        connection
+    }
+
+    fn sessions(connection: &Connection, text: &str) -> Vec<u8> {
+        let hits = search(connection, &SearchQuery { text: text.to_owned(), limit: 10 }).unwrap();
+        hits.iter().map(|hit| hit.session.as_bytes()[0]).collect()
+    }
+
+    #[test]
+    fn rarer_and_more_words_rank_higher_and_newer_breaks_ties() {
+        let connection = indexed(&[
+            (1, "the parser rewrite"),
+            (2, "the lexer"),
+            (3, "the parser"),
+            (4, "the parser and the lexer"),
+            (5, "the zeppelin adapters"),
+            (6, "the"),
+        ]);
+        assert_eq!(sessions(&connection, "zeppelin"), [5]);
+        assert_eq!(sessions(&connection, "adapter"), [5], "words are stemmed");
+        assert_eq!(
+            sessions(&connection, "parser lexer"),
+            [4, 2, 3, 1],
+            "both words first, then the rarer word's text, then newer first"
         );
-        assert!(search_plan.contains("VIRTUAL TABLE INDEX"), "{search_plan}");
-        assert!(!scans(&search_plan, "t"), "{search_plan}");
+        assert_eq!(sessions(&connection, "the zeppelin"), [5, 6, 4, 3, 2, 1], "the rare word outranks the common one");
+        let hits = search(&connection, &SearchQuery { text: "ZEPPELIN".to_owned(), limit: 10 }).unwrap();
+        assert_eq!(hits[0].snippet, "the [zeppelin] adapters");
+        assert_eq!(hits[0].matched, "notes");
+    }
+
+    #[test]
+    fn a_common_word_counts_only_in_its_newest_texts() {
+        let common = WORD_WINDOW as usize + 1;
+        let mut texts: Vec<(u8, &str)> = vec![(1, "common rare")];
+        texts.extend(std::iter::repeat_n((2, "common"), common - 1));
+        texts.push((3, "common other"));
+        let connection = indexed(&texts);
+        let hits = search(&connection, &SearchQuery { text: "common".to_owned(), limit: 10 }).unwrap();
+        assert_eq!(hits.iter().map(|hit| hit.session.as_bytes()[0]).collect::<Vec<_>>(), [3, 2]);
+        assert_eq!(sessions(&connection, "rare common"), [1, 3, 2], "a rare word still finds the oldest text");
+        let rare = search(&connection, &SearchQuery { text: "rare".to_owned(), limit: 1 }).unwrap();
+        let both = search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1 }).unwrap();
+        assert_eq!(rare[0].score, both[0].score, "the common word does not count in a text older than its window");
+        assert!(rarity(&[10, 9, 8], 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), 10));
     }
 }

@@ -249,6 +249,36 @@ async fn reopening_a_file_keeps_everything() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
+/// Stores made before the text index stemmed words get it rebuilt from the texts on open.
+#[tokio::test]
+async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    let mut script = SessionScript::new(9);
+    store.append(script.start(node_id(901))).await.unwrap();
+    drop(store);
+    raw(&path)
+        .execute_batch(
+            "DROP TABLE texts_search;
+            CREATE VIRTUAL TABLE texts_search USING fts5 (
+                body, content = 'texts', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
+            );
+            INSERT INTO texts_search (texts_search) VALUES ('rebuild');",
+        )
+        .unwrap();
+
+    let store = open(&path);
+    let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5 };
+    let hits = store.search_sessions(search("sessions")).await.unwrap();
+    assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), [script.session], "stemmed: {hits:?}");
+    assert_eq!(store.search_sessions(search("goal")).await.unwrap().len(), 1, "the texts are all indexed again");
+    let sql: String = raw(&path)
+        .query_row("SELECT sql FROM sqlite_master WHERE name = 'texts_search'", [], |row| row.get(0))
+        .unwrap();
+    assert!(sql.contains("porter"), "{sql}");
+}
+
 /// Regression: read-only connections closed last left the WAL behind, so it grew with every
 /// process and every open re-read all of it (open cost grew with the store's history).
 #[tokio::test]

@@ -78,8 +78,10 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Drops the projections and rebuilds them from the events, in one transaction.
     async fn rebuild_projections(&self) -> Result<(), Error>;
 
-    /// Sessions whose title, goal, notes or decisions contain the query's words, best first, one
-    /// hit per session; answered from a full-text index kept in the same transaction as the events.
+    /// Sessions whose title, goal, notes or decisions contain the query's words (whole words, in
+    /// any inflection the backend's stemmer joins), best first, one hit per session; answered from
+    /// a full-text index kept in the same transaction as the events, at a cost that does not grow
+    /// with the store.
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error>;
 
     /// The notes, checkpoints and decisions recorded on `node` and up to `max_nodes - 1` of its

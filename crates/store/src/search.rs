@@ -27,7 +27,8 @@ pub struct SearchQuery {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchHit {
     pub session: SessionId,
-    /// Relevance, higher is better (the negated BM25 score of the best matching text).
+    /// Relevance, higher is better: the summed rarity (BM25's inverse document frequency) of the
+    /// query words the best matching text holds.
     pub score: f64,
     /// Where the best match is, with matched words in `[brackets]`.
     pub snippet: String,

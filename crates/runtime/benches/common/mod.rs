@@ -51,23 +51,37 @@ pub fn tokio_runtime() -> tokio::runtime::Runtime {
 
 /// A store file, a runtime over it and the loop workflow written to a file.
 pub struct Fixture {
-    // Fields drop in order: the runtime and the store (whose writer thread finishes) before the
-    // folder is removed.
+    // Fields drop in order: the runtime and the store (whose writer thread finishes) before a
+    // temporary folder is removed.
     pub runtime: Arc<Runtime>,
     pub store: Arc<SqliteStore>,
     pub workflow_file: PathBuf,
-    pub dir: TempDir,
+    /// `None` when the fixture lives in a kept folder (see [`Fixture::kept`]).
+    pub dir: Option<TempDir>,
 }
 
 impl Fixture {
+    /// A fixture in a fresh folder, removed when dropped.
     pub fn new() -> Self {
         let dir = bench_dir();
-        let home = dir.path().join("home");
+        let mut fixture = Self::in_folder(dir.path());
+        fixture.dir = Some(dir);
+        fixture
+    }
+
+    /// A fixture in `folder`, created when missing and kept when dropped, so a costly store can
+    /// be built once and measured by later runs. A store already there is opened as it is.
+    pub fn kept(folder: &Path) -> Self {
+        Self::in_folder(folder)
+    }
+
+    fn in_folder(folder: &Path) -> Self {
+        let home = folder.join("home");
         std::fs::create_dir_all(&home).expect("create the home folder");
-        let workflow_file = dir.path().join("bench-loop.yaml");
+        let workflow_file = folder.join("bench-loop.yaml");
         let mut file = std::fs::File::create(&workflow_file).expect("create the workflow file");
         file.write_all(LOOP_WORKFLOW.as_bytes()).expect("write the workflow file");
-        let store_path = dir.path().join("switchyard.db");
+        let store_path = folder.join("switchyard.db");
         let store = Arc::new(SqliteStore::open(&store_path, SqliteOptions::default()).expect("open the store"));
         let ids = Arc::new(RandomIds);
         let mut key = [0u8; 32];
@@ -81,7 +95,7 @@ impl Fixture {
             clock: Arc::new(SystemClock),
             ids,
         });
-        Self { runtime: Arc::new(runtime), store, workflow_file, dir }
+        Self { runtime: Arc::new(runtime), store, workflow_file, dir: None }
     }
 
     /// Starts one run of the loop workflow.
