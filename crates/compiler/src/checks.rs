@@ -217,9 +217,9 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
     let mut problems = Vec::new();
     for check in checks {
         if let Some(when) = check.when()
-            && let Err(error) = cel::Program::compile(when)
+            && let Err(errors) = &*expressions::parse_condition(when)
         {
-            problems.push(format!("has a `when` that does not parse: {error}"));
+            problems.push(format!("has a `when` that does not parse: {}", errors.all));
         }
         match check {
             OutputCheck::Regex { pattern, .. } => {
@@ -235,8 +235,8 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
             OutputCheck::Condition { condition, .. } => {
                 if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
                     problems.push(format!("has a `condition` that is refused: {error}"));
-                } else if let Err(error) = cel::Program::compile(condition) {
-                    problems.push(format!("has a `condition` that does not parse: {error}"));
+                } else if let Err(errors) = &*expressions::parse_condition(condition) {
+                    problems.push(format!("has a `condition` that does not parse: {}", errors.all));
                 }
             }
             OutputCheck::All { checks, .. } | OutputCheck::Any { checks, .. } => {

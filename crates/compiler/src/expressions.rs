@@ -1,7 +1,8 @@
 //! Static checks of the two embedded languages: CEL edge conditions and minijinja prompts.
 //! Both must parse and may only name declared variables or the names the engine provides.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use crate::diagnostic::{Loc, Report, codes, did_you_mean};
 use crate::fields::Located;
@@ -28,26 +29,23 @@ pub(crate) fn check_condition(condition: &Located<String>, declared: &[&str], re
         );
         return;
     }
-    let program = match cel::Program::compile(&condition.value) {
-        Ok(program) => program,
+    let parsed = parse_condition(&condition.value);
+    let variables = match &*parsed {
+        Ok(variables) => variables,
         Err(errors) => {
-            for error in errors.errors.iter().take(3) {
-                let at = offset(condition.at, error.pos.0, error.pos.1);
+            for (line, column, message) in &errors.first {
+                let at = offset(condition.at, *line, *column);
                 report.error(
                     at,
                     codes::CONDITION_SYNTAX,
-                    format!("condition `{}` does not parse: {}", condition.value, error.msg),
+                    format!("condition `{}` does not parse: {message}", condition.value),
                     Some("write a CEL expression, e.g. `confirmed == true` or `context.score >= 0.8`".into()),
                 );
             }
             return;
         }
     };
-    let references = program.references();
-    let mut names: Vec<&str> = references.variables();
-    names.sort_unstable();
-    names.dedup();
-    for name in names {
+    for name in variables.iter().map(String::as_str) {
         if declared.contains(&name) || CONDITION_RESERVED.contains(&name) {
             continue;
         }
@@ -64,6 +62,52 @@ pub(crate) fn check_condition(condition: &Located<String>, declared: &[&str], re
             }),
         );
     }
+}
+
+/// Why a CEL condition does not parse.
+#[derive(Debug)]
+pub(crate) struct SyntaxErrors {
+    /// The first three errors: line and column within the condition, and the parser's message.
+    pub(crate) first: Vec<(isize, isize, String)>,
+    /// Every error, as the parser words them.
+    pub(crate) all: String,
+}
+
+/// A parsed condition: the variables it names (sorted, each once), or why it does not parse.
+pub(crate) type ParsedCondition = Result<Vec<String>, SyntaxErrors>;
+
+/// The most parsed conditions remembered; past it the memo starts again.
+const MAX_PARSED_CONDITIONS: usize = 4096;
+
+/// Parses a CEL condition once per process and text. `cel`'s ANTLR-generated parser took about a
+/// third of compiling a large WorkRail workflow, and conditions repeat within a workflow and
+/// across workflows (WorkRail's loop and `runCondition` forms above all), so `validate` over many
+/// files parses each form once.
+pub(crate) fn parse_condition(source: &str) -> Arc<ParsedCondition> {
+    static PARSED: LazyLock<Mutex<HashMap<String, Arc<ParsedCondition>>>> = LazyLock::new(Mutex::default);
+    let memo = || PARSED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(parsed) = memo().get(source) {
+        return Arc::clone(parsed);
+    }
+    let parsed = Arc::new(match cel::Program::compile(source) {
+        Ok(program) => {
+            let references = program.references();
+            let mut variables: Vec<String> = references.variables().into_iter().map(str::to_owned).collect();
+            variables.sort_unstable();
+            variables.dedup();
+            Ok(variables)
+        }
+        Err(errors) => Err(SyntaxErrors {
+            first: errors.errors.iter().take(3).map(|error| (error.pos.0, error.pos.1, error.msg.clone())).collect(),
+            all: errors.to_string(),
+        }),
+    });
+    let mut memo = memo();
+    if memo.len() >= MAX_PARSED_CONDITIONS {
+        memo.clear();
+    }
+    memo.insert(source.to_owned(), Arc::clone(&parsed));
+    parsed
 }
 
 /// Checks one prompt template against the declared variables.
@@ -120,5 +164,22 @@ fn offset(start: Loc, line: isize, column: isize) -> Loc {
         Loc { line: start.line, column: start.column.saturating_add(column) }
     } else {
         start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_condition_is_parsed_once_per_text() {
+        let first = parse_condition("context.memo_score >= 0.8 && goal != \"\"");
+        let again = parse_condition("context.memo_score >= 0.8 && goal != \"\"");
+        assert!(Arc::ptr_eq(&first, &again), "the second call reuses the first parse");
+        assert_eq!(first.as_ref().as_ref().unwrap(), &["context", "goal"]);
+        let broken = parse_condition("memo_score >=");
+        let errors = broken.as_ref().as_ref().unwrap_err();
+        assert!(!errors.first.is_empty() && errors.first.len() <= 3, "{errors:?}");
+        assert!(errors.all.contains(&errors.first[0].2), "{errors:?}");
     }
 }

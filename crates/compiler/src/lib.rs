@@ -141,26 +141,94 @@ pub fn compile_with(source: &Source, routines: &Routines) -> Compiled {
 /// workflows also hold configs, agent definitions and manifests; those are told apart from
 /// broken workflows this way, while a text that does not parse, or that has `steps` but is
 /// wrong, is a workflow [`compile`] gives diagnostics for.
+///
+/// A JSON text (one that starts with `{`) is read with `serde_json`, skipping every value but a
+/// top-level `stages`: far cheaper than the spanned parse a compile needs, and discovery asks
+/// this of every file it lists.
 pub fn detect_format(text: &str) -> Option<Format> {
-    let Some(root) = tree::parse(text, &mut Report::new("")) else { return Some(Format::Native) };
-    let tree::Value::Mapping(entries) = &root.value else { return None };
-    let marked = entries
-        .iter()
-        .filter_map(|(key, _)| key.as_str())
-        .any(|key| ["steps", "step", "stages", "stage"].iter().any(|mark| key.eq_ignore_ascii_case(mark)));
-    marked.then(|| detect(&root))
+    let top = if text.trim_start().starts_with('{') {
+        match serde_json::from_str::<TopLevel>(text) {
+            Ok(top) => top,
+            Err(_) => return Some(Format::Native),
+        }
+    } else {
+        match tree::parse(text, &mut Report::new("")) {
+            Some(root) => TopLevel::of(&root)?,
+            None => return Some(Format::Native),
+        }
+    };
+    top.marked().then(|| top.format())
 }
 
 /// A top-level `stages:` list and no `steps:` make a stages file; `name` and `steps` (and no
 /// `title`) a WorkRail workflow; everything else is native.
 fn detect(root: &tree::Node) -> Format {
-    let stages = root.get("stages").is_some_and(|node| matches!(node.value, tree::Value::Sequence(_)));
-    if stages && root.get("steps").is_none() {
-        Format::Stages
-    } else if workrail::detect(root) {
-        Format::Workrail
-    } else {
-        Format::Native
+    TopLevel::of(root).map_or(Format::Native, |top| top.format())
+}
+
+/// What telling the formats apart reads of a document: its top-level keys, in order, and whether
+/// the first `stages` holds a list.
+#[derive(Debug, Default, PartialEq)]
+struct TopLevel {
+    keys: Vec<String>,
+    stages_is_list: bool,
+}
+
+impl TopLevel {
+    /// `None` when the document is no mapping.
+    fn of(root: &tree::Node) -> Option<Self> {
+        let tree::Value::Mapping(entries) = &root.value else { return None };
+        let keys = entries.iter().filter_map(|(key, _)| key.as_str().map(str::to_owned)).collect();
+        let stages_is_list = root.get("stages").is_some_and(|node| matches!(node.value, tree::Value::Sequence(_)));
+        Some(Self { keys, stages_is_list })
+    }
+
+    /// A top-level `steps` or `stages`, or a near spelling (`step`, `stage`, any case).
+    fn marked(&self) -> bool {
+        self.keys
+            .iter()
+            .any(|key| ["steps", "step", "stages", "stage"].iter().any(|mark| key.eq_ignore_ascii_case(mark)))
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.keys.iter().any(|found| found == key)
+    }
+
+    fn format(&self) -> Format {
+        if self.stages_is_list && !self.has("steps") {
+            Format::Stages
+        } else if self.has("steps") && self.has("name") && !self.has("title") {
+            Format::Workrail
+        } else {
+            Format::Native
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = TopLevel;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a mapping")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+                let mut top = TopLevel::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "stages" && !top.has("stages") {
+                        top.stages_is_list = map.next_value::<serde_json::Value>()?.is_array();
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                    top.keys.push(key);
+                }
+                Ok(top)
+            }
+        }
+        deserializer.deserialize_map(Visitor)
     }
 }
 
@@ -177,4 +245,69 @@ pub fn routines_from<'a>(texts: impl IntoIterator<Item = &'a str>) -> Routines {
         }
     }
     routines
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What [`detect_format`] answers from the spanned parse a compile makes, for any text.
+    fn detected_by_the_compile_parse(text: &str) -> Option<Format> {
+        match tree::parse(text, &mut Report::new("")) {
+            Some(root) => TopLevel::of(&root).and_then(|top| top.marked().then(|| top.format())),
+            None => Some(Format::Native),
+        }
+    }
+
+    /// A JSON object written out key by key, so keys may repeat.
+    fn object(entries: &[(String, &str)]) -> String {
+        let fields: Vec<String> =
+            entries.iter().map(|(key, value)| format!("{}: {value}", serde_json::json!(key))).collect();
+        format!("{{{}}}", fields.join(", "))
+    }
+
+    proptest! {
+        #[test]
+        fn json_is_detected_as_the_compile_parse_detects_it(
+            entries in prop::collection::vec(
+                (
+                    prop::sample::select(vec!["steps", "Steps", "step", "STAGE", "stages", "name", "title", "id", "other"]),
+                    prop::sample::select(vec!["[]", "[{\"id\": \"a\"}]", "\"text\"", "{\"steps\": []}", "3", "null"]),
+                ),
+                0..6,
+            ),
+            broken in any::<bool>(),
+        ) {
+            let entries: Vec<(String, &str)> = entries.into_iter().map(|(key, value)| (key.to_owned(), value)).collect();
+            let mut text = object(&entries);
+            if broken {
+                text.pop();
+            }
+            prop_assert_eq!(detect_format(&text), detected_by_the_compile_parse(&text), "{}", text);
+        }
+    }
+
+    #[test]
+    fn every_corpus_file_is_detected_as_the_compile_parse_detects_it() {
+        let mut checked = 0;
+        let mut folders = vec![switchyard_test_support::testdata()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|extension| ["json", "yaml", "yml"].iter().any(|e| extension == *e))
+                {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    assert_eq!(detect_format(&text), detected_by_the_compile_parse(&text), "{}", path.display());
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50, "only {checked} corpus files found");
+    }
 }

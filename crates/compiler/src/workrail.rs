@@ -33,11 +33,6 @@ const SCHEMA: &str = include_str!("../formats/workrail.schema.json");
 /// Steps of WorkRail routines, by template id (`wr.templates.routine.<name>`).
 pub type Routines = BTreeMap<String, Json>;
 
-/// A top-level `name` and `steps` make a WorkRail workflow (the native format has no `name`).
-pub(crate) fn detect(root: &Node) -> bool {
-    root.get("steps").is_some() && root.get("name").is_some() && root.get("title").is_none()
-}
-
 /// The template id a routine workflow registers under: `wr.templates.routine.<name>`, with
 /// `wr.routine-` or `routine-` stripped from its id.
 pub fn routine_template_id(routine_id: &str) -> String {

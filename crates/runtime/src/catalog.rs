@@ -16,6 +16,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use serde::Serialize;
 use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_FILES, compile_bundle, detect_bundle};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
@@ -218,8 +219,9 @@ impl Catalog {
         if paths.is_empty() && !path.exists() {
             paths.push(path.to_owned());
         }
+        // One source per task on every core: a source's compile is independent of the others'.
         paths
-            .into_iter()
+            .into_par_iter()
             .map(|source| {
                 let result = source_outcome(&source);
                 (source, result)

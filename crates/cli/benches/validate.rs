@@ -1,0 +1,112 @@
+//! Benchmark: `switchyard validate` over 1,000 workflow files (SPEC section 6: under 2 s on a
+//! 2-core machine), timed as a user meets it: a fresh process per run, output discarded.
+//!
+//! - `workrail_1000`: the 27 WorkRail workflows of `testdata/workrail/workflows` (2–91 KB of
+//!   agentic prompts each, with many conditions), copied 37 times under distinct ids.
+//! - `workrail_27`: the same 27 once each. Copies share their conditions, which a process parses
+//!   once each (`expressions::parse_condition`), so this row shows the cost of a file whose
+//!   conditions are new.
+//! - `native_1000`: the 3 built-in workflows (native and stage list), copied likewise.
+//!
+//! `SWITCHYARD_BIN=<path>` times another build of the binary (to compare two builds alternately).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+
+const FILES: usize = 1_000;
+
+fn validate(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-bench");
+    let _ = std::fs::remove_dir_all(&root);
+    let workrail = workrail_sources();
+    let cases = [
+        ("workrail_1000", folder(&root.join("workrail-1000"), &workrail, FILES)),
+        ("workrail_27", folder(&root.join("workrail-27"), &workrail, workrail.len())),
+        ("native_1000", folder(&root.join("native-1000"), &native_sources(), FILES)),
+    ];
+    let mut group = c.benchmark_group("validate");
+    group.sample_size(10).measurement_time(Duration::from_secs(10)).warm_up_time(Duration::from_secs(1));
+    for (name, (folder, files)) in &cases {
+        run(folder);
+        group.bench_function(BenchmarkId::new(*name, files), |b| {
+            b.iter_custom(|iters| {
+                let began = Instant::now();
+                for _ in 0..iters {
+                    run(folder);
+                }
+                began.elapsed()
+            });
+        });
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Runs `switchyard validate` over `folder` and checks it found no error.
+fn run(folder: &Path) {
+    let binary = std::env::var_os("SWITCHYARD_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchyard").into());
+    let status = Command::new(binary)
+        .arg("validate")
+        .arg(folder)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run switchyard validate");
+    assert!(status.success(), "validate found errors in {}", folder.display());
+}
+
+/// A source to copy: its id, its text, the file extension.
+struct Template {
+    id: String,
+    text: String,
+    extension: &'static str,
+}
+
+fn workrail_sources() -> Vec<Template> {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("read the WorkRail corpus")
+        .map(|entry| entry.expect("a corpus entry").path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("read a corpus file");
+            let document: serde_json::Value = serde_json::from_str(&text).expect("a corpus file is JSON");
+            let id = document["id"].as_str().expect("a WorkRail workflow has an id").to_owned();
+            Template { id, text, extension: "json" }
+        })
+        .collect()
+}
+
+fn native_sources() -> Vec<Template> {
+    switchyard_compiler::builtins()
+        .map(|builtin| Template { id: builtin.name.to_owned(), text: builtin.source.text, extension: "yaml" })
+        .collect()
+}
+
+/// Writes `count` files into `folder`, cycling through `templates`, each under an id of its own.
+fn folder(folder: &Path, templates: &[Template], count: usize) -> (PathBuf, usize) {
+    std::fs::create_dir_all(folder).expect("create the bench folder");
+    for n in 0..count {
+        let template = &templates[n % templates.len()];
+        let id = if count == templates.len() { template.id.clone() } else { format!("{}-copy{n:04}", template.id) };
+        // The first occurrence of the id is the document's own (`"id": "…"`, `id: …`, `name: …`).
+        let (from, to) = match template.extension {
+            "json" => (format!("\"{}\"", template.id), format!("\"{id}\"")),
+            _ => (format!(": {}\n", template.id), format!(": {id}\n")),
+        };
+        assert!(template.text.contains(&from), "{} does not name itself as expected", template.id);
+        let text = template.text.replacen(&from, &to, 1);
+        std::fs::write(folder.join(format!("{id}.{}", template.extension)), text).expect("write a bench file");
+    }
+    (folder.to_owned(), count)
+}
+
+criterion_group!(benches, validate);
+criterion_main!(benches);
