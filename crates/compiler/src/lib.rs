@@ -160,15 +160,14 @@ pub fn detect_format(text: &str) -> Option<Format> {
     top.marked().then(|| top.format())
 }
 
-/// A top-level `stages:` list and no `steps:` make a stages file; `name` and `steps` (and no
-/// `title`) a WorkRail workflow; everything else is native.
+/// The format a parsed document compiles as (see [`TopLevel::format`]).
 fn detect(root: &tree::Node) -> Format {
     TopLevel::of(root).map_or(Format::Native, |top| top.format())
 }
 
 /// What telling the formats apart reads of a document: its top-level keys, in order, and whether
 /// the first `stages` holds a list.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 struct TopLevel {
     keys: Vec<String>,
     stages_is_list: bool,
@@ -194,6 +193,8 @@ impl TopLevel {
         self.keys.iter().any(|found| found == key)
     }
 
+    /// A top-level `stages:` list and no `steps:` make a stages file; `name` and `steps` (and no
+    /// `title`) a WorkRail workflow; everything else is native.
     fn format(&self) -> Format {
         if self.stages_is_list && !self.has("steps") {
             Format::Stages

@@ -64,7 +64,7 @@ impl Fixture {
     /// A fixture in a fresh folder, removed when dropped.
     pub fn new() -> Self {
         let dir = bench_dir();
-        let mut fixture = Self::in_folder(dir.path());
+        let mut fixture = Self::kept(dir.path());
         fixture.dir = Some(dir);
         fixture
     }
@@ -72,10 +72,6 @@ impl Fixture {
     /// A fixture in `folder`, created when missing and kept when dropped, so a costly store can
     /// be built once and measured by later runs. A store already there is opened as it is.
     pub fn kept(folder: &Path) -> Self {
-        Self::in_folder(folder)
-    }
-
-    fn in_folder(folder: &Path) -> Self {
         let home = folder.join("home");
         std::fs::create_dir_all(&home).expect("create the home folder");
         let workflow_file = folder.join("bench-loop.yaml");
