@@ -333,7 +333,7 @@ pub fn switchyard_tools() -> Vec<Tool> {
                 "required": ["workspacePath"],
                 "properties": {
                     "workspacePath": workspace_path(),
-                    "query": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The user's words about the work (\"the verbose flag\")." },
+                    "query": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The user's words about the work (\"the verbose flag\"). Words match whole, in any inflection (\"adapters\" finds \"adapter\"); rarer words weigh more." },
                     "sessionId": { "type": "string", "pattern": "^sess_[a-z0-9]+$" },
                     "runId": { "type": "string", "pattern": "^run_[a-z0-9]+$" },
                     "gitBranch": { "type": "string", "maxLength": 256 },
