@@ -1,7 +1,7 @@
 //! Benchmark: the SPEC's scale row, a store of 10,000 sessions and about 1,000,000 events.
 //! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each), the
 //! full-text search behind `resume_session` (a rare word, a middling one, the commonest one, a
-//! sentence), a whole `resume_session` lookup, and opening one run.
+//! sentence, the 32 commonest words), a whole `resume_session` lookup, and opening one run.
 //!
 //! Each session is a run of the loop workflow advanced 49 times with notes: words drawn from a
 //! 5,000-word vocabulary with Zipf frequencies, so some words are in nearly every note and most
@@ -94,6 +94,8 @@ fn sessions(c: &mut Criterion) {
         ("search_middling_word", words.word(200).to_owned()),
         ("search_commonest_word", words.word(0).to_owned()),
         ("search_sentence", format!("pick up the parser work from {rare}")),
+        // The worst case: a query keeps at most 32 words, here the 32 commonest.
+        ("search_32_common_words", COMMON_WORDS[..32].join(" ")),
     ];
     for (name, text) in &searches {
         let hits = tokio

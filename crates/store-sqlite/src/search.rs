@@ -48,6 +48,16 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
 /// this (a common word) counts only in its newest ones, so a search costs the same at any size.
 const WORD_WINDOW: u32 = 2_000;
 
+/// How many matching texts all the words of one search read together: a query of many words
+/// reads fewer per word (down to [`MIN_WORD_WINDOW`]).
+const SEARCH_MATCHES: u32 = 16_000;
+const MIN_WORD_WINDOW: u32 = 500;
+
+/// How many of a hit's words its snippet marks, rarest first. FTS5 makes a snippet in time
+/// proportional to the words asked for (about 0.3 ms each for a common word here), and the
+/// rarest words are the ones that show why the text matched.
+const SNIPPET_WORDS: usize = 2;
+
 /// How many ranked texts a search reads to find its sessions (a text lookup each).
 const SEARCH_WINDOW: usize = 2_000;
 
@@ -156,8 +166,9 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 /// ranks by the summed rarity of the query words it holds (BM25's inverse document frequency),
 /// newer first among equals, and a session by its best text.
 ///
-/// Each word reads at most its [`WORD_WINDOW`] newest matches, and ranking, grouping and
-/// snippets touch only those, so a search costs the same in a store of any size. The price: in a
+/// Each word reads at most its [`WORD_WINDOW`] newest matches (fewer when the query has many
+/// words), and ranking, grouping and snippets touch only those, so a search costs the same in a
+/// store of any size. The price: in a
 /// text older than a common word's newest matches, that word does not count (it is worth little
 /// there anyway, being common).
 pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
@@ -173,63 +184,68 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let texts: i64 = connection
         .query_row("SELECT coalesce(max(id), 0) FROM texts", [], |row| row.get(0))
         .doing("counting indexed texts")?;
+    let window = (SEARCH_MATCHES / u32::try_from(words.len()).unwrap_or(u32::MAX)).clamp(MIN_WORD_WINDOW, WORD_WINDOW);
     let mut newest = connection
         .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
         .doing("searching sessions")?;
-    let mut scores: HashMap<i64, f64> = HashMap::new();
-    for word in &words {
+    // Per text: its score and which words it holds (bit `i` for `words[i]`; at most 32 words).
+    let mut scores: HashMap<i64, (f64, u32)> = HashMap::new();
+    let mut weights = Vec::with_capacity(words.len());
+    for (index, word) in words.iter().enumerate() {
         let matches: Vec<i64> = newest
-            .query_map(params![format!("\"{word}\""), WORD_WINDOW], |row| row.get(0))
+            .query_map(params![format!("\"{word}\""), window], |row| row.get(0))
             .and_then(Iterator::collect)
             .doing("searching sessions")?;
-        let weight = rarity(&matches, texts);
+        let weight = rarity(&matches, window, texts);
+        weights.push(weight);
         for id in matches {
-            *scores.entry(id).or_default() += weight;
+            let (score, held) = scores.entry(id).or_default();
+            *score += weight;
+            *held |= 1 << index;
         }
     }
-    let mut ranked: Vec<(i64, f64)> = scores.into_iter().collect();
-    ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+    let mut ranked: Vec<(i64, (f64, u32))> = scores.into_iter().collect();
+    ranked.sort_unstable_by(|a, b| b.1.0.total_cmp(&a.1.0).then(b.0.cmp(&a.0)));
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
     let mut text =
         connection.prepare_cached("SELECT session, kind FROM texts WHERE id = ?1").doing("searching sessions")?;
-    let mut seen: HashSet<SessionId> = HashSet::new();
-    let mut found: Vec<(i64, SearchHit)> = Vec::new();
-    for &(id, score) in ranked.iter().take(SEARCH_WINDOW) {
-        let mut rows = text.query([id]).doing("searching sessions")?;
-        let Some(row) = rows.next().doing("searching sessions")? else { continue };
-        let decoder = Decoder::new(row, "texts");
-        let session: SessionId = decoder.parse(0, "session")?;
-        if seen.insert(session) {
-            let matched = decoder.get(1, "kind")?;
-            found.push((id, SearchHit { session, score, snippet: String::new(), matched }));
-            if found.len() >= limit {
-                break;
-            }
-        }
-    }
-
-    let expression = words.iter().map(|word| format!("\"{word}\"")).collect::<Vec<_>>().join(" OR ");
     let mut snippet = connection
         .prepare_cached(
             "SELECT snippet(texts_search, 0, '[', ']', '…', 16) FROM texts_search WHERE texts_search MATCH ?1 AND rowid = ?2",
         )
         .doing("searching sessions")?;
-    let mut hits = Vec::with_capacity(found.len());
-    for (id, mut hit) in found {
-        hit.snippet = snippet.query_row(params![expression, id], |row| row.get(0)).doing("searching sessions")?;
-        hits.push(hit);
+    let mut seen: HashSet<SessionId> = HashSet::new();
+    let mut hits = Vec::new();
+    for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
+        let mut rows = text.query([id]).doing("searching sessions")?;
+        let Some(row) = rows.next().doing("searching sessions")? else { continue };
+        let decoder = Decoder::new(row, "texts");
+        let session: SessionId = decoder.parse(0, "session")?;
+        if !seen.insert(session) {
+            continue;
+        }
+        let matched = decoder.get(1, "kind")?;
+        let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
+        marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
+        marked.truncate(SNIPPET_WORDS);
+        let expression = marked.iter().map(|index| format!("\"{}\"", words[*index])).collect::<Vec<_>>().join(" OR ");
+        let snippet = snippet.query_row(params![expression, id], |row| row.get(0)).doing("searching sessions")?;
+        hits.push(SearchHit { session, score, snippet, matched });
+        if hits.len() >= limit {
+            break;
+        }
     }
     Ok(hits)
 }
 
-/// BM25's inverse document frequency of a word, given its newest matches (at most
-/// [`WORD_WINDOW`]) among `texts` indexed texts. When the window is full, how many texts hold the
-/// word is estimated from how densely its matches lie among the newest texts.
-fn rarity(matches: &[i64], texts: i64) -> f64 {
+/// BM25's inverse document frequency of a word, given its newest matches (at most `window`)
+/// among `texts` indexed texts. When the window is full, how many texts hold the word is
+/// estimated from how densely its matches lie among the newest texts.
+fn rarity(matches: &[i64], window: u32, texts: i64) -> f64 {
     let (Some(&newest), Some(&oldest)) = (matches.first(), matches.last()) else { return 0.0 };
     let texts = texts.max(newest) as f64;
-    let holding = if matches.len() < WORD_WINDOW as usize {
+    let holding = if matches.len() < window as usize {
         matches.len() as f64
     } else {
         (matches.len() as f64 * texts / (newest - oldest + 1) as f64).min(texts)
@@ -344,6 +360,8 @@ mod tests {
         let hits = search(&connection, &SearchQuery { text: "ZEPPELIN".to_owned(), limit: 10 }).unwrap();
         assert_eq!(hits[0].snippet, "the [zeppelin] adapters");
         assert_eq!(hits[0].matched, "notes");
+        let hits = search(&connection, &SearchQuery { text: "the adapter zeppelin".to_owned(), limit: 1 }).unwrap();
+        assert_eq!(hits[0].snippet, "the [zeppelin] [adapters]", "the snippet marks the rarest words it holds");
     }
 
     #[test]
@@ -359,6 +377,6 @@ mod tests {
         let rare = search(&connection, &SearchQuery { text: "rare".to_owned(), limit: 1 }).unwrap();
         let both = search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1 }).unwrap();
         assert_eq!(rare[0].score, both[0].score, "the common word does not count in a text older than its window");
-        assert!(rarity(&[10, 9, 8], 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), 10));
+        assert!(rarity(&[10, 9, 8], WORD_WINDOW, 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10));
     }
 }
