@@ -175,6 +175,8 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let mut words = search_words(&query.text);
     words.sort_unstable();
     words.dedup();
+    // One bit per word marks which words a text holds (`search_words` keeps 32 already).
+    words.truncate(u32::BITS as usize);
     if words.is_empty() {
         return Ok(Vec::new());
     }
@@ -188,7 +190,7 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let mut newest = connection
         .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
         .doing("searching sessions")?;
-    // Per text: its score and which words it holds (bit `i` for `words[i]`; at most 32 words).
+    // Per text: its score and which words it holds (bit `i` for `words[i]`).
     let mut scores: HashMap<i64, (f64, u32)> = HashMap::new();
     let mut weights = Vec::with_capacity(words.len());
     for (index, word) in words.iter().enumerate() {
