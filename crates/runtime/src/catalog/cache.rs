@@ -110,8 +110,9 @@ pub(super) fn file(name: &str, text: String, routines: Vec<String>) -> Compiled 
 }
 
 /// The format of a source text ([`detect_format`]), remembered by the text's SHA-256. Telling a
-/// workflow from other YAML parses the whole document, and discovery asks it of every file on
-/// every listing; hashing a text costs a small fraction of parsing it.
+/// workflow from other YAML parses a YAML document whole (a JSON text is scanned more cheaply,
+/// but whole too), and discovery asks it of every file on every listing; hashing a text costs a
+/// small fraction of that.
 pub(super) fn format_of(text: &str) -> Option<Format> {
     let key = switchyard_core::hash::sha256(text.as_bytes());
     if let Some(format) = cache().formats.get(&key) {
