@@ -135,8 +135,9 @@ async fn run_command(
         }
         Commands::Sessions { status, workflow, limit } => {
             let status = status.map(|text| text.parse::<RunStatus>().map_err(Failure::usage)).transpose()?;
-            let sessions =
-                runtime.sessions(SessionQuery { status, workflow_id: workflow, limit, before: None }).await?;
+            let sessions = runtime
+                .sessions(SessionQuery { status, workflow_id: workflow, limit, ..SessionQuery::default() })
+                .await?;
             if printer.json {
                 printer.json(&sessions)?;
             } else if sessions.is_empty() {

@@ -336,9 +336,9 @@ pub fn switchyard_tools() -> Vec<Tool> {
                     "query": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The user's words about the work (\"the verbose flag\"). Words match whole, in any inflection (\"adapters\" finds \"adapter\"); rarer words weigh more." },
                     "sessionId": { "type": "string", "pattern": "^sess_[a-z0-9]+$" },
                     "runId": { "type": "string", "pattern": "^run_[a-z0-9]+$" },
-                    "gitBranch": { "type": "string", "maxLength": 256 },
-                    "gitHeadSha": { "type": "string", "pattern": "^[0-9a-f]{40}$" },
-                    "sameWorkspaceOnly": { "type": "boolean" }
+                    "gitBranch": { "type": "string", "maxLength": 256, "description": "The branch to match sessions against; read from workspacePath's repository when neither git field is given." },
+                    "gitHeadSha": { "type": "string", "pattern": "^[0-9a-f]{40}$", "description": "The commit to match sessions against; read from workspacePath's repository when neither git field is given." },
+                    "sameWorkspaceOnly": { "type": "boolean", "description": "Only sessions started in workspacePath (default false: every workspace's sessions)." }
                 }
             }),
             json!({

@@ -343,6 +343,47 @@ async fn resume_session_without_a_query_puts_the_current_branch_above_a_more_rec
     assert_eq!(found["candidates"][0]["confidence"], "medium", "{found}");
 }
 
+/// Regression: the git tiers and `sameWorkspaceOnly` looked only at the 200 most recent sessions
+/// of the whole store, so a project left alone while others started 200 sessions was not found.
+#[tokio::test]
+async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_came_since() {
+    let fixture = fixture().await;
+    git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
+    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    let ours = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "goal": "Tidy the parser task" }),
+        )
+        .await["runId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let elsewhere = elsewhere.path().display().to_string();
+    for index in 0..205 {
+        let goal = format!("Another project's task {index}");
+        fixture
+            .ok("start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": elsewhere, "goal": goal }))
+            .await;
+    }
+    let by_branch =
+        fixture.ok("resume_session", json!({ "workspacePath": elsewhere, "gitBranch": "feature/okapi" })).await;
+    assert_eq!(ranked(&by_branch)[0], (ours.clone(), "matched_branch".to_owned()), "{by_branch}");
+    let same_workspace = fixture
+        .ok(
+            "resume_session",
+            json!({ "workspacePath": fixture.path(), "gitBranch": "feature/none", "sameWorkspaceOnly": true }),
+        )
+        .await;
+    assert_eq!(ranked(&same_workspace), [(ours.clone(), "recency".to_owned())], "{same_workspace}");
+    let by_words = fixture
+        .ok("resume_session", json!({ "workspacePath": fixture.path(), "query": "task", "sameWorkspaceOnly": true }))
+        .await;
+    // 205 newer sessions elsewhere hold the word as well, and rank above ours store-wide.
+    assert_eq!(ranked(&by_words), [(ours, "matched_goal".to_owned())], "only this project's sessions: {by_words}");
+}
+
 #[tokio::test]
 async fn resume_session_puts_a_query_word_in_the_workflow_id_above_a_more_recent_session() {
     let fixture = fixture().await;

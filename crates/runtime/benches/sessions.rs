@@ -1,17 +1,19 @@
 //! Benchmark: the SPEC's scale row, a store of 10,000 sessions and about 1,000,000 events.
 //! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each), the
 //! full-text search behind `resume_session` (a rare word, a middling one, the commonest one, a
-//! sentence, the 32 commonest words), a whole `resume_session` lookup, and opening one run.
+//! sentence, the 32 commonest words), whole `resume_session` lookups (by a sentence, by
+//! workspace, by git HEAD, by a rare and by the commonest branch), and opening one run.
 //!
 //! Each session is a run of the loop workflow advanced 49 times with notes: words drawn from a
 //! 5,000-word vocabulary with Zipf frequencies, so some words are in nearly every note and most
-//! in few. Building the store takes minutes, so it is built once and kept in
-//! `target/tmp/sessions-scale-v1/`; later runs open it as it is (delete the folder to rebuild).
+//! in few. Sessions start in turn in 100 workspaces, git repositories: 90 on `main`, 10 each on
+//! a branch of its own. Building the store takes minutes, so it is built once and kept in
+//! `target/tmp/sessions-scale-v2/`; later runs open it as it is (delete the folder to rebuild).
 
 mod common;
 
 use std::hint::black_box;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -28,8 +30,12 @@ const ADVANCES_PER_SESSION: usize = 49;
 const WORKERS: usize = 32;
 const PAGE: u32 = 50;
 const VOCABULARY: usize = 5_000;
+/// Sessions start in these workspaces in turn, 100 sessions each.
+const WORKSPACES: usize = 100;
+/// Workspaces `0..TOPIC_BRANCHES` are each on a branch of their own, the others on `main`.
+const TOPIC_BRANCHES: usize = 10;
 /// Bump when the generated store changes shape, so an old kept store is not measured.
-const FIXTURE: &str = "sessions-scale-v1";
+const FIXTURE: &str = "sessions-scale-v2";
 
 /// The commonest words of the vocabulary, most frequent first; synthetic words follow them.
 #[rustfmt::skip]
@@ -57,7 +63,10 @@ fn sessions(c: &mut Criterion) {
         common::report(&format!("opened the kept store in {} in {opened:.1?}", folder.display()));
     } else {
         let began = Instant::now();
-        tokio.block_on(build(&fixture.runtime, &fixture.workflow_file, &words));
+        for index in 0..WORKSPACES {
+            create_workspace(&workspace(&folder, index), index);
+        }
+        tokio.block_on(build(&fixture.runtime, &fixture.workflow_file, &folder, &words));
         let report = tokio.block_on(fixture.store.verify()).expect("verify the built store");
         assert!(report.is_clean(), "the built store has problems: {:?}", report.problems);
         let line = format!(
@@ -99,7 +108,7 @@ fn sessions(c: &mut Criterion) {
     ];
     for (name, text) in &searches {
         let hits = tokio
-            .block_on(fixture.store.search_sessions(SearchQuery { text: text.clone(), limit: 20 }))
+            .block_on(fixture.store.search_sessions(SearchQuery { text: text.clone(), limit: 20, workspace: None }))
             .expect("search");
         common::report(&format!("{name} ({text:?}): {} sessions", hits.len()));
     }
@@ -110,6 +119,36 @@ fn sessions(c: &mut Criterion) {
         )
         .expect("resume");
     assert!(found[0].session.goal.contains(&rare), "the session the sentence names comes first");
+    // Git facts are given, as an MCP client's would be read from its workspace (a `git` process).
+    let (_, head) = tokio.block_on(switchyard_runtime::workspace::git_facts(&workspace(&folder, 50)));
+    let lookups = [
+        (
+            "resume_same_workspace",
+            ResumeRequest {
+                workspace: Some(workspace(&folder, 50).display().to_string()),
+                same_workspace_only: true,
+                git_branch: Some("no-such-branch".to_owned()),
+                ..ResumeRequest::default()
+            },
+            "recency",
+        ),
+        ("resume_by_head", ResumeRequest { git_head: head, ..ResumeRequest::default() }, "matched_head_sha"),
+        (
+            "resume_by_rare_branch",
+            ResumeRequest { git_branch: Some(branch(3)), ..ResumeRequest::default() },
+            "matched_branch",
+        ),
+        (
+            "resume_by_commonest_branch",
+            ResumeRequest { git_branch: Some(branch(50)), ..ResumeRequest::default() },
+            "matched_branch",
+        ),
+    ];
+    for (name, request, why) in &lookups {
+        let found = tokio.block_on(runtime.resume_candidates(request)).expect("resume");
+        assert_eq!(found.len(), 5, "{name}");
+        assert!(found.iter().all(|candidate| candidate.why_matched[0] == *why), "{name}: {found:?}");
+    }
 
     let mut group = c.benchmark_group("sessions");
     group.sample_size(20).measurement_time(Duration::from_secs(5)).warm_up_time(Duration::from_secs(1));
@@ -123,7 +162,7 @@ fn sessions(c: &mut Criterion) {
     });
     for (name, text) in &searches {
         measure(&mut group, &tokio, name, || async {
-            let query = SearchQuery { text: text.clone(), limit: 20 };
+            let query = SearchQuery { text: text.clone(), limit: 20, workspace: None };
             black_box(fixture.store.search_sessions(query).await.expect("search"));
         });
     }
@@ -131,6 +170,11 @@ fn sessions(c: &mut Criterion) {
         let request = ResumeRequest { query: Some(sentence.clone()), ..ResumeRequest::default() };
         black_box(runtime.resume_candidates(&request).await.expect("resume"));
     });
+    for (name, request, _) in &lookups {
+        measure(&mut group, &tokio, name, || async {
+            black_box(runtime.resume_candidates(request).await.expect("resume"));
+        });
+    }
     let target = Target::Run(found[0].run.expect("the found session has a run"));
     measure(&mut group, &tokio, "show_run", || async {
         black_box(runtime.show(&target).await.expect("show"));
@@ -161,17 +205,23 @@ where
 }
 
 /// Starts every session and advances each run with notes, `WORKERS` sessions side by side.
-async fn build(runtime: &Arc<Runtime>, workflow: &Path, words: &Vocabulary) {
+async fn build(runtime: &Arc<Runtime>, workflow: &Path, folder: &Path, words: &Vocabulary) {
     let mut tasks = Vec::with_capacity(WORKERS);
     for worker in 0..WORKERS {
         let runtime = Arc::clone(runtime);
         let workflow = workflow.to_owned();
+        let folder = folder.to_owned();
         let words = words.clone();
         tasks.push(tokio::spawn(async move {
             let mut random = StdRng::seed_from_u64(worker as u64);
             for index in (worker..SESSIONS).step_by(WORKERS) {
                 let goal = format!("{} {}", words.text(&mut random, 8), ticket(index));
-                let request = StartRequest { file: Some(workflow.clone()), goal, ..StartRequest::default() };
+                let request = StartRequest {
+                    file: Some(workflow.clone()),
+                    goal,
+                    workspace: Some(workspace(&folder, index % WORKSPACES)),
+                    ..StartRequest::default()
+                };
                 let started = runtime.start(request).await.expect("start a run");
                 let mut token = common::continue_token(&started);
                 for _ in 0..ADVANCES_PER_SESSION {
@@ -190,6 +240,33 @@ async fn build(runtime: &Arc<Runtime>, workflow: &Path, words: &Vocabulary) {
     for task in tasks {
         task.await.expect("a builder task panicked");
     }
+}
+
+/// The folder of workspace `index`.
+fn workspace(folder: &Path, index: usize) -> PathBuf {
+    folder.join("workspaces").join(format!("w{index:03}"))
+}
+
+/// The branch workspace `index` is on.
+fn branch(index: usize) -> String {
+    if index < TOPIC_BRANCHES { format!("topic/{index}") } else { "main".to_owned() }
+}
+
+/// A git repository on [`branch`]`(index)` with one commit of its own.
+fn create_workspace(path: &Path, index: usize) {
+    std::fs::create_dir_all(path).expect("create a workspace");
+    let git = |arguments: &[&str]| {
+        let status = std::process::Command::new("git")
+            .arg("-C")
+            .arg(path)
+            .args(["-c", "user.name=bench", "-c", "user.email=bench@switchyard.invalid"])
+            .args(arguments)
+            .status()
+            .expect("git runs");
+        assert!(status.success(), "git {arguments:?} in {}", path.display());
+    };
+    git(&["init", "--quiet", "--initial-branch", &branch(index)]);
+    git(&["commit", "--quiet", "--allow-empty", "-m", &format!("workspace {index}")]);
 }
 
 /// The word only session `index`'s goal holds.

@@ -18,7 +18,8 @@ use crate::{Catalog, Error, Runtime};
 /// The most candidates a resume lookup returns.
 pub const MAX_RESUME_CANDIDATES: usize = 5;
 
-/// How many recent sessions the git, workflow and recency tiers look at.
+/// How many recent sessions (of the workspace, with `same_workspace_only`) the workflow-id tier
+/// looks at: a query word is matched against workflow ids by substring, which no index answers.
 const RECENT_WINDOW: u32 = 200;
 
 /// The default byte budget of a recap.
@@ -111,78 +112,78 @@ impl Runtime {
         {
             (branch, head) = crate::workspace::git_facts(Path::new(workspace)).await;
         }
+        // With `same_workspace_only`, every tier asks the store for that workspace's sessions
+        // alone, so an older project is found however many sessions other projects added since.
+        let workspace = request.workspace.clone().filter(|_| request.same_workspace_only);
         let mut ranked: Vec<(u8, Confidence, Vec<String>, String, SessionRecord)> = Vec::new();
-        let eligible = |record: &SessionRecord| {
-            !request.same_workspace_only || request.workspace.is_none() || record.workspace == request.workspace
-        };
-        let mut push = |tier: u8, confidence, why: String, snippet: String, record: SessionRecord| {
-            if !eligible(&record) {
+        let mut push = |tier: u8, confidence, why: &str, snippet: String, record: SessionRecord| {
+            if workspace.is_some() && record.workspace != workspace {
                 return;
             }
             if let Some(existing) = ranked.iter_mut().find(|entry| entry.4.id == record.id) {
-                if !existing.2.contains(&why) {
-                    existing.2.push(why);
+                if !existing.2.iter().any(|reason| reason == why) {
+                    existing.2.push(why.to_owned());
                 }
                 return;
             }
-            ranked.push((tier, confidence, vec![why], snippet, record));
+            ranked.push((tier, confidence, vec![why.to_owned()], snippet, record));
         };
         if let Some(session) = request.session
             && let Some(record) = self.store.session(session).await?
         {
-            push(0, Confidence::Strong, "matched_session_id".to_owned(), String::new(), record);
+            push(0, Confidence::Strong, "matched_session_id", String::new(), record);
         }
         if let Some(run) = request.run
             && let Some(run) = self.store.run(run).await?
             && let Some(record) = self.store.session(run.session).await?
         {
-            push(0, Confidence::Strong, "matched_run_id".to_owned(), String::new(), record);
+            push(0, Confidence::Strong, "matched_run_id", String::new(), record);
         }
         let query = request.query.as_deref().map(str::trim).filter(|query| !query.is_empty());
+        let words = query.map(switchyard_store::search::search_words).unwrap_or_default();
         if let Some(query) = query {
-            let words = switchyard_store::search::search_words(query);
-            let hits = self.store.search_sessions(SearchQuery { text: query.to_owned(), limit: 20 }).await?;
-            for hit in hits {
+            let search = SearchQuery { text: query.to_owned(), limit: 20, workspace: workspace.clone() };
+            for hit in self.store.search_sessions(search).await? {
                 let Some(record) = self.store.session(hit.session).await? else { continue };
                 let haystack = format!("{} {}", record.title, record.goal).to_lowercase();
-                let all_words = words.iter().all(|word| haystack.contains(word.as_str()));
-                let (confidence, why) = if all_words {
-                    (Confidence::Strong, "matched_goal".to_owned())
+                if words.iter().all(|word| haystack.contains(word.as_str())) {
+                    push(1, Confidence::Strong, "matched_goal", hit.snippet, record);
                 } else {
-                    (Confidence::Medium, format!("matched_{}", hit.matched))
-                };
-                push(1, confidence, why, hit.snippet, record);
-            }
-        }
-        let recent = self.store.list_sessions(SessionQuery { limit: RECENT_WINDOW, ..SessionQuery::default() }).await?;
-        for record in &recent {
-            if head.is_some() && record.git_head == head {
-                push(2, Confidence::Medium, "matched_head_sha".to_owned(), String::new(), record.clone());
-            }
-        }
-        for record in &recent {
-            let same_branch = match (&branch, &record.git_branch) {
-                (Some(ours), Some(theirs)) => ours == theirs,
-                _ => false,
-            };
-            if same_branch {
-                push(3, Confidence::Medium, "matched_branch".to_owned(), String::new(), record.clone());
-            }
-        }
-        if let Some(query) = query {
-            let words = switchyard_store::search::search_words(query);
-            for record in &recent {
-                let matches = record.workflow_id.as_deref().is_some_and(|id| {
-                    let id = id.to_lowercase();
-                    words.iter().any(|word| word.len() >= 3 && id.contains(word.as_str()))
-                });
-                if matches {
-                    push(4, Confidence::Medium, "matched_workflow_id".to_owned(), String::new(), record.clone());
+                    push(1, Confidence::Medium, &format!("matched_{}", hit.matched), hit.snippet, record);
                 }
             }
         }
+        // The git tiers ask the store for the sessions recorded at that HEAD or on that branch,
+        // most recent first: enough to fill the answer whatever else ranks above them.
+        let lookup = SessionQuery {
+            workspace: workspace.clone(),
+            limit: MAX_RESUME_CANDIDATES as u32,
+            ..SessionQuery::default()
+        };
+        if head.is_some() {
+            let query = SessionQuery { git_head: head, ..lookup.clone() };
+            for record in self.store.list_sessions(query).await? {
+                push(2, Confidence::Medium, "matched_head_sha", String::new(), record);
+            }
+        }
+        if branch.is_some() {
+            let query = SessionQuery { git_branch: branch, ..lookup.clone() };
+            for record in self.store.list_sessions(query).await? {
+                push(3, Confidence::Medium, "matched_branch", String::new(), record);
+            }
+        }
+        let recent = self.store.list_sessions(SessionQuery { limit: RECENT_WINDOW, ..lookup }).await?;
+        for record in &recent {
+            let matches = record.workflow_id.as_deref().is_some_and(|id| {
+                let id = id.to_lowercase();
+                words.iter().any(|word| word.len() >= 3 && id.contains(word.as_str()))
+            });
+            if matches {
+                push(4, Confidence::Medium, "matched_workflow_id", String::new(), record.clone());
+            }
+        }
         for record in recent {
-            push(5, Confidence::Weak, "recency".to_owned(), String::new(), record);
+            push(5, Confidence::Weak, "recency", String::new(), record);
         }
         // Stable: within a tier, the order the tier found them in (rank, then recency).
         ranked.sort_by_key(|entry| (entry.0, entry.1));

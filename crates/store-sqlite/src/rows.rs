@@ -347,9 +347,16 @@ fn list_sessions_sql(query: &SessionQuery) -> (String, Vec<rusqlite::types::Valu
         values.push(enum_text(&status).into());
         conditions.push(format!("status = ?{}", values.len()));
     }
-    if let Some(workflow_id) = &query.workflow_id {
-        values.push(workflow_id.clone().into());
-        conditions.push(format!("workflow_id = ?{}", values.len()));
+    for (column, value) in [
+        ("workflow_id", &query.workflow_id),
+        ("workspace", &query.workspace),
+        ("git_branch", &query.git_branch),
+        ("git_head", &query.git_head),
+    ] {
+        if let Some(value) = value {
+            values.push(value.clone().into());
+            conditions.push(format!("{column} = ?{}", values.len()));
+        }
     }
     if let Some((updated_at_ms, id)) = query.before {
         values.push(updated_at_ms.into());
@@ -445,15 +452,14 @@ impl ProjectionStore for SqliteProjection<'_> {
     }
 }
 
+/// Inserts a session row, or updates what can change in one: its workflow, run, status, update
+/// time and last seq (leaving the indexes over its workspace and git facts untouched).
 fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), Error> {
     let sql = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace, git_branch, git_head,
             created_at_ms, updated_at_ms, last_seq)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-        ON CONFLICT (id) DO UPDATE SET goal = excluded.goal, title = excluded.title,
-            workflow_id = excluded.workflow_id, run = excluded.run, status = excluded.status,
-            workspace = excluded.workspace, git_branch = excluded.git_branch, git_head = excluded.git_head,
-            created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms,
-            last_seq = excluded.last_seq";
+        ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
+            status = excluded.status, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq";
     connection
         .prepare_cached(sql)
         .and_then(|mut statement| {
@@ -558,6 +564,7 @@ mod tests {
     fn hot_path_queries_use_indexes() {
         let connection = Connection::open_in_memory().unwrap();
         connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(crate::schema::ADDED_INDEXES).unwrap();
         let session = SessionId::from_bytes([1; 16]);
         let mut statements = vec![
             (format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"), 1),
@@ -586,18 +593,44 @@ mod tests {
             statements.push((sql, values.len()));
         }
         for (sql, parameters) in statements {
-            let explain = format!("EXPLAIN QUERY PLAN {sql}");
-            let mut statement = connection.prepare(&explain).unwrap();
-            let values = vec![rusqlite::types::Value::Null; parameters];
-            let plan: Vec<String> = statement
-                .query_map(rusqlite::params_from_iter(values), |row| row.get::<_, String>(3))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap();
-            for step in &plan {
+            for step in &plan(&connection, &sql, parameters) {
                 let scans_table = step.starts_with("SCAN") && !step.contains("USING");
                 assert!(!scans_table && !step.contains("TEMP B-TREE"), "`{sql}` plans `{step}`");
             }
         }
+    }
+
+    /// Resume's lookups by workspace, branch and HEAD go through their own index, whatever else
+    /// the query filters on (sorting what the value matches by recency).
+    #[test]
+    fn session_lookups_by_workspace_and_git_facts_use_their_index() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(crate::schema::ADDED_INDEXES).unwrap();
+        let value = Some("x".to_owned());
+        let lookups = [
+            (SessionQuery { workspace: value.clone(), ..SessionQuery::default() }, "sessions_by_workspace"),
+            (SessionQuery { git_branch: value.clone(), ..SessionQuery::default() }, "sessions_by_branch"),
+            (SessionQuery { git_head: value.clone(), ..SessionQuery::default() }, "sessions_by_head"),
+            (SessionQuery { workspace: value.clone(), git_branch: value, ..SessionQuery::default() }, "sessions_by_"),
+        ];
+        for (query, index) in lookups {
+            let (sql, values) = list_sessions_sql(&query);
+            let steps = plan(&connection, &sql, values.len());
+            assert!(
+                steps.iter().any(|step| step.starts_with("SEARCH sessions USING INDEX") && step.contains(index)),
+                "`{sql}` plans {steps:?}"
+            );
+        }
+    }
+
+    fn plan(connection: &Connection, sql: &str, parameters: usize) -> Vec<String> {
+        let mut statement = connection.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        let values = vec![rusqlite::types::Value::Null; parameters];
+        statement
+            .query_map(rusqlite::params_from_iter(values), |row| row.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
     }
 }

@@ -100,6 +100,18 @@ CREATE TABLE workflows (
 );
 ";
 
+/// Indexes added to version 1 since its first release, created when a writer opens a store
+/// without them (builds that predate them read and write such a store as before).
+///
+/// The lookups of `resume_session` by workspace and by git branch or HEAD. These columns never
+/// change once a session starts, so an advance, which rewrites only the session's status and
+/// update time, leaves these indexes untouched; a lookup sorts what its value matches by recency.
+pub(crate) const ADDED_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS sessions_by_workspace ON sessions (workspace);
+CREATE INDEX IF NOT EXISTS sessions_by_branch ON sessions (git_branch);
+CREATE INDEX IF NOT EXISTS sessions_by_head ON sessions (git_head);
+";
+
 /// Applies the per-connection settings.
 pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Result<(), Error> {
     connection.busy_timeout(busy_timeout).doing("setting the busy timeout")?;
@@ -155,6 +167,7 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
         }
         Some(_) => {}
     }
+    transaction.execute_batch(ADDED_INDEXES).doing("creating the session lookup indexes")?;
     crate::search::ensure_schema(&transaction)?;
     transaction.commit().doing("committing the schema")?;
     Ok(connection)

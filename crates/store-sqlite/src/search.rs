@@ -164,7 +164,8 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 
 /// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
 /// ranks by the summed rarity of the query words it holds (BM25's inverse document frequency),
-/// newer first among equals, and a session by its best text.
+/// newer first among equals, and a session by its best text. With a workspace, only sessions
+/// started there count.
 ///
 /// Each word reads at most its [`WORD_WINDOW`] newest matches (fewer when the query has many
 /// words), and ranking, grouping and snippets touch only those, so a search costs the same in a
@@ -228,6 +229,16 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
             continue;
         }
         let matched = decoder.get(1, "kind")?;
+        if let Some(workspace) = &query.workspace {
+            let recorded: Option<Option<String>> = connection
+                .prepare_cached("SELECT workspace FROM sessions WHERE id = ?1")
+                .and_then(|mut statement| statement.query_row([session.to_string()], |row| row.get(0)))
+                .optional()
+                .doing("searching sessions")?;
+            if recorded.flatten().as_ref() != Some(workspace) {
+                continue;
+            }
+        }
         let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
         marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
         marked.truncate(SNIPPET_WORDS);
@@ -337,7 +348,7 @@ mod tests {
     }
 
     fn sessions(connection: &Connection, text: &str) -> Vec<u8> {
-        let hits = search(connection, &SearchQuery { text: text.to_owned(), limit: 10 }).unwrap();
+        let hits = search(connection, &SearchQuery { text: text.to_owned(), limit: 10, workspace: None }).unwrap();
         hits.iter().map(|hit| hit.session.as_bytes()[0]).collect()
     }
 
@@ -359,10 +370,13 @@ mod tests {
             "both words first, then the rarer word's text, then newer first"
         );
         assert_eq!(sessions(&connection, "the zeppelin"), [5, 6, 4, 3, 2, 1], "the rare word outranks the common one");
-        let hits = search(&connection, &SearchQuery { text: "ZEPPELIN".to_owned(), limit: 10 }).unwrap();
+        let hits =
+            search(&connection, &SearchQuery { text: "ZEPPELIN".to_owned(), limit: 10, workspace: None }).unwrap();
         assert_eq!(hits[0].snippet, "the [zeppelin] adapters");
         assert_eq!(hits[0].matched, "notes");
-        let hits = search(&connection, &SearchQuery { text: "the adapter zeppelin".to_owned(), limit: 1 }).unwrap();
+        let hits =
+            search(&connection, &SearchQuery { text: "the adapter zeppelin".to_owned(), limit: 1, workspace: None })
+                .unwrap();
         assert_eq!(hits[0].snippet, "the [zeppelin] [adapters]", "the snippet marks the rarest words it holds");
     }
 
@@ -373,11 +387,12 @@ mod tests {
         texts.extend(std::iter::repeat_n((2, "common"), common - 1));
         texts.push((3, "common other"));
         let connection = indexed(&texts);
-        let hits = search(&connection, &SearchQuery { text: "common".to_owned(), limit: 10 }).unwrap();
+        let hits = search(&connection, &SearchQuery { text: "common".to_owned(), limit: 10, workspace: None }).unwrap();
         assert_eq!(hits.iter().map(|hit| hit.session.as_bytes()[0]).collect::<Vec<_>>(), [3, 2]);
         assert_eq!(sessions(&connection, "rare common"), [1, 3, 2], "a rare word still finds the oldest text");
-        let rare = search(&connection, &SearchQuery { text: "rare".to_owned(), limit: 1 }).unwrap();
-        let both = search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1 }).unwrap();
+        let rare = search(&connection, &SearchQuery { text: "rare".to_owned(), limit: 1, workspace: None }).unwrap();
+        let both =
+            search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1, workspace: None }).unwrap();
         assert_eq!(rare[0].score, both[0].score, "the common word does not count in a text older than its window");
         assert!(rarity(&[10, 9, 8], WORD_WINDOW, 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10));
     }

@@ -13,7 +13,7 @@ use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce, run_
 use switchyard_store::conformance::{projections, write_varied_sessions};
 use switchyard_store::event::chain_hash;
 use switchyard_store::record::problem;
-use switchyard_store::{Appended, Batch, Problem, Store, VerifyReport};
+use switchyard_store::{Appended, Batch, Problem, SessionQuery, Store, VerifyReport};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 fn open(path: &Path) -> SqliteStore {
@@ -269,7 +269,7 @@ async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
         .unwrap();
 
     let store = open(&path);
-    let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5 };
+    let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5, workspace: None };
     let hits = store.search_sessions(search("sessions")).await.unwrap();
     assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), [script.session], "stemmed: {hits:?}");
     assert_eq!(store.search_sessions(search("goal")).await.unwrap().len(), 1, "the texts are all indexed again");
@@ -277,6 +277,34 @@ async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
         .query_row("SELECT sql FROM sqlite_master WHERE name = 'texts_search'", [], |row| row.get(0))
         .unwrap();
     assert!(sql.contains("porter"), "{sql}");
+}
+
+/// Stores made before the session lookup indexes get them on open, over the rows already there.
+#[tokio::test]
+async fn session_lookup_indexes_are_added_to_an_older_store_on_open() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    let mut script = SessionScript::new(9);
+    store.append(script.start(node_id(901))).await.unwrap();
+    drop(store);
+    let indexes = |path: &Path| -> Vec<String> {
+        let connection = raw(path);
+        let mut statement = connection
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_by_workspace', 'sessions_by_branch', 'sessions_by_head') ORDER BY name")
+            .unwrap();
+        statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    assert_eq!(indexes(&path).len(), 3, "a new store has them");
+    raw(&path)
+        .execute_batch("DROP INDEX sessions_by_workspace; DROP INDEX sessions_by_branch; DROP INDEX sessions_by_head;")
+        .unwrap();
+
+    let store = open(&path);
+    assert_eq!(indexes(&path), ["sessions_by_branch", "sessions_by_head", "sessions_by_workspace"]);
+    let query = SessionQuery { git_branch: Some("main".to_owned()), ..SessionQuery::default() };
+    let found = store.list_sessions(query).await.unwrap();
+    assert_eq!(found.iter().map(|record| record.id).collect::<Vec<_>>(), [script.session], "indexed over old rows");
 }
 
 /// Regression: read-only connections closed last left the WAL behind, so it grew with every
@@ -294,7 +322,7 @@ async fn closing_the_store_folds_the_wal_back_into_the_database() {
             store.rebuild_projections().await.unwrap();
         }
         // Reads check out pooled connections, as every command does.
-        let _ = store.list_sessions(switchyard_store::SessionQuery::default()).await.unwrap();
+        let _ = store.list_sessions(SessionQuery::default()).await.unwrap();
         assert!(wal.exists(), "round {round}: the store runs in WAL mode");
         drop(store);
         let left = std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);

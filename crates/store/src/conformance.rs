@@ -36,6 +36,7 @@ where
     completion_and_failure_set_the_run_status(new_store().await).await;
     list_sessions_orders_filters_and_pages(new_store().await).await;
     list_sessions_caps_the_limit(new_store().await).await;
+    sessions_are_found_by_workspace_and_git_facts(new_store().await).await;
     rebuild_equals_incremental(new_store().await).await;
     verify_is_clean_on_a_good_store(new_store().await).await;
     invalid_batch_writes_nothing(new_store().await).await;
@@ -442,6 +443,79 @@ pub async fn list_sessions_orders_filters_and_pages<S: Store>(store: S) {
     assert_eq!([first_page, second_page].concat(), want, "filters and the cursor combine");
 }
 
+/// The workspace, branch and HEAD filters of `list_sessions` and the workspace filter of
+/// `search_sessions`: each alone and combined, most recent first, after later events moved a
+/// session's update time, and never matching a session that recorded no value.
+pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
+    let workflow = workflow();
+    let mut scripts = Vec::new();
+    for n in 1..=7_u64 {
+        let mut script = SessionScript::new(n);
+        script.at_ms += i64::try_from(n).expect("small") * 1_000;
+        let facts = |value: String| (n < 7).then_some(value);
+        let created = script.event(
+            None,
+            EventKind::SessionCreated {
+                goal: format!("goal of session {n}"),
+                title: format!("Session {n}"),
+                workspace: facts(if n % 2 == 1 { "/work/alpha" } else { "/work/beta" }.to_owned()),
+                git_branch: facts(if n <= 4 { "main" } else { "topic" }.to_owned()),
+                git_head: facts(format!("head-{}", n % 2)),
+            },
+        );
+        let events = vec![
+            created,
+            script.run_started(&workflow),
+            script.node(node_id(n * 100 + 1), None, NodeCause::Start, RunStatus::Active),
+        ];
+        append(&store, Batch { pin: Some(workflow.clone()), ..Batch::events(script.session, events) }).await;
+        scripts.push(script);
+    }
+    // Session 1 moves to the top of the recency order.
+    let first = &mut scripts[0];
+    first.at_ms += 100_000;
+    let checkpoint = first.run_event(EventKind::CheckpointRecorded {
+        node: node_id(101),
+        attempt: None,
+        notes: None,
+        automatic: true,
+        phase: None,
+    });
+    append(&store, Batch::events(first.session, vec![checkpoint])).await;
+
+    let found = async |query: SessionQuery| -> Vec<u64> {
+        let listed = expect_ok(store.list_sessions(query).await, "list_sessions");
+        listed
+            .iter()
+            .map(|record| scripts.iter().find(|script| script.session == record.id).expect("known").n)
+            .collect()
+    };
+    let text = |value: &str| Some(value.to_owned());
+    let workspace = SessionQuery { workspace: text("/work/alpha"), ..SessionQuery::default() };
+    assert_eq!(found(workspace.clone()).await, [1, 5, 3], "by workspace, most recent first");
+    let branch = SessionQuery { git_branch: text("topic"), ..SessionQuery::default() };
+    assert_eq!(found(branch).await, [6, 5], "by branch");
+    let head = SessionQuery { git_head: text("head-0"), ..SessionQuery::default() };
+    assert_eq!(found(head).await, [6, 4, 2], "by HEAD");
+    let both = SessionQuery { git_branch: text("main"), ..workspace.clone() };
+    assert_eq!(found(both).await, [1, 3], "workspace and branch together");
+    let first_page = SessionQuery { limit: 1, ..workspace.clone() };
+    let page = expect_ok(store.list_sessions(first_page.clone()).await, "list_sessions");
+    let cursor = page.last().map(|record| (record.updated_at_ms, record.id));
+    assert_eq!(found(SessionQuery { before: cursor, ..first_page }).await, [5], "the cursor pages a filtered list");
+    let nowhere = SessionQuery { workspace: text("/work/gamma"), ..SessionQuery::default() };
+    assert!(found(nowhere).await.is_empty(), "a workspace no session started in");
+
+    let search = |workspace: Option<String>| SearchQuery { text: "goal session".to_owned(), limit: 10, workspace };
+    let hits = expect_ok(store.search_sessions(search(text("/work/beta"))).await, "search_sessions");
+    let mut sessions: Vec<u64> =
+        hits.iter().map(|hit| scripts.iter().find(|script| script.session == hit.session).expect("known").n).collect();
+    sessions.sort_unstable();
+    assert_eq!(sessions, [2, 4, 6], "a search in one workspace finds only its sessions: {hits:?}");
+    let hits = expect_ok(store.search_sessions(search(None)).await, "search_sessions");
+    assert_eq!(hits.len(), 7, "without a workspace, every session: {hits:?}");
+}
+
 /// A limit above [`MAX_PAGE`] returns `MAX_PAGE` rows; a limit of 0 returns none.
 pub async fn list_sessions_caps_the_limit<S: Store>(store: S) {
     let store = Arc::new(store);
@@ -687,7 +761,7 @@ pub async fn search_and_recap_follow_the_events<S: Store>(store: S) {
     let mut second = SessionScript::new(2);
     append(&store, second.start(node_id(201))).await;
 
-    let search = |text: &str| SearchQuery { text: text.to_owned(), limit: 5 };
+    let search = |text: &str| SearchQuery { text: text.to_owned(), limit: 5, workspace: None };
     let hits = expect_ok(store.search_sessions(search("zeppelin")).await, "search_sessions");
     assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), vec![first.session], "notes are searchable");
     assert!(hits[0].snippet.contains("[zeppelin]"), "the snippet marks the match: {}", hits[0].snippet);

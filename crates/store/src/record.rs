@@ -183,6 +183,12 @@ pub struct StoredEvent {
 pub struct SessionQuery {
     pub status: Option<RunStatus>,
     pub workflow_id: Option<String>,
+    /// Only sessions started in this workspace (the path as the session recorded it).
+    pub workspace: Option<String>,
+    /// Only sessions started on this git branch.
+    pub git_branch: Option<String>,
+    /// Only sessions started at this git commit.
+    pub git_head: Option<String>,
     /// At most [`MAX_PAGE`]; larger values are capped.
     pub limit: u32,
     /// Cursor: `(updated_at_ms, id)` of the last row of the previous page. Rows come in
@@ -192,7 +198,15 @@ pub struct SessionQuery {
 
 impl Default for SessionQuery {
     fn default() -> Self {
-        Self { status: None, workflow_id: None, limit: 100, before: None }
+        Self {
+            status: None,
+            workflow_id: None,
+            workspace: None,
+            git_branch: None,
+            git_head: None,
+            limit: 100,
+            before: None,
+        }
     }
 }
 

@@ -21,6 +21,8 @@ pub struct SearchQuery {
     pub text: String,
     /// At most [`MAX_SEARCH_HITS`]; larger values are capped.
     pub limit: u32,
+    /// Only sessions started in this workspace (the path as the session recorded it).
+    pub workspace: Option<String>,
 }
 
 /// One session that matched, best first.
