@@ -133,6 +133,13 @@ pub enum Commands {
         /// Only sessions running this workflow.
         #[arg(long)]
         workflow: Option<String>,
+        /// Only sessions started in this workspace, as the session recorded it (`--workspace` of
+        /// `start`, or the project; an MCP client's `workspacePath`).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+        /// Only sessions started on this git branch.
+        #[arg(long)]
+        branch: Option<String>,
         /// At most this many sessions (max 1000).
         #[arg(long, default_value_t = 50)]
         limit: u32,

@@ -133,11 +133,17 @@ async fn run_command(
             }
             Ok(Outcome::Success)
         }
-        Commands::Sessions { status, workflow, limit } => {
+        Commands::Sessions { status, workflow, workspace, branch, limit } => {
             let status = status.map(|text| text.parse::<RunStatus>().map_err(Failure::usage)).transpose()?;
-            let sessions = runtime
-                .sessions(SessionQuery { status, workflow_id: workflow, limit, ..SessionQuery::default() })
-                .await?;
+            let query = SessionQuery {
+                status,
+                workflow_id: workflow,
+                workspace: workspace.map(|dir| dir.display().to_string()),
+                git_branch: branch,
+                limit,
+                ..SessionQuery::default()
+            };
+            let sessions = runtime.sessions(query).await?;
             if printer.json {
                 printer.json(&sessions)?;
             } else if sessions.is_empty() {

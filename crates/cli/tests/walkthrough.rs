@@ -248,6 +248,37 @@ fn pause_resume_stop_and_checkpoint_through_the_cli() {
     assert_eq!(sandbox.run(&["sessions", "--status", "active"]).ok(), json!([]));
 }
 
+#[test]
+fn sessions_are_listed_by_workspace_and_branch() {
+    let sandbox = Sandbox::new();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for arguments in [
+        &["init", "--quiet", "--initial-branch", "topic/okapi"][..],
+        &["commit", "--quiet", "--allow-empty", "-m", "first"],
+    ] {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(arguments)
+            .current_dir(elsewhere.path())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {arguments:?}");
+    }
+    let elsewhere = elsewhere.path().display().to_string();
+    let here = sandbox.run(&["start", "dev-cycle", "--goal", "here"]).ok();
+    let there = sandbox.run(&["start", "dev-cycle", "--goal", "there", "--workspace", &elsewhere]).ok();
+    let sessions_of = |arguments: &[&str]| -> Vec<String> {
+        let listed = sandbox.run(&[&["sessions"], arguments].concat()).ok();
+        listed.as_array().unwrap().iter().map(|session| string(&session["goal"])).collect()
+    };
+    assert_eq!(sessions_of(&[]), ["there", "here"]);
+    assert_eq!(sessions_of(&["--workspace", &elsewhere]), ["there"], "{there}");
+    let project = sandbox.run(&["sessions"]).ok()[1]["workspace"].clone();
+    assert_eq!(sessions_of(&["--workspace", project.as_str().unwrap()]), ["here"], "{here}");
+    assert_eq!(sessions_of(&["--branch", "topic/okapi"]), ["there"]);
+    assert!(sessions_of(&["--branch", "no-such-branch"]).is_empty());
+}
+
 /// The smallest value that satisfies the simple object schemas the built-ins use.
 fn minimal_artifacts(schema: &Value) -> Value {
     match schema["type"].as_str() {
