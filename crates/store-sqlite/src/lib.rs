@@ -31,6 +31,7 @@ use switchyard_store::{
 
 pub use schema::SCHEMA_VERSION;
 
+use sql_error::Context;
 use writer::{Counters, Job, Writer};
 
 /// How to open a store.
@@ -270,10 +271,12 @@ impl Store for SqliteStore {
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
         self.lookup(move |connection| {
-            let Some(token) = rows::token(connection, nonce)? else { return Ok(None) };
-            let run = rows::run(connection, token.run)?;
-            let session = rows::session(connection, token.session)?;
-            let node = rows::node(connection, token.node)?;
+            // One read snapshot for the four rows, so they agree with each other.
+            let connection = connection.unchecked_transaction().doing("reading a token's scope")?;
+            let Some(token) = rows::token(&connection, nonce)? else { return Ok(None) };
+            let run = rows::run(&connection, token.run)?;
+            let session = rows::session(&connection, token.session)?;
+            let node = rows::node(&connection, token.node)?;
             Ok(Some(TokenScope { token, run, session, node }))
         })
         .await
