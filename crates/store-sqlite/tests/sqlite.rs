@@ -1,7 +1,7 @@
 //! SQLite-specific behaviour: tamper detection, corrupt rows, grouped commits, reopening,
 //! schema versions and the busy error.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -249,15 +249,22 @@ async fn reopening_a_file_keeps_everything() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
-/// Stores made before the text index stemmed words get it rebuilt from the texts on open.
-#[tokio::test]
-async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
-    let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("store.db");
+/// A store file in `folder` holding one started session, closed again, so a test can change it
+/// as an older build would have left it.
+async fn closed_store_with_one_session(folder: &Path) -> (PathBuf, SessionScript) {
+    let path = folder.join("store.db");
     let store = open(&path);
     let mut script = SessionScript::new(9);
     store.append(script.start(node_id(901))).await.unwrap();
     drop(store);
+    (path, script)
+}
+
+/// Stores made before the text index stemmed words get it rebuilt from the texts on open.
+#[tokio::test]
+async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
+    let folder = tempfile::tempdir().unwrap();
+    let (path, script) = closed_store_with_one_session(folder.path()).await;
     raw(&path)
         .execute_batch(
             "DROP TABLE texts_search;
@@ -283,11 +290,7 @@ async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
 #[tokio::test]
 async fn session_lookup_indexes_are_added_to_an_older_store_on_open() {
     let folder = tempfile::tempdir().unwrap();
-    let path = folder.path().join("store.db");
-    let store = open(&path);
-    let mut script = SessionScript::new(9);
-    store.append(script.start(node_id(901))).await.unwrap();
-    drop(store);
+    let (path, script) = closed_store_with_one_session(folder.path()).await;
     let indexes = |path: &Path| -> Vec<String> {
         let connection = raw(path);
         let mut statement = connection
