@@ -165,7 +165,8 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 /// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
 /// ranks by the summed rarity of the query words it holds (BM25's inverse document frequency),
 /// newer first among equals, and a session by its best text. With a workspace, only sessions
-/// started there count.
+/// started there count, among the same [`SEARCH_WINDOW`] best texts: a word common in busier
+/// workspaces can crowd a quiet one's texts out; a word of its own cannot.
 ///
 /// Each word reads at most its [`WORD_WINDOW`] newest matches (fewer when the query has many
 /// words), and ranking, grouping and snippets touch only those, so a search costs the same in a
