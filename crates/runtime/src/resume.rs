@@ -73,6 +73,15 @@ pub struct Recap {
     pub truncated: bool,
 }
 
+/// A session a tier found: the first tier ranks it, later tiers add their reasons.
+struct Ranked {
+    tier: u8,
+    confidence: Confidence,
+    why_matched: Vec<String>,
+    snippet: String,
+    session: SessionRecord,
+}
+
 /// One recap item with the layer that decides when it may be dropped.
 struct RecapItem {
     layer: Layer,
@@ -115,18 +124,18 @@ impl Runtime {
         // With `same_workspace_only`, every tier asks the store for that workspace's sessions
         // alone, so an older project is found however many sessions other projects added since.
         let workspace = request.workspace.clone().filter(|_| request.same_workspace_only);
-        let mut ranked: Vec<(u8, Confidence, Vec<String>, String, SessionRecord)> = Vec::new();
-        let mut push = |tier: u8, confidence, why: &str, snippet: String, record: SessionRecord| {
-            if workspace.is_some() && record.workspace != workspace {
+        let mut ranked: Vec<Ranked> = Vec::new();
+        let mut push = |tier: u8, confidence, why: &str, snippet: String, session: SessionRecord| {
+            if workspace.is_some() && session.workspace != workspace {
                 return;
             }
-            if let Some(existing) = ranked.iter_mut().find(|entry| entry.4.id == record.id) {
-                if !existing.2.iter().any(|reason| reason == why) {
-                    existing.2.push(why.to_owned());
+            if let Some(found) = ranked.iter_mut().find(|found| found.session.id == session.id) {
+                if !found.why_matched.iter().any(|reason| reason == why) {
+                    found.why_matched.push(why.to_owned());
                 }
                 return;
             }
-            ranked.push((tier, confidence, vec![why.to_owned()], snippet, record));
+            ranked.push(Ranked { tier, confidence, why_matched: vec![why.to_owned()], snippet, session });
         };
         if let Some(session) = request.session
             && let Some(record) = self.store.session(session).await?
@@ -186,10 +195,10 @@ impl Runtime {
             push(5, Confidence::Weak, "recency", String::new(), record);
         }
         // Stable: within a tier, the order the tier found them in (rank, then recency).
-        ranked.sort_by_key(|entry| (entry.0, entry.1));
+        ranked.sort_by_key(|found| (found.tier, found.confidence));
         ranked.truncate(MAX_RESUME_CANDIDATES);
         let mut candidates = Vec::with_capacity(ranked.len());
-        for (_, confidence, why_matched, snippet, session) in ranked {
+        for Ranked { confidence, why_matched, snippet, session, .. } in ranked {
             candidates.push(self.candidate(session, confidence, why_matched, snippet).await?);
         }
         Ok(candidates)
