@@ -5,7 +5,7 @@
 //! (vtables, string tables); the ordinary format spends 24 bytes on each, some 80,000 of them,
 //! and the loader reads all 1.9 MB of them at start, so they stay resident for the life of the
 //! process. Packed, they take 28 KB, and a server at rest holds 2–3 MB less (BENCHMARKS.md,
-//! "Packed relocations"). The executable stays position-independent, so address randomisation is
+//! "Then: packed relocations"). The executable stays position-independent, so address randomisation is
 //! unchanged.
 //!
 //! Packed relocations need a linker that writes them (GNU ld 2.38, lld 15, mold) and glibc 2.36 to

@@ -343,17 +343,23 @@ async fn resume_session_without_a_query_puts_the_current_branch_above_a_more_rec
     assert_eq!(found["candidates"][0]["confidence"], "medium", "{found}");
 }
 
-/// Regression: the git tiers and `sameWorkspaceOnly` looked only at the 200 most recent sessions
-/// of the whole store, so a project left alone while others started 200 sessions was not found.
+/// Regression: the git, workflow-id and recency tiers and `sameWorkspaceOnly` looked only at the
+/// 200 most recent sessions of the whole store, so a project left alone while others started 200
+/// sessions was not found.
 #[tokio::test]
 async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_came_since() {
     let fixture = fixture().await;
     git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
     git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    project_workflow(
+        &fixture,
+        "zebra-survey",
+        "id: zebra-survey\nversion: \"1\"\ntitle: Field count\ndescription: One step.\nsteps:\n  - {id: count, title: Count, prompt: Count them.}\n",
+    );
     let ours = fixture
         .ok(
             "start_workflow",
-            json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "goal": "Tidy the parser task" }),
+            json!({ "workflowId": "zebra-survey", "workspacePath": fixture.path(), "goal": "Tidy the parser task" }),
         )
         .await["runId"]
         .as_str()
@@ -370,6 +376,10 @@ async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_cam
     let by_branch =
         fixture.ok("resume_session", json!({ "workspacePath": elsewhere, "gitBranch": "feature/okapi" })).await;
     assert_eq!(ranked(&by_branch)[0], (ours.clone(), "matched_branch".to_owned()), "{by_branch}");
+    let by_workflow = fixture
+        .ok("resume_session", json!({ "workspacePath": elsewhere, "gitBranch": "feature/none", "query": "zebra" }))
+        .await;
+    assert_eq!(ranked(&by_workflow)[0], (ours.clone(), "matched_workflow_id".to_owned()), "{by_workflow}");
     let same_workspace = fixture
         .ok(
             "resume_session",

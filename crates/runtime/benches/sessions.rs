@@ -2,7 +2,8 @@
 //! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each), the
 //! full-text search behind `resume_session` (a rare word, a middling one, the commonest one, a
 //! sentence, the 32 commonest words), whole `resume_session` lookups (by a sentence, by
-//! workspace, by git HEAD, by a rare and by the commonest branch), and opening one run.
+//! workspace, by git HEAD, by a word of the workflow id, by a rare and by the commonest branch),
+//! and opening one run.
 //!
 //! Each session is a run of the loop workflow advanced 49 times with notes: words drawn from a
 //! 5,000-word vocabulary with Zipf frequencies, so some words are in nearly every note and most
@@ -133,6 +134,11 @@ fn sessions(c: &mut Criterion) {
             "recency",
         ),
         ("resume_by_head", ResumeRequest { git_head: head, ..ResumeRequest::default() }, "matched_head_sha"),
+        (
+            "resume_by_workflow_word",
+            ResumeRequest { query: Some("loop".to_owned()), ..ResumeRequest::default() },
+            "matched_workflow_id",
+        ),
         (
             "resume_by_rare_branch",
             ResumeRequest { git_branch: Some(branch(3)), ..ResumeRequest::default() },

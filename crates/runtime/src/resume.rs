@@ -18,9 +18,10 @@ use crate::{Catalog, Error, Runtime};
 /// The most candidates a resume lookup returns.
 pub const MAX_RESUME_CANDIDATES: usize = 5;
 
-/// How many recent sessions (of the workspace, with `same_workspace_only`) the workflow-id tier
-/// looks at: a query word is matched against workflow ids by substring, which no index answers.
-const RECENT_WINDOW: u32 = 200;
+/// How many of the store's workflow ids the workflow-id tier matches the query's words against
+/// (by substring, which no index answers), and how many matching ids it looks up sessions of.
+const WORKFLOW_IDS_READ: u32 = 1_000;
+const WORKFLOW_IDS_MATCHED: usize = 20;
 
 /// The default byte budget of a recap.
 pub const RECAP_BUDGET_BYTES: usize = 24 * 1024;
@@ -162,8 +163,8 @@ impl Runtime {
                 }
             }
         }
-        // The git tiers ask the store for the sessions recorded at that HEAD or on that branch,
-        // most recent first: enough to fill the answer whatever else ranks above them.
+        // Each later tier asks the store for the most recent sessions its value matches: enough
+        // to fill the answer whatever ranks above them.
         let lookup = SessionQuery {
             workspace: workspace.clone(),
             limit: MAX_RESUME_CANDIDATES as u32,
@@ -181,17 +182,22 @@ impl Runtime {
                 push(3, Confidence::Medium, "matched_branch", String::new(), record);
             }
         }
-        let recent = self.store.list_sessions(SessionQuery { limit: RECENT_WINDOW, ..lookup }).await?;
-        for record in &recent {
-            let matches = record.workflow_id.as_deref().is_some_and(|id| {
+        if words.iter().any(|word| word.len() >= 3) {
+            let ids = self.store.session_workflow_ids(WORKFLOW_IDS_READ).await?;
+            let named = ids.into_iter().filter(|id| {
                 let id = id.to_lowercase();
                 words.iter().any(|word| word.len() >= 3 && id.contains(word.as_str()))
             });
-            if matches {
-                push(4, Confidence::Medium, "matched_workflow_id", String::new(), record.clone());
+            let mut found = Vec::new();
+            for id in named.take(WORKFLOW_IDS_MATCHED) {
+                found.extend(self.store.list_sessions(SessionQuery { workflow_id: Some(id), ..lookup.clone() }).await?);
+            }
+            found.sort_by_key(|record| std::cmp::Reverse((record.updated_at_ms, record.id)));
+            for record in found {
+                push(4, Confidence::Medium, "matched_workflow_id", String::new(), record);
             }
         }
-        for record in recent {
+        for record in self.store.list_sessions(lookup).await? {
             push(5, Confidence::Weak, "recency", String::new(), record);
         }
         // Stable: within a tier, the order the tier found them in (rank, then recency).

@@ -311,6 +311,10 @@ impl Store for SqliteStore {
         self.read(move |connection| rows::list_sessions(connection, &query)).await
     }
 
+    async fn session_workflow_ids(&self, limit: u32) -> Result<Vec<String>, Error> {
+        self.read(move |connection| rows::session_workflow_ids(connection, limit)).await
+    }
+
     async fn events(&self, session: SessionId, after_seq: u64, limit: u32) -> Result<Vec<StoredEvent>, Error> {
         self.read(move |connection| rows::events(connection, session, after_seq, limit)).await
     }

@@ -377,6 +377,26 @@ pub(crate) fn list_sessions(connection: &Connection, query: &SessionQuery) -> Re
     all(connection, &sql, rusqlite::params_from_iter(values), decode_session, "listing sessions")
 }
 
+/// Walks `sessions_by_workflow` from one id to the next (a loose index scan) instead of reading
+/// every session's entry, as `SELECT DISTINCT` would.
+const SESSION_WORKFLOW_IDS: &str = "WITH RECURSIVE ids (id) AS (
+        SELECT min(workflow_id) FROM sessions
+        UNION ALL
+        SELECT (SELECT min(workflow_id) FROM sessions WHERE workflow_id > ids.id) FROM ids WHERE ids.id IS NOT NULL
+    )
+    SELECT id FROM ids WHERE id IS NOT NULL LIMIT ?1";
+
+pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Result<Vec<String>, Error> {
+    let limit = limit.min(MAX_PAGE);
+    all(
+        connection,
+        SESSION_WORKFLOW_IDS,
+        [limit],
+        |row| Decoder::new(row, "sessions").get(0, "workflow_id"),
+        "listing workflow ids",
+    )
+}
+
 /// The projection rows of a write transaction, written back once at [`SqliteProjection::flush`].
 ///
 /// The projector rewrites a session's and a run's row for every event, and an advance is several
@@ -620,6 +640,22 @@ mod tests {
             assert!(
                 steps.iter().any(|step| step.starts_with("SEARCH sessions USING INDEX") && step.contains(index)),
                 "`{sql}` plans {steps:?}"
+            );
+        }
+    }
+
+    /// The workflow ids come from index seeks, one per id: never a scan of the sessions.
+    #[test]
+    fn session_workflow_ids_seek_the_index() {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        let steps = plan(&connection, SESSION_WORKFLOW_IDS, 1);
+        let on_sessions: Vec<&String> = steps.iter().filter(|step| step.contains(" sessions")).collect();
+        assert!(!on_sessions.is_empty(), "{steps:?}");
+        for step in on_sessions {
+            assert!(
+                step.starts_with("SEARCH sessions USING COVERING INDEX sessions_by_workflow"),
+                "`{step}` in {steps:?}"
             );
         }
     }

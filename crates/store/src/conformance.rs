@@ -447,9 +447,11 @@ pub async fn list_sessions_orders_filters_and_pages<S: Store>(store: S) {
 /// `search_sessions`: each alone and combined, most recent first, after later events moved a
 /// session's update time, and never matching a session that recorded no value.
 pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
-    let workflow = workflow();
+    let mut okapi = workflow();
+    okapi.id = "okapi-survey".to_owned();
     let mut scripts = Vec::new();
     for n in 1..=7_u64 {
+        let workflow = if n >= 5 { okapi.clone() } else { workflow() };
         let mut script = SessionScript::new(n);
         script.at_ms += i64::try_from(n).expect("small") * 1_000;
         let facts = |value: String| (n < 7).then_some(value);
@@ -505,6 +507,12 @@ pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
     assert_eq!(found(SessionQuery { before: cursor, ..first_page }).await, [5], "the cursor pages a filtered list");
     let nowhere = SessionQuery { workspace: text("/work/gamma"), ..SessionQuery::default() };
     assert!(found(nowhere).await.is_empty(), "a workspace no session started in");
+    let okapi_in_alpha = SessionQuery { workflow_id: text("okapi-survey"), ..workspace.clone() };
+    assert_eq!(found(okapi_in_alpha).await, [5], "workflow and workspace together");
+    let ids = expect_ok(store.session_workflow_ids(10).await, "session_workflow_ids");
+    assert_eq!(ids, ["conformance", "okapi-survey"], "each workflow id once, in byte order");
+    let ids = expect_ok(store.session_workflow_ids(1).await, "session_workflow_ids");
+    assert_eq!(ids, ["conformance"], "at most the limit");
 
     let search = |workspace: Option<String>| SearchQuery { text: "goal session".to_owned(), limit: 10, workspace };
     let hits = expect_ok(store.search_sessions(search(text("/work/beta"))).await, "search_sessions");

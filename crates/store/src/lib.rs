@@ -68,6 +68,10 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Sessions, most recently updated first; see [`SessionQuery`].
     async fn list_sessions(&self, query: SessionQuery) -> Result<Vec<SessionRecord>, Error>;
 
+    /// The distinct workflow ids sessions have run, in byte order, at most `limit` (at most
+    /// [`MAX_PAGE`]): an index seek per id, whatever the number of sessions.
+    async fn session_workflow_ids(&self, limit: u32) -> Result<Vec<String>, Error>;
+
     /// Up to `limit` events of a session with `seq > after_seq`, in order.
     async fn events(&self, session: SessionId, after_seq: u64, limit: u32) -> Result<Vec<StoredEvent>, Error>;
 
