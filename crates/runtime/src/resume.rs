@@ -182,11 +182,12 @@ impl Runtime {
                 push(3, Confidence::Medium, "matched_branch", String::new(), record);
             }
         }
-        if words.iter().any(|word| word.len() >= 3) {
+        let id_words: Vec<&str> = words.iter().map(String::as_str).filter(|word| word.len() >= 3).collect();
+        if !id_words.is_empty() {
             let ids = self.store.session_workflow_ids(WORKFLOW_IDS_READ).await?;
             let named = ids.into_iter().filter(|id| {
                 let id = id.to_lowercase();
-                words.iter().any(|word| word.len() >= 3 && id.contains(word.as_str()))
+                id_words.iter().any(|word| id.contains(word))
             });
             let mut found = Vec::new();
             for id in named.take(WORKFLOW_IDS_MATCHED) {
