@@ -443,9 +443,10 @@ pub async fn list_sessions_orders_filters_and_pages<S: Store>(store: S) {
     assert_eq!([first_page, second_page].concat(), want, "filters and the cursor combine");
 }
 
-/// The workspace, branch and HEAD filters of `list_sessions` and the workspace filter of
-/// `search_sessions`: each alone and combined, most recent first, after later events moved a
-/// session's update time, and never matching a session that recorded no value.
+/// The workspace, branch, HEAD and workflow filters of `list_sessions`, `session_workflow_ids`,
+/// and the workspace filter of `search_sessions`: each alone and combined, most recent first,
+/// after later events moved a session's update time, and never matching a session that recorded
+/// no value.
 pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
     let mut okapi = workflow();
     okapi.id = "okapi-survey".to_owned();
