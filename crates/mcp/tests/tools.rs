@@ -238,6 +238,14 @@ fn project_workflow(fixture: &Fixture, name: &str, yaml: &str) {
     std::fs::write(folder.join(format!("{name}.yaml")), yaml).unwrap();
 }
 
+/// A project workflow `id` of one step, `count`.
+fn one_step_workflow(fixture: &Fixture, id: &str) {
+    let yaml = format!(
+        "id: {id}\nversion: \"1\"\ntitle: Field count\ndescription: One step.\nsteps:\n  - {{id: count, title: Count, prompt: Count them.}}\n"
+    );
+    project_workflow(fixture, id, &yaml);
+}
+
 /// Runs git in the fixture's workspace and returns its trimmed stdout.
 fn git(fixture: &Fixture, arguments: &[&str]) -> String {
     let output = std::process::Command::new("git")
@@ -351,11 +359,7 @@ async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_cam
     let fixture = fixture().await;
     git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
     git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
-    project_workflow(
-        &fixture,
-        "zebra-survey",
-        "id: zebra-survey\nversion: \"1\"\ntitle: Field count\ndescription: One step.\nsteps:\n  - {id: count, title: Count, prompt: Count them.}\n",
-    );
+    one_step_workflow(&fixture, "zebra-survey");
     let ours = fixture
         .ok(
             "start_workflow",
@@ -397,11 +401,7 @@ async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_cam
 #[tokio::test]
 async fn resume_session_puts_a_query_word_in_the_workflow_id_above_a_more_recent_session() {
     let fixture = fixture().await;
-    project_workflow(
-        &fixture,
-        "okapi-survey",
-        "id: okapi-survey\nversion: \"1\"\ntitle: Field count\ndescription: One step.\nsteps:\n  - {id: count, title: Count, prompt: Count them.}\n",
-    );
+    one_step_workflow(&fixture, "okapi-survey");
     let start = |workflow: &str, goal: &str| {
         fixture.ok("start_workflow", json!({ "workflowId": workflow, "workspacePath": fixture.path(), "goal": goal }))
     };

@@ -127,6 +127,8 @@ impl Runtime {
         let workspace = request.workspace.clone().filter(|_| request.same_workspace_only);
         let mut ranked: Vec<Ranked> = Vec::new();
         let mut push = |tier: u8, confidence, why: &str, snippet: String, session: SessionRecord| {
+            // Explicit ids are looked up whatever the workspace; every other tier asked the store
+            // for the workspace's sessions already.
             if workspace.is_some() && session.workspace != workspace {
                 return;
             }
