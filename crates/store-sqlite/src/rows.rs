@@ -279,17 +279,23 @@ pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<
     )
 }
 
-pub(crate) fn insert_token(connection: &Connection, record: &TokenRecord) -> rusqlite::Result<usize> {
-    connection
-        .prepare_cached(&format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"))?
-        .execute(params![
-            record.nonce.to_hex(),
-            enum_text(&record.kind),
-            record.session.to_string(),
-            record.run.to_string(),
-            record.node.to_string(),
-            record.attempt.map(|attempt| attempt.to_string()).unwrap_or_default(),
-        ])
+/// Inserts a token unless its nonce or its position is taken; says whether it was inserted.
+pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord) -> Result<bool, Error> {
+    let sql = format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
+    let inserted = connection
+        .prepare_cached(&sql)
+        .and_then(|mut statement| {
+            statement.execute(params![
+                record.nonce.to_hex(),
+                enum_text(&record.kind),
+                record.session.to_string(),
+                record.run.to_string(),
+                record.node.to_string(),
+                record.attempt.map(|attempt| attempt.to_string()).unwrap_or_default(),
+            ])
+        })
+        .doing("registering a token")?;
+    Ok(inserted == 1)
 }
 
 pub(crate) fn recorded(connection: &Connection, key: &str) -> Result<Option<Recorded>, Error> {

@@ -285,7 +285,11 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
 }
 
 /// Registers a batch token: the same record again is a no-op, anything else taken is a conflict.
+/// A fresh token, the usual case, costs one insert; only a conflict reads what holds its place.
 fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
+    if rows::insert_token_if_free(connection, token)? {
+        return Ok(());
+    }
     match rows::token_at(connection, token)? {
         Some(existing) if existing == *token => Ok(()),
         Some(existing) => Err(Error::Conflict {
@@ -297,29 +301,29 @@ fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Er
                 existing.nonce.to_hex()
             ),
         }),
-        None => insert_new_token(connection, token),
+        None => Err(nonce_taken(token)),
     }
 }
 
-fn insert_new_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
-    match rows::insert_token(connection, token) {
-        Ok(_) => Ok(()),
-        Err(error) if sql_error::is_unique_violation(&error) => Err(Error::Conflict {
-            message: format!(
-                "nonce {} is already registered for another position; mint a fresh nonce",
-                token.nonce.to_hex()
-            ),
-        }),
-        Err(error) => Err(sql_error::map(&error, "registering a token")),
-    }
-}
-
+/// The token already registered at `record`'s position, or `record` itself if the place was free.
 fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, Error> {
-    if let Some(existing) = rows::token_at(connection, record)? {
-        return Ok(existing.nonce);
+    if rows::insert_token_if_free(connection, record)? {
+        return Ok(record.nonce);
     }
-    insert_new_token(connection, record)?;
-    Ok(record.nonce)
+    match rows::token_at(connection, record)? {
+        Some(existing) => Ok(existing.nonce),
+        None => Err(nonce_taken(record)),
+    }
+}
+
+/// The insert found the nonce, not the position, taken.
+fn nonce_taken(token: &TokenRecord) -> Error {
+    Error::Conflict {
+        message: format!(
+            "nonce {} is already registered for another position; mint a fresh nonce",
+            token.nonce.to_hex()
+        ),
+    }
 }
 
 /// Drops the projections and replays every session's events through the same projector.

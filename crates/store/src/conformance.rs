@@ -213,7 +213,8 @@ pub async fn concurrent_claims_commit_exactly_once<S: Store>(store: S) {
 }
 
 /// One nonce per `(kind, node, attempt)`, with or without an attempt; batch tokens read back; a
-/// batch registering a taken position under another nonce is a conflict and writes nothing.
+/// batch registering a taken position under another nonce, or a taken nonce at another position,
+/// is a conflict and writes nothing; registering the same record again is a no-op.
 pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
     let mut script = SessionScript::new(1);
     let mut start = script.start(node_id(101));
@@ -263,6 +264,32 @@ pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
     }
     assert_eq!(expect_ok(store.node(node_id(102)).await, "node"), None, "the conflicting batch wrote nothing");
     assert_eq!(expect_ok(store.token(nonce(8)).await, "token"), None);
+
+    let mut reused_nonce = Batch::events(
+        script.session,
+        vec![script.node(node_id(103), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
+    );
+    reused_nonce.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(103), Some(attempt_id(1))));
+    match store.append(reused_nonce).await {
+        Err(error) => assert_eq!(error.code(), "STORE_CONFLICT", "a nonce taken at another position: {error}"),
+        Ok(appended) => panic!("a batch reusing a registered nonce elsewhere was accepted: {appended:?}"),
+    }
+    assert_eq!(expect_ok(store.node(node_id(103)).await, "node"), None, "the reusing batch wrote nothing");
+    let elsewhere = script.token(nonce(3), TokenKind::Checkpoint, node_id(101), Some(attempt_id(2)));
+    match store.claim_token(elsewhere).await {
+        Err(error) => {
+            assert_eq!(error.code(), "STORE_CONFLICT", "claiming a free position with a taken nonce: {error}")
+        }
+        Ok(nonce) => panic!("a taken nonce was registered at a second position: {nonce:?}"),
+    }
+
+    let mut same_again = Batch::events(
+        script.session,
+        vec![script.node(node_id(104), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
+    );
+    same_again.tokens.push(batch_token.clone());
+    append(&store, same_again).await;
+    assert_eq!(expect_ok(store.token(nonce(1)).await, "token"), Some(batch_token), "the same record again is a no-op");
 }
 
 /// Node rows, child counts, the tip and the run and session statuses through an advance, a fork,
