@@ -192,7 +192,9 @@ impl ServerHandler for SwitchyardServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let started = std::time::Instant::now();
-        let result = self.call(&name, request.arguments, Some(&context)).await;
+        // Boxed, so the future rmcp moves into (and around) its task is a pointer, not the
+        // largest tool's whole state machine.
+        let result = Box::pin(self.call(&name, request.arguments, Some(&context))).await;
         tracing::debug!(tool = %name, elapsed_us = started.elapsed().as_micros() as u64, "tool call");
         result.map(CallToolResponse::from)
     }
