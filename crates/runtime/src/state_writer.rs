@@ -60,7 +60,7 @@ enum Message {
 }
 
 /// How often one run folder's document is rewritten at most.
-const REWRITE_INTERVAL: Duration = Duration::from_millis(50);
+const REWRITE_INTERVAL: Duration = Duration::from_millis(250);
 
 /// The most projections of written documents remembered (those still queued are always kept).
 const MAX_REMEMBERED: usize = 1024;
