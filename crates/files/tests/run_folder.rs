@@ -118,6 +118,24 @@ async fn a_missing_or_stale_document_is_rebuilt_from_the_log() {
     }
 }
 
+/// The start writes the first document itself and hands its projection to the state writer, so
+/// the first advance extends that projection instead of reading the file back on the request
+/// path. A planted entry in the file therefore does not reach the next document.
+#[tokio::test]
+async fn the_first_advance_extends_the_start_document_without_reading_it_back() {
+    let world = common::World::new().await;
+    let started = world.start("code-review").await;
+    let path = world.folder(&started).join("state/workflow.md");
+    world.runtime.flush_state_documents().await;
+    let written = std::fs::read_to_string(&path).unwrap();
+    let planted = written.replace("stepsCompleted: []\n", "stepsCompleted:\n- planted\n");
+    assert_ne!(planted, written, "the start document lists no completed step");
+    std::fs::write(&path, planted).unwrap();
+    let token = started.tokens.continue_token.clone().unwrap();
+    world.runtime.advance(&token, Some(started.run), scoped()).await.unwrap();
+    assert_eq!(frontmatter(&world, &path).await["stepsCompleted"], json!(["scope"]));
+}
+
 #[tokio::test]
 async fn a_fork_projects_its_own_branch() {
     let world = common::World::new().await;

@@ -375,11 +375,13 @@ impl Runtime {
             // Written here, not queued: the document exists when the start is answered, and
             // writing a new file costs no writeback (only a rename over an old one does).
             let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
-            let text = self
-                .state_render(&folder, context, node.clone(), Control::Running, projection, pending.cloned())
-                .render()?;
-            write_atomically(&folder.join(STATE_DOCUMENT), text.as_bytes(), false)
+            let render =
+                self.state_render(&folder, context, node.clone(), Control::Running, projection, pending.cloned());
+            write_atomically(&folder.join(STATE_DOCUMENT), render.render()?.as_bytes(), false)
                 .map_err(|error| io("cannot write the state document in", error))?;
+            if let Some(writer) = &self.state_writer {
+                writer.written_elsewhere(&folder, render.projection);
+            }
             Ok(())
         })();
         if let Err(error) = result {

@@ -15,7 +15,8 @@
 //! and interval instead of one per advance. A flush writes whatever waits.
 //!
 //! The projection each document was rendered from is remembered, so the next event extends it
-//! without reading (and parsing) a file that may not even be written yet. At most
+//! without reading (and parsing) a file that may not even be written yet. That includes a run's
+//! first document, which the start writes itself ([`StateWriter::written_elsewhere`]). At most
 //! [`MAX_REMEMBERED`] written ones are kept; a forgotten one is read back from its file.
 
 use std::collections::{BTreeMap, HashMap};
@@ -117,15 +118,8 @@ impl StateWriter {
     /// only the last is rendered and written.
     pub(crate) fn write(&self, folder: &Path, document: Document, projection: Arc<Projection>) {
         let seq = projection.seq;
-        {
-            let mut remembered = lock(&self.remembered);
-            if remembered.get(folder).is_some_and(|latest| latest.projection.seq > seq) {
-                return;
-            }
-            if remembered.len() >= MAX_REMEMBERED && !remembered.contains_key(folder) {
-                remembered.retain(|_, latest| !latest.written);
-            }
-            remembered.insert(folder.to_owned(), Latest { projection, written: false });
+        if !self.remember(folder, projection, false) {
+            return;
         }
         let message = Message::Write { folder: folder.to_owned(), document, seq };
         let unsent = match &self.sender {
@@ -136,6 +130,26 @@ impl StateWriter {
             write_one(&folder, document);
             mark_written(&self.remembered, &folder, seq);
         }
+    }
+
+    /// Remembers `projection` as the one of `folder`'s document, which the caller wrote itself (a
+    /// run's first document), so the run's next event extends it without reading the file back.
+    pub(crate) fn written_elsewhere(&self, folder: &Path, projection: Arc<Projection>) {
+        self.remember(folder, projection, true);
+    }
+
+    /// Makes `projection` the latest of `folder`, unless a later one is already there; says
+    /// whether it did.
+    fn remember(&self, folder: &Path, projection: Arc<Projection>, written: bool) -> bool {
+        let mut remembered = lock(&self.remembered);
+        if remembered.get(folder).is_some_and(|latest| latest.projection.seq > projection.seq) {
+            return false;
+        }
+        if remembered.len() >= MAX_REMEMBERED && !remembered.contains_key(folder) {
+            remembered.retain(|_, latest| !latest.written);
+        }
+        remembered.insert(folder.to_owned(), Latest { projection, written });
+        true
     }
 
     /// Waits until every document queued before this call is written.
