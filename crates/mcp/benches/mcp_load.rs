@@ -34,21 +34,8 @@ use hyper::{Request, header};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
-const BENCH_WORKFLOW: &str = "id: bench-loop
-version: \"1\"
-title: Bench loop
-description: One step that loops, for the MCP load driver.
-limits:
-  max_cycles: 100000
-steps:
-  - id: work
-    title: Work
-    prompt: Do one unit of work for {{ goal }}.
-    notes: optional
-    next:
-      - {to: work, label: again, kind: loop, default: true}
-      - {end: true, label: done}
-";
+/// The one-step loop every run of the driver walks (also `instructions.py`'s).
+const BENCH_WORKFLOW: &str = include_str!("bench-loop.yaml");
 
 /// The row of `stdio_tools` the SPEC's latency target is about.
 const ADVANCE: &str = "continue_workflow (advance)";

@@ -253,28 +253,29 @@ pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
     let other_attempt = script.token(nonce(6), TokenKind::Continue, node_id(101), Some(attempt_id(2)));
     assert_eq!(expect_ok(store.claim_token(other_attempt).await, "claim_token"), nonce(6), "another attempt");
 
-    let mut conflicting = Batch::events(
-        script.session,
-        vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
-    );
-    conflicting.tokens.push(script.token(nonce(8), TokenKind::Continue, node_id(101), Some(attempt_id(1))));
-    match store.append(conflicting).await {
-        Err(error) => assert_eq!(error.code(), "STORE_CONFLICT", "a taken position in a batch: {error}"),
-        Ok(appended) => panic!("a batch re-registering a taken token position was accepted: {appended:?}"),
+    // A new node whose batch registers a token that clashes: at a taken position under another
+    // nonce, then a taken nonce at the new node's free position.
+    let clashes = [
+        (
+            node_id(102),
+            script.token(nonce(8), TokenKind::Continue, node_id(101), Some(attempt_id(1))),
+            "a taken position",
+        ),
+        (node_id(103), script.token(nonce(1), TokenKind::Continue, node_id(103), Some(attempt_id(1))), "a taken nonce"),
+    ];
+    for (node, token, clash) in clashes {
+        let mut batch = Batch::events(
+            script.session,
+            vec![script.node(node, Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
+        );
+        batch.tokens.push(token);
+        match store.append(batch).await {
+            Err(error) => assert_eq!(error.code(), "STORE_CONFLICT", "{clash} in a batch: {error}"),
+            Ok(appended) => panic!("a batch registering {clash} was accepted: {appended:?}"),
+        }
+        assert_eq!(expect_ok(store.node(node).await, "node"), None, "the batch with {clash} wrote nothing");
     }
-    assert_eq!(expect_ok(store.node(node_id(102)).await, "node"), None, "the conflicting batch wrote nothing");
     assert_eq!(expect_ok(store.token(nonce(8)).await, "token"), None);
-
-    let mut reused_nonce = Batch::events(
-        script.session,
-        vec![script.node(node_id(103), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)],
-    );
-    reused_nonce.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(103), Some(attempt_id(1))));
-    match store.append(reused_nonce).await {
-        Err(error) => assert_eq!(error.code(), "STORE_CONFLICT", "a nonce taken at another position: {error}"),
-        Ok(appended) => panic!("a batch reusing a registered nonce elsewhere was accepted: {appended:?}"),
-    }
-    assert_eq!(expect_ok(store.node(node_id(103)).await, "node"), None, "the reusing batch wrote nothing");
     let elsewhere = script.token(nonce(3), TokenKind::Checkpoint, node_id(101), Some(attempt_id(2)));
     match store.claim_token(elsewhere).await {
         Err(error) => {
