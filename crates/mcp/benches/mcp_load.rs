@@ -10,8 +10,9 @@
 //!   closing table can judge each SPEC target against this run's own disk;
 //! - `continue_workflow` at an agent's pace (fresh runs, 20 ms apart), beside one fsync probed at
 //!   that pace;
-//! - the same cold start and per-call latency for WorkRail (`@exaudeus/workrail` from npm) when it
-//!   is installed in `target/test-tools/workrail/`.
+//! - side by side, by one method for both servers: cold start and the first advance of fresh runs
+//!   of `bench-steps.json` (WorkRail's format), for switchyard and, when it is installed in
+//!   `target/test-tools/workrail/`, for WorkRail (`@exaudeus/workrail` from npm), with its memory.
 //!
 //! Run: `cargo build --release -p switchyard && cargo bench -p switchyard-mcp --bench mcp_load`.
 //! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations;
@@ -36,6 +37,9 @@ use serde_json::{Value, json};
 
 /// The one-step loop every run of the driver walks (also `instructions.py`'s).
 const BENCH_WORKFLOW: &str = include_str!("bench-loop.yaml");
+
+/// Three plain steps in WorkRail's own format, which both servers run for the side-by-side rows.
+const SIDE_BY_SIDE_WORKFLOW: &str = include_str!("bench-steps.json");
 
 /// The row of `stdio_tools` the SPEC's latency target is about.
 const ADVANCE: &str = "continue_workflow (advance)";
@@ -223,6 +227,10 @@ impl Home {
         let folder = home.workspace.path().join(".switchyard/workflows");
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("bench-loop.yaml"), BENCH_WORKFLOW).unwrap();
+        std::fs::write(folder.join("bench-steps.json"), SIDE_BY_SIDE_WORKFLOW).unwrap();
+        let workrail = home.workspace.path().join(".workrail/workflows");
+        std::fs::create_dir_all(&workrail).unwrap();
+        std::fs::write(workrail.join("bench-steps.json"), SIDE_BY_SIDE_WORKFLOW).unwrap();
         home
     }
     fn command(&self, args: &[&str]) -> Command {
@@ -621,6 +629,48 @@ impl Measured {
     }
 }
 
+/// The continue token of a `start_workflow` or `continue_workflow` answer: in switchyard's
+/// `structuredContent`, or in the JSON text WorkRail answers with under
+/// `WORKRAIL_JSON_RESPONSES=true`.
+fn continue_token(answer: &Value) -> Option<String> {
+    let result = &answer["result"];
+    if let Some(token) = result["structuredContent"]["continueToken"].as_str() {
+        return Some(token.to_owned());
+    }
+    result["content"].as_array()?.iter().filter_map(|item| item["text"].as_str()).find_map(|text| {
+        let json: Value = serde_json::from_str(text).ok()?;
+        json["continueToken"].as_str().map(str::to_owned)
+    })
+}
+
+/// One measurement for any WorkRail-compatible stdio server, so the two servers' rows compare:
+/// cold start to `tools/list` answered, then the first advance of `runs` fresh runs of
+/// `bench-steps` (one start each, then one `continue_workflow` with notes, timed).
+fn side_by_side(spawn: impl Fn() -> Stdio2, workspace: &str, runs: usize) -> (Stats, Stats) {
+    let (_, listed) = cold_start(runs.min(10), &spawn);
+    let mut client = spawn();
+    client.initialize();
+    let tokens: Vec<String> = (0..runs)
+        .map(|index| {
+            let arguments = json!({ "workflowId": "bench-steps", "workspacePath": workspace, "goal": format!("side by side {index}") });
+            let answer = client.request("tools/call", json!({ "name": "start_workflow", "arguments": arguments }));
+            continue_token(&answer).unwrap_or_else(|| panic!("no continue token in the start answer: {answer}"))
+        })
+        .collect();
+    let notes = "Did the first unit of work, as the step asked; nothing was left open.";
+    let advances = timed(runs, |index| {
+        let arguments = json!({ "continueToken": tokens[index], "output": { "notesMarkdown": notes } });
+        let answer = client.request("tools/call", json!({ "name": "continue_workflow", "arguments": arguments }));
+        assert!(
+            answer.get("error").is_none()
+                && answer["result"]["isError"] != json!(true)
+                && continue_token(&answer).is_some(),
+            "the advance did not advance: {answer}"
+        );
+    });
+    (listed, advances)
+}
+
 fn workrail_entry() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let target = exe.parent()?.parent()?.parent()?;
@@ -704,33 +754,35 @@ fn main() {
     }
     .print_targets();
 
+    let runs_side_by_side = if quick() { 20 } else { 100 };
+    let switchyard = side_by_side(|| Stdio2::spawn(home.command(&["mcp"])), &home.path(), runs_side_by_side);
+    println!("\nSide by side, the same method for each server (`bench-steps.json`, WorkRail's format):");
+    println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
+    println!("{}", switchyard.0.line("switchyard stdio cold start → tools/list answered"));
+    println!("{}", switchyard.1.line("switchyard first continue_workflow of a fresh run"));
     match (workrail_entry(), node22()) {
         (Some(entry), Some(node)) => {
-            println!("\nWorkRail: {} on {}", entry.display(), node.display());
             let data = tempfile::tempdir().unwrap();
             let spawn = || {
                 let mut command = Command::new(&node);
-                command.arg(&entry).env("WORKRAIL_DATA_DIR", data.path()).env("WORKRAIL_ENABLE_SESSION_TOOLS", "false");
+                command
+                    .arg(&entry)
+                    .env("WORKRAIL_DATA_DIR", data.path().join("data"))
+                    .env("WORKRAIL_KEYS_DIR", data.path().join("keys"))
+                    .env("WORKRAIL_ENABLE_SESSION_TOOLS", "false")
+                    .env("WORKRAIL_JSON_RESPONSES", "true")
+                    .current_dir(home.workspace.path());
                 Stdio2::spawn(command)
             };
-            let (initialized, listed) = cold_start(runs.min(10), spawn);
-            println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
-            println!("{}", initialized.line("WorkRail stdio cold start → initialize answered"));
-            println!("{}", listed.line("WorkRail stdio cold start → tools/list answered"));
+            let workrail = side_by_side(spawn, &home.path(), runs_side_by_side);
+            println!("{}", workrail.0.line("WorkRail stdio cold start → tools/list answered"));
+            println!("{}", workrail.1.line("WorkRail first continue_workflow of a fresh run"));
             let mut client = spawn();
             client.initialize();
-            let workspace = home.path();
-            let list = timed(iterations.min(50), |_| {
-                client.request("tools/call", json!({ "name": "list_workflows", "arguments": { "workspacePath": workspace, "tags": ["coding"] } }));
-            });
-            println!("{}", list.line("WorkRail list_workflows"));
-            let started = client.request("tools/call", json!({ "name": "start_workflow", "arguments": { "workflowId": "coding-task-workflow-agentic", "workspacePath": workspace, "goal": "bench" } }));
-            println!(
-                "\nWorkRail start_workflow answer (first 300 bytes): {}",
-                &started.to_string().chars().take(300).collect::<String>()
-            );
+            client.request("tools/list", json!({}));
             std::thread::sleep(Duration::from_millis(200));
-            println!("memory at rest: WorkRail {} after initialize", client.memory());
+            println!("\nWorkRail: {} on {}", entry.display(), node.display());
+            println!("memory at rest: WorkRail {} after initialize + tools/list", client.memory());
         }
         _ => println!(
             "\nWorkRail: not installed in target/test-tools/workrail (npm i @exaudeus/workrail there) or no Node 22 in target/test-tools/node; not measured."
