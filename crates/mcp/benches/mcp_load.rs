@@ -600,8 +600,9 @@ impl Measured {
             verdict(self.advance <= allowance)
         );
         let paced_allowance = self.paced_fsync + Duration::from_millis(1);
+        let apart = PAUSE.as_millis();
         println!(
-            "| the same, 20 ms apart (fsync probed 20 ms apart too) | median {} against {} (fsync {}) | {} |",
+            "| the same, {apart} ms apart (fsync probed {apart} ms apart too) | median {} against {} (fsync {}) | {} |",
             ms(self.paced),
             ms(paced_allowance),
             ms(self.paced_fsync),
@@ -718,9 +719,10 @@ fn main() {
     let fsync = Stats::new(fsyncs);
     println!("{}", fsync.line("one fsync (pwrite 4 KiB + fdatasync), before and after the rows above"));
     let paced = paced_advances(&Home::new(), if quick() { 30 } else { 100 }, PAUSE);
-    println!("{}", paced.line("continue_workflow (advance), one per run, 20 ms apart"));
+    let apart = PAUSE.as_millis();
+    println!("{}", paced.line(&format!("continue_workflow (advance), one per run, {apart} ms apart")));
     let paced_fsync = Stats::new(fsync_probe(home.home.path(), if quick() { 30 } else { 100 }, PAUSE));
-    println!("{}", paced_fsync.line("one fsync, 20 ms apart"));
+    println!("{}", paced_fsync.line(&format!("one fsync, {apart} ms apart")));
     println!(
         "\nserver CPU per `continue_workflow` advance (user + system, all threads, over {} advances): {}",
         behind + 100,
