@@ -252,18 +252,7 @@ fn pause_resume_stop_and_checkpoint_through_the_cli() {
 fn sessions_are_listed_by_workspace_and_branch() {
     let sandbox = Sandbox::new();
     let elsewhere = tempfile::tempdir().unwrap();
-    for arguments in [
-        &["init", "--quiet", "--initial-branch", "topic/okapi"][..],
-        &["commit", "--quiet", "--allow-empty", "-m", "first"],
-    ] {
-        let status = std::process::Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-            .args(arguments)
-            .current_dir(elsewhere.path())
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {arguments:?}");
-    }
+    switchyard_test_support::git_repository(elsewhere.path(), "topic/okapi");
     let elsewhere = elsewhere.path().display().to_string();
     let here = sandbox.run(&["start", "dev-cycle", "--goal", "here"]).ok();
     let there = sandbox.run(&["start", "dev-cycle", "--goal", "there", "--workspace", &elsewhere]).ok();

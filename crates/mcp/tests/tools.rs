@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_test_support::git_repository;
 
 struct Fixture {
     _home: tempfile::TempDir,
@@ -248,23 +249,14 @@ fn one_step_workflow(fixture: &Fixture, id: &str) {
 
 /// Runs git in the fixture's workspace and returns its trimmed stdout.
 fn git(fixture: &Fixture, arguments: &[&str]) -> String {
-    let output = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(arguments)
-        .current_dir(fixture.workspace.path())
-        .output()
-        .expect("git runs");
-    assert!(output.status.success(), "git {arguments:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    switchyard_test_support::git(fixture.workspace.path(), arguments)
 }
 
 #[tokio::test]
 async fn start_records_the_workspace_git_branch_and_head() {
     let fixture = fixture().await;
-    let git = |arguments: &[&str]| git(&fixture, arguments);
-    git(&["init", "--quiet", "--initial-branch", "feature/okapi"]);
-    git(&["commit", "--quiet", "--allow-empty", "-m", "first"]);
-    let head = git(&["rev-parse", "HEAD"]);
+    git_repository(fixture.workspace.path(), "feature/okapi");
+    let head = git(&fixture, &["rev-parse", "HEAD"]);
     let started = fixture.start().await;
     let found = fixture.ok("resume_session", json!({ "workspacePath": fixture.path() })).await;
     let candidate = &found["candidates"][0];
@@ -326,8 +318,7 @@ async fn resume_session_without_a_query_puts_the_current_branch_above_a_more_rec
         fixture
             .ok("start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": fixture.path(), "goal": goal }))
     };
-    git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
-    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    git_repository(fixture.workspace.path(), "feature/okapi");
     let ours = start("Tidy the parser").await["runId"].as_str().unwrap().to_owned();
     git(&fixture, &["checkout", "--quiet", "-b", "feature/zebra"]);
     git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "second"]);
@@ -357,8 +348,7 @@ async fn resume_session_without_a_query_puts_the_current_branch_above_a_more_rec
 #[tokio::test]
 async fn resume_session_finds_a_branch_and_a_workspace_however_many_sessions_came_since() {
     let fixture = fixture().await;
-    git(&fixture, &["init", "--quiet", "--initial-branch", "feature/okapi"]);
-    git(&fixture, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+    git_repository(fixture.workspace.path(), "feature/okapi");
     one_step_workflow(&fixture, "zebra-survey");
     let ours = fixture
         .ok(

@@ -258,19 +258,11 @@ fn branch(index: usize) -> String {
     if index < TOPIC_BRANCHES { format!("topic/{index}") } else { "main".to_owned() }
 }
 
-/// A git repository on [`branch`]`(index)` with one commit of its own.
+/// A git repository on [`branch`]`(index)` with one commit of its own (its message names the
+/// workspace, so no two workspaces share a HEAD).
 fn create_workspace(path: &Path, index: usize) {
     std::fs::create_dir_all(path).expect("create a workspace");
-    let git = |arguments: &[&str]| {
-        let status = std::process::Command::new("git")
-            .arg("-C")
-            .arg(path)
-            .args(["-c", "user.name=bench", "-c", "user.email=bench@switchyard.invalid"])
-            .args(arguments)
-            .status()
-            .expect("git runs");
-        assert!(status.success(), "git {arguments:?} in {}", path.display());
-    };
+    let git = |arguments: &[&str]| switchyard_test_support::git(path, arguments);
     git(&["init", "--quiet", "--initial-branch", &branch(index)]);
     git(&["commit", "--quiet", "--allow-empty", "-m", &format!("workspace {index}")]);
 }

@@ -10,6 +10,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::id::SessionId;
 use switchyard_core::state::{Control, RunStatus};
 use switchyard_core::token::TokenKind;
 
@@ -514,12 +515,10 @@ pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
     });
     append(&store, Batch::events(first.session, vec![checkpoint])).await;
 
+    let n_of = |session: SessionId| scripts.iter().find(|script| script.session == session).expect("known").n;
     let found = async |query: SessionQuery| -> Vec<u64> {
         let listed = expect_ok(store.list_sessions(query).await, "list_sessions");
-        listed
-            .iter()
-            .map(|record| scripts.iter().find(|script| script.session == record.id).expect("known").n)
-            .collect()
+        listed.iter().map(|record| n_of(record.id)).collect()
     };
     let text = |value: &str| Some(value.to_owned());
     let workspace = SessionQuery { workspace: text("/work/alpha"), ..SessionQuery::default() };
@@ -545,8 +544,7 @@ pub async fn sessions_are_found_by_workspace_and_git_facts<S: Store>(store: S) {
 
     let search = |workspace: Option<String>| SearchQuery { text: "goal session".to_owned(), limit: 10, workspace };
     let hits = expect_ok(store.search_sessions(search(text("/work/beta"))).await, "search_sessions");
-    let mut sessions: Vec<u64> =
-        hits.iter().map(|hit| scripts.iter().find(|script| script.session == hit.session).expect("known").n).collect();
+    let mut sessions: Vec<u64> = hits.iter().map(|hit| n_of(hit.session)).collect();
     sessions.sort_unstable();
     assert_eq!(sessions, [2, 4, 6], "a search in one workspace finds only its sessions: {hits:?}");
     let hits = expect_ok(store.search_sessions(search(None)).await, "search_sessions");

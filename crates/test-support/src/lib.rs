@@ -1,5 +1,5 @@
-//! What the integration tests of several crates share: copying and zipping fixture folders and
-//! reading bundles from `testdata/`. A dev-dependency only; every helper panics on an IO failure,
+//! What the integration tests of several crates share: copying and zipping fixture folders,
+//! reading bundles from `testdata/`, and git repositories to start sessions in. A dev-dependency only; every helper panics on an IO failure,
 //! naming the path, as a test would.
 
 use std::collections::BTreeMap;
@@ -10,6 +10,29 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use zip::ZipWriter;
 use zip::write::SimpleFileOptions;
+
+/// Runs git in `folder` with a throwaway identity; returns its trimmed standard output.
+pub fn git(folder: &Path, arguments: &[&str]) -> String {
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(arguments)
+        .current_dir(folder)
+        .output()
+        .expect("git runs");
+    assert!(
+        output.status.success(),
+        "git {arguments:?} in {}: {}",
+        folder.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("git writes UTF-8").trim().to_owned()
+}
+
+/// Makes `folder` a git repository on `branch`, with one empty commit so it has a HEAD.
+pub fn git_repository(folder: &Path, branch: &str) {
+    git(folder, &["init", "--quiet", "--initial-branch", branch]);
+    git(folder, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
+}
 
 /// The repository's `testdata/` folder.
 pub fn testdata() -> PathBuf {
