@@ -212,12 +212,8 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     ranked.sort_unstable_by(|a, b| b.1.0.total_cmp(&a.1.0).then(b.0.cmp(&a.0)));
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
-    let mut text = connection
-        .prepare_cached(
-            "SELECT texts.session, texts.kind, sessions.workspace FROM texts
-                LEFT JOIN sessions ON sessions.id = texts.session WHERE texts.id = ?1",
-        )
-        .doing("searching sessions")?;
+    let mut text =
+        connection.prepare_cached("SELECT session, kind FROM texts WHERE id = ?1").doing("searching sessions")?;
     let mut snippet = connection
         .prepare_cached(
             "SELECT snippet(texts_search, 0, '[', ']', '…', 16) FROM texts_search WHERE texts_search MATCH ?1 AND rowid = ?2",
@@ -233,10 +229,17 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
         if !seen.insert(session) {
             continue;
         }
-        if query.workspace.is_some() && decoder.get::<Option<String>>(2, "workspace")? != query.workspace {
-            continue;
-        }
         let matched = decoder.get(1, "kind")?;
+        if let Some(workspace) = &query.workspace {
+            let recorded: Option<Option<String>> = connection
+                .prepare_cached("SELECT workspace FROM sessions WHERE id = ?1")
+                .and_then(|mut statement| statement.query_row([session.to_string()], |row| row.get(0)))
+                .optional()
+                .doing("searching sessions")?;
+            if recorded.flatten().as_ref() != Some(workspace) {
+                continue;
+            }
+        }
         let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
         marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
         marked.truncate(SNIPPET_WORDS);
@@ -330,7 +333,6 @@ mod tests {
     /// An in-memory text index holding `texts` as (session number, body), oldest first.
     fn indexed(texts: &[(u8, &str)]) -> Connection {
         let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
         connection.execute_batch(TEXTS).unwrap();
         connection.execute_batch(INDEX).unwrap();
         for (seq, (session, body)) in texts.iter().enumerate() {
