@@ -1,7 +1,7 @@
 //! The WorkRail front-end: a WorkRail workflow (JSON, schema v0.3.0) compiled to a draft.
 //!
-//! Validation first runs WorkRail's own JSON Schema, so almost-right files get WorkRail's terms
-//! (the field, the line, the fix). Then each top-level step becomes one or more IR steps joined
+//! Validation first checks the file against WorkRail's format (`checks`), so almost-right files
+//! get WorkRail's terms (the field, the line, the fix). Then each top-level step becomes one or more IR steps joined
 //! in authored order:
 //! - a standard step becomes a step; `runCondition` its run condition, `requireConfirmation` a
 //!   gate (or a conditional gate), `validationCriteria` output checks, `outputContract` and
@@ -18,7 +18,6 @@
 //! `{% if %}` blocks calling the same function.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
 use serde_json::{Value as Json, json};
 use switchyard_core::workflow::{EdgeKind, Limits, NotesPolicy, OutputCheck};
@@ -28,7 +27,7 @@ use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow}
 use crate::fields::Located;
 use crate::tree::Node;
 
-const SCHEMA: &str = include_str!("../formats/workrail.schema.json");
+mod checks;
 
 /// Steps of WorkRail routines, by template id (`wr.templates.routine.<name>`).
 pub type Routines = BTreeMap<String, Json>;
@@ -57,7 +56,7 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         }
         best
     };
-    validate_schema(&document, &locate, report);
+    checks::check(&document, &locate, report);
     let assessments = document["assessments"]
         .as_array()
         .into_iter()
@@ -141,97 +140,6 @@ fn reader_library(top: &[(String, Json)]) -> BTreeMap<String, (String, Json)> {
     top.iter()
         .filter_map(|(pointer, item)| Some((item["id"].as_str()?.to_owned(), (pointer.clone(), item.clone()))))
         .collect()
-}
-
-/// WorkRail's schema, compiled once per process: for the whole workflow, and for each step kind.
-struct SchemaValidators {
-    workflow: jsonschema::Validator,
-    /// Each step kind's definition in `$defs`, with its validator when it compiles.
-    steps: Vec<(&'static str, Option<jsonschema::Validator>)>,
-}
-
-fn schema_validators() -> Option<&'static SchemaValidators> {
-    static VALIDATORS: LazyLock<Option<SchemaValidators>> = LazyLock::new(|| {
-        let schema: Json = serde_json::from_str(SCHEMA).ok()?;
-        let workflow = jsonschema::validator_for(&schema).ok()?;
-        let steps = ["standardStep", "loopStep", "parallelStep"]
-            .into_iter()
-            .map(|kind| {
-                let mut step_schema = schema.clone();
-                if let Some(object) = step_schema.as_object_mut() {
-                    object.insert("$ref".into(), Json::String(format!("#/$defs/{kind}")));
-                    for key in ["properties", "required", "additionalProperties", "type"] {
-                        object.remove(key);
-                    }
-                }
-                (kind, jsonschema::validator_for(&step_schema).ok())
-            })
-            .collect();
-        Some(SchemaValidators { workflow, steps })
-    });
-    VALIDATORS.as_ref()
-}
-
-fn validate_schema(document: &Json, locate: &dyn Fn(&str) -> Loc, report: &mut Report) {
-    let Some(validators) = schema_validators() else { return };
-    report_schema_errors(&validators.workflow, document, "", locate, report);
-    // A step matching none of the step kinds: validate it against the kind it claims, so the
-    // diagnostic names the field that is wrong rather than "not valid under any of the schemas".
-    for (index, step) in document["steps"].as_array().into_iter().flatten().enumerate() {
-        let kind = match step["type"].as_str() {
-            Some("loop") => "loopStep",
-            Some("parallel") => "parallelStep",
-            _ => "standardStep",
-        };
-        let validator =
-            validators.steps.iter().find(|(name, _)| *name == kind).and_then(|(_, validator)| validator.as_ref());
-        if let Some(validator) = validator {
-            report_schema_errors(validator, step, &format!("/steps/{index}"), locate, report);
-        }
-    }
-}
-
-/// Reports schema errors. WorkRail's loader reads files the published schema is stricter about
-/// (extra fields, a missing `version`, non-string `examples`), so those are warnings: the workflow
-/// runs and the field is ignored. A step's `oneOf` failure is left to the per-kind check.
-fn report_schema_errors(
-    validator: &jsonschema::Validator,
-    document: &Json,
-    prefix: &str,
-    locate: &dyn Fn(&str) -> Loc,
-    report: &mut Report,
-) {
-    for error in validator.iter_errors(document) {
-        let pointer = format!("{prefix}{}", error.instance_path().as_str());
-        let keyword = error.kind().keyword().to_owned();
-        let is_step = pointer.strip_prefix("/steps/").is_some_and(|rest| !rest.contains('/'));
-        if prefix.is_empty() && keyword == "oneOf" && is_step {
-            continue;
-        }
-        let field = if pointer.is_empty() { "the workflow".to_owned() } else { format!("`{pointer}`") };
-        let message = format!("WorkRail schema: {field}: {error}");
-        let help = Some(schema_help(&error.to_string()).into());
-        let lenient = keyword == "additionalProperties"
-            || (keyword == "required" && error.to_string().contains("\"version\""))
-            || pointer.starts_with("/examples/");
-        if lenient {
-            report.warning(locate(&pointer), codes::WORKRAIL_SCHEMA, format!("{message}; ignored"), help);
-        } else {
-            report.error(locate(&pointer), codes::WORKRAIL_SCHEMA, message, help);
-        }
-    }
-}
-
-fn schema_help(message: &str) -> &'static str {
-    if message.contains("Additional properties") || message.contains("unexpected") {
-        "remove the field or fix its spelling: WorkRail workflows allow only the fields of spec/workflow.schema.json"
-    } else if message.contains("does not match") {
-        "WorkRail ids are lowercase: workflow ids `[a-z0-9_-]+` or `namespace.name`, step ids `[a-z0-9-]+`"
-    } else if message.contains("required") {
-        "add the missing field"
-    } else {
-        "see WorkRail's spec/workflow.schema.json for the field's shape"
-    }
 }
 
 /// Text every run should see once: rules, preconditions, questions, references, functions.
@@ -1385,17 +1293,7 @@ pub(crate) fn escape(text: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{Dialect, escape, schema_validators, translate};
-
-    #[test]
-    fn the_workrail_schema_compiles_whole_and_per_step_kind() {
-        let validators = schema_validators().expect("the bundled WorkRail schema compiles");
-        for (kind, validator) in &validators.steps {
-            let validator = validator.as_ref().unwrap_or_else(|| panic!("no validator for `{kind}`"));
-            assert!(!validator.is_valid(&json!({ "id": 7 })), "`{kind}` refuses a step with a numeric id");
-        }
-        assert!(!validators.workflow.is_valid(&json!({})), "a workflow without steps is refused");
-    }
+    use super::{Dialect, escape, translate};
 
     #[test]
     fn conditions_become_loose_calls() {

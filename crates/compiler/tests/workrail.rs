@@ -195,3 +195,37 @@ fn audit_and_verification_become_the_steps_workrail_injects_after_their_step() {
     assert!(audit.contains("Look for shortcuts.") && audit.contains("- tests cover the change"), "{audit}");
     assert!(workflow.steps[2].prompt.contains("Run `cargo test`"), "{}", workflow.steps[2].prompt);
 }
+
+#[test]
+fn workrail_format_problems_are_reported_at_their_field_in_workrail_terms() {
+    let text = r#"{
+      "id": "demo.shapes", "name": "Shapes", "description": "d", "version": "0.1.0",
+      "modelTier": "huge",
+      "steps": [
+        {"id": "Bad_Id", "title": "One", "prompt": "p", "askForFiles": "yes"},
+        {"id": "loop-one", "type": "loop", "title": "Loop",
+         "loop": {"type": "for", "maxIterations": 5000},
+         "body": [{"id": "inner", "title": "Inner", "prompt": "p", "colour": "red"}]}
+      ]
+    }"#;
+    let compiled = compile_with(&Source::new("shapes.json", text), &Routines::new());
+    let found: Vec<String> = compiled
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.code == "workrail-schema")
+        .map(|diagnostic| {
+            format!("{}:{} {:?} {}", diagnostic.line, diagnostic.column, diagnostic.severity, diagnostic.message)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "3:20 Error WorkRail schema: `/modelTier`: \"huge\" is not one of \"lightweight\", \"mid\" or \"heavy\"",
+            "5:16 Error WorkRail schema: `/steps/0/id`: \"Bad_Id\" does not match \"^[a-z0-9-]+$\"",
+            "5:72 Error WorkRail schema: `/steps/0/askForFiles`: \"yes\" is not of type \"boolean\"",
+            "7:18 Error WorkRail schema: `/steps/1/loop`: \"count\" is a required property",
+            "7:51 Error WorkRail schema: `/steps/1/loop/maxIterations`: 5000 is greater than the maximum of 1000",
+            "8:19 Warning WorkRail schema: `/steps/1/body/0`: Additional properties are not allowed ('colour' was unexpected); ignored",
+        ]
+    );
+}
