@@ -1,7 +1,7 @@
 //! Benchmark: `switchyard validate` over 1,000 workflow files (SPEC section 6: under 2 s on a
 //! 2-core machine), timed as a user meets it: a fresh process per run, output discarded.
 //!
-//! - `workrail_1000`: the 27 WorkRail workflows of `testdata/workrail/workflows` (2–91 KB of
+//! - `workrail_1000`: the 27 WorkRail workflows of the corpora's `workrail/workflows` (2–91 KB of
 //!   agentic prompts each, with many conditions), copied 37 times under distinct ids.
 //! - `workrail_27`: the same 27 once each. Copies share their conditions, which a process parses
 //!   once each (`expressions::parse_condition`), so this row shows the cost of a file whose
@@ -66,7 +66,7 @@ struct Template {
 }
 
 fn workrail_sources() -> Vec<Template> {
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    let corpus = switchyard_test_support::corpora().join("workrail/workflows");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .expect("read the WorkRail corpus")
         .map(|entry| entry.expect("a corpus entry").path())

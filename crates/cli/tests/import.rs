@@ -6,9 +6,12 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use support::Sandbox;
+use switchyard_test_support::corpora;
 
+/// A file of the repository's fixtures (`crewagent/…`) or of the shared corpora (`workrail/…`, `bmad/…`).
 fn testdata(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(path)
+    let root = if path.starts_with("crewagent/") { switchyard_test_support::testdata() } else { corpora() };
+    root.join(path)
 }
 
 #[test]

@@ -9,11 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use support::Sandbox;
+use switchyard_test_support::{corpora, testdata};
 use zip::write::SimpleFileOptions;
-
-fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
 
 fn reported(report: &Value) -> Vec<String> {
     report["files"]
@@ -22,7 +19,10 @@ fn reported(report: &Value) -> Vec<String> {
         .iter()
         .map(|file| {
             let path = file["path"].as_str().unwrap();
-            let shown = path.strip_prefix(&testdata().display().to_string()).unwrap_or(path);
+            let shown = [testdata(), corpora()]
+                .iter()
+                .find_map(|root| path.strip_prefix(&root.display().to_string()))
+                .unwrap_or(path);
             format!(
                 "{} {} {} {}",
                 shown,
@@ -38,8 +38,8 @@ fn reported(report: &Value) -> Vec<String> {
 fn validate_compiles_bundle_folders_of_every_format() {
     let sandbox = Sandbox::new();
     let crewagent = testdata().join("crewagent");
-    let quick_dev = testdata().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev");
-    let prd = testdata().join("bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd");
+    let quick_dev = corpora().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev");
+    let prd = corpora().join("bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd");
     let report = sandbox
         .run(&[
             "validate",
@@ -94,10 +94,10 @@ fn validate_reads_archives_and_workrail_routines_and_reports_refused_bundles() {
     }
     writer.finish().unwrap();
     // A WorkRail workflow calling a routine, with the routines in `routines/` beside it.
-    let caller = testdata().join("workrail/workflows/examples/routine-injection-example.json");
+    let caller = corpora().join("workrail/workflows/examples/routine-injection-example.json");
     std::fs::copy(&caller, folder.path().join("caller.json")).unwrap();
     std::fs::create_dir_all(folder.path().join("routines")).unwrap();
-    for entry in std::fs::read_dir(testdata().join("workrail/workflows/routines")).unwrap() {
+    for entry in std::fs::read_dir(corpora().join("workrail/workflows/routines")).unwrap() {
         let path = entry.unwrap().path();
         std::fs::copy(&path, folder.path().join("routines").join(path.file_name().unwrap())).unwrap();
     }
@@ -170,7 +170,7 @@ fn validate_skips_the_configs_agents_and_manifests_of_a_method_tree_as_no_workfl
         // Templates for writing step-file workflows: a `workflow.md` with no step files in a subfolder.
         ("6.0.0-alpha.22", &["/src/modules/bmb/docs/workflows/templates"][..]),
     ] {
-        let root = testdata().join("bmad").join(version);
+        let root = corpora().join("bmad").join(version);
         let report = sandbox.run(&["validate", &root.display().to_string()]).ok();
         assert_eq!(not_workflows(&report, &root), stray, "{version}: {report:#}");
         assert_eq!(report["errors"], 0, "{version}: {report:#}");
@@ -183,7 +183,7 @@ fn validate_skips_the_configs_agents_and_manifests_of_a_method_tree_as_no_workfl
         }
     }
     // The text report lists them apart and does not count them among the workflows.
-    let root = testdata().join("bmad/6.0.4");
+    let root = corpora().join("bmad/6.0.4");
     let text = sandbox.run_text(&["validate", &root.display().to_string()]);
     assert_eq!(text.code, 0, "{}{}", text.stdout, text.stderr);
     assert!(text.stdout.contains("module.yaml: not a workflow: no top-level `steps` or `stages`"), "{}", text.stdout);
@@ -232,7 +232,7 @@ fn validate_still_reports_files_that_are_almost_a_workflow() {
 #[test]
 fn validate_on_a_bundle_entry_file_validates_its_bundle_and_on_only_stray_files_says_so() {
     let sandbox = Sandbox::new();
-    let prd = testdata().join("bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd");
+    let prd = corpora().join("bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd");
     let report = sandbox.run(&["validate", &prd.join("workflow.yaml").display().to_string()]).ok();
     let lines = reported(&report);
     assert_eq!(
@@ -240,7 +240,7 @@ fn validate_on_a_bundle_entry_file_validates_its_bundle_and_on_only_stray_files_
         ["/bmad/6.0.0-alpha.7/src/modules/bmm/workflows/2-plan-workflows/prd prd method_classic true"],
         "{report:#}"
     );
-    let module = testdata().join("bmad/6.0.4/src/bmm/module.yaml");
+    let module = corpora().join("bmad/6.0.4/src/bmm/module.yaml");
     let refused = sandbox.run(&["validate", &module.display().to_string()]);
     assert_eq!(refused.code, 2, "{}{}", refused.stdout, refused.stderr);
     assert!(refused.stderr.contains("not workflows:") && refused.stderr.contains("module.yaml"), "{}", refused.stderr);

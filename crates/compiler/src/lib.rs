@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn every_corpus_file_is_detected_as_the_compile_parse_detects_it() {
         let mut checked = 0;
-        let mut folders = vec![switchyard_test_support::testdata()];
+        let mut folders = vec![switchyard_test_support::testdata(), switchyard_test_support::corpora()];
         while let Some(folder) = folders.pop() {
             for entry in std::fs::read_dir(&folder).unwrap() {
                 let path = entry.unwrap().path();

@@ -1,4 +1,4 @@
-//! Bundles: every BMad Method sample in `testdata/bmad` and every CrewAgent example in
+//! Bundles: every BMad Method sample in the corpora's `bmad/` and every CrewAgent example in
 //! `testdata/crewagent` compiles; each graph's steps and edges are snapshotted; broken packages
 //! get diagnostics in CrewAgent's own terms.
 
@@ -7,7 +7,7 @@ use std::path::Path;
 
 use switchyard_compiler::{Bundle, Format, ReferenceRole, compile_bundle, compile_bundle_as, detect_bundle};
 use switchyard_core::workflow::{EdgeTarget, Workflow};
-use switchyard_test_support::{method_bundles, testdata, text_files};
+use switchyard_test_support::{corpora, method_bundles, testdata, text_files};
 
 fn read_bundle(folder: &Path) -> Bundle {
     Bundle { name: folder.display().to_string(), files: text_files(folder) }
@@ -46,7 +46,7 @@ fn shape(workflow: &Workflow) -> String {
 fn every_method_bundle_loads_with_its_steps_edges_and_referenced_files() {
     let mut shapes = String::new();
     for folder in method_bundles() {
-        let name = folder.strip_prefix(testdata()).unwrap().display().to_string();
+        let name = folder.strip_prefix(corpora()).unwrap().display().to_string();
         let bundle = read_bundle(&folder);
         let format = detect_bundle(&bundle).unwrap_or_else(|| panic!("{name}: not detected"));
         let mut formats = vec![format];

@@ -3,15 +3,15 @@
 //! bounded; and the points where the method waits for the user becoming gates.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 use switchyard_compiler::{Bundle, Compiled, ReferenceRole, compile_bundle};
 use switchyard_core::workflow::{EdgeTarget, Workflow};
-use switchyard_test_support::text_files;
+use switchyard_test_support::{corpora, text_files};
 
 fn alpha7() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad/6.0.0-alpha.7")
+    corpora().join("bmad/6.0.0-alpha.7")
 }
 
 /// A bundle: the workflow folder at the root, plus other files of the corpus at their

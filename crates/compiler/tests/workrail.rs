@@ -1,13 +1,14 @@
-//! The WorkRail front-end over the corpus in `testdata/workrail`: every workflow WorkRail
+//! The WorkRail front-end over the shared WorkRail corpus (`workrail/` of the corpora): every workflow WorkRail
 //! accepts compiles, the invalid example is rejected with located diagnostics, and each
 //! compiled graph's shape is snapshotted.
 
 use std::path::{Path, PathBuf};
 
 use switchyard_compiler::{Format, Routines, Source, compile_with, routines_from};
+use switchyard_test_support::corpora;
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail")
+    corpora().join("workrail")
 }
 
 fn files(under: &Path) -> Vec<PathBuf> {

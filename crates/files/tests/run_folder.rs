@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig, codes};
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
-use switchyard_test_support::{copy_folder, zip_folder, zip_folder_under};
+use switchyard_test_support::{copy_folder, testdata, zip_folder, zip_folder_under};
 
 /// The frontmatter of the state document at `path`, once the runtime has written what it queued.
 async fn frontmatter(world: &common::World, path: &std::path::Path) -> Value {
@@ -219,10 +219,6 @@ async fn preload_reads_the_workflow_file_and_reports_missing_references() {
     let error = small.preload(mounts, &references).await.unwrap_err();
     assert_eq!(error.code, codes::TOO_LARGE);
     assert!(error.message.contains("preload limit"), "{error}");
-}
-
-fn testdata() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
 }
 
 async fn start_file(world: &common::World, file: &std::path::Path) -> switchyard_runtime::StepResponse {

@@ -19,8 +19,14 @@ use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use switchyard_test_support::{assessments, copy_folder as copy_tree};
 
-fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+/// The folder a case's `source` is relative to: the repository's fixtures for `crewagent/…`,
+/// the shared corpora for `workrail/…` and `bmad/…`.
+fn testdata(source: &str) -> PathBuf {
+    if source.starts_with("crewagent/") {
+        switchyard_test_support::testdata()
+    } else {
+        switchyard_test_support::corpora()
+    }
 }
 
 /// The step sequences the runtime-level runs recorded, by the name each snapshot line starts with.
@@ -90,7 +96,7 @@ async fn door() -> Door {
     let workflows = workspace.path().join(".switchyard/workflows");
     std::fs::create_dir_all(&workflows).unwrap();
     for case in &CASES {
-        let source = testdata().join(case.source);
+        let source = testdata(case.source).join(case.source);
         if source.is_dir() {
             copy_tree(&source, &workflows.join(case.name));
         } else {
@@ -218,7 +224,7 @@ fn blocked_issue(answer: &Value, code: &str, text: &str) {
 /// guidance), and finally the artifacts the runtime-level agent sends. Gates are approved by a
 /// human through the runtime; the agent then rehydrates as `nextCall` says.
 async fn drive(door: &Door, case: &Case) -> String {
-    let source = testdata().join(case.source);
+    let source = testdata(case.source).join(case.source);
     let start = json!({
         "workflowId": case.name,
         "workspacePath": door.workspace.path().display().to_string(),

@@ -1,7 +1,7 @@
 //! Benchmark: compiling each built-in workflow (and the benchmarks' loop workflow) from source
 //! text to the IR with `switchyard_compiler::compile`; and reading and compiling each folder of
-//! the conformance corpus (`testdata/`: two BMad Method releases, the WorkRail workflows, the
-//! CrewAgent packages), as `switchyard validate` and discovery do.
+//! the conformance corpus (the shared corpora's two BMad Method releases and WorkRail workflows,
+//! and the repository's CrewAgent packages in `testdata/`), as `switchyard validate` and discovery do.
 
 mod common;
 
@@ -13,6 +13,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use switchyard_compiler::{Source, builtins, compile};
 use switchyard_runtime::Catalog;
 use switchyard_runtime::catalog::Sourced;
+use switchyard_test_support::{corpora, testdata};
 
 fn compile_workflows(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile");
@@ -35,10 +36,12 @@ fn compile_corpus(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
     // Bundles, which the process-wide compile cache does not hold: each iteration reads and
     // compiles them all.
-    let bundles =
-        [("bmad-6.0.0-alpha.7", "bmad/6.0.0-alpha.7"), ("bmad-6.0.4", "bmad/6.0.4"), ("crewagent", "crewagent")];
-    for (name, folder) in bundles {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata").join(folder);
+    let bundles = [
+        ("bmad-6.0.0-alpha.7", corpora().join("bmad/6.0.0-alpha.7")),
+        ("bmad-6.0.4", corpora().join("bmad/6.0.4")),
+        ("crewagent", testdata().join("crewagent")),
+    ];
+    for (name, path) in bundles {
         let sources = Catalog::sources(&path);
         let workflows = sources.iter().filter(|(_, sourced)| matches!(sourced, Ok(Sourced::Workflows(_)))).count();
         assert!(workflows > 0, "{} holds no workflow", path.display());
@@ -47,7 +50,7 @@ fn compile_corpus(c: &mut Criterion) {
         });
     }
     // Workflow files are in that cache, so they are compiled from their texts here, uncached.
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    let folder = corpora().join("workrail/workflows");
     let mut files: Vec<Source> = std::fs::read_dir(&folder)
         .expect("the WorkRail corpus is readable")
         .filter_map(|entry| {

@@ -11,7 +11,7 @@ use common::runtime;
 use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Catalog, Runtime, StartRequest, StepResponse};
-use switchyard_test_support::{method_bundles, testdata, zip_folder, zip_folder_under};
+use switchyard_test_support::{corpora, method_bundles, testdata, zip_folder, zip_folder_under};
 use zip::write::SimpleFileOptions;
 
 /// Drives a run: notes on every step, the first offered label where a choice is needed,
@@ -59,7 +59,7 @@ async fn a_scripted_agent_completes_every_method_sample_and_crewagent_example() 
     let runtime = runtime(dir.path());
     let mut runs = String::new();
     for folder in method_bundles() {
-        let name = folder.strip_prefix(testdata()).unwrap().display().to_string();
+        let name = folder.strip_prefix(corpora()).unwrap().display().to_string();
         let trace = drive(&runtime, &folder, None, Map::new()).await;
         runs.push_str(&format!("{name}: {trace}\n"));
     }
@@ -114,15 +114,12 @@ fn discovery_lists_bundles_with_their_format() {
         }
     };
     copy(&testdata().join("crewagent/release-train"), &workflows.join("release-train"));
-    copy(&testdata().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev"), &workflows.join("quick-dev"));
-    std::fs::copy(testdata().join("workrail/workflows/wr.shaping.json"), workflows.join("shaping.json")).unwrap();
+    copy(&corpora().join("bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev"), &workflows.join("quick-dev"));
+    std::fs::copy(corpora().join("workrail/workflows/wr.shaping.json"), workflows.join("shaping.json")).unwrap();
     // Beside them, files and folders that are no workflow, and a file that almost is one.
-    std::fs::copy(testdata().join("bmad/6.0.4/src/bmm/module.yaml"), workflows.join("module.yaml")).unwrap();
-    std::fs::copy(testdata().join("bmad/6.0.0-alpha.7/bmad/core/config.yaml"), workflows.join("config.yaml")).unwrap();
-    copy(
-        &testdata().join("bmad/6.0.0-alpha.22/src/modules/bmb/docs/workflows/templates"),
-        &workflows.join("templates"),
-    );
+    std::fs::copy(corpora().join("bmad/6.0.4/src/bmm/module.yaml"), workflows.join("module.yaml")).unwrap();
+    std::fs::copy(corpora().join("bmad/6.0.0-alpha.7/bmad/core/config.yaml"), workflows.join("config.yaml")).unwrap();
+    copy(&corpora().join("bmad/6.0.0-alpha.22/src/modules/bmb/docs/workflows/templates"), &workflows.join("templates"));
     std::fs::write(workflows.join("almost.yaml"), "id: almost\nsteps: {}\n").unwrap();
     // A package archived with its folder as the archive's single root.
     zip_folder_under(&testdata().join("crewagent/release-train"), &workflows.join("rooted.zip"), "release-train/");

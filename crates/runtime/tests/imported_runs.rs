@@ -1,4 +1,4 @@
-//! A scripted agent drives every WorkRail workflow of the corpus (`testdata/workrail`) to
+//! A scripted agent drives every WorkRail workflow of the corpus (the corpora's `workrail/`) to
 //! completion through the runtime: loops iterate and exit, run conditions skip steps, `forEach`
 //! walks arrays, contracts block until the right artifact arrives, confirmations stop at gates.
 //! The step sequence of every run is snapshotted.
@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 use switchyard_core::state::RunStatus;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
-use switchyard_test_support::assessments;
+use switchyard_test_support::{assessments, corpora};
 
 fn corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail")
+    corpora().join("workrail")
 }
 
 fn workflow_files() -> Vec<PathBuf> {

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use switchyard_compiler::{Compiled, ReferenceRole};
 use switchyard_runtime::Catalog;
-use switchyard_test_support::copy_folder;
+use switchyard_test_support::{copy_folder, corpora};
 
 fn alpha7() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad/6.0.0-alpha.7")
+    corpora().join("bmad/6.0.0-alpha.7")
 }
 
 const CONFIG: &str = "user_name: Ada\ncommunication_language: English\ndocument_output_language: English\n\

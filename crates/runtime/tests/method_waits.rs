@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use common::runtime;
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
-use switchyard_test_support::copy_folder;
+use switchyard_test_support::{copy_folder, corpora};
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/bmad")
+    corpora().join("bmad")
 }
 
 async fn start(runtime: &Runtime, folder: &Path, context: serde_json::Value) -> StepResponse {

@@ -1,5 +1,6 @@
 //! What the integration tests of several crates share: copying and zipping fixture folders,
-//! reading bundles from `testdata/`, and git repositories to start sessions in. A dev-dependency only; every helper panics on an IO failure,
+//! finding the fixtures (`testdata/`) and the shared corpora (`../shared/testdata/`), reading
+//! bundles from them, and git repositories to start sessions in. A dev-dependency only; every helper panics on an IO failure,
 //! naming the path, as a test would.
 
 use std::collections::BTreeMap;
@@ -34,9 +35,48 @@ pub fn git_repository(folder: &Path, branch: &str) {
     git(folder, &["commit", "--quiet", "--allow-empty", "-m", "first"]);
 }
 
-/// The repository's `testdata/` folder.
+/// The repository's own fixtures, `testdata/`: the CrewAgent packages the project wrote.
 pub fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// Names the folder holding the shared corpora, overriding where [`corpora`] looks.
+pub const CORPORA_VARIABLE: &str = "SWITCHYARD_CORPORA";
+
+/// The corpora of workflows written by others, which the repository does not hold: the WorkRail
+/// workflows (`workrail/`) and BMad Method releases (`bmad/`). They are in `shared/testdata/`
+/// beside the repository for every developer and CI run (beside a folder of worktrees too: the
+/// nearest folder above the workspace holding `shared/testdata` is taken), or where
+/// `SWITCHYARD_CORPORA` says.
+///
+/// # Panics
+/// When no such folder is found, saying where it looked and how to provide it: a test that
+/// cannot read its corpus fails rather than passing without it.
+pub fn corpora() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    find_corpora(std::env::var_os(CORPORA_VARIABLE).map(PathBuf::from), &workspace)
+        .unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// The folder `chosen` names, else the nearest `shared/testdata` above `workspace`, when it holds
+/// both corpora; else what to tell the developer.
+fn find_corpora(chosen: Option<PathBuf>, workspace: &Path) -> Result<PathBuf, String> {
+    let candidates: Vec<PathBuf> = match chosen {
+        Some(folder) => vec![folder],
+        None => workspace.ancestors().skip(1).map(|folder| folder.join("shared/testdata")).collect(),
+    };
+    let holds_corpora = |folder: &&PathBuf| folder.join("workrail").is_dir() && folder.join("bmad").is_dir();
+    match candidates.iter().find(holds_corpora) {
+        Some(folder) => fs::canonicalize(folder).map_err(|error| format!("cannot read {}: {error}", folder.display())),
+        None => {
+            let looked: Vec<String> = candidates.iter().map(|folder| format!("  {}", folder.display())).collect();
+            Err(format!(
+                "the shared test corpora (`workrail/` and `bmad/`) are not in any of:\n{}\n\
+                 put the `shared/` folder beside the repository, or set {CORPORA_VARIABLE} to the folder holding them",
+                looked.join("\n")
+            ))
+        }
+    }
 }
 
 /// Copies the folder `from` to `to`, creating `to` and every folder below it.
@@ -79,11 +119,11 @@ pub fn zip_folder_under(folder: &Path, into: &Path, root: &str) {
     writer.finish().unwrap();
 }
 
-/// Every BMad Method sample under `testdata/bmad`: the folders holding `workflow.yaml` or
+/// Every BMad Method sample in the corpora's `bmad/`: the folders holding `workflow.yaml` or
 /// `workflow.md`, except the step-file authoring templates (a template, not a workflow), sorted.
 pub fn method_bundles() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let mut pending = vec![testdata().join("bmad")];
+    let mut pending = vec![corpora().join("bmad")];
     while let Some(folder) = pending.pop() {
         let mut is_bundle = false;
         for path in entries(&folder) {
@@ -153,4 +193,17 @@ pub fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
         artifacts.push(json!({"kind": "wr.assessment", "assessmentId": assessment["id"], "dimensions": dimensions, "summary": "assessed"}));
     }
     artifacts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_corpora;
+
+    #[test]
+    fn missing_corpora_are_reported_with_where_they_were_looked_for_and_what_to_do() {
+        let empty = std::env::temp_dir().join("switchyard-no-corpora-here");
+        let message = find_corpora(Some(empty.clone()), &empty).unwrap_err();
+        assert!(message.contains(&empty.display().to_string()), "{message}");
+        assert!(message.contains("SWITCHYARD_CORPORA") && message.contains("`shared/`"), "{message}");
+    }
 }
