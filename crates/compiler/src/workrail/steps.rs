@@ -1,0 +1,285 @@
+//! WorkRail's standard and parallel steps as IR steps: the prompt and its sections, the run
+//! condition, confirmation gates, output schemas and checks, and the steps WorkRail injects
+//! after a step (`audit`, `verification`, a parallel step's synthesis).
+
+use serde_json::{Value as Json, json};
+use switchyard_core::workflow::{NotesPolicy, OutputCheck};
+
+use super::conditions::{Dialect, escape, translate};
+use super::contracts::{
+    artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
+};
+use super::prompts::{bullets, functions_section};
+use super::{Reader, edge_to};
+use crate::diagnostic::codes;
+use crate::draft::{DraftRules, DraftStep, DraftTarget};
+use crate::fields::Located;
+
+impl Reader<'_> {
+    pub(super) fn standard(
+        &mut self,
+        pointer: &str,
+        item: &Json,
+        next: &DraftTarget,
+        loop_decision: Option<&str>,
+    ) -> String {
+        let at = (self.locate)(pointer);
+        let id = item["id"].as_str().unwrap_or_default().to_owned();
+        let mut prompt = match (&item["prompt"], &item["promptBlocks"]) {
+            (Json::String(prompt), Json::Null) => escape(prompt),
+            (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, blocks),
+            (Json::Null, Json::Null) => String::new(),
+            _ => {
+                self.report.error(
+                    at,
+                    codes::WORKRAIL_PROMPT,
+                    format!("step `{id}` sets both `prompt` and `promptBlocks` (WorkRail: PROMPT_AND_BLOCKS_BOTH_SET)"),
+                    Some("keep one of them".into()),
+                );
+                String::new()
+            }
+        };
+        let mut sections = Vec::new();
+        let strings = |key: &str| -> Vec<String> {
+            item[key].as_array().into_iter().flatten().filter_map(|value| value.as_str().map(str::to_owned)).collect()
+        };
+        let guidance = strings("guidance");
+        if !guidance.is_empty() {
+            sections.push(escape(&format!("## Guidance\n{}", bullets(&guidance))));
+        }
+        if let Some(functions) = item["functionDefinitions"].as_array() {
+            sections.push(escape(&functions_section(functions)));
+        }
+        if item["askForFiles"].as_bool() == Some(true) {
+            sections.push("Ask the user for any files you need before you start.".to_owned());
+        }
+        let mut schemas = Vec::new();
+        if let Some(contract) = item.get("outputContract") {
+            let reference = contract["contractRef"].as_str().unwrap_or_default();
+            if contract["required"].as_bool() != Some(false) {
+                schemas.push(contract_schema(reference));
+            }
+            sections.push(contract_guidance(reference));
+        }
+        let mut consequence_checks = Vec::new();
+        if let Some(references) = item["assessmentRefs"].as_array() {
+            schemas.push(artifact_kind_schema("wr.assessment"));
+            let references: Vec<String> = references.iter().filter_map(Json::as_str).map(str::to_owned).collect();
+            sections.push(escape(&assessment_guidance(&references, &self.assessments)));
+            consequence_checks.extend(dimension_checks(&references, &self.assessments));
+            for consequence in item["assessmentConsequences"].as_array().into_iter().flatten() {
+                consequence_checks.push(consequence_check(consequence, &references));
+            }
+        }
+        // `audit` and `verification` become the steps WorkRail's compiler injects after this one.
+        let virtual_steps = virtual_steps(&id, item);
+        let own_next = match virtual_steps.first() {
+            Some(first) => DraftTarget::Step(Located::new(first["id"].as_str().unwrap_or_default().to_owned(), at)),
+            None => next.clone(),
+        };
+        for fragment in item["promptFragments"].as_array().into_iter().flatten() {
+            let text = escape(fragment["text"].as_str().unwrap_or_default());
+            match fragment.get("when") {
+                None => sections.push(text),
+                Some(condition) => match translate(condition, Dialect::Template) {
+                    Ok(condition) => sections.push(format!("{{% if {condition} %}}{text}{{% endif %}}")),
+                    Err(message) => self.report.error(
+                        (self.locate)(&format!("{pointer}/promptFragments")),
+                        codes::WORKRAIL_CONDITION,
+                        message,
+                        None,
+                    ),
+                },
+            }
+        }
+        for section in sections {
+            if !prompt.is_empty() {
+                prompt.push_str("\n\n");
+            }
+            prompt.push_str(&section);
+        }
+        let mut rules = DraftRules::default();
+        if let Some(condition) = item.get("runCondition") {
+            rules.run_when = self.condition(&format!("{pointer}/runCondition"), condition);
+        }
+        let mut gate = false;
+        match item.get("requireConfirmation") {
+            None | Some(Json::Bool(false)) => {}
+            Some(Json::Bool(true)) => gate = true,
+            Some(Json::Object(object)) if object.contains_key("kind") => match object.get("condition") {
+                Some(condition) => {
+                    rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation/condition"), condition);
+                }
+                None => gate = true,
+            },
+            Some(condition) => {
+                rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), condition);
+                let _ = condition;
+            }
+        }
+        if let Some(criteria) = item.get("validationCriteria") {
+            let located = (self.locate)(&format!("{pointer}/validationCriteria"));
+            match self.criteria(criteria) {
+                Ok(check) => {
+                    rules.checks = match check {
+                        OutputCheck::All { checks, when: None } => checks,
+                        other => vec![other],
+                    };
+                    rules.checks_at = Some(located);
+                }
+                Err(message) => self.report.error(located, codes::WORKRAIL_VALIDATION, message, None),
+            }
+        }
+        if !consequence_checks.is_empty() {
+            rules.checks.extend(consequence_checks);
+            rules.checks_at.get_or_insert_with(|| (self.locate)(&format!("{pointer}/assessmentConsequences")));
+        }
+        let output = match schemas.len() {
+            0 => None,
+            1 => schemas.pop(),
+            _ => Some(json!({"allOf": schemas})),
+        };
+        let mut edge = edge_to(&own_next, "next", at);
+        if let (Some(edge), Some(variable)) = (edge.as_mut(), loop_decision) {
+            edge.set.push((
+                Located::new(variable.to_owned(), at),
+                Located::new(
+                    "value_of(of_kind(artifacts, \"wr.loop_control\"), \"decision\") == \"stop\" ? \"stop\" : \"continue\"".to_owned(),
+                    at,
+                ),
+            ));
+        }
+        self.steps.push(DraftStep {
+            role: item["agentRole"].as_str().map(str::to_owned),
+            model: item["modelTier"].as_str().map(str::to_owned),
+            notes: if item["notesOptional"].as_bool() == Some(true) {
+                NotesPolicy::Optional
+            } else {
+                NotesPolicy::Required
+            },
+            output: output.map(|output| Located::new(output, at)),
+            gate,
+            edges: edge.into_iter().collect(),
+            rules,
+            ..DraftStep::new(
+                Located::new(id.clone(), at),
+                item["title"].as_str().unwrap_or_default().to_owned(),
+                Located::new(prompt, at),
+            )
+        });
+        let targets: Vec<DraftTarget> = virtual_steps
+            .iter()
+            .skip(1)
+            .map(|step| DraftTarget::Step(Located::new(step["id"].as_str().unwrap_or_default().to_owned(), at)))
+            .chain(std::iter::once(next.clone()))
+            .collect();
+        for (step, after) in virtual_steps.iter().zip(&targets) {
+            self.standard(pointer, step, after, None);
+        }
+        id
+    }
+
+    fn condition(&mut self, pointer: &str, condition: &Json) -> Option<Located<String>> {
+        match translate(condition, Dialect::Cel) {
+            Ok(cel) => Some(Located::new(cel, (self.locate)(pointer))),
+            Err(message) => {
+                self.report.error(
+                    (self.locate)(pointer),
+                    codes::WORKRAIL_CONDITION,
+                    message,
+                    Some("use `{\"var\": \"name\", \"equals\": value}` with one of equals, not_equals, gt, gte, lt, lte, contains, startsWith, endsWith, matches, in; or and/or/not".into()),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn parallel(&mut self, pointer: &str, item: &Json, next: &DraftTarget) -> String {
+        let at = (self.locate)(pointer);
+        let id = item["id"].as_str().unwrap_or_default().to_owned();
+        let mut text = format!(
+            "## {}\nDelegate these tasks to subagents in parallel, then collect their results:",
+            item["title"].as_str().unwrap_or_default()
+        );
+        for (index, delegation) in item["parallelDelegations"].as_array().into_iter().flatten().enumerate() {
+            text.push_str(&format!(
+                "\n{}. workflow `{}`{}{}",
+                index + 1,
+                delegation["workflowId"].as_str().unwrap_or_default(),
+                delegation["goal"].as_str().map(|goal| format!(", goal: {goal}")).unwrap_or_default(),
+                delegation.get("args").map(|args| format!(", args: {args}")).unwrap_or_default()
+            ));
+            if let Some(condition) = delegation.get("runCondition") {
+                text.push_str(&format!(" (only when {condition})"));
+            }
+        }
+        let synthesis = item.get("synthesis");
+        let synthesis_id = format!("{id}__synthesis");
+        let after = match synthesis {
+            Some(_) => DraftTarget::Step(Located::new(synthesis_id.clone(), at)),
+            None => next.clone(),
+        };
+        let mut standard = item.clone();
+        if let Some(object) = standard.as_object_mut() {
+            object.remove("type");
+            object.remove("parallelDelegations");
+            object.remove("synthesis");
+            object.insert("prompt".into(), Json::String(text));
+        }
+        self.standard(pointer, &standard, &after, None);
+        if let Some(synthesis) = synthesis {
+            let mut step = json!({
+                "id": synthesis_id,
+                "title": format!("{}: synthesis", item["title"].as_str().unwrap_or_default()),
+                "prompt": synthesis["prompt"].as_str().unwrap_or("Synthesize the subagents' results."),
+            });
+            if let Some(contract) = synthesis.get("outputContract") {
+                step["outputContract"] = contract.clone();
+            }
+            self.standard(pointer, &step, next, None);
+        }
+        id
+    }
+}
+
+/// The steps WorkRail injects after a step with `audit` (`<id>__audit`: review the step's
+/// deliverables against the rubric) and `verification` (`<id>__verification`: run the command),
+/// in that order. They run when the step does: they share its run condition.
+fn virtual_steps(id: &str, item: &Json) -> Vec<Json> {
+    let title = item["title"].as_str().unwrap_or_default();
+    let mut steps = Vec::new();
+    if let Some(audit) = item.get("audit") {
+        let mut prompt = format!(
+            "Audit the deliverables of step `{id}` ({title}) before the workflow moves on.\n\n{}",
+            audit["prompt"]
+                .as_str()
+                .unwrap_or("Check them for gaps, errors and unsupported claims, and fix what you find.")
+        );
+        let rubric: Vec<String> =
+            audit["rubric"].as_array().into_iter().flatten().filter_map(Json::as_str).map(str::to_owned).collect();
+        if !rubric.is_empty() {
+            prompt.push_str(&format!("\n\n## Rubric\n{}", bullets(&rubric)));
+        }
+        steps.push(json!({"id": format!("{id}__audit"), "title": format!("{title}: audit"), "prompt": prompt}));
+    }
+    if let Some(verification) = item.get("verification") {
+        let mut prompt = format!("Verify the deliverables of step `{id}` ({title}).");
+        if let Some(command) = verification["command"].as_str() {
+            prompt.push_str(&format!("\n\nRun `{command}` and report its result; fix what fails before you advance."));
+        }
+        if let Some(text) = verification["prompt"].as_str() {
+            prompt.push_str(&format!("\n\n{text}"));
+        }
+        steps.push(json!({
+            "id": format!("{id}__verification"),
+            "title": format!("{title}: verification"),
+            "prompt": prompt,
+        }));
+    }
+    if let Some(condition) = item.get("runCondition") {
+        for step in &mut steps {
+            step["runCondition"] = condition.clone();
+        }
+    }
+    steps
+}
