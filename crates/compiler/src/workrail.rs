@@ -35,6 +35,7 @@ mod checks;
 mod conditions;
 mod contracts;
 mod criteria;
+mod format;
 mod loops;
 mod prompts;
 mod steps;
@@ -78,8 +79,8 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         .filter_map(|assessment| Some((assessment["id"].as_str()?.to_owned(), assessment.clone())))
         .collect();
     let mut reader = Reader { report, routines, assessments, locate: &locate, steps: Vec::new() };
-    let id = document["id"].as_str().unwrap_or_default().to_owned();
-    let items = document["steps"].as_array().cloned().unwrap_or_default();
+    let workflow = format::Workflow::read(&document);
+    let items = workflow.steps.clone().unwrap_or_default();
     if items.is_empty() {
         reader.report.error(
             locate("/steps"),
@@ -89,7 +90,7 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         );
     }
     let items = reader.expand_templates(&items);
-    let preamble = workflow_preamble(&document, reader.report, &locate);
+    let preamble = workflow_preamble(&workflow);
     let body_refs: Vec<String> =
         items.iter().filter_map(|(_, item)| item["body"].as_str().map(str::to_owned)).collect();
     let top: Vec<(String, Json)> = items
@@ -129,10 +130,10 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
     }
     let at = locate("/id");
     Some(DraftWorkflow {
-        id: Located::new(id, at),
-        version: document["version"].as_str().unwrap_or("1").to_owned(),
-        title: document["name"].as_str().unwrap_or_default().to_owned(),
-        description: document["description"].as_str().unwrap_or_default().to_owned(),
+        id: Located::new(workflow.id.unwrap_or_default(), at),
+        version: workflow.version.unwrap_or_else(|| "1".to_owned()),
+        title: workflow.name.unwrap_or_default(),
+        description: workflow.description.unwrap_or_default(),
         tags: Vec::new(),
         start: None,
         steps,

@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, NotesPolicy};
 
 use super::conditions::{Dialect, translate};
+use super::format::LoopConfig;
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget};
@@ -23,12 +24,12 @@ impl Reader<'_> {
     ) -> Option<String> {
         let at = (self.locate)(pointer);
         let id = item["id"].as_str().unwrap_or_default().to_owned();
-        let config = &item["loop"];
-        let kind = config["type"].as_str().unwrap_or_default();
-        let max = config["maxIterations"].as_u64().unwrap_or(1).clamp(1, 1000);
-        let iteration = config["iterationVar"].as_str().unwrap_or("_iteration").to_owned();
-        let index = config["indexVar"].as_str().unwrap_or("_index").to_owned();
-        let item_var = config["itemVar"].as_str().unwrap_or("_item").to_owned();
+        let config = LoopConfig::read(&item["loop"]);
+        let kind = config.kind.as_deref().unwrap_or_default();
+        let max = config.max_iterations.unwrap_or(1).clamp(1, 1000);
+        let iteration = config.iteration_var.clone().unwrap_or_else(|| "_iteration".to_owned());
+        let index = config.index_var.clone().unwrap_or_else(|| "_index".to_owned());
+        let item_var = config.item_var.clone().unwrap_or_else(|| "_item".to_owned());
         let decision = format!("_loop_{}", id.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
         let body: Vec<(String, Json)> = match &item["body"] {
             Json::String(reference) => match library.get(reference) {
@@ -53,16 +54,19 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let artifact_driven = match config.get("conditionSource") {
-            Some(source) => source["kind"].as_str() == Some("artifact_contract"),
+        let artifact_driven = match &config.condition_source {
+            Some(source) => source.kind.as_deref() == Some("artifact_contract"),
             None => {
-                config.get("condition").is_none()
+                config.condition.is_none()
                     && body.iter().any(|(_, step)| {
                         step["outputContract"]["contractRef"].as_str() == Some("wr.contracts.loop_control")
                     })
             }
         };
-        let condition = config.get("condition").or_else(|| config["conditionSource"].get("condition"));
+        let condition = config
+            .condition
+            .as_ref()
+            .or_else(|| config.condition_source.as_ref().and_then(|source| source.condition.as_ref()));
         let condition = match condition {
             Some(condition) => match translate(condition, Dialect::Cel) {
                 Ok(cel) => Some(cel),
@@ -95,15 +99,15 @@ impl Reader<'_> {
                 ("true".to_owned(), format!("{under_max} && !({condition})"))
             }
             "for" => {
-                let count = match &config["count"] {
-                    Json::Number(number) => number.to_string(),
-                    Json::String(name) => format!("int({})", value(name)),
+                let count = match &config.count {
+                    Some(Json::Number(number)) => number.to_string(),
+                    Some(Json::String(name)) => format!("int({})", value(name)),
                     _ => "0".to_owned(),
                 };
                 (format!("{count} > 0"), format!("{under_max} && {it} < {count}"))
             }
             "forEach" => {
-                let items = value(config["items"].as_str().unwrap_or_default());
+                let items = value(config.items.as_deref().unwrap_or_default());
                 (format!("size({items}) > 0"), format!("{under_max} && {idx} + 1 < size({items})"))
             }
             other => {
@@ -161,7 +165,7 @@ impl Reader<'_> {
             again.push((index, format!("{idx} + 1")));
         }
         if kind == "forEach" {
-            let items = value(config["items"].as_str().unwrap_or_default());
+            let items = value(config.items.as_deref().unwrap_or_default());
             first.push((item_var.clone(), format!("{items}[0]")));
             again.push((item_var, format!("{items}[{idx} + 1]")));
         }

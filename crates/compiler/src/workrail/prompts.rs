@@ -5,45 +5,39 @@ use serde_json::Value as Json;
 
 use super::Reader;
 use super::conditions::escape;
-use crate::diagnostic::{Loc, Report, codes};
+use super::format::{FunctionDefinition, Workflow};
+use crate::diagnostic::codes;
 
 /// Text every run should see once: rules, preconditions, questions, references, functions.
-pub(super) fn workflow_preamble(document: &Json, report: &mut Report, locate: &dyn Fn(&str) -> Loc) -> String {
+pub(super) fn workflow_preamble(workflow: &Workflow) -> String {
     let mut sections = Vec::new();
-    let list = |key: &str| -> Vec<String> {
-        document[key].as_array().into_iter().flatten().filter_map(|item| item.as_str().map(str::to_owned)).collect()
-    };
-    let rules = list("metaGuidance");
-    if !rules.is_empty() {
-        sections.push(format!("## Rules for this workflow\n{}", bullets(&rules)));
+    if !workflow.meta_guidance.is_empty() {
+        sections.push(format!("## Rules for this workflow\n{}", bullets(&workflow.meta_guidance)));
     }
-    let preconditions = list("preconditions");
-    if !preconditions.is_empty() {
-        sections.push(format!("## Before you start, make sure\n{}", bullets(&preconditions)));
+    if !workflow.preconditions.is_empty() {
+        sections.push(format!("## Before you start, make sure\n{}", bullets(&workflow.preconditions)));
     }
-    let questions = list("clarificationPrompts");
-    if !questions.is_empty() {
-        sections.push(format!("## Clarify with the user if unclear\n{}", bullets(&questions)));
+    if !workflow.clarification_prompts.is_empty() {
+        sections.push(format!("## Clarify with the user if unclear\n{}", bullets(&workflow.clarification_prompts)));
     }
-    if let Some(references) = document["references"].as_array() {
+    if let Some(references) = &workflow.references {
         let lines: Vec<String> = references
             .iter()
             .map(|reference| {
                 format!(
                     "{} (`{}`): {}{}",
-                    reference["title"].as_str().unwrap_or_default(),
-                    reference["source"].as_str().unwrap_or_default(),
-                    reference["purpose"].as_str().unwrap_or_default(),
-                    if reference["authoritative"].as_bool() == Some(true) { " (authoritative)" } else { "" }
+                    reference.title.as_deref().unwrap_or_default(),
+                    reference.source.as_deref().unwrap_or_default(),
+                    reference.purpose.as_deref().unwrap_or_default(),
+                    if reference.authoritative == Some(true) { " (authoritative)" } else { "" }
                 )
             })
             .collect();
         sections.push(format!("## References\n{}", bullets(&lines)));
     }
-    if let Some(functions) = document["functionDefinitions"].as_array() {
+    if let Some(functions) = &workflow.function_definitions {
         sections.push(functions_section(functions));
     }
-    let _ = (report, locate);
     escape(&sections.join("\n\n"))
 }
 
@@ -51,20 +45,16 @@ pub(super) fn bullets(items: &[String]) -> String {
     items.iter().map(|item| format!("- {item}")).collect::<Vec<_>>().join("\n")
 }
 
-pub(super) fn functions_section(functions: &[Json]) -> String {
+pub(super) fn functions_section(functions: &[FunctionDefinition]) -> String {
     let mut text = String::from("## Functions");
     for function in functions {
-        let parameters: Vec<&str> = function["parameters"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|parameter| parameter["name"].as_str())
-            .collect();
+        let parameters: Vec<&str> =
+            function.parameters.iter().flatten().filter_map(|parameter| parameter.name.as_deref()).collect();
         text.push_str(&format!(
             "\n### {}({})\n{}",
-            function["name"].as_str().unwrap_or_default(),
+            function.name.as_deref().unwrap_or_default(),
             parameters.join(", "),
-            function["definition"].as_str().unwrap_or_default()
+            function.definition.as_deref().unwrap_or_default()
         ));
     }
     text

@@ -2,6 +2,7 @@
 //! condition, confirmation gates, output schemas and checks, and the steps WorkRail injects
 //! after a step (`audit`, `verification`, a parallel step's synthesis).
 
+use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use switchyard_core::workflow::{NotesPolicy, OutputCheck};
 
@@ -9,6 +10,7 @@ use super::conditions::{Dialect, escape, translate};
 use super::contracts::{
     artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
 };
+use super::format::FunctionDefinition;
 use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
@@ -47,8 +49,9 @@ impl Reader<'_> {
         if !guidance.is_empty() {
             sections.push(escape(&format!("## Guidance\n{}", bullets(&guidance))));
         }
-        if let Some(functions) = item["functionDefinitions"].as_array() {
-            sections.push(escape(&functions_section(functions)));
+        let functions = item.get("functionDefinitions").map(Vec::<FunctionDefinition>::deserialize);
+        if let Some(Ok(functions)) = functions {
+            sections.push(escape(&functions_section(&functions)));
         }
         if item["askForFiles"].as_bool() == Some(true) {
             sections.push("Ask the user for any files you need before you start.".to_owned());

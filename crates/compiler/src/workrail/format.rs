@@ -1,0 +1,125 @@
+//! WorkRail's workflow and loop fields as typed values, read after the checks.
+//!
+//! Reading goes on after the checks report an error (so one pass finds every problem), hence
+//! every field is lenient: a field of another shape reads as absent, since the checks have
+//! already reported it. Conditions stay JSON: `conditions` translates them as written.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value as Json;
+
+/// The workflow-level fields the reader uses.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct Workflow {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) description: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) version: Option<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) meta_guidance: Vec<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) preconditions: Vec<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) clarification_prompts: Vec<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) references: Option<Vec<Reference>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) function_definitions: Option<Vec<FunctionDefinition>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) steps: Option<Vec<Json>>,
+}
+
+/// A document the workflow points the agent to.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Reference {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) title: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) source: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) purpose: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) authoritative: Option<bool>,
+}
+
+/// A function the prompts may call by name, defined in words.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct FunctionDefinition {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) name: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) definition: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) parameters: Option<Vec<Parameter>>,
+}
+
+/// A function's parameter; only its name reaches the prompt.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Parameter {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) name: Option<String>,
+}
+
+/// A loop step's `loop`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct LoopConfig {
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    pub(super) kind: Option<String>,
+    pub(super) condition: Option<Json>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) items: Option<String>,
+    /// A number of iterations, or the name of the variable holding it.
+    pub(super) count: Option<Json>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) max_iterations: Option<u64>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) iteration_var: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) index_var: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) item_var: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) condition_source: Option<ConditionSource>,
+}
+
+/// What decides a `while`/`until` loop: an artifact of a contract, or a condition.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct ConditionSource {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) kind: Option<String>,
+    pub(super) condition: Option<Json>,
+}
+
+impl Workflow {
+    pub(super) fn read(document: &Json) -> Self {
+        Self::deserialize(document).unwrap_or_default()
+    }
+}
+
+impl LoopConfig {
+    pub(super) fn read(config: &Json) -> Self {
+        Self::deserialize(config).unwrap_or_default()
+    }
+}
+
+/// A field read as `T`, or absent when it has another shape.
+fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
+    let value = Json::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// A list of texts; items of another shape are left out.
+fn lenient_texts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    let value = Json::deserialize(deserializer)?;
+    Ok(value.as_array().into_iter().flatten().filter_map(|item| item.as_str().map(str::to_owned)).collect())
+}
