@@ -5,7 +5,7 @@
 mod support;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use support::Sandbox;

@@ -6,7 +6,6 @@
 mod common;
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
