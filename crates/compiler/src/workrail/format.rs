@@ -68,6 +68,41 @@ pub(super) struct Parameter {
     pub(super) name: Option<String>,
 }
 
+/// The plain fields of a standard step; its conditions, criteria, prompt blocks and fragments
+/// stay JSON for the readers that translate them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct StandardStep {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) title: Option<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) guidance: Vec<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) ask_for_files: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) output_contract: Option<OutputContract>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) assessment_refs: Option<Vec<String>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) agent_role: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) model_tier: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) notes_optional: Option<bool>,
+}
+
+/// The artifact a step must produce: a contract of WorkRail's, required unless said otherwise.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct OutputContract {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) contract_ref: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) required: Option<bool>,
+}
+
 /// A loop step's `loop`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
@@ -103,6 +138,12 @@ pub(super) struct ConditionSource {
 impl Workflow {
     pub(super) fn read(document: &Json) -> Self {
         Self::deserialize(document).unwrap_or_default()
+    }
+}
+
+impl StandardStep {
+    pub(super) fn read(step: &Json) -> Self {
+        Self::deserialize(step).unwrap_or_default()
     }
 }
 

@@ -10,7 +10,7 @@ use super::conditions::{Dialect, escape, translate};
 use super::contracts::{
     artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
 };
-use super::format::FunctionDefinition;
+use super::format::{FunctionDefinition, StandardStep};
 use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
@@ -26,7 +26,8 @@ impl Reader<'_> {
         loop_decision: Option<&str>,
     ) -> String {
         let at = (self.locate)(pointer);
-        let id = item["id"].as_str().unwrap_or_default().to_owned();
+        let step = StandardStep::read(item);
+        let id = step.id.clone().unwrap_or_default();
         let mut prompt = match (&item["prompt"], &item["promptBlocks"]) {
             (Json::String(prompt), Json::Null) => escape(prompt),
             (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, blocks),
@@ -42,36 +43,31 @@ impl Reader<'_> {
             }
         };
         let mut sections = Vec::new();
-        let strings = |key: &str| -> Vec<String> {
-            item[key].as_array().into_iter().flatten().filter_map(|value| value.as_str().map(str::to_owned)).collect()
-        };
-        let guidance = strings("guidance");
-        if !guidance.is_empty() {
-            sections.push(escape(&format!("## Guidance\n{}", bullets(&guidance))));
+        if !step.guidance.is_empty() {
+            sections.push(escape(&format!("## Guidance\n{}", bullets(&step.guidance))));
         }
         let functions = item.get("functionDefinitions").map(Vec::<FunctionDefinition>::deserialize);
         if let Some(Ok(functions)) = functions {
             sections.push(escape(&functions_section(&functions)));
         }
-        if item["askForFiles"].as_bool() == Some(true) {
+        if step.ask_for_files == Some(true) {
             sections.push("Ask the user for any files you need before you start.".to_owned());
         }
         let mut schemas = Vec::new();
-        if let Some(contract) = item.get("outputContract") {
-            let reference = contract["contractRef"].as_str().unwrap_or_default();
-            if contract["required"].as_bool() != Some(false) {
+        if let Some(contract) = &step.output_contract {
+            let reference = contract.contract_ref.as_deref().unwrap_or_default();
+            if contract.required != Some(false) {
                 schemas.push(contract_schema(reference));
             }
             sections.push(contract_guidance(reference));
         }
         let mut consequence_checks = Vec::new();
-        if let Some(references) = item["assessmentRefs"].as_array() {
+        if let Some(references) = &step.assessment_refs {
             schemas.push(artifact_kind_schema("wr.assessment"));
-            let references: Vec<String> = references.iter().filter_map(Json::as_str).map(str::to_owned).collect();
-            sections.push(escape(&assessment_guidance(&references, &self.assessments)));
-            consequence_checks.extend(dimension_checks(&references, &self.assessments));
+            sections.push(escape(&assessment_guidance(references, &self.assessments)));
+            consequence_checks.extend(dimension_checks(references, &self.assessments));
             for consequence in item["assessmentConsequences"].as_array().into_iter().flatten() {
-                consequence_checks.push(consequence_check(consequence, &references));
+                consequence_checks.push(consequence_check(consequence, references));
             }
         }
         // `audit` and `verification` become the steps WorkRail's compiler injects after this one.
@@ -153,22 +149,14 @@ impl Reader<'_> {
             ));
         }
         self.steps.push(DraftStep {
-            role: item["agentRole"].as_str().map(str::to_owned),
-            model: item["modelTier"].as_str().map(str::to_owned),
-            notes: if item["notesOptional"].as_bool() == Some(true) {
-                NotesPolicy::Optional
-            } else {
-                NotesPolicy::Required
-            },
+            role: step.agent_role,
+            model: step.model_tier,
+            notes: if step.notes_optional == Some(true) { NotesPolicy::Optional } else { NotesPolicy::Required },
             output: output.map(|output| Located::new(output, at)),
             gate,
             edges: edge.into_iter().collect(),
             rules,
-            ..DraftStep::new(
-                Located::new(id.clone(), at),
-                item["title"].as_str().unwrap_or_default().to_owned(),
-                Located::new(prompt, at),
-            )
+            ..DraftStep::new(Located::new(id.clone(), at), step.title.unwrap_or_default(), Located::new(prompt, at))
         });
         let targets: Vec<DraftTarget> = virtual_steps
             .iter()
