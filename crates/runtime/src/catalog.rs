@@ -163,7 +163,10 @@ impl Catalog {
             1 => Ok(matches.remove(0)),
             _ => Err(Error::AmbiguousWorkflow {
                 name: name.to_owned(),
-                candidates: matches.iter().map(|found| format!("{} ({})", found.name, found.location.describe())).collect(),
+                candidates: matches
+                    .iter()
+                    .map(|found| format!("{} ({})", found.name, found.location.describe()))
+                    .collect(),
             }),
         }
     }
