@@ -91,6 +91,7 @@ pub mod codes {
     pub const UNBOUNDED_CYCLE: &str = "unbounded-cycle";
     pub const CONDITION_SYNTAX: &str = "condition-syntax";
     pub const CONDITION_UNKNOWN_VARIABLE: &str = "condition-unknown-variable";
+    pub const CONDITION_TYPE_MISMATCH: &str = "condition-type-mismatch";
     pub const TEMPLATE_SYNTAX: &str = "template-syntax";
     pub const TEMPLATE_UNKNOWN_VARIABLE: &str = "template-unknown-variable";
     pub const OUTPUT_SCHEMA_INVALID: &str = "output-schema-invalid";
@@ -144,6 +145,7 @@ pub mod codes {
         (UNBOUNDED_CYCLE, "give one edge of the cycle `max_traversals`, or `kind: loop` / `kind: replan`"),
         (CONDITION_SYNTAX, "fix the CEL expression at the location shown"),
         (CONDITION_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
+        (CONDITION_TYPE_MISMATCH, "compare the variable with a value of its declared type"),
         (TEMPLATE_SYNTAX, "fix the minijinja template at the location shown"),
         (TEMPLATE_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
         (OUTPUT_SCHEMA_INVALID, "make `output` a valid JSON Schema (draft 2020-12)"),
