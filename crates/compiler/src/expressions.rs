@@ -23,7 +23,7 @@ const TEMPLATE_GLOBALS: &[&str] = &["range", "dict", "namespace", "debug", "loos
 pub(crate) fn check_condition(condition: &Located<String>, declared: &[&str], report: &mut Report) {
     // The CEL parser recurses once per nesting level and needs a lot of stack for each, so a
     // deeply nested condition could overflow the stack; such a condition is not readable anyway.
-    if condition.value.len() > MAX_CONDITION_BYTES || nesting_depth(&condition.value) > MAX_CONDITION_NESTING {
+    if exceeds_bounds(&condition.value) {
         report.error(
             condition.at,
             codes::CONDITION_SYNTAX,
@@ -207,6 +207,10 @@ fn comparisons_in(expression: &IdedExpr, found: &mut Vec<Comparison>) {
 /// Checks that a condition compares each declared variable only with literals of its type:
 /// `count == "three"` with `count: integer` can never hold, so it is an error at validate time.
 pub(crate) fn check_condition_types(condition: &Located<String>, declared: &[(&str, ValueType)], report: &mut Report) {
+    // Too long or too deep to parse safely: `check_condition` has reported it already.
+    if exceeds_bounds(&condition.value) {
+        return;
+    }
     let parsed = parse_condition(&condition.value);
     let Ok(parsed) = &*parsed else { return };
     for comparison in &parsed.comparisons {
@@ -313,8 +317,11 @@ pub(crate) fn check_template(template: &Located<String>, declared: &[&str], repo
 
 pub use switchyard_core::limits::{MAX_CONDITION_BYTES, MAX_CONDITION_NESTING};
 
-fn nesting_depth(expression: &str) -> usize {
-    switchyard_core::limits::condition_nesting(expression)
+/// Whether a condition is longer or nests deeper than the parser may be given: it recurses once
+/// per nesting level and needs a lot of stack for each.
+fn exceeds_bounds(expression: &str) -> bool {
+    expression.len() > MAX_CONDITION_BYTES
+        || switchyard_core::limits::condition_nesting(expression) > MAX_CONDITION_NESTING
 }
 
 /// A position inside an expression written at `start`, when the expression is on one line.
