@@ -34,8 +34,8 @@ pub struct NativeWorkflow {
     pub tags: Option<Vec<String>>,
     /// Declared context variables, by name. Conditions and prompts may name only these and the
     /// reserved names (`goal`, `context`, `artifacts`, `rejection`, `cycle`, `attempt`, `step`).
-    /// Kept in declaration order: the order is part of the workflow hash, so the exporter must
-    /// write them as they were declared.
+    // Kept in declaration order: the order is part of the workflow hash, so the exporter must
+    // write them as they were declared. (A comment, not a doc line: doc lines are the schema's.)
     #[serde(default, skip_serializing_if = "Option::is_none", with = "declaration_order")]
     #[schemars(with = "Option<BTreeMap<String, VariableDeclaration>>")]
     pub variables: Option<Vec<(String, VariableDeclaration)>>,
