@@ -241,15 +241,7 @@ impl Report {
     }
 }
 
-/// The closest candidate to a misspelled word, if one is close enough to suggest.
-pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|candidate| (strsim::jaro_winkler(word, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
+pub(crate) use switchyard_core::suggest::closest;
 
 /// `did you mean `x`?` help text, when a close candidate exists.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
