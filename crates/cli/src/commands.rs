@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use switchyard_compiler::Diagnostic;
 use switchyard_core::state::DecisionOption;
+use switchyard_core::workflow::OutputCheck;
 use switchyard_core::{RunId, RunStatus};
 use switchyard_runtime::catalog::Sourced;
 use switchyard_runtime::{AdvanceInput, Catalog, Config, Found, Overrides, Runtime, StartRequest, Target};
@@ -93,7 +94,7 @@ async fn run_command(
                 Some(run) => Some(run_id(runtime, &run).await?),
                 None => None,
             };
-            step(printer, &runtime.advance(&token, run, input).await?)
+            advanced(printer, &runtime.advance(&token, run, input).await?)
         }
         Commands::Status { target } => {
             let run = runtime.run(&target.parse()?).await?;
@@ -221,7 +222,17 @@ async fn run_command(
     }
 }
 
+/// Prints the step response of a command that succeeded. Its kind describes where the run now
+/// is (a tip may be a blocked attempt or a failed run), not a refusal of this command: a refused
+/// command is an error, and only an advance that its checks block exits 1 ([`advanced`]).
 fn step(printer: &Printer, response: &switchyard_runtime::StepResponse) -> Result<Outcome, Failure> {
+    printer.step_response(response)?;
+    Ok(Outcome::Success)
+}
+
+/// Prints the answer to an advance: blocked by its checks, or failing the run, it is a rule saying
+/// no to this very advance (exit 1).
+fn advanced(printer: &Printer, response: &switchyard_runtime::StepResponse) -> Result<Outcome, Failure> {
     printer.step_response(response)?;
     Ok(match response.kind {
         switchyard_runtime::ResponseKind::Blocked | switchyard_runtime::ResponseKind::Failed => Outcome::RuleViolation,
@@ -550,6 +561,38 @@ struct Inspected<'a> {
     diagnostics: &'a [Diagnostic],
 }
 
+/// One output check in a line: what it asks, its message, and when it applies.
+fn describe_check(check: &OutputCheck) -> String {
+    let (what, message) = match check {
+        OutputCheck::Contains { value, message, .. } => (format!("notes contain {value:?}"), message),
+        OutputCheck::Regex { pattern, flags, message, .. } => {
+            let flags = flags.as_deref().map(|flags| format!(" (flags {flags})")).unwrap_or_default();
+            (format!("notes match /{pattern}/{flags}"), message)
+        }
+        OutputCheck::Length { min, max, message, .. } => {
+            let bound = |bound: &Option<u64>| bound.map_or_else(|| "any".to_owned(), |bound| bound.to_string());
+            (format!("notes length {}..{} characters", bound(min), bound(max)), message)
+        }
+        OutputCheck::Schema { schema, message, .. } => (format!("notes are JSON satisfying {schema}"), message),
+        OutputCheck::Condition { condition, message, .. } => (format!("`{condition}` holds"), message),
+        OutputCheck::All { checks, .. } => {
+            (format!("all of ({})", checks.iter().map(describe_check).collect::<Vec<_>>().join("; ")), &None)
+        }
+        OutputCheck::Any { checks, .. } => {
+            (format!("any of ({})", checks.iter().map(describe_check).collect::<Vec<_>>().join("; ")), &None)
+        }
+        OutputCheck::Not { check, .. } => (format!("not ({})", describe_check(check)), &None),
+    };
+    let mut line = what;
+    if let Some(when) = check.when() {
+        line.push_str(&format!(" when `{when}`"));
+    }
+    if let Some(message) = message {
+        line.push_str(&format!(", else \"{message}\""));
+    }
+    line
+}
+
 fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
     let Some(workflow) = &found.compiled.workflow else {
         return Err(switchyard_runtime::Error::InvalidWorkflow {
@@ -620,6 +663,16 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
             facts.push("end".to_owned());
         }
         text.push_str(&format!("  {} — {} [{}]\n", printer.bold(step.id.as_str()), step.title, facts.join(", ")));
+        let rules = workflow.rules(&step.id);
+        if let Some(condition) = &rules.run_when {
+            text.push_str(&format!("      runs only when `{condition}` (skipped otherwise)\n"));
+        }
+        if let Some(condition) = &rules.gate_when {
+            text.push_str(&format!("      gate when `{condition}`\n"));
+        }
+        for check in &rules.checks {
+            text.push_str(&format!("      check: {}\n", describe_check(check)));
+        }
         for edge in &step.edges {
             let to = match &edge.target {
                 switchyard_core::workflow::EdgeTarget::Step(step) => step.to_string(),
@@ -640,6 +693,11 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
             }
             if edge.kind != switchyard_core::workflow::EdgeKind::Normal {
                 line.push_str(&format!(" [{:?}]", edge.kind).to_lowercase());
+            }
+            if let Some(assignments) = rules.assign.get(&edge.label).filter(|assignments| !assignments.is_empty()) {
+                let assignments: Vec<String> =
+                    assignments.iter().map(|(name, expression)| format!("{name} = `{expression}`")).collect();
+                line.push_str(&format!(" sets {}", assignments.join(", ")));
             }
             text.push_str(&line);
             text.push('\n');

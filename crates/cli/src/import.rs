@@ -1,64 +1,131 @@
 //! `switchyard import <path> [--to native]`: compiles a workflow in any supported format and
 //! writes it as native YAML. Compiling the output gives the same IR (the same workflow hash);
 //! what the source format had that switchyard does not keep is reported on stderr, never dropped
-//! silently.
+//! silently. A package of several workflows converts each one: `--output` then names a folder
+//! that gets one `<name>.yaml` per workflow.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::Diagnostic;
+use switchyard_compiler::{Diagnostic, Source, compile};
 use switchyard_runtime::Catalog;
+use switchyard_runtime::catalog::{Found, is_bundle_path};
 
 use crate::output::{Failure, Outcome, Printer};
 
 #[derive(Debug, Serialize)]
 struct Imported<'a> {
     source: String,
+    /// The workflow's name: the file's, or `<package>.<workflow id>` in a multi-workflow package.
+    name: &'a str,
     format: &'a switchyard_compiler::Format,
+    /// The hash of the YAML written, as compiling it gives.
     hash: String,
     /// What the conversion could not keep as it was (the source's warnings).
     lossy: Vec<&'a Diagnostic>,
-    yaml: &'a str,
+    yaml: String,
 }
 
 pub(crate) fn run(printer: &Printer, path: &Path, to: &str, output: Option<&Path>) -> Result<Outcome, Failure> {
     if to != "native" {
         return Err(Failure::usage(format!("`--to {to}` is not a target format: the only one is `native`")));
     }
-    let found = Catalog::file(path)?;
-    let compiled = &found.compiled;
+    let found = if is_bundle_path(path) { Catalog::bundle(path)? } else { vec![Catalog::file(path)?] };
     let mut stderr = std::io::stderr().lock();
-    let Some(workflow) = &compiled.workflow else {
-        for diagnostic in &compiled.diagnostics {
-            let _ = writeln!(stderr, "{diagnostic}");
+    let several = found.len() > 1;
+    if several {
+        let names: Vec<&str> = found.iter().map(|found| found.name.as_str()).collect();
+        let _ = writeln!(
+            stderr,
+            "{} holds {} workflows; converting each: {}",
+            path.display(),
+            names.len(),
+            names.join(", ")
+        );
+        if let Some(output) = output {
+            std::fs::create_dir_all(output).map_err(|error| {
+                Failure::environment(format!(
+                    "cannot make the folder {} for the package's workflows: {error}",
+                    output.display()
+                ))
+            })?;
         }
-        if printer.json {
-            printer.json(&compiled.diagnostics)?;
-        }
-        return Ok(Outcome::RuleViolation);
-    };
-    let yaml =
-        switchyard_compiler::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
-    let lossy: Vec<&Diagnostic> = compiled.warnings().collect();
-    for diagnostic in &lossy {
-        let _ = writeln!(stderr, "lossy: {diagnostic}");
     }
-    if let Some(output) = output {
-        std::fs::write(output, &yaml)
-            .map_err(|error| Failure::environment(format!("cannot write {}: {error}", output.display())))?;
-        let _ = writeln!(stderr, "wrote {} ({})", output.display(), workflow.hash());
+    let mut imported = Vec::with_capacity(found.len());
+    let mut outcome = Outcome::Success;
+    for found in &found {
+        let compiled = &found.compiled;
+        let Some(workflow) = &compiled.workflow else {
+            for diagnostic in &compiled.diagnostics {
+                let _ = writeln!(stderr, "{diagnostic}");
+            }
+            if printer.json && !several {
+                printer.json(&compiled.diagnostics)?;
+            }
+            outcome = Outcome::RuleViolation;
+            continue;
+        };
+        let yaml =
+            switchyard_compiler::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
+        let lossy: Vec<&Diagnostic> = compiled.warnings().collect();
+        for diagnostic in &lossy {
+            let _ = writeln!(stderr, "lossy: {diagnostic}");
+        }
+        let target = output.map(|output| target_path(output, found, several));
+        let hash = written_hash(target.as_deref().unwrap_or(path), &yaml);
+        if hash != workflow.hash().to_string() {
+            let _ = writeln!(
+                stderr,
+                "warning: the YAML written for `{}` hashes to {hash}, not to the source's {}; please report this",
+                found.name,
+                workflow.hash()
+            );
+        }
+        if let Some(target) = &target {
+            std::fs::write(target, &yaml)
+                .map_err(|error| Failure::environment(format!("cannot write {}: {error}", target.display())))?;
+            let _ = writeln!(stderr, "wrote {} ({hash})", target.display());
+        }
+        imported.push(Imported {
+            source: path.display().to_string(),
+            name: &found.name,
+            format: &compiled.format,
+            hash,
+            lossy,
+            yaml,
+        });
     }
     if printer.json {
-        printer.json(&Imported {
-            source: path.display().to_string(),
-            format: &compiled.format,
-            hash: workflow.hash().to_string(),
-            lossy,
-            yaml: &yaml,
-        })?;
+        match imported.as_slice() {
+            [one] if !several => printer.json(one)?,
+            [] if !several => {}
+            all => printer.json(&all)?,
+        }
     } else if output.is_none() {
-        printer.line(yaml.trim_end())?;
+        let documents: Vec<String> = imported
+            .iter()
+            .map(|imported| {
+                let yaml = imported.yaml.trim_end();
+                if several { format!("# {}\n{yaml}", imported.name) } else { yaml.to_owned() }
+            })
+            .collect();
+        printer.line(&documents.join("\n---\n"))?;
     }
-    Ok(Outcome::Success)
+    Ok(outcome)
+}
+
+/// Where a workflow's YAML goes: `output` itself, or `<output>/<name>.yaml` for each workflow of
+/// a package of several.
+fn target_path(output: &Path, found: &Found, several: bool) -> PathBuf {
+    if several { output.join(format!("{}.yaml", found.name)) } else { output.to_owned() }
+}
+
+/// The hash of the workflow the YAML compiles to, which is what a run of the written file pins.
+fn written_hash(path: &Path, yaml: &str) -> String {
+    let compiled = compile(&Source::new(format!("{}.yaml", path.display()), yaml));
+    compiled
+        .workflow
+        .map(|workflow| workflow.hash().to_string())
+        .unwrap_or_else(|| "(the written YAML does not compile)".to_owned())
 }

@@ -140,3 +140,38 @@ fn key_rotation_keeps_old_tokens_working_once() {
     let ran = sandbox.run(&["continue", &continue_token(&later), "--notes", "x"]);
     assert_eq!(ran.expect(2)["error"]["code"], "TOKEN_BAD_SIGNATURE", "two rotations retire a key");
 }
+
+#[test]
+fn show_and_resume_of_a_run_whose_tip_is_a_blocked_attempt_exit_0() {
+    let sandbox = Sandbox::new();
+    let started = sandbox.run(&["start", "bug-investigation", "--goal", "Crash on empty input"]).ok();
+    let run = string(&started["run"]);
+    let blocked = sandbox
+        .run(&["continue", &continue_token(&started), "--notes", "x", "--artifacts", "{\"reproduced\": \"yes\"}"])
+        .expect(1);
+    assert_eq!(blocked["kind"], "blocked", "the advance itself was refused: {blocked}");
+    let shown = sandbox.run(&["show", &run]).expect(0);
+    assert_eq!(shown["kind"], "blocked", "show tells where the run is: {shown}");
+    sandbox.run(&["pause", &run]).expect(0);
+    let resumed = sandbox.run(&["resume", &run]).expect(0);
+    assert_eq!(resumed["kind"], "blocked", "{resumed}");
+}
+
+#[test]
+fn a_repeated_decide_stop_on_a_stopped_run_offers_no_decision_again() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow(
+        "strict-gate.yaml",
+        "id: strict-gate\nlimits: {max_revision_attempts: 0}\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n",
+    );
+    let started = sandbox.run(&["start", "strict-gate", "--goal", "Stop twice"]).ok();
+    let run = string(&started["run"]);
+    sandbox.run(&["continue", &continue_token(&started), "--notes", "draft"]).ok();
+    let waiting = sandbox.run(&["reject", &run, "--reason", "no"]).ok();
+    assert!(waiting["decision"].is_object(), "a limit was reached and a human decides: {waiting}");
+    let stopped = sandbox.run(&["decide", &run, "stop"]).ok();
+    assert_eq!(stopped["status"], "stopped", "{stopped}");
+    assert!(stopped["decision"].is_null(), "a stopped run waits for no decision: {stopped}");
+    let again = sandbox.run_text(&["decide", &run, "stop"]);
+    assert!(!again.stdout.contains("a human decides"), "{}", again.stdout);
+}

@@ -49,3 +49,40 @@ fn importing_a_broken_workrail_file_shows_located_diagnostics() {
     let ran = sandbox.run_text(&["import", "x.json", "--to", "workrail"]);
     assert_eq!(ran.code, 2);
 }
+
+#[test]
+fn importing_a_native_file_with_unsorted_variables_writes_the_same_hash_and_prints_it() {
+    let sandbox = Sandbox::new();
+    let source = sandbox.project.path().join("unsorted.yaml");
+    std::fs::write(
+        &source,
+        "id: unsorted\nvariables:\n  zeta: {type: string}\n  alpha: {type: integer, default: 1}\nsteps:\n  - id: a\n    prompt: Do it.\n",
+    )
+    .unwrap();
+    let source_hash = sandbox.run(&["validate", source.to_str().unwrap()]).ok()["files"][0]["hash"].clone();
+    let output = sandbox.project.path().join("written.yaml");
+    let imported = sandbox.run(&["import", source.to_str().unwrap(), "--output", output.to_str().unwrap()]).ok();
+    let written_hash = sandbox.run(&["validate", output.to_str().unwrap()]).ok()["files"][0]["hash"].clone();
+    assert_eq!(written_hash, source_hash, "the round trip keeps the hash");
+    assert_eq!(imported["hash"], written_hash, "the printed hash is the written file's");
+}
+
+#[test]
+fn importing_a_package_of_several_workflows_converts_each_and_says_so() {
+    let sandbox = Sandbox::new();
+    let package = testdata("crewagent/release-train");
+    let printed = sandbox.run_text(&["import", package.to_str().unwrap()]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    assert!(printed.stderr.contains("holds 2 workflows"), "{}", printed.stderr);
+    assert!(printed.stdout.contains("id: release-train.plan") && printed.stdout.contains("id: release-train.ship"));
+
+    let folder = sandbox.project.path().join("converted");
+    let written = sandbox.run(&["import", package.to_str().unwrap(), "--output", folder.to_str().unwrap()]).ok();
+    let written = written.as_array().expect("one entry per workflow");
+    assert_eq!(written.len(), 2, "{written:?}");
+    for entry in written {
+        let file = folder.join(format!("{}.yaml", entry["name"].as_str().unwrap()));
+        let validated = sandbox.run(&["validate", file.to_str().unwrap()]).ok();
+        assert_eq!(validated["files"][0]["hash"], entry["hash"], "{}", file.display());
+    }
+}

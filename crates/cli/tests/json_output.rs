@@ -57,3 +57,42 @@ fn the_log_keeps_its_shape() {
     let log = sandbox.run(&["log", &run]).ok();
     settings.bind(|| insta::assert_json_snapshot!("log", log));
 }
+
+#[test]
+fn text_inspect_shows_every_rule_that_decides_a_path() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow(
+        "ruled.yaml",
+        r#"id: ruled
+title: Ruled
+variables:
+  tries: {type: integer, default: 0}
+  risky: {type: boolean, default: false}
+steps:
+  - id: draft
+    prompt: Draft it.
+    when: "tries < 3"
+    gate_when: risky
+    checks:
+      - {kind: contains, value: "Plan:", message: "add a plan section"}
+      - {kind: condition, condition: "tries >= 0", when: risky}
+    next:
+      - {to: review, label: again, set: {tries: "tries + 1"}}
+  - id: review
+    prompt: Review it.
+"#,
+    );
+    let inspected = sandbox.run_text(&["inspect", "ruled"]);
+    assert_eq!(inspected.code, 0, "{}", inspected.stderr);
+    for shown in [
+        "`tries < 3`",
+        "gate when `risky`",
+        "notes contain \"Plan:\"",
+        "`tries >= 0` holds when `risky`",
+        "tries = `tries + 1`",
+    ] {
+        assert!(inspected.stdout.contains(shown), "text inspect leaves out {shown}:\n{}", inspected.stdout);
+    }
+    let settings = redactions(&[sandbox.home.path(), sandbox.project.path()]);
+    settings.bind(|| insta::assert_snapshot!("inspect_text_rules", inspected.stdout));
+}

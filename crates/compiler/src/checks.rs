@@ -4,21 +4,27 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use switchyard_core::workflow::{
-    Edge, EdgeKind, EdgeTarget, IR_VERSION, OutputCheck, Step, StepId, StepRules, Variable, Workflow,
+    Edge, EdgeKind, EdgeTarget, IR_VERSION, OutputCheck, Step, StepId, StepRules, ValueType, Variable, Workflow,
     validate_workflow_id,
 };
 
 use crate::diagnostic::{Report, codes, did_you_mean};
 use crate::draft::{DraftStep, DraftTarget, DraftWorkflow};
 use crate::expressions::{self, CONDITION_RESERVED, TEMPLATE_RESERVED};
+use crate::fields::Located;
 
 /// Runs every check on the draft; returns the IR when none of them found an error.
 pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {
     check_ids(draft, report);
     check_variables(draft, report);
     let declared: Vec<&str> = draft.variables.iter().map(|variable| variable.name.value.as_str()).collect();
+    let typed: Vec<(&str, ValueType)> =
+        draft.variables.iter().map(|variable| (variable.name.value.as_str(), variable.value_type)).collect();
     for step in &draft.steps {
         check_step(draft, step, &declared, report);
+        for condition in step_conditions(step) {
+            expressions::check_condition_types(condition, &typed, report);
+        }
     }
     // The graph checks need unique step ids; with duplicates they would only repeat that error.
     let unique_ids =
@@ -33,6 +39,13 @@ pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workfl
         check_cycles(draft, &graph, report);
     }
     if report.has_errors() { None } else { Some(lower(draft)) }
+}
+
+/// Every CEL expression of a step that decides a path: its edges' conditions and assignments,
+/// its run condition and its gate condition.
+fn step_conditions(step: &DraftStep) -> impl Iterator<Item = &Located<String>> {
+    let edges = step.edges.iter().flat_map(|edge| edge.condition.iter().chain(edge.set.iter().map(|(_, value)| value)));
+    edges.chain(step.rules.run_when.iter()).chain(step.rules.gate_when.iter())
 }
 
 /// `[A-Za-z0-9][A-Za-z0-9_.-]*`
@@ -251,7 +264,7 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
 
 fn check_output_schema(
     id: &str,
-    output: &crate::fields::Located<serde_json::Value>,
+    output: &Located<serde_json::Value>,
     locations: &[(String, crate::diagnostic::Loc)],
     report: &mut Report,
 ) {

@@ -331,11 +331,12 @@ fn read_workflow(
                 String::new()
             }
         };
-        for (key, role) in [("inputs", ReferenceRole::Data), ("outputs", ReferenceRole::Other)] {
-            for path in node[key].as_array().into_iter().flatten().filter_map(Json::as_str) {
-                let mut reference = FileReference::found(path.to_owned(), role, Some(id.clone()));
-                reference.missing = role == ReferenceRole::Data && !bundle.files.contains_key(path);
-                references.push(reference);
+        // A node's `inputs` and `outputs` are artifact paths the agent reads and writes while the
+        // run goes on, not files of the package: only an input the package itself holds is a
+        // reference, so a preload never reports the agent's future outputs as missing files.
+        for path in node["inputs"].as_array().into_iter().flatten().filter_map(Json::as_str) {
+            if bundle.files.contains_key(path) {
+                references.push(FileReference::found(path.to_owned(), ReferenceRole::Data, Some(id.clone())));
             }
         }
         let mut prompt = format!("# {}\n", node["title"].as_str().unwrap_or(&id));

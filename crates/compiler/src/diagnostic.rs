@@ -91,6 +91,7 @@ pub mod codes {
     pub const UNBOUNDED_CYCLE: &str = "unbounded-cycle";
     pub const CONDITION_SYNTAX: &str = "condition-syntax";
     pub const CONDITION_UNKNOWN_VARIABLE: &str = "condition-unknown-variable";
+    pub const CONDITION_TYPE_MISMATCH: &str = "condition-type-mismatch";
     pub const TEMPLATE_SYNTAX: &str = "template-syntax";
     pub const TEMPLATE_UNKNOWN_VARIABLE: &str = "template-unknown-variable";
     pub const OUTPUT_SCHEMA_INVALID: &str = "output-schema-invalid";
@@ -144,6 +145,7 @@ pub mod codes {
         (UNBOUNDED_CYCLE, "give one edge of the cycle `max_traversals`, or `kind: loop` / `kind: replan`"),
         (CONDITION_SYNTAX, "fix the CEL expression at the location shown"),
         (CONDITION_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
+        (CONDITION_TYPE_MISMATCH, "compare the variable with a value of its declared type"),
         (TEMPLATE_SYNTAX, "fix the minijinja template at the location shown"),
         (TEMPLATE_UNKNOWN_VARIABLE, "declare the variable under `variables` or use a reserved name"),
         (OUTPUT_SCHEMA_INVALID, "make `output` a valid JSON Schema (draft 2020-12)"),
@@ -239,15 +241,7 @@ impl Report {
     }
 }
 
-/// The closest candidate to a misspelled word, if one is close enough to suggest.
-pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|candidate| (strsim::jaro_winkler(word, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
+pub(crate) use switchyard_core::suggest::closest;
 
 /// `did you mean `x`?` help text, when a close candidate exists.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {

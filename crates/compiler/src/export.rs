@@ -1,8 +1,6 @@
 //! IR to native YAML: what `switchyard import` writes. Every IR field is written explicitly,
 //! so compiling the output gives the same IR, and so the same workflow hash.
 
-use std::collections::BTreeMap;
-
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, ValueType, Workflow};
 
 use crate::schema::{
@@ -71,7 +69,8 @@ pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
             checks: (!rules.checks.is_empty()).then(|| rules.checks.clone()),
         });
     }
-    let variables: BTreeMap<String, VariableDeclaration> = workflow
+    // In declaration order, which the workflow hash keeps.
+    let variables: Vec<(String, VariableDeclaration)> = workflow
         .variables
         .iter()
         .map(|variable| {

@@ -34,8 +34,11 @@ pub struct NativeWorkflow {
     pub tags: Option<Vec<String>>,
     /// Declared context variables, by name. Conditions and prompts may name only these and the
     /// reserved names (`goal`, `context`, `artifacts`, `rejection`, `cycle`, `attempt`, `step`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variables: Option<BTreeMap<String, VariableDeclaration>>,
+    // Kept in declaration order: the order is part of the workflow hash, so the exporter must
+    // write them as they were declared. (A comment, not a doc line: doc lines are the schema's.)
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "declaration_order")]
+    #[schemars(with = "Option<BTreeMap<String, VariableDeclaration>>")]
+    pub variables: Option<Vec<(String, VariableDeclaration)>>,
     /// Workflow-wide limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<NativeLimits>,
@@ -269,5 +272,46 @@ mod tests {
         assert_eq!(properties(&schema, Some("NativeEdge")), set(native::EDGE_FIELDS));
         assert_eq!(properties(&schema, Some("NativeVariable")), set(native::VARIABLE_FIELDS));
         assert_eq!(properties(&schema, Some("NativeLimits")), set(native::LIMITS_FIELDS));
+    }
+}
+
+/// Variables as a YAML or JSON mapping whose entries keep their order (a `BTreeMap` would sort
+/// them, and a sorted export would hash differently from its source).
+mod declaration_order {
+    use std::fmt;
+
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserializer, Serializer};
+
+    use super::VariableDeclaration;
+
+    type Declared = Vec<(String, VariableDeclaration)>;
+
+    pub(super) fn serialize<S: Serializer>(variables: &Option<Declared>, serializer: S) -> Result<S::Ok, S::Error> {
+        let variables = variables.as_deref().unwrap_or_default();
+        let mut map = serializer.serialize_map(Some(variables.len()))?;
+        for (name, declaration) in variables {
+            map.serialize_entry(name, declaration)?;
+        }
+        map.end()
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Declared>, D::Error> {
+        struct InOrder;
+        impl<'de> Visitor<'de> for InOrder {
+            type Value = Declared;
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a mapping of variable name to declaration")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Declared, A::Error> {
+                let mut declared = Declared::new();
+                while let Some(entry) = map.next_entry()? {
+                    declared.push(entry);
+                }
+                Ok(declared)
+            }
+        }
+        deserializer.deserialize_map(InOrder).map(Some)
     }
 }

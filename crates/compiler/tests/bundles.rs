@@ -131,3 +131,22 @@ fn crewagent_node_ids_with_colons_become_valid_step_ids() {
     let workflow = compiled[0].compiled.workflow.as_ref().expect("compiles");
     assert!(workflow.steps.iter().any(|step| step.id.as_str() == "decide-02"));
 }
+
+#[test]
+fn crewagent_node_inputs_and_outputs_are_artifact_paths_not_missing_package_files() {
+    let mut bundle = read_bundle(&testdata().join("crewagent").join("hello-branch"));
+    let graph = bundle.files.get_mut("workflow.graph.json").unwrap();
+    *graph = graph.replace(
+        "\"outputs\": [\"artifacts/intake.md\"]",
+        "\"inputs\": [\"artifacts/brief.md\", \"steps/end-99.md\"], \"outputs\": [\"artifacts/intake.md\"]",
+    );
+    let compiled = compile_bundle(&bundle);
+    let references = &compiled[0].compiled.references;
+    assert!(compiled[0].compiled.workflow.is_some());
+    assert!(references.iter().all(|reference| !reference.missing), "{references:#?}");
+    assert!(references.iter().all(|reference| !reference.path.starts_with("artifacts/")), "{references:#?}");
+    assert!(
+        references.iter().any(|reference| reference.path == "steps/end-99.md" && reference.role == ReferenceRole::Data),
+        "an input the package holds stays a reference: {references:#?}"
+    );
+}

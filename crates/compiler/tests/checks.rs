@@ -246,6 +246,24 @@ fn conditions_may_only_name_declared_or_reserved_variables() {
 }
 
 #[test]
+fn conditions_compare_declared_variables_only_with_literals_of_their_type() {
+    let compiled = check(
+        "id: demo\nvariables:\n  count: integer\n  ready: boolean\n  name: string\n  anything: any\nsteps:\n  - id: a\n    prompt: x\n    when: 'ready == \"yes\"'\n    next:\n      - {end: true, when: 'count == \"three\"'}\n      - {end: true, label: b, when: '2.5 < count && name != null && anything == 1 && loose(count, \"==\", \"3\")'}\n      - {end: true, label: c, default: true, set: {name: 'name == 3 ? \"x\" : name'}}\n",
+        &[
+            "10:11 error[condition-type-mismatch]",
+            "12:27 error[condition-type-mismatch]",
+            "14:58 error[condition-type-mismatch]",
+        ],
+    );
+    let message = &compiled.diagnostics[1].message;
+    assert!(message.contains("`count` (declared `integer`) == a string"), "{message}");
+    assert_eq!(
+        compiled.diagnostics[1].help.as_deref(),
+        Some("compare `count` with a value of type `integer`, or change its declared `type`")
+    );
+}
+
+#[test]
 fn templates_must_parse_and_name_known_variables() {
     check(
         "id: demo\nsteps:\n  - id: a\n    prompt: |\n      line one\n      {{ goal \n",

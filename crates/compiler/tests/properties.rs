@@ -2,7 +2,7 @@
 //! workflow hash depends on meaning, not on formatting or source syntax.
 
 use proptest::prelude::*;
-use switchyard_compiler::{Source, builtins, compile};
+use switchyard_compiler::{Source, builtins, compile, to_native_yaml};
 
 fn hash_of(name: &str, text: &str) -> String {
     let compiled = compile(&Source::new(name, text));
@@ -57,6 +57,19 @@ proptest! {
         for diagnostic in &first.diagnostics {
             prop_assert!(diagnostic.line >= 1 && diagnostic.column >= 1);
         }
+    }
+
+    #[test]
+    fn exported_native_yaml_hashes_as_its_source_in_every_variable_order(
+        order in Just(vec!["zeta", "alpha", "mid", "beta", "omega"]).prop_shuffle()
+    ) {
+        let declarations: String =
+            order.iter().map(|name| format!("  {name}: {{type: string, default: {name}}}\n")).collect();
+        let source = format!("id: ordered\nvariables:\n{declarations}steps:\n  - id: a\n    prompt: Do it.\n");
+        let compiled = compile(&Source::new("ordered.yaml", source));
+        let workflow = compiled.workflow.expect("the source compiles");
+        let exported = to_native_yaml(&workflow).expect("the workflow exports");
+        prop_assert_eq!(hash_of("exported.yaml", &exported), workflow.hash().to_string(), "exported:\n{}", exported);
     }
 }
 

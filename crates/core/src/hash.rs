@@ -4,11 +4,45 @@ use sha2::{Digest, Sha256};
 
 /// Canonical JSON bytes of a value: object keys sorted, no insignificant whitespace.
 ///
-/// `serde_json::Value` keeps objects in a `BTreeMap` (the `preserve_order` feature is off in this
-/// workspace), so serialising through `Value` sorts every object's keys.
+/// The keys are sorted here rather than left to `serde_json::Value`'s map, which sorts them only
+/// while no crate in the build turns on serde_json's `preserve_order` feature: a dependency that
+/// did would otherwise change every workflow hash and every event hash without a line of ours
+/// changing (`canonical_json_sorts_keys_whatever_the_map_keeps` pins it).
 pub fn canonical_json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     let value = serde_json::to_value(value).expect("IR and state types serialise to JSON");
-    serde_json::to_vec(&value).expect("a JSON value serialises")
+    let mut bytes = Vec::new();
+    write_canonical(&value, &mut bytes);
+    bytes
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(&String, &serde_json::Value)> = map.iter().collect();
+            entries.sort_unstable_by(|left, right| left.0.cmp(right.0));
+            out.push(b'{');
+            for (index, (key, value)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, key).expect("a string serialises");
+                out.push(b':');
+                write_canonical(value, out);
+            }
+            out.push(b'}');
+        }
+        serde_json::Value::Array(items) => {
+            out.push(b'[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(b',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar).expect("a JSON scalar serialises"),
+    }
 }
 
 /// SHA-256 of `bytes`.
@@ -31,4 +65,33 @@ pub fn derive16(domain: &[u8], input: &[u8]) -> [u8; 16] {
     let mut out = [0u8; 16];
     out.copy_from_slice(&full[..16]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_whatever_the_map_keeps() {
+        // Built in reverse order, so a map that kept insertion order would print it so.
+        let mut inner = serde_json::Map::new();
+        inner.insert("zulu".to_owned(), serde_json::json!(1));
+        inner.insert("alpha".to_owned(), serde_json::json!([true, null, "x"]));
+        let mut outer = serde_json::Map::new();
+        outer.insert("y".to_owned(), serde_json::Value::Object(inner));
+        outer.insert("b".to_owned(), serde_json::json!(2.5));
+        let bytes = canonical_json(&serde_json::Value::Object(outer));
+        assert_eq!(String::from_utf8(bytes).unwrap(), r#"{"b":2.5,"y":{"alpha":[true,null,"x"],"zulu":1}}"#);
+    }
+
+    #[test]
+    fn canonical_json_of_a_struct_sorts_its_fields() {
+        #[derive(serde::Serialize)]
+        struct Declared {
+            second: u8,
+            first: &'static str,
+        }
+        let bytes = canonical_json(&Declared { second: 2, first: "é\"" });
+        assert_eq!(String::from_utf8(bytes).unwrap(), "{\"first\":\"é\\\"\",\"second\":2}");
+    }
 }

@@ -8,6 +8,7 @@ pub mod hash;
 pub mod id;
 pub mod limits;
 pub mod state;
+pub mod suggest;
 pub mod token;
 pub mod workflow;
 

@@ -23,8 +23,8 @@ use std::time::Instant;
 use cap_std_ext::dirext::CapStdExtDirExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use switchyard_core::RunId;
+pub use switchyard_core::hash::sha256_hex;
 use switchyard_runtime::run_folder::{
     MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
 };
@@ -661,11 +661,6 @@ fn listing(found: Vec<Listed>, truncated: bool, limit: usize) -> String {
         lines.push(format!("… more entries not listed (limit {limit}); narrow the path or the glob"));
     }
     lines.join("\n")
-}
-
-/// Lower-case hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn runtime_error(error: &switchyard_runtime::Error) -> ToolError {

@@ -266,14 +266,14 @@ async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle
         assert_eq!(file["content"], on_disk, "{relative}");
         assert_eq!(file["bytes"], on_disk.len(), "{relative}");
     }
-    // The same missing references, with the same codes: the step's declared output is not there.
+    // The same missing references: none, since the step's declared output is an artifact the
+    // agent will write, not a file of the package.
     let reported = |preload: &Value| -> Vec<(String, String)> {
         let missing = preload["missing"].as_array().unwrap().iter();
         missing.map(|item| (item["path"].to_string(), item["code"].to_string())).collect()
     };
     assert_eq!(reported(&preload), reported(&expected));
-    assert_eq!(paths(&preload["missing"]), vec!["{bundle-root}/artifacts/intake.md".to_owned()]);
-    assert_eq!(preload["missing"][0]["code"], codes::NOT_FOUND);
+    assert_eq!(paths(&preload["missing"]), Vec::<String>::new());
     assert_eq!(preload["total_bytes"].as_u64(), expected["total_bytes"].as_u64());
 
     // `{bundle-root}` is the archive for the other tools too.
@@ -336,4 +336,22 @@ async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_t
         assert!(!files.iter().any(|path| path.contains(other)), "{own}: {files:?}");
         assert_eq!(preload["missing"], json!([]), "{own}");
     }
+}
+
+#[tokio::test]
+async fn a_blocked_attempt_is_no_move_in_the_decision_log() {
+    let world = common::World::new().await;
+    let started = world.start("code-review").await;
+    let path = world.folder(&started).join("state/workflow.md");
+    let token = started.tokens.continue_token.clone().unwrap();
+    let blocked = world.runtime.advance(&token, Some(started.run), AdvanceInput::default()).await.unwrap();
+    assert_eq!(blocked.status.as_str(), "blocked", "scope requires notes and artifacts");
+    let document = frontmatter(&world, &path).await;
+    assert_eq!(document["decisionLog"], json!([]), "{document}");
+    let retry = blocked.tokens.continue_token.clone().unwrap();
+    world.runtime.advance(&retry, Some(started.run), scoped()).await.unwrap();
+    let document = frontmatter(&world, &path).await;
+    let log = document["decisionLog"].as_array().unwrap();
+    assert_eq!(log.len(), 1, "{document}");
+    assert_eq!((log[0]["step"].as_str(), log[0]["to"].as_str()), (Some("scope"), Some("assess")));
 }

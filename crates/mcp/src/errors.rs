@@ -142,7 +142,9 @@ impl From<Error> for ToolError {
         let cause = error.code();
         let message = error.to_string();
         let (code, retry) = match &error {
-            Error::InvalidInput(_) | Error::InvalidName { .. } => (ErrorCode::ValidationError, Retry::NotRetryable),
+            Error::InvalidInput(_) | Error::InvalidName { .. } | Error::AmbiguousWorkflow { .. } => {
+                (ErrorCode::ValidationError, Retry::NotRetryable)
+            }
             Error::WorkflowNotFound { .. } | Error::NotFound { .. } => (ErrorCode::NotFound, Retry::NotRetryable),
             Error::InvalidWorkflow { .. } => (ErrorCode::PreconditionFailed, Retry::NotRetryable),
             Error::Token(token) => match token {

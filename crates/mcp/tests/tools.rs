@@ -682,3 +682,48 @@ async fn list_workflows_is_bounded_and_inspect_has_a_metadata_mode() {
     assert_eq!(metadata["mode"], "metadata");
     assert!(metadata["compiled"]["steps"].is_u64(), "metadata counts steps, not the graph: {metadata}");
 }
+
+/// A WorkRail file in the project whose JSON `id` is not its file name.
+fn workrail_workflow(fixture: &Fixture, file_name: &str, id: &str) {
+    let folder = fixture.workspace.path().join(".switchyard/workflows");
+    std::fs::create_dir_all(&folder).unwrap();
+    let json = format!(
+        r#"{{"id": "{id}", "name": "Listed by id", "version": "1.0.0", "description": "One step.",
+        "steps": [{{"id": "only", "title": "The only step", "prompt": "Do the work."}}]}}"#
+    );
+    std::fs::write(folder.join(format!("{file_name}.json")), json).unwrap();
+}
+
+#[tokio::test]
+async fn a_workflow_id_the_server_listed_is_accepted_by_inspect_and_start() {
+    let fixture = fixture().await;
+    workrail_workflow(&fixture, "saved-under-another-name", "listed-id");
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let ids: Vec<&str> =
+        listed["workflows"].as_array().unwrap().iter().map(|entry| entry["workflowId"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"listed-id"), "{ids:?}");
+
+    for name in ["listed-id", "saved-under-another-name"] {
+        let inspected =
+            fixture.ok("inspect_workflow", json!({ "workflowId": name, "workspacePath": fixture.path() })).await;
+        assert_eq!(inspected["workflowId"], "listed-id", "{inspected}");
+        let started = fixture
+            .ok("start_workflow", json!({ "workflowId": name, "workspacePath": fixture.path(), "goal": "Try it" }))
+            .await;
+        assert!(started["continueToken"].is_string(), "{started}");
+    }
+}
+
+#[tokio::test]
+async fn a_workflow_id_two_files_share_is_refused_as_ambiguous_naming_both() {
+    let fixture = fixture().await;
+    workrail_workflow(&fixture, "first-copy", "shared-id");
+    workrail_workflow(&fixture, "second-copy", "shared-id");
+    let refused =
+        fixture.error("inspect_workflow", json!({ "workflowId": "shared-id", "workspacePath": fixture.path() })).await;
+    assert_eq!(refused["details"]["cause"], "WORKFLOW_AMBIGUOUS", "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("first-copy") && message.contains("second-copy"), "{message}");
+    // Each is still reachable by its file name.
+    fixture.ok("inspect_workflow", json!({ "workflowId": "first-copy", "workspacePath": fixture.path() })).await;
+}

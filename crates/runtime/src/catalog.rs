@@ -134,17 +134,51 @@ impl Catalog {
         found
     }
 
-    /// Finds and compiles the workflow called `name`.
+    /// Finds and compiles the workflow called `name`: by the name discovery lists it under (its
+    /// file or bundle name), or by the id it declares, which is what `list_workflows` and run
+    /// records show.
+    ///
+    /// A name that is its workflow's file name and id at once is that workflow. Any other name
+    /// is looked up among every visible workflow, and when it names more than one (two files
+    /// declaring the same id, or one file's name that is another's id) the answer is
+    /// [`Error::AmbiguousWorkflow`] listing them, never a pick.
     pub fn find(&self, name: &str) -> Result<Found, Error> {
         validate_workflow_id(name).map_err(|message| Error::InvalidName { message })?;
+        let by_file_name = self.find_by_file_name(name)?;
+        if let Some(found) = &by_file_name
+            && found.compiled.workflow.as_ref().is_none_or(|workflow| workflow.id == name)
+        {
+            return Ok(by_file_name.expect("just matched"));
+        }
+        let by_id: Vec<Found> = self
+            .names()
+            .into_iter()
+            .filter(|listed| listed != name)
+            .filter_map(|listed| self.find_by_file_name(&listed).ok().flatten())
+            .filter(|found| found.compiled.workflow.as_ref().is_some_and(|workflow| workflow.id == name))
+            .collect();
+        let mut matches: Vec<Found> = by_file_name.into_iter().chain(by_id).collect();
+        match matches.len() {
+            0 => Err(Error::WorkflowNotFound { name: name.to_owned(), available: self.names() }),
+            1 => Ok(matches.remove(0)),
+            _ => Err(Error::AmbiguousWorkflow {
+                name: name.to_owned(),
+                candidates: matches
+                    .iter()
+                    .map(|found| format!("{} ({})", found.name, found.location.describe()))
+                    .collect(),
+            }),
+        }
+    }
+
+    /// The workflow discovery lists under `name` (its file or bundle name), compiled.
+    fn find_by_file_name(&self, name: &str) -> Result<Option<Found>, Error> {
         let mut candidates = self.locations(name).into_iter();
-        let Some(first) = candidates.next() else {
-            return Err(Error::WorkflowNotFound { name: name.to_owned(), available: self.names() });
-        };
+        let Some(first) = candidates.next() else { return Ok(None) };
         let location = first.location.clone();
         let compiled = compile_location(name, first)?;
         let shadows = candidates.map(|candidate| candidate.location).collect();
-        Ok(Found { name: name.to_owned(), location, shadows, compiled })
+        Ok(Some(Found { name: name.to_owned(), location, shadows, compiled }))
     }
 
     /// Compiles a file or bundle named directly, outside discovery. For a multi-workflow package
@@ -259,7 +293,7 @@ impl Catalog {
     /// Every visible workflow, compiled, with what it shadows. Files that fail to compile are
     /// listed with their diagnostics rather than hidden.
     pub fn list(&self) -> Vec<Found> {
-        self.names().into_iter().filter_map(|name| self.find(&name).ok()).collect()
+        self.names().into_iter().filter_map(|name| self.find_by_file_name(&name).ok().flatten()).collect()
     }
 }
 

@@ -18,6 +18,8 @@ pub enum ErrorClass {
 pub enum Error {
     #[error("no workflow named `{name}`; available: {}", available.join(", "))]
     WorkflowNotFound { name: String, available: Vec<String> },
+    #[error("`{name}` names more than one workflow: {}; name one by the file name before its source", candidates.join(", "))]
+    AmbiguousWorkflow { name: String, candidates: Vec<String> },
     #[error("workflow `{name}` ({source_path}) does not compile: {} error(s); run `switchyard validate {source_path}` for details", diagnostics.iter().filter(|d| d.is_error()).count())]
     InvalidWorkflow { name: String, source_path: String, diagnostics: Vec<Diagnostic> },
     #[error("{message}")]
@@ -53,6 +55,7 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Self::WorkflowNotFound { .. } => "WORKFLOW_NOT_FOUND",
+            Self::AmbiguousWorkflow { .. } => "WORKFLOW_AMBIGUOUS",
             Self::InvalidWorkflow { .. } => "WORKFLOW_INVALID",
             Self::InvalidName { .. } => "INVALID_NAME",
             Self::Token(error) => error.code(),

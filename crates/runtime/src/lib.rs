@@ -746,6 +746,11 @@ impl Runtime {
             .then(|| switchyard_engine::pending(workflow, state, &context.goal));
         let title = workflow.workflow.step(&state.step).map(|step| step.title.clone()).unwrap_or_default();
         let (validation, gate, decision, failure) = match &state.phase {
+            // A stopped run waits for nobody: offering its open gate or decision would read as if
+            // a human still had to act (or, after `decide … stop`, as if that happened again).
+            Phase::WaitingGate { .. } | Phase::WaitingForHumanDecision { .. } if status == RunStatus::Stopped => {
+                (None, None, None, None)
+            }
             Phase::Pending | Phase::Completed => (None, None, None, None),
             Phase::Blocked { validation } => (Some(validation.clone()), None, None, None),
             Phase::WaitingGate { submission } => (

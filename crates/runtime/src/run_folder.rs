@@ -638,10 +638,13 @@ fn extend(
     if matches!(child.state.phase, Phase::Completed) {
         entry.to = Some(COMPLETE_TARGET.to_owned());
     }
-    projection.decision_log.push(entry);
-    if projection.decision_log.len() > MAX_DECISION_LOG {
-        projection.decision_log.remove(0);
-        projection.decision_log_omitted += 1;
+    // A blocked attempt moved nowhere: the run stays at the step, so it is no entry of the log.
+    if !matches!(child.state.phase, Phase::Blocked { .. }) {
+        projection.decision_log.push(entry);
+        if projection.decision_log.len() > MAX_DECISION_LOG {
+            projection.decision_log.remove(0);
+            projection.decision_log_omitted += 1;
+        }
     }
     projection.node = child.id.to_string();
     projection.seq = seq;
