@@ -390,7 +390,8 @@ impl Resolved<'_> {
         self.guard.secret_identities().map_err(|place| protected(&self.display(), &place, "listed"))
     }
 
-    /// Refuses a write target that is not a plain file with one link, or that leads outside.
+    /// Refuses a write target that is not a plain file with one link, that leads outside, or
+    /// that is (or lies in, or leads to) a protected place.
     pub fn check_write_target(&self) -> Result<(), ToolError> {
         if !self.mount.writable {
             return Err(ToolError::security(
@@ -398,7 +399,7 @@ impl Resolved<'_> {
                 format!("{} is read-only: write under {{output-root}}", self.mount.name.variable()),
             ));
         }
-        match self.mount.dir.symlink_metadata(&self.relative) {
+        let target = match self.mount.dir.symlink_metadata(&self.relative) {
             Ok(metadata) if metadata.is_symlink() => {
                 // Following it inside the mount is allowed for reads only; find out whether it
                 // even stays inside, to log an escape as one.
@@ -428,7 +429,10 @@ impl Resolved<'_> {
             Ok(_) => Ok(()),
             Err(error) if is_not_found(&error) => Ok(()),
             Err(error) => Err(self.kernel_error(&error)),
-        }
+        };
+        target?;
+        // Before anything is read or locked for the write: a protected place is refused first.
+        self.open_folder_for_write(false).map(|_| ())
     }
 
     /// Writes atomically: temporary file in the same folder, fsync, rename, folder fsync. The
@@ -437,11 +441,16 @@ impl Resolved<'_> {
     /// folder's handle, the one that was checked.
     pub fn write_atomic(&self, bytes: &[u8]) -> Result<(), ToolError> {
         self.check_write_target()?;
-        let (folder, name) = self.open_folder_for_write()?;
+        let Some((folder, name)) = self.open_folder_for_write(true)? else {
+            return Err(self.not_found());
+        };
         folder.atomic_write(name, bytes).map_err(|error| self.kernel_error(&error))
     }
 
-    fn open_folder_for_write(&self) -> Result<(Dir, &OsStr), ToolError> {
+    /// The folder to write the file in and the file's name, each folder on the way checked
+    /// against the [`Guard`] before it is opened or created; without `create`, only what exists
+    /// is walked (`None` at the first missing folder, once its name is checked).
+    fn open_folder_for_write(&self, create: bool) -> Result<Option<(Dir, &OsStr)>, ToolError> {
         let fail = |error: io::Error| self.kernel_error(&error);
         let names: Vec<&OsStr> = self.relative.iter().filter(|name| *name != OsStr::new(".")).collect();
         let Some((name, folders)) = names.split_last() else {
@@ -453,6 +462,7 @@ impl Resolved<'_> {
         for part in folders {
             self.guard.check_write(self.mount.name, &folder, &chain, part, &shown)?;
             let child = match folder.open_dir(part) {
+                Err(error) if is_not_found(&error) && !create => return Ok(None),
                 Err(error) if is_not_found(&error) => match folder.create_dir(part) {
                     Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(fail(error)),
                     _ => folder.open_dir(part).map_err(fail)?,
@@ -469,7 +479,7 @@ impl Resolved<'_> {
             folder = child;
         }
         self.guard.check_write(self.mount.name, &folder, &chain, name, &shown)?;
-        Ok((folder, name))
+        Ok(Some((folder, name)))
     }
 
     /// Turns what the kernel said into a coded error; escapes are security events.

@@ -84,6 +84,11 @@ async fn an_agent_never_writes_the_configuration_or_the_workflows_whatever_the_m
         ("the config by its absolute path", "write_file", json!({ "path": absolute })),
         ("the config by another case", "write_file", json!({ "path": "{project-root}/SWITCHYARD.toml" })),
         ("the config after a dot", "write_file", json!({ "path": "{project-root}/./switchyard.toml" })),
+        (
+            "the config with a stale ifMatchSha256",
+            "write_file",
+            json!({ "path": "{project-root}/switchyard.toml", "ifMatchSha256": "00" }),
+        ),
         ("a workflow", "write_file", json!({ "path": "{project-root}/.switchyard/workflows/mine.md" })),
         ("a new workflow", "write_file", json!({ "path": "{project-root}/.switchyard/workflows/new.yaml" })),
         ("a routine", "write_file", json!({ "path": "{project-root}/.switchyard/routines/r.json" })),
