@@ -194,3 +194,30 @@ async fn a_project_holding_the_home_never_reads_keys_or_store_nor_writes_what_th
     assert_eq!(preload["files"], json!([]));
     assert_eq!(preload["missing"][0]["code"], codes::PROTECTED);
 }
+
+/// Regression (issue 17): the project and core roots were opened again by path on every call, so
+/// whatever the path named later (another folder, a symbolic link to `/`) became the mount.
+#[tokio::test]
+async fn mounts_are_fixed_when_the_host_is_built_not_opened_again_by_path() {
+    let world = common::World::new().await;
+    let run = world.start("code-review").await.run;
+    let parent = tempfile::tempdir().unwrap();
+    let (project, moved, core) =
+        (parent.path().join("project"), parent.path().join("moved"), parent.path().join("core"));
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("readme.md"), "project\n").unwrap();
+    let config =
+        HostConfig { project_root: Some(project.clone()), core_root: Some(core.clone()), ..HostConfig::default() };
+    let host = FileHost::new(Arc::clone(&world.runtime), config);
+    std::fs::rename(&project, &moved).unwrap();
+    symlink("/", &project).unwrap();
+    symlink("/", &core).unwrap();
+    let read = |path: &'static str| host.call("read_file", json!({ "path": path }), Some(run));
+    assert_eq!(read("{project-root}/readme.md").await.unwrap(), "project\n", "the folder opened at first");
+    assert_eq!(read("{project-root}/etc/hostname").await.unwrap_err().code, codes::NOT_FOUND);
+    assert_eq!(
+        read("{core-root}/etc/hostname").await.unwrap_err().code,
+        codes::NOT_FOUND,
+        "no core root then, none now"
+    );
+}

@@ -435,6 +435,35 @@ mod tests {
     }
 
     #[test]
+    fn protected_places_name_the_configuration_the_workflow_folders_the_keys_the_store_and_the_token() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        write_private(&home.path().join("switchyard.toml"), "[serve]\ntoken_file = \"serve-token\"\n");
+        let config = resolve_in(home.path(), Some(project.path())).unwrap();
+        let places = config.protected_places();
+        let (home, project) = (home.path(), project.path());
+        let unwritable = [
+            project.join("switchyard.toml"),
+            project.join(".switchyard"),
+            home.join("switchyard.toml"),
+            home.join("workflows"),
+            home.join("routines"),
+            home.join("core"),
+        ];
+        assert_eq!(places.unwritable, unwritable);
+        let store = home.join(DEFAULT_STORE_FILE).display().to_string();
+        let secret = [
+            home.join("keys"),
+            PathBuf::from(&store),
+            PathBuf::from(format!("{store}-wal")),
+            PathBuf::from(format!("{store}-shm")),
+            PathBuf::from(format!("{store}-journal")),
+            home.join("serve-token"),
+        ];
+        assert_eq!(places.secret, secret);
+    }
+
+    #[test]
     fn a_misspelled_key_is_an_error_naming_the_file() {
         let home = tempfile::tempdir().unwrap();
         fs::write(home.path().join("switchyard.toml"), "[store]\npaht = \"x\"\n").unwrap();
