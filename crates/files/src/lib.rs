@@ -377,6 +377,7 @@ impl FileHost {
             }
             "preload_workflow" => {
                 let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
+                refuse_special_source(&record.source)?;
                 let archive = self.bundle_archive(&mounts)?;
                 let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
                 self.preload_with(mounts, archive, references.references()).await
@@ -598,6 +599,20 @@ fn bundle_source(source: &str) -> Option<BundleSource> {
         return Some(BundleSource::Archive(path.to_path_buf()));
     }
     path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
+}
+
+/// Refuses a run whose workflow file has become a FIFO, device or socket since the run started:
+/// finding its references compiles the file again, and opening such a file can block for ever.
+/// Looked at without opening it.
+fn refuse_special_source(source: &str) -> Result<(), ToolError> {
+    let Some((_, path)) = source.split_once(':') else { return Ok(()) };
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => Err(ToolError::security(
+            codes::SPECIAL_FILE,
+            "the run's workflow file is now a device, FIFO or socket; its references are not read",
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {

@@ -105,3 +105,41 @@ async fn a_read_is_bounded_by_the_bytes_read_not_by_the_size_the_metadata_claims
     let error = layout.call("read_file", json!({ "path": "{core-root}/self/status" })).await.unwrap_err();
     assert_eq!(error.code, codes::TOO_LARGE, "{error}");
 }
+
+/// Regression: `preload_workflow` compiled the run's workflow file again to find its references,
+/// opening it blocking; replaced by a FIFO, the call never answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn preload_workflow_answers_when_the_runs_workflow_file_became_a_fifo() {
+    let world = common::World::new().await;
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("classify.json");
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    std::fs::copy(testdata.join("classify-task-workflow.json"), &file).unwrap();
+    let started = world
+        .runtime
+        .start(switchyard_runtime::StartRequest {
+            file: Some(file.clone()),
+            goal: "Classify".into(),
+            ..switchyard_runtime::StartRequest::default()
+        })
+        .await
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    make("mkfifo", &file, &[]);
+    let host = Arc::new(FileHost::new(Arc::clone(&world.runtime), HostConfig::default()));
+    // On a task of its own, so a call that blocks its thread cannot stop the bound from firing.
+    let call = tokio::spawn({
+        let host = Arc::clone(&host);
+        async move { host.call("preload_workflow", json!({}), Some(started.run)).await }
+    });
+    let Ok(answer) = tokio::time::timeout(ANSWERS_WITHIN, call).await else {
+        // Opening the FIFO's other end lets a blocked open return, and a plain file in its place
+        // lets later opens return too, so the test fails rather than hangs.
+        let writer = std::fs::OpenOptions::new().write(true).open(&file);
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, "{}").unwrap();
+        drop(writer);
+        panic!("preload_workflow did not answer within {ANSWERS_WITHIN:?}");
+    };
+    assert_eq!(answer.unwrap().unwrap_err().code, codes::SPECIAL_FILE);
+}
