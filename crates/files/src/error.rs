@@ -13,6 +13,9 @@ pub mod codes {
     pub const SYMLINK_ESCAPE: &str = "E_SYMLINK_ESCAPE";
     pub const HARDLINK: &str = "E_HARDLINK";
     pub const SPECIAL_FILE: &str = "E_SPECIAL_FILE";
+    /// Switchyard's own configuration, workflow folders, keys or store: never written (and keys
+    /// and store never read) through the file tools, whatever the mounts allow.
+    pub const PROTECTED: &str = "E_PROTECTED";
     pub const READ_ONLY: &str = "E_READ_ONLY";
     pub const TOO_LARGE: &str = "E_TOO_LARGE";
     pub const NOT_FOUND: &str = "E_NOT_FOUND";

@@ -25,6 +25,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use switchyard_core::RunId;
 pub use switchyard_core::hash::sha256_hex;
+use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
 use switchyard_runtime::run_folder::{
     MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
 };
@@ -35,7 +36,7 @@ pub use crate::error::{ToolError, codes};
 pub use crate::metrics::{CounterSnapshot, Counters};
 use crate::patch::Replacement;
 pub use crate::preload::{Preload, Reference, References};
-use crate::sandbox::{Mount, MountName, Mounts, Resolved};
+use crate::sandbox::{Guard, Mount, MountName, Mounts, Resolved};
 
 /// What a tool answers: its text, or a short coded error.
 pub type ToolResult = Result<String, ToolError>;
@@ -52,6 +53,9 @@ pub struct HostConfig {
     pub max_write_bytes: u64,
     pub max_list_entries: usize,
     pub max_preload_bytes: u64,
+    /// What no mount reaches ([`Config::protected_places`]). The project's own `switchyard.toml`
+    /// and `.switchyard/` are protected even when this does not name them.
+    pub protected: ProtectedPlaces,
 }
 
 impl Default for HostConfig {
@@ -64,6 +68,7 @@ impl Default for HostConfig {
             max_write_bytes: 1024 * 1024,
             max_list_entries: 500,
             max_preload_bytes: 8 * 1024 * 1024,
+            protected: ProtectedPlaces::default(),
         }
     }
 }
@@ -74,6 +79,7 @@ impl HostConfig {
             project_root: config.project_root.clone(),
             project_writable: config.project_writable,
             core_root: Some(config.core_root.clone()),
+            protected: config.protected_places(),
             ..Self::default()
         }
     }
@@ -160,10 +166,20 @@ pub fn tool_definitions() -> Vec<ToolDefinition> {
 }
 
 /// The tool host: mounts per run, limits, counters, opened zip bundles.
+///
+/// What decides what the sandbox allows is fixed when the host is built: `{project-root}` and
+/// `{core-root}` are opened then and lent to each run, and the protected places are opened then
+/// too. Nothing an agent writes during a run (a `switchyard.toml` least of all) is read again to
+/// decide what a later call may reach.
 #[derive(Debug)]
 pub struct FileHost {
     runtime: Arc<Runtime>,
     config: HostConfig,
+    /// `{project-root}` as opened when the host was built, or why it could not be.
+    project: Option<Result<Mount, ToolError>>,
+    /// `{core-root}`, when its folder existed when the host was built.
+    core: Option<Mount>,
+    guard: Arc<Guard>,
     counters: Counters,
     /// Zip bundles read before, so each call under `{bundle-root}` does not decompress its
     /// archive again.
@@ -201,9 +217,24 @@ struct Arguments {
 
 impl FileHost {
     pub fn new(runtime: Arc<Runtime>, config: HostConfig) -> Self {
+        let project =
+            config.project_root.as_deref().map(|root| open_mount(MountName::Project, root, config.project_writable));
+        let core = config.core_root.as_deref().filter(|core| core.is_dir()).and_then(|core| {
+            open_mount(MountName::Core, core, false)
+                .inspect_err(|error| tracing::warn!(%error, "{{core-root}} is left out"))
+                .ok()
+        });
+        let mut unwritable = config.protected.unwritable.clone();
+        if let Some(project) = &config.project_root {
+            unwritable.extend([project.join(CONFIG_FILE), project.join(PROJECT_FOLDER)]);
+        }
+        let guard = Arc::new(Guard::new(&unwritable, &config.protected.secret, runtime.output_root()));
         Self {
             runtime,
             config,
+            project,
+            core,
+            guard,
             counters: Counters::default(),
             archives: ArchiveCache::default(),
             run_locks: Mutex::new(HashMap::new()),
@@ -346,6 +377,7 @@ impl FileHost {
             }
             "preload_workflow" => {
                 let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
+                refuse_special_source(&record.source)?;
                 let archive = self.bundle_archive(&mounts)?;
                 let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
                 self.preload_with(mounts, archive, references.references()).await
@@ -389,21 +421,17 @@ impl FileHost {
         serde_json::to_string_pretty(&preload).map_err(|error| ToolError::new(codes::IO, error.to_string()))
     }
 
-    /// The mounts of a run: its output folder, its workflow's folder, the project, the core.
+    /// The mounts of a run: its output folder, its workflow's folder, and the project and the
+    /// core as they were opened when the host was built.
     pub async fn mounts(&self, run: RunId) -> Result<Mounts, ToolError> {
         let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
-        let mut mounts = Mounts::default();
+        let mut mounts = Mounts { guard: Arc::clone(&self.guard), ..Mounts::default() };
         let output = self.runtime.run_folder(record.session).ok_or_else(|| {
             ToolError::new(codes::NOT_FOUND, "this runtime has no output root, so the run has no output folder")
         })?;
-        let open = |name, root: &Path, writable| {
-            Mount::open(name, root, writable).map_err(|error| {
-                ToolError::new(codes::NOT_FOUND, format!("{} ({}): {error}", name.variable(), root.display()))
-            })
-        };
-        mounts.mounts.push(open(MountName::Output, &output, true)?);
-        if let Some(project) = &self.config.project_root {
-            mounts.mounts.push(open(MountName::Project, project, self.config.project_writable)?);
+        mounts.mounts.push(open_mount(MountName::Output, &output, true)?);
+        if let Some(project) = &self.project {
+            mounts.mounts.push(lend(project.as_ref().map_err(Clone::clone)?)?);
         }
         match bundle_source(&record.source) {
             Some(BundleSource::Archive(archive)) => mounts.bundle_archive = Some(archive),
@@ -414,8 +442,8 @@ impl FileHost {
             }
             None => {}
         }
-        if let Some(core) = self.config.core_root.as_ref().filter(|core| core.is_dir()) {
-            mounts.mounts.push(open(MountName::Core, core, false)?);
+        if let Some(core) = &self.core {
+            mounts.mounts.push(lend(core)?);
         }
         Ok(mounts)
     }
@@ -538,6 +566,16 @@ impl ManifestLock {
     }
 }
 
+fn open_mount(name: MountName, root: &Path, writable: bool) -> Result<Mount, ToolError> {
+    Mount::open(name, root, writable)
+        .map_err(|error| ToolError::new(codes::NOT_FOUND, format!("{} ({}): {error}", name.variable(), root.display())))
+}
+
+/// A handle of its own on a mount opened when the host was built.
+fn lend(mount: &Mount) -> Result<Mount, ToolError> {
+    mount.try_clone().map_err(|error| ToolError::new(codes::IO, format!("{}: {error}", mount.name.variable())))
+}
+
 fn is_state_document(resolved: &Resolved<'_>) -> bool {
     resolved.mount.name == MountName::Output && resolved.relative == Path::new(STATE_DOCUMENT)
 }
@@ -561,6 +599,20 @@ fn bundle_source(source: &str) -> Option<BundleSource> {
         return Some(BundleSource::Archive(path.to_path_buf()));
     }
     path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
+}
+
+/// Refuses a run whose workflow file has become a FIFO, device or socket since the run started:
+/// finding its references compiles the file again, and opening such a file can block for ever.
+/// Looked at without opening it.
+fn refuse_special_source(source: &str) -> Result<(), ToolError> {
+    let Some((_, path)) = source.split_once(':') else { return Ok(()) };
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => Err(ToolError::security(
+            codes::SPECIAL_FILE,
+            "the run's workflow file is now a device, FIFO or socket; its references are not read",
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {
@@ -596,7 +648,8 @@ type Listed = (PathBuf, u64, &'static str);
 fn list(resolved: &Resolved<'_>, matcher: Option<&globset::GlobMatcher>, limit: usize) -> ToolResult {
     const MAX_DEPTH: usize = 16;
     const MAX_VISITED: usize = 20_000;
-    let dir = resolved.mount.dir().open_dir(&resolved.relative).map_err(|error| resolved.kernel_error(&error))?;
+    let dir = resolved.open_listed_dir()?;
+    let unlisted = resolved.unlisted()?;
     let mut stack = vec![(dir, PathBuf::new(), 0usize)];
     let (mut found, mut visited, mut truncated) = (Vec::new(), 0usize, false);
     'walk: while let Some((dir, prefix, depth)) = stack.pop() {
@@ -609,6 +662,11 @@ fn list(resolved: &Resolved<'_>, matcher: Option<&globset::GlobMatcher>, limit: 
             }
             let name = prefix.join(entry.file_name());
             let Ok(file_type) = entry.file_type() else { continue };
+            // Keys and the store are left out, by what they are, not by their names.
+            let Ok(metadata) = entry.metadata() else { continue };
+            if unlisted.contains(&sandbox::Identity::of_metadata(&metadata)) {
+                continue;
+            }
             if file_type.is_dir() {
                 if depth + 1 < MAX_DEPTH
                     && let Ok(child) = entry.open_dir()
@@ -620,7 +678,7 @@ fn list(resolved: &Resolved<'_>, matcher: Option<&globset::GlobMatcher>, limit: 
             if matcher.is_some_and(|matcher| !matcher.is_match(&name)) {
                 continue;
             }
-            let size = entry.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+            let size = metadata.len();
             let kind = if file_type.is_symlink() {
                 " (symlink)"
             } else if file_type.is_file() {

@@ -22,6 +22,10 @@ use crate::error::Error;
 
 /// The file name of the store inside the home folder.
 pub const DEFAULT_STORE_FILE: &str = "switchyard.sqlite3";
+/// The configuration file's name, in the project root and in the home folder.
+pub const CONFIG_FILE: &str = "switchyard.toml";
+/// The project's own folder (`.switchyard/workflows/`, routines) below the project root.
+pub const PROJECT_FOLDER: &str = ".switchyard";
 
 /// Resolved configuration.
 #[derive(Debug, Clone)]
@@ -220,6 +224,41 @@ fn open_to_others(path: &Path) -> Result<Option<u32>, Error> {
     Ok((mode & 0o077 != 0).then_some(mode & 0o777))
 }
 
+/// The places the file tools must never change, whatever their mounts say, because what they
+/// hold decides what the sandbox allows or what a later run loads; and the places they must not
+/// even read, because they hold secrets.
+///
+/// These are paths as the configuration names them; the file door opens them once, when it is
+/// built, and compares what an agent names with them by file identity (device and inode), never
+/// by path text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProtectedPlaces {
+    /// Never written (nor created): configuration files, workflow and routine folders, `{core-root}`.
+    pub unwritable: Vec<PathBuf>,
+    /// Never read, listed into or written: the key folder, the store and its side files, the
+    /// serve token.
+    pub secret: Vec<PathBuf>,
+}
+
+impl ProtectedPlaces {
+    /// The places of a home, a store file and a project, as [`Config::resolve`] would find them.
+    pub fn of(home: &Path, store_path: &Path, project_root: Option<&Path>) -> Self {
+        let mut unwritable = Vec::new();
+        if let Some(project) = project_root {
+            unwritable.extend([project.join(CONFIG_FILE), project.join(PROJECT_FOLDER)]);
+        }
+        unwritable.extend([home.join(CONFIG_FILE), home.join("workflows"), home.join("routines")]);
+        let mut secret = vec![home.join("keys")];
+        // SQLite's side files hold the same data as the store (and the journal an older state).
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let mut name = store_path.as_os_str().to_owned();
+            name.push(suffix);
+            secret.push(PathBuf::from(name));
+        }
+        Self { unwritable, secret }
+    }
+}
+
 /// What the caller says explicitly; anything left `None` comes from files or defaults.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -281,8 +320,8 @@ impl Config {
         };
         let (mut store_path, mut output_root, mut project_writable, mut core_root) = (None, None, None, None);
         let mut serve = ServeConfig::default();
-        let project_file = overrides.project_root.as_deref().map(|root| root.join("switchyard.toml"));
-        for file in project_file.iter().chain(std::iter::once(&home.join("switchyard.toml"))) {
+        let project_file = overrides.project_root.as_deref().map(|root| root.join(CONFIG_FILE));
+        for file in project_file.iter().chain(std::iter::once(&home.join(CONFIG_FILE))) {
             let read = read_file_config(file)?;
             store_path = store_path.or_else(|| read.store.path.map(|path| relative_to(file, path)));
             output_root = output_root.or_else(|| read.runs.output_root.map(|path| relative_to(file, path)));
@@ -317,6 +356,22 @@ impl Config {
             core_root,
             serve,
         })
+    }
+}
+
+impl Config {
+    /// What the file tools must never change or read under this configuration: see
+    /// [`ProtectedPlaces`]. The core root is unwritable too (built-in assets), and the serve
+    /// token secret, wherever it is kept.
+    pub fn protected_places(&self) -> ProtectedPlaces {
+        let mut places = ProtectedPlaces::of(&self.home, &self.store_path, self.project_root.as_deref());
+        places.unwritable.push(self.core_root.clone());
+        match &self.serve.token {
+            Some(ServeTokenSource::File(path)) => places.secret.push(path.clone()),
+            Some(ServeTokenSource::Inline { config_file, .. }) => places.secret.push(config_file.clone()),
+            None => {}
+        }
+        places
     }
 }
 
@@ -377,6 +432,35 @@ mod tests {
         fs::write(project.path().join("switchyard.toml"), "[store]\npath = \"/tmp/p.sqlite3\"\n").unwrap();
         assert_eq!(resolve(None), PathBuf::from("/tmp/p.sqlite3"));
         assert_eq!(resolve(Some("/x.sqlite3".into())), PathBuf::from("/x.sqlite3"));
+    }
+
+    #[test]
+    fn protected_places_name_the_configuration_the_workflow_folders_the_keys_the_store_and_the_token() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        write_private(&home.path().join("switchyard.toml"), "[serve]\ntoken_file = \"serve-token\"\n");
+        let config = resolve_in(home.path(), Some(project.path())).unwrap();
+        let places = config.protected_places();
+        let (home, project) = (home.path(), project.path());
+        let unwritable = [
+            project.join("switchyard.toml"),
+            project.join(".switchyard"),
+            home.join("switchyard.toml"),
+            home.join("workflows"),
+            home.join("routines"),
+            home.join("core"),
+        ];
+        assert_eq!(places.unwritable, unwritable);
+        let store = home.join(DEFAULT_STORE_FILE).display().to_string();
+        let secret = [
+            home.join("keys"),
+            PathBuf::from(&store),
+            PathBuf::from(format!("{store}-wal")),
+            PathBuf::from(format!("{store}-shm")),
+            PathBuf::from(format!("{store}-journal")),
+            home.join("serve-token"),
+        ];
+        assert_eq!(places.secret, secret);
     }
 
     #[test]
