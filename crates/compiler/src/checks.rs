@@ -15,6 +15,7 @@ use crate::expressions::{self, CONDITION_RESERVED, TEMPLATE_RESERVED};
 /// Runs every check on the draft; returns the IR when none of them found an error.
 pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {
     check_ids(draft, report);
+    check_steps_exist(draft, report);
     check_variables(draft, report);
     let declared: Vec<&str> = draft.variables.iter().map(|variable| variable.name.value.as_str()).collect();
     for step in &draft.steps {
@@ -33,6 +34,19 @@ pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workfl
         check_cycles(draft, &graph, report);
     }
     if report.has_errors() { None } else { Some(lower(draft)) }
+}
+
+/// A run starts at the first step (or `start`), so a workflow with an empty step list is refused
+/// here as `start` would refuse it. A format reader that already said so is not repeated.
+fn check_steps_exist(draft: &DraftWorkflow, report: &mut Report) {
+    if draft.steps.is_empty() && !report.diagnostics.iter().any(|diagnostic| diagnostic.code == codes::NO_STEPS) {
+        report.error(
+            draft.id.at,
+            codes::NO_STEPS,
+            format!("the workflow `{}` has no steps, so a run of it would have no step to start at", draft.id.value),
+            Some("add at least one step under `steps:`".into()),
+        );
+    }
 }
 
 /// `[A-Za-z0-9][A-Za-z0-9_.-]*`

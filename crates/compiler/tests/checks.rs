@@ -311,6 +311,13 @@ fn missing_required_fields_are_reported() {
 }
 
 #[test]
+fn an_empty_step_list_is_refused_as_start_refuses_it() {
+    let compiled = check("id: demo\nsteps: []\n", &["1:5 error[no-steps]"]);
+    assert!(help_of(&compiled, "no-steps").contains("add at least one step"));
+    check("{\"id\": \"demo\", \"steps\": []}\n", &["1:8 error[no-steps]"]);
+}
+
+#[test]
 fn yaml_errors_are_located() {
     check("id: demo\nsteps: [\n", &["2:8 error[yaml-syntax]"]);
     check("id: !secret demo\nsteps: []\n", &["1:13 error[yaml-syntax]"]);
