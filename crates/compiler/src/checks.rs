@@ -225,15 +225,22 @@ fn output_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error>
     fancy_regex::RegexBuilder::new(pattern).delegate_size_limit(1 << 20).build()
 }
 
+/// Why the engine would refuse a condition of an output check: past the bounds
+/// ([`switchyard_core::limits::check_condition_bounds`]) or not parsing.
+fn condition_problem(condition: &str) -> Option<String> {
+    if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
+        return Some(format!("is refused: {error}"));
+    }
+    expressions::parse_condition(condition).as_ref().as_ref().err().map(|errors| format!("does not parse: {}", errors.all))
+}
+
 /// Problems with output checks the engine would refuse: regexes and schemas that do not compile,
 /// conditions that do not parse.
 fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
     let mut problems = Vec::new();
     for check in checks {
-        if let Some(when) = check.when()
-            && let Err(errors) = &*expressions::parse_condition(when)
-        {
-            problems.push(format!("has a `when` that does not parse: {}", errors.all));
+        if let Some(problem) = check.when().and_then(condition_problem) {
+            problems.push(format!("has a `when` that {problem}"));
         }
         match check {
             OutputCheck::Regex { pattern, .. } => {
@@ -247,10 +254,8 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
                 }
             }
             OutputCheck::Condition { condition, .. } => {
-                if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
-                    problems.push(format!("has a `condition` that is refused: {error}"));
-                } else if let Err(errors) = &*expressions::parse_condition(condition) {
-                    problems.push(format!("has a `condition` that does not parse: {}", errors.all));
+                if let Some(problem) = condition_problem(condition) {
+                    problems.push(format!("has a `condition` that {problem}"));
                 }
             }
             OutputCheck::All { checks, .. } | OutputCheck::Any { checks, .. } => {

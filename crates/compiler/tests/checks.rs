@@ -410,3 +410,19 @@ fn loops_in_native_files_use_edge_kinds() {
     .unwrap();
     assert_eq!(workflow.steps[0].edges[0].kind, EdgeKind::Loop);
 }
+
+#[test]
+fn an_output_check_condition_past_the_bounds_is_refused_as_start_refuses_it() {
+    let nested = format!("{}true{}", "(".repeat(10), ")".repeat(10));
+    let text = format!("id: demo\nsteps:\n  - id: a\n    prompt: x\n    checks:\n      - {{kind: contains, value: x, when: '{nested}'}}\n");
+    let compiled = check(&text, &["6:7 error[invalid-value]"]);
+    assert!(compiled.diagnostics[0].message.contains("nests brackets"), "{:?}", compiled.diagnostics);
+}
+
+#[test]
+fn an_output_schema_whose_reference_cannot_be_resolved_is_refused_as_start_refuses_it() {
+    check(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n    output: {$ref: '#/$defs/missing'}\n",
+        &["5:13 error[output-schema-invalid]"],
+    );
+}
