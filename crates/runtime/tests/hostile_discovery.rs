@@ -299,7 +299,7 @@ fn archives_that_climb_out_or_explode_are_refused_in_discovery() {
     home.lists_good_without(&["climb", "bomb"]);
     assert!(home.validate_error(&climbing).contains("climbs out"));
     assert!(home.validate_error(&bomb).contains("zip bomb"));
-    let carrying = bundle.clone();
+    let carrying = bundle;
     let found = bounded("bundle", move || Catalog::bundle(&carrying).map_err(|error: Error| error.to_string()));
     assert!(found.unwrap()[0].compiled.workflow.is_some(), "the bundle carrying an archive still compiles");
 }
