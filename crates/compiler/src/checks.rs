@@ -231,7 +231,11 @@ fn condition_problem(condition: &str) -> Option<String> {
     if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
         return Some(format!("is refused: {error}"));
     }
-    expressions::parse_condition(condition).as_ref().as_ref().err().map(|errors| format!("does not parse: {}", errors.all))
+    expressions::parse_condition(condition)
+        .as_ref()
+        .as_ref()
+        .err()
+        .map(|errors| format!("does not parse: {}", errors.all))
 }
 
 /// Problems with output checks the engine would refuse: regexes and schemas that do not compile,

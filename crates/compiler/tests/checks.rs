@@ -414,7 +414,9 @@ fn loops_in_native_files_use_edge_kinds() {
 #[test]
 fn an_output_check_condition_past_the_bounds_is_refused_as_start_refuses_it() {
     let nested = format!("{}true{}", "(".repeat(10), ")".repeat(10));
-    let text = format!("id: demo\nsteps:\n  - id: a\n    prompt: x\n    checks:\n      - {{kind: contains, value: x, when: '{nested}'}}\n");
+    let text = format!(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n    checks:\n      - {{kind: contains, value: x, when: '{nested}'}}\n"
+    );
     let compiled = check(&text, &["6:7 error[invalid-value]"]);
     assert!(compiled.diagnostics[0].message.contains("nests brackets"), "{:?}", compiled.diagnostics);
 }
