@@ -76,6 +76,29 @@ impl Home {
         folder
     }
 
+    /// One hostile file made by `make` in each place discovery reads: `workflows/<name>.yaml`,
+    /// `workflows/<name>-archive.zip`, and `steps/<name>.md` in the bundle folder `<name>-bundle`.
+    fn place(&self, name: &str, make: fn(&Path)) -> Placed {
+        let bundle = self.bundle(&format!("{name}-bundle"));
+        let placed = Placed {
+            single: self.workflows().join(format!("{name}.yaml")),
+            archive: self.workflows().join(format!("{name}-archive.zip")),
+            inside: bundle.join("steps").join(format!("{name}.md")),
+            bundle,
+        };
+        [&placed.single, &placed.archive, &placed.inside].into_iter().for_each(|path| make(path));
+        placed
+    }
+
+    /// A folder `workflows/<name>` with a regular `workflow.yaml` and a `bmad.json` that `make`
+    /// creates: the package manifest discovery reads to list a bundle's workflows.
+    fn package_whose_manifest_is(&self, name: &str, make: fn(&Path)) {
+        let folder = self.workflows().join(name);
+        fs::create_dir_all(&folder).unwrap();
+        fs::write(folder.join("workflow.yaml"), format!("name: {name}\n")).unwrap();
+        make(&folder.join("bmad.json"));
+    }
+
     /// Asserts that `list` answers in bounds with `good` and without `hidden`, and that `names`
     /// answers in bounds.
     fn lists_good_without(&self, hidden: &[&str]) {
@@ -100,6 +123,14 @@ impl Home {
             None => panic!("validate does not report {}", path.display()),
         }
     }
+}
+
+/// Where [`Home::place`] put a hostile file.
+struct Placed {
+    single: PathBuf,
+    archive: PathBuf,
+    bundle: PathBuf,
+    inside: PathBuf,
 }
 
 fn mkfifo(path: &Path) {
@@ -157,10 +188,7 @@ fn a_fifo_inside_a_bundle_refuses_the_bundle_unopened() {
     let fifo = bundle.join("steps").join("notes.md");
     mkfifo(&fifo);
     // A package whose manifest is a FIFO, beside a regular entry file.
-    let manifest_piped = home.workflows().join("manifest-piped");
-    fs::create_dir_all(&manifest_piped).unwrap();
-    fs::write(manifest_piped.join("workflow.yaml"), "name: manifest-piped\n").unwrap();
-    mkfifo(&manifest_piped.join("bmad.json"));
+    home.package_whose_manifest_is("manifest-piped", mkfifo);
 
     home.lists_good_without(&["piped"]);
     assert_names(&bundle_error(&bundle), &fifo, "named pipe (FIFO)");
@@ -172,19 +200,10 @@ fn a_fifo_inside_a_bundle_refuses_the_bundle_unopened() {
 #[test]
 fn a_device_is_never_read_whatever_its_metadata_says() {
     let home = Home::new();
-    let single = home.workflows().join("zero.yaml");
-    zero_device(&single);
-    let archive = home.workflows().join("zero-archive.zip");
-    zero_device(&archive);
-    let bundle = home.bundle("zeroed");
-    let inside = bundle.join("steps").join("zero.md");
-    zero_device(&inside);
-    let manifest_zeroed = home.workflows().join("manifest-zeroed");
-    fs::create_dir_all(&manifest_zeroed).unwrap();
-    fs::write(manifest_zeroed.join("workflow.yaml"), "name: manifest-zeroed\n").unwrap();
-    zero_device(&manifest_zeroed.join("bmad.json"));
+    let Placed { single, archive, bundle, inside } = home.place("zero", zero_device);
+    home.package_whose_manifest_is("manifest-zeroed", zero_device);
 
-    home.lists_good_without(&["zero", "zero-archive", "zeroed"]);
+    home.lists_good_without(&["zero", "zero-archive", "zero-bundle"]);
     for path in [&single, &archive] {
         assert_names(&home.validate_error(path), path, "character device");
         assert_names(&file_error(path), path, "character device");
@@ -231,14 +250,8 @@ fn symlink_loops_end_in_a_clear_error() {
 fn huge_files_are_refused_by_the_bytes_read() {
     let home = Home::new();
     // Sparse files: a gibibyte each by their metadata, nothing on disk.
-    let sparse = |path: &Path| fs::File::create(path).unwrap().set_len(1 << 30).unwrap();
-    let single = home.workflows().join("huge.yaml");
-    sparse(&single);
-    let archive = home.workflows().join("huge-archive.zip");
-    sparse(&archive);
-    let bundle = home.bundle("huge-bundle");
-    let inside = bundle.join("steps").join("huge.md");
-    sparse(&inside);
+    let Placed { single, archive, bundle, inside } =
+        home.place("huge", |path| fs::File::create(path).unwrap().set_len(1 << 30).unwrap());
 
     home.lists_good_without(&["huge", "huge-archive", "huge-bundle"]);
     assert_names(&file_error(&single), &single, "larger than");
