@@ -16,6 +16,7 @@ use crate::fields::Located;
 /// Runs every check on the draft; returns the IR when none of them found an error.
 pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {
     check_ids(draft, report);
+    check_steps_exist(draft, report);
     check_variables(draft, report);
     let declared: Vec<&str> = draft.variables.iter().map(|variable| variable.name.value.as_str()).collect();
     let typed: Vec<(&str, ValueType)> =
@@ -46,6 +47,19 @@ pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workfl
 fn step_conditions(step: &DraftStep) -> impl Iterator<Item = &Located<String>> {
     let edges = step.edges.iter().flat_map(|edge| edge.condition.iter().chain(edge.set.iter().map(|(_, value)| value)));
     edges.chain(step.rules.run_when.iter()).chain(step.rules.gate_when.iter())
+}
+
+/// A run starts at the first step (or `start`), so a workflow with an empty step list is refused
+/// here as `start` would refuse it. A format reader that already said so is not repeated.
+fn check_steps_exist(draft: &DraftWorkflow, report: &mut Report) {
+    if draft.steps.is_empty() && !report.diagnostics.iter().any(|diagnostic| diagnostic.code == codes::NO_STEPS) {
+        report.error(
+            draft.id.at,
+            codes::NO_STEPS,
+            format!("the workflow `{}` has no steps, so a run of it would have no step to start at", draft.id.value),
+            Some("add at least one step under `steps:`".into()),
+        );
+    }
 }
 
 /// `[A-Za-z0-9][A-Za-z0-9_.-]*`
@@ -224,15 +238,26 @@ fn output_regex(pattern: &str) -> Result<fancy_regex::Regex, fancy_regex::Error>
     fancy_regex::RegexBuilder::new(pattern).delegate_size_limit(1 << 20).build()
 }
 
+/// Why the engine would refuse a condition of an output check: past the bounds
+/// ([`switchyard_core::limits::check_condition_bounds`]) or not parsing.
+fn condition_problem(condition: &str) -> Option<String> {
+    if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
+        return Some(format!("is refused: {error}"));
+    }
+    expressions::parse_condition(condition)
+        .as_ref()
+        .as_ref()
+        .err()
+        .map(|errors| format!("does not parse: {}", errors.all))
+}
+
 /// Problems with output checks the engine would refuse: regexes and schemas that do not compile,
 /// conditions that do not parse.
 fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
     let mut problems = Vec::new();
     for check in checks {
-        if let Some(when) = check.when()
-            && let Err(errors) = &*expressions::parse_condition(when)
-        {
-            problems.push(format!("has a `when` that does not parse: {}", errors.all));
+        if let Some(problem) = check.when().and_then(condition_problem) {
+            problems.push(format!("has a `when` that {problem}"));
         }
         match check {
             OutputCheck::Regex { pattern, .. } => {
@@ -246,10 +271,8 @@ fn check_output_checks(checks: &[OutputCheck]) -> Vec<String> {
                 }
             }
             OutputCheck::Condition { condition, .. } => {
-                if let Err(error) = switchyard_core::limits::check_condition_bounds(condition) {
-                    problems.push(format!("has a `condition` that is refused: {error}"));
-                } else if let Err(errors) = &*expressions::parse_condition(condition) {
-                    problems.push(format!("has a `condition` that does not parse: {}", errors.all));
+                if let Some(problem) = condition_problem(condition) {
+                    problems.push(format!("has a `condition` that {problem}"));
                 }
             }
             OutputCheck::All { checks, .. } | OutputCheck::Any { checks, .. } => {

@@ -329,6 +329,13 @@ fn missing_required_fields_are_reported() {
 }
 
 #[test]
+fn an_empty_step_list_is_refused_as_start_refuses_it() {
+    let compiled = check("id: demo\nsteps: []\n", &["1:5 error[no-steps]"]);
+    assert!(help_of(&compiled, "no-steps").contains("add at least one step"));
+    check("{\"id\": \"demo\", \"steps\": []}\n", &["1:8 error[no-steps]"]);
+}
+
+#[test]
 fn yaml_errors_are_located() {
     check("id: demo\nsteps: [\n", &["2:8 error[yaml-syntax]"]);
     check("id: !secret demo\nsteps: []\n", &["1:13 error[yaml-syntax]"]);
@@ -420,4 +427,22 @@ fn loops_in_native_files_use_edge_kinds() {
     .workflow
     .unwrap();
     assert_eq!(workflow.steps[0].edges[0].kind, EdgeKind::Loop);
+}
+
+#[test]
+fn an_output_check_condition_past_the_bounds_is_refused_as_start_refuses_it() {
+    let nested = format!("{}true{}", "(".repeat(10), ")".repeat(10));
+    let text = format!(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n    checks:\n      - {{kind: contains, value: x, when: '{nested}'}}\n"
+    );
+    let compiled = check(&text, &["6:7 error[invalid-value]"]);
+    assert!(compiled.diagnostics[0].message.contains("nests brackets"), "{:?}", compiled.diagnostics);
+}
+
+#[test]
+fn an_output_schema_whose_reference_cannot_be_resolved_is_refused_as_start_refuses_it() {
+    check(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n    output: {$ref: '#/$defs/missing'}\n",
+        &["5:13 error[output-schema-invalid]"],
+    );
 }

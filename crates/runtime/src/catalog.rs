@@ -11,14 +11,14 @@
 mod bundle;
 mod cache;
 mod project;
+mod read;
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use serde::Serialize;
-use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_FILES, compile_bundle, detect_bundle};
+use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, compile_bundle, detect_bundle};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 use switchyard_core::workflow::validate_workflow_id;
 
@@ -28,6 +28,7 @@ pub use self::bundle::{
     MAX_ARCHIVE_BYTES, MAX_DEPTH, MAX_EXPANSION_RATIO, is_bundle_path, read_archive_bytes, read_bundle,
 };
 pub use self::cache::{MAX_CACHED_BYTES, MAX_CACHED_FILES, compiles_of};
+use self::read::read_bounded;
 
 const ARCHIVE_EXTENSIONS: [&str; 2] = ["bmad", "zip"];
 
@@ -245,6 +246,9 @@ impl Catalog {
         let mut paths = Vec::new();
         if path.is_dir() {
             collect_sources(path, 0, &mut paths);
+            if paths.is_empty() {
+                return vec![(path.to_owned(), Ok(Sourced::NotAWorkflow(empty_folder_reason(path))))];
+            }
         } else if let Some(folder) = entry_file_folder(path) {
             paths.push(folder);
         } else {
@@ -275,7 +279,13 @@ impl Catalog {
                     .and_then(|extension| extension.to_str())
                     .is_some_and(|extension| EXTENSIONS.contains(&extension));
                 let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else { continue };
-                if has_extension && validate_workflow_id(stem).is_ok() && workflow_text(&path).is_some() {
+                // Only regular files, as [`Catalog::find`] looks for them: a FIFO or a device named like
+                // a workflow is skipped unread.
+                if has_extension
+                    && path.is_file()
+                    && validate_workflow_id(stem).is_ok()
+                    && workflow_text(&path).is_some()
+                {
                     names.push(stem.to_owned());
                 }
                 if looks_like_bundle(&path)
@@ -331,10 +341,23 @@ fn collect_sources(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
         }
         if entry.is_dir() {
             collect_sources(&entry, depth + 1, found);
-        } else if !is_bundle && (is_archive(&entry) || has_extension(&entry, &EXTENSIONS)) {
+        } else if !is_bundle && (has_extension(&entry, &ARCHIVE_EXTENSIONS) || has_extension(&entry, &EXTENSIONS)) {
+            // By name alone: a FIFO or device named like a workflow comes back refused, unread,
+            // so `validate` names it and says why.
             found.push(entry);
         }
     }
+}
+
+/// Why a folder named directly yields no source, for a folder in which discovery found nothing.
+fn empty_folder_reason(folder: &Path) -> String {
+    let mut reason = "a folder holding no workflow files (.yaml, .yml, .json), bundle folders or .bmad/.zip \
+                      archives (hidden entries and symlinks are not searched)"
+        .to_owned();
+    if has_extension(folder, &EXTENSIONS) || has_extension(folder, &ARCHIVE_EXTENSIONS) {
+        reason.push_str("; its name ends like a workflow file's, but a workflow file must be a file, not a folder");
+    }
+    reason
 }
 
 fn hidden_or_symlink(path: &Path) -> bool {
@@ -424,6 +447,7 @@ fn step_file_entries(folder: &Path) -> bool {
         .into_iter()
         .flatten()
         .flatten()
+        .take(MAX_BUNDLE_FILES)
         .any(|entry| is_step_entry_name(&entry.file_name().to_string_lossy()) && entry.path().is_file())
 }
 
@@ -501,7 +525,8 @@ fn bundle_names(path: &Path, stem: &str) -> Vec<String> {
 /// its limits, and with a single top folder taken as the root).
 fn package_manifest(path: &Path) -> Option<String> {
     if path.is_dir() {
-        return fs::read_to_string(path.join("bmad.json")).ok();
+        let bytes = read_bounded(&path.join("bmad.json"), MAX_WORKFLOW_SOURCE_BYTES).ok()?;
+        return String::from_utf8(bytes).ok();
     }
     read_bundle(path).ok()?.files.remove("bmad.json")
 }
@@ -573,39 +598,38 @@ fn compile_file(path: &Path, name: &str, text: String) -> Compiled {
 }
 
 /// The texts of the routine files (`*.json`) in `routines/` next to `path` or one folder up;
-/// unreadable or oversized files are skipped (the call then compiles with a warning naming the
-/// template).
+/// unreadable, oversized or special files are skipped (the call then compiles with a warning
+/// naming the template). Routines are held to a bundle's limits: at most [`MAX_BUNDLE_FILES`]
+/// entries looked at per folder and [`MAX_BUNDLE_BYTES`] read in all.
 fn routine_texts_near(path: &Path) -> Vec<String> {
     let Some(folder) = path.parent() else { return Vec::new() };
     let mut texts = Vec::new();
+    let mut bytes = 0usize;
     for candidate in [Some(folder), folder.parent()].into_iter().flatten() {
         let Ok(entries) = fs::read_dir(candidate.join("routines")) else { continue };
         let mut files: Vec<PathBuf> = entries
             .flatten()
+            .take(MAX_BUNDLE_FILES)
             .map(|entry| entry.path())
             .filter(|file| file.extension().is_some_and(|extension| extension == "json"))
             .collect();
         files.sort();
-        texts.extend(files.iter().filter_map(|file| read_source(file).ok()));
+        for text in files.iter().filter_map(|file| read_source(file).ok()) {
+            bytes += text.len();
+            if bytes > MAX_BUNDLE_BYTES {
+                return texts;
+            }
+            texts.push(text);
+        }
     }
     texts
 }
 
-/// Reads a workflow file, refusing anything larger than the compiler accepts.
+/// Reads a workflow file: a regular file only (see `catalog/read.rs`), refusing anything larger
+/// than the compiler accepts.
 pub fn read_source(path: &Path) -> Result<String, Error> {
-    let cannot =
-        |error: std::io::Error| Error::environment(format!("cannot read workflow file {}: {error}", path.display()));
-    let file = fs::File::open(path).map_err(cannot)?;
-    let mut bytes = Vec::new();
-    let limit = u64::try_from(MAX_WORKFLOW_SOURCE_BYTES).unwrap_or(u64::MAX) + 1;
-    file.take(limit).read_to_end(&mut bytes).map_err(cannot)?;
-    if bytes.len() > MAX_WORKFLOW_SOURCE_BYTES {
-        return Err(Error::invalid_input(format!(
-            "workflow file {} is larger than {} bytes; split it or remove embedded data",
-            path.display(),
-            MAX_WORKFLOW_SOURCE_BYTES
-        )));
-    }
+    let bytes =
+        read_bounded(path, MAX_WORKFLOW_SOURCE_BYTES).map_err(|unread| unread.into_error("workflow file", path))?;
     String::from_utf8(bytes)
         .map_err(|_| Error::invalid_input(format!("workflow file {} is not UTF-8 text", path.display())))
 }

@@ -3,7 +3,7 @@
 //! deeper than [`MAX_DEPTH`], symlinks that leave the folder, archive paths that climb out, and
 //! archives that expand far beyond their size (zip bombs). Binary files are skipped.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{Cursor, Read};
 use std::path::{Component, Path};
@@ -12,6 +12,8 @@ use switchyard_compiler::{Bundle, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 
 use crate::error::Error;
+
+use super::read::{Unread, open_regular, read_bounded};
 
 /// Deepest folder nesting a bundle may have.
 pub const MAX_DEPTH: usize = 12;
@@ -34,7 +36,7 @@ pub fn is_bundle_path(path: &Path) -> bool {
 
 fn is_zip(path: &Path) -> bool {
     let mut magic = [0u8; 4];
-    fs::File::open(path).and_then(|mut file| file.read_exact(&mut magic)).is_ok() && magic == *b"PK\x03\x04"
+    open_regular(path).is_ok_and(|mut file| file.read_exact(&mut magic).is_ok()) && magic == *b"PK\x03\x04"
 }
 
 /// Reads a folder or an archive.
@@ -54,15 +56,21 @@ struct Budget {
 }
 
 impl Budget {
+    /// Counts one file of `size` bytes.
     fn take(&mut self, root: &Path, size: usize) -> Result<(), Error> {
         self.files += 1;
-        self.bytes = self.bytes.saturating_add(size);
         if self.files > MAX_BUNDLE_FILES {
             return Err(refuse(
                 root,
                 &format!("more than {MAX_BUNDLE_FILES} files; a workflow bundle should be small"),
             ));
         }
+        self.charge(root, size)
+    }
+
+    /// Counts `size` more bytes of the file counted last.
+    fn charge(&mut self, root: &Path, size: usize) -> Result<(), Error> {
+        self.bytes = self.bytes.saturating_add(size);
         if self.bytes > MAX_BUNDLE_BYTES {
             return Err(refuse(root, &format!("more than {MAX_BUNDLE_BYTES} bytes of files; remove large data files")));
         }
@@ -71,12 +79,14 @@ impl Budget {
 }
 
 /// Reads a folder's text files by relative path, with the limits above (no single-root
-/// stripping: the paths are the folder's own).
+/// stripping: the paths are the folder's own). A FIFO, device or socket in the folder refuses
+/// the bundle unread, as does a symlink that loops or leads back into a folder already read.
 pub(crate) fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error> {
     let canonical_root = fs::canonicalize(root)
         .map_err(|error| Error::environment(format!("cannot read workflow folder {}: {error}", root.display())))?;
     let mut files = BTreeMap::new();
     let mut budget = Budget { files: 0, bytes: 0 };
+    let mut folders_read = BTreeSet::from([canonical_root.clone()]);
     let mut pending = vec![(root.to_path_buf(), 0usize)];
     while let Some((folder, depth)) = pending.pop() {
         if depth > MAX_DEPTH {
@@ -84,7 +94,18 @@ pub(crate) fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error
         }
         let entries = fs::read_dir(&folder)
             .map_err(|error| Error::environment(format!("cannot read folder {}: {error}", folder.display())))?;
-        let mut entries: Vec<_> = entries.flatten().map(|entry| entry.path()).collect();
+        // Listed no further than a bundle could hold, so a folder of millions of entries is
+        // refused without listing them all.
+        let mut entries: Vec<_> = entries.flatten().take(MAX_BUNDLE_FILES + 1).map(|entry| entry.path()).collect();
+        if entries.len() > MAX_BUNDLE_FILES {
+            return Err(refuse(
+                root,
+                &format!(
+                    "{} holds more than {MAX_BUNDLE_FILES} entries; a workflow bundle should be small",
+                    folder.display()
+                ),
+            ));
+        }
         entries.sort();
         for path in entries {
             let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
@@ -94,26 +115,38 @@ pub(crate) fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error
             let metadata = fs::symlink_metadata(&path)
                 .map_err(|error| Error::environment(format!("cannot read {}: {error}", path.display())))?;
             if metadata.file_type().is_symlink() {
-                let target = fs::canonicalize(&path)
-                    .map_err(|_| refuse(root, &format!("symlink {} is broken", path.display())))?;
+                let target = fs::canonicalize(&path).map_err(|error| {
+                    refuse(
+                        root,
+                        &format!("symlink {} cannot be followed ({error}): it is broken or loops", path.display()),
+                    )
+                })?;
                 if !target.starts_with(&canonical_root) {
                     return Err(refuse(root, &format!("symlink {} points outside the folder", path.display())));
                 }
             }
             if path.is_dir() {
+                let canonical = fs::canonicalize(&path)
+                    .map_err(|error| Error::environment(format!("cannot read folder {}: {error}", path.display())))?;
+                if !folders_read.insert(canonical) {
+                    return Err(refuse(
+                        root,
+                        &format!(
+                            "{} is a folder already read by another path (a symlink loop, or a second link to it)",
+                            path.display()
+                        ),
+                    ));
+                }
                 pending.push((path, depth + 1));
                 continue;
             }
-            let size = usize::try_from(fs::metadata(&path).map(|metadata| metadata.len()).unwrap_or(u64::MAX))
-                .unwrap_or(usize::MAX);
-            if size > MAX_WORKFLOW_SOURCE_BYTES {
-                return Err(refuse(
-                    root,
-                    &format!("{} is larger than {MAX_WORKFLOW_SOURCE_BYTES} bytes", path.display()),
-                ));
-            }
-            budget.take(root, size)?;
-            let Ok(text) = fs::read_to_string(&path) else { continue };
+            budget.take(root, 0)?;
+            let bytes = read_bounded(&path, MAX_WORKFLOW_SOURCE_BYTES).map_err(|unread| match unread {
+                Unread::Io(_) => unread.into_error("bundle file", &path),
+                Unread::NotRegular(_) | Unread::TooLarge(_) => refuse(root, &unread.reason(&path)),
+            })?;
+            budget.charge(root, bytes.len())?;
+            let Ok(text) = String::from_utf8(bytes) else { continue };
             let relative = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
             files.insert(relative, text);
         }
@@ -121,15 +154,15 @@ pub(crate) fn read_folder(root: &Path) -> Result<BTreeMap<String, String>, Error
     Ok(files)
 }
 
+/// Reads an archive file whole, refusing it unread when it is no regular file and by bytes read
+/// past [`MAX_ARCHIVE_BYTES`].
 fn read_archive(path: &Path) -> Result<BTreeMap<String, String>, Error> {
-    let size = fs::metadata(path)
-        .map_err(|error| Error::environment(format!("cannot read {}: {error}", path.display())))?
-        .len();
-    if size > MAX_ARCHIVE_BYTES {
-        return Err(refuse(path, &format!("the archive is larger than {MAX_ARCHIVE_BYTES} bytes")));
-    }
-    let bytes =
-        fs::read(path).map_err(|error| Error::environment(format!("cannot read {}: {error}", path.display())))?;
+    let limit = usize::try_from(MAX_ARCHIVE_BYTES).unwrap_or(usize::MAX);
+    let bytes = read_bounded(path, limit).map_err(|unread| match unread {
+        Unread::Io(_) => unread.into_error("archive", path),
+        Unread::NotRegular(_) => refuse(path, &unread.reason(path)),
+        Unread::TooLarge(_) => refuse(path, &format!("the archive is larger than {MAX_ARCHIVE_BYTES} bytes")),
+    })?;
     read_archive_bytes(path, &bytes)
 }
 

@@ -13,6 +13,7 @@ use switchyard_compiler::{Bundle, BundleWorkflow, MAX_BUNDLE_BYTES, MAX_BUNDLE_F
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 
 use super::bundle::read_folder;
+use super::read::read_bounded;
 
 /// The folders a BMad Method installation lives in, right under the project root.
 const INSTALL_FOLDERS: [&str; 2] = ["bmad", "_bmad"];
@@ -84,9 +85,11 @@ fn add(bundle: &mut Bundle, root: &Path, relative: &str, role: ReferenceRole) ->
     }
     let files = match role {
         ReferenceRole::Config => {
-            let small = std::fs::metadata(&target)
-                .is_ok_and(|metadata| metadata.len() <= u64::try_from(MAX_WORKFLOW_SOURCE_BYTES).unwrap_or(u64::MAX));
-            let Some(text) = small.then(|| std::fs::read_to_string(&target).ok()).flatten() else { return false };
+            let Some(text) =
+                read_bounded(&target, MAX_WORKFLOW_SOURCE_BYTES).ok().and_then(|bytes| String::from_utf8(bytes).ok())
+            else {
+                return false;
+            };
             vec![(relative.to_owned(), text)]
         }
         _ => {
