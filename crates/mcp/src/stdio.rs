@@ -12,7 +12,7 @@ use futures::Sink;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::SwitchyardServer;
@@ -114,9 +114,10 @@ async fn next_message<R: AsyncRead + Unpin>(
             Ok(_) => {}
         }
         if line.len() > MAX_FRAME_BYTES && !line.ends_with(b"\n") {
-            // Skip the rest of the oversized frame.
-            let mut rest = Vec::new();
-            let _ = reader.read_until(b'\n', &mut rest).await;
+            drop(line);
+            if discard_through_newline(reader).await.is_err() {
+                return None;
+            }
             refuse(
                 json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": format!("Invalid Request: the frame is larger than {MAX_FRAME_BYTES} bytes") } }),
             );
@@ -133,6 +134,27 @@ async fn next_message<R: AsyncRead + Unpin>(
                 if let Some(answer) = refusal(trimmed, &problem) {
                     refuse(answer);
                 }
+            }
+        }
+    }
+}
+
+/// Skips the rest of an oversized frame, up to and including its newline, one buffer at a time:
+/// however long the line, it is never held in memory (a client could send gigabytes of it).
+async fn discard_through_newline<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<()> {
+    loop {
+        let buffer = reader.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        match buffer.iter().position(|byte| *byte == b'\n') {
+            Some(end) => {
+                reader.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let skipped = buffer.len();
+                reader.consume(skipped);
             }
         }
     }
