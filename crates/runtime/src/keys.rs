@@ -196,6 +196,49 @@ mod tests {
         assert!(error.to_string().contains("chmod 600"), "{error}");
     }
 
+    /// A small tmpfs, unmounted on drop.
+    struct SmallMount(tempfile::TempDir);
+
+    impl Drop for SmallMount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0.path()).status();
+        }
+    }
+
+    #[test]
+    fn a_key_write_on_a_full_disk_fails_and_leaves_no_temporary_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(folder.path())
+            .output()
+            .is_ok_and(|output| output.status.success());
+        if !mounted {
+            // CI runs as root and must run this; elsewhere it says loudly that it could not.
+            assert!(std::env::var_os("CI").is_none(), "CI must be able to mount a tmpfs (run as root)");
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("NOT RUN: mounting a tmpfs needs root; run as root to check key writes on a full disk");
+            }
+            return;
+        }
+        let mount = SmallMount(folder);
+        let home = mount.0.path();
+        fs::create_dir_all(home.join("keys")).unwrap();
+        let mut filler = fs::File::create(home.join("filler")).unwrap();
+        while filler.write_all(&[0_u8; 4096]).is_ok() {}
+        let _ = filler.sync_all();
+        let error = load_or_create(home, &RandomIds).unwrap_err();
+        assert!(error.to_string().contains("cannot write"), "{error}");
+        let left: Vec<_> = fs::read_dir(home.join("keys"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left behind: {left:?}");
+        assert!(!key_file_path(home).exists());
+    }
+
     #[test]
     fn a_corrupt_key_file_is_reported_not_replaced() {
         let home = tempfile::tempdir().unwrap();
