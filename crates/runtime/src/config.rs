@@ -473,6 +473,21 @@ mod tests {
     }
 
     #[test]
+    fn serve_limits_come_key_by_key_from_the_nearest_file_and_zero_is_refused() {
+        let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fs::write(home.path().join("switchyard.toml"), "[serve]\nmax_connections = 50\nmax_sessions = 9\n").unwrap();
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nmax_sessions = 4\n").unwrap();
+        let limits = resolve_in(home.path(), Some(project.path())).unwrap().serve.limits;
+        assert_eq!(
+            (limits.max_connections, limits.max_sessions, limits.header_timeout_seconds),
+            (Some(50), Some(4), None)
+        );
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nheader_timeout_seconds = 0\n").unwrap();
+        let error = resolve_in(home.path(), Some(project.path())).unwrap_err().to_string();
+        assert!(error.contains("header_timeout_seconds = 0") && error.contains("positive"), "{error}");
+    }
+
+    #[test]
     fn serve_settings_come_from_the_project_file_before_the_user_file() {
         let home = tempfile::tempdir().unwrap();
         let project = tempfile::tempdir().unwrap();
