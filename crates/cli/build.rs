@@ -45,10 +45,24 @@ fn probe_runs(out_dir: &Path) -> bool {
     let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else { return false };
     let linked = compiler
         .to_command()
+        .args(chosen_linker())
         .args(["-fPIE", "-pie", FLAG, "-o"])
         .arg(&program)
         .arg(&source)
         .output()
         .is_ok_and(|output| output.status.success());
     linked && Command::new(&program).output().is_ok_and(|output| output.status.success())
+}
+
+/// The linker the binary itself is linked with (`-C link-arg=-fuse-ld=mold` in `RUSTFLAGS`), so the
+/// probe tries the same one: mold 1.x writes packed relocations without the version tag glibc
+/// requires, and a binary it links that way does not start.
+fn chosen_linker() -> Vec<String> {
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    flags
+        .split('\x1f')
+        .filter_map(|flag| flag.strip_prefix("link-arg=").or_else(|| flag.strip_prefix("-Clink-arg=")))
+        .filter(|argument| argument.starts_with("-fuse-ld="))
+        .map(str::to_owned)
+        .collect()
 }

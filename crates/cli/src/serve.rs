@@ -4,12 +4,13 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
-use switchyard_mcp::{CallToolResult, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
-use switchyard_runtime::config::{self, Secret, ServeTokenSource};
+use switchyard_mcp::{CallToolResult, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
+use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
 
@@ -174,6 +175,20 @@ fn allowed_origins(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Fai
     Ok(args.allowed_origins.clone())
 }
 
+/// `[serve]`'s bounds over the door's defaults.
+fn http_limits(configured: &ServeLimits) -> HttpLimits {
+    let defaults = HttpLimits::default();
+    let seconds = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_secs);
+    HttpLimits {
+        max_connections: configured.max_connections.unwrap_or(defaults.max_connections),
+        max_pending_connections: configured.max_pending_connections.unwrap_or(defaults.max_pending_connections),
+        header_timeout: seconds(configured.header_timeout_seconds, defaults.header_timeout),
+        body_timeout: seconds(configured.body_timeout_seconds, defaults.body_timeout),
+        max_sessions: configured.max_sessions.unwrap_or(defaults.max_sessions),
+        session_idle_timeout: seconds(configured.session_idle_seconds, defaults.session_idle_timeout),
+    }
+}
+
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
 pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Failure> {
     let config = Config::resolve(overrides)?;
@@ -186,6 +201,7 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
         token: token.map(|(token, _)| token),
         allowed_hosts: allowed_hosts(args, &config)?,
         allowed_origins: allowed_origins(args, &config)?,
+        limits: http_limits(&config.serve.limits),
     };
     if !options.bind.ip().is_loopback() && options.token.is_none() {
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));

@@ -1,28 +1,79 @@
 //! `switchyard serve`: MCP over streamable HTTP at `/mcp`, behind a guard that checks `Host`,
 //! `Origin` and, when configured, a bearer token. Loopback by default; any other bind address
 //! needs a token.
+//!
+//! What a client can hold is bounded ([`HttpLimits`]): headers and bodies must arrive within a
+//! time, open connections are capped and a crowd of connections that never got a request past
+//! the guard cannot lock anyone out (`admission`), and MCP sessions are capped and expire when
+//! idle. The accept loop is ours rather than `axum::serve`'s, which sets no header timeout and no
+//! connection bound.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::uri::Authority;
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use ctutils::CtEq;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 
 use switchyard_runtime::config::Secret;
 
 use crate::SwitchyardServer;
+use crate::admission::{Admission, ConnectionBounds, Pass};
+use crate::stdio::{UTF8_BOM, decode_frame, oversized_refusal};
 
 /// The largest request body `/mcp` accepts.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// What `serve` lets clients hold, and for how long (`[serve]` of `switchyard.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Open connections at most (`max_connections`); past it, the oldest connection that has not
+    /// yet had a request let through by the guard is closed to make room, and only when there is
+    /// none is a new connection refused (`503`).
+    pub max_connections: usize,
+    /// Connections at most that have not yet had a request let through by the guard
+    /// (`max_pending_connections`); past it, the oldest of them is closed.
+    pub max_pending_connections: usize,
+    /// How long a client may take to send a request's headers (`header_timeout_seconds`); also
+    /// how long a kept-alive connection may stay idle.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body (`body_timeout_seconds`).
+    pub body_timeout: Duration,
+    /// MCP sessions at most (`max_sessions`); past it, `initialize` is refused (`503`).
+    pub max_sessions: usize,
+    /// How long an MCP session may stay idle before it is closed (`session_idle_seconds`).
+    pub session_idle_timeout: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: 256,
+            max_pending_connections: 64,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_sessions: 256,
+            session_idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
 
 /// How to serve HTTP.
 #[derive(Debug, Clone)]
@@ -38,6 +89,7 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// Extra browser origins to accept (`https://app.example:443`), besides loopback origins.
     pub allowed_origins: Vec<String>,
+    pub limits: HttpLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,17 +198,94 @@ fn list(extra: &[String]) -> String {
     if extra.is_empty() { String::new() } else { format!(", {}", extra.join(", ")) }
 }
 
-async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    match guard.check(request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err((status, message)) => {
-            let mut response = (status, message).into_response();
-            if status == StatusCode::UNAUTHORIZED {
-                response.headers_mut().insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
-            }
-            response
+/// What the middleware in front of every route needs.
+#[derive(Debug)]
+struct Door {
+    guard: Guard,
+    limits: HttpLimits,
+    sessions: Arc<LocalSessionManager>,
+}
+
+/// A plain-text answer that also closes the connection, for peers the server will not serve.
+fn closing(status: StatusCode, message: String) -> Response {
+    let mut response = (status, message).into_response();
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// A JSON-RPC error as an HTTP answer, as stdio would send it.
+fn json_rpc(status: StatusCode, answer: &Value) -> Response {
+    (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], answer.to_string()).into_response()
+}
+
+/// The guard, then (for a `POST`) the body within its time and size bounds, decoded as stdio
+/// decodes a line, and the session bound; only then rmcp.
+async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Response {
+    if let Err((status, message)) = door.guard.check(request.headers()) {
+        // Refused peers do not keep their connection: what they can hold is one request's worth.
+        let mut response = closing(status, message);
+        if status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        return response;
     }
+    if let Some(Pass(seat)) = request.extensions().get::<Pass>() {
+        seat.passed();
+    }
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let seconds = door.limits.body_timeout.as_secs_f64();
+    let bytes = match tokio::time::timeout(door.limits.body_timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await
+    {
+        Err(_) => {
+            return closing(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body did not arrive within {seconds} s ([serve] body_timeout_seconds)"),
+            );
+        }
+        Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            let mut response = json_rpc(StatusCode::PAYLOAD_TOO_LARGE, &oversized_refusal(MAX_BODY_BYTES));
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        Ok(Err(error)) => return closing(StatusCode::BAD_REQUEST, format!("cannot read the request body: {error}")),
+        Ok(Ok(collected)) => collected.to_bytes(),
+    };
+    if parts.uri.path() == "/mcp"
+        && let Some(answer) = refusal_before_rmcp(&door, &parts.headers, &bytes).await
+    {
+        return answer;
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// The answer to a body rmcp should not see: one that is not a JSON-RPC message (answered as
+/// stdio answers it), or an `initialize` that would open a session past the bound.
+async fn refusal_before_rmcp(door: &Door, headers: &HeaderMap, body: &Bytes) -> Option<Response> {
+    let frame = body.trim_ascii();
+    let frame = frame.strip_prefix(UTF8_BOM).unwrap_or(frame);
+    let message = match decode_frame(frame) {
+        Ok(message) => message,
+        Err(Some(answer)) => return Some(json_rpc(StatusCode::BAD_REQUEST, &answer)),
+        Err(None) => return Some(StatusCode::ACCEPTED.into_response()),
+    };
+    let ClientJsonRpcMessage::Request(request) = &message else { return None };
+    if !matches!(request.request, ClientRequest::InitializeRequest(_)) || headers.contains_key("mcp-session-id") {
+        return None;
+    }
+    let open = door.sessions.sessions.read().await.len();
+    if open < door.limits.max_sessions {
+        return None;
+    }
+    let idle = door.limits.session_idle_timeout.as_secs();
+    let answer = json!({ "jsonrpc": "2.0", "id": request.id, "error": { "code": -32000, "message": format!(
+        "switchyard serve already holds {open} MCP sessions, its limit ([serve] max_sessions): end one you no longer use (DELETE /mcp with its Mcp-Session-Id), or retry once an idle one expires ({idle} s idle)"
+    ) } });
+    let mut response = json_rpc(StatusCode::SERVICE_UNAVAILABLE, &answer);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(idle.clamp(1, 60)));
+    Some(response)
 }
 
 /// The router: `/mcp` (streamable HTTP) and `/health`, both behind the guard.
@@ -166,17 +295,26 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         // The guard checks Host and Origin for every route, with clearer answers.
         .disable_allowed_hosts();
-    let service = StreamableHttpService::new(move || Ok(server.clone()), LocalSessionManager::default().into(), config);
-    let guard_state = Arc::new(Guard {
-        loopback_only: options.bind.ip().is_loopback(),
-        token: options.token.clone(),
-        allowed_hosts: options.allowed_hosts.clone(),
-        allowed_origins: options.allowed_origins.clone(),
+    let mut session_config = SessionConfig::default();
+    session_config.keep_alive = Some(options.limits.session_idle_timeout);
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config = session_config;
+    let sessions = Arc::new(sessions);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+    let door_state = Arc::new(Door {
+        guard: Guard {
+            loopback_only: options.bind.ip().is_loopback(),
+            token: options.token.clone(),
+            allowed_hosts: options.allowed_hosts.clone(),
+            allowed_origins: options.allowed_origins.clone(),
+        },
+        limits: options.limits,
+        sessions,
     });
     Router::new()
         .nest_service("/mcp", service)
         .route("/health", axum::routing::get(|| async { "ok" }))
-        .layer(middleware::from_fn_with_state(guard_state, guard))
+        .layer(middleware::from_fn_with_state(door_state, door))
 }
 
 /// Checks the options, binds, says where it listens (on stderr), and serves until `shutdown`.
@@ -203,18 +341,126 @@ pub async fn serve(
         eprintln!("switchyard: serving MCP at http://{address}/mcp ({auth})");
     }
     let app = router(server, &options, shutdown.child_token());
-    // An answer leaves as several small writes (headers, the SSE event, the end of the stream):
-    // with Nagle's algorithm on, the last waits for the client's delayed ACK, about 40 ms per call
-    // on a kept-alive connection.
-    let listener = listener.tap_io(|stream| {
+    let admission = Admission::new(ConnectionBounds {
+        max_connections: connections_that_fit(options.limits.max_connections),
+        max_pending: options.limits.max_pending_connections,
+    });
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(options.limits.header_timeout);
+    let refusals = Arc::new(tokio::sync::Semaphore::new(REFUSALS_AT_ONCE));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = shutdown.cancelled() => break,
+        };
+        while connections.try_join_next().is_some() {}
+        let stream = match accepted {
+            Ok((stream, _peer)) => stream,
+            Err(error) => {
+                // Out of file descriptors, most likely: the connections in hand must close first,
+                // and retrying at once would only spin.
+                tracing::warn!(%error, "accept failed");
+                tokio::time::sleep(ACCEPT_RETRY).await;
+                continue;
+            }
+        };
+        // An answer leaves as several small writes (headers, the SSE event, the end of the
+        // stream): with Nagle's algorithm on, the last waits for the client's delayed ACK, about
+        // 40 ms per call on a kept-alive connection.
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "TCP_NODELAY not set on a connection");
         }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await
-        .map_err(HttpError::Serve)
+        let Some(seat) = admission.admit() else {
+            if let Ok(permit) = Arc::clone(&refusals).try_acquire_owned() {
+                let bounds = admission.bounds();
+                tokio::spawn(async move {
+                    refuse_connection(stream, bounds).await;
+                    drop(permit);
+                });
+            }
+            continue;
+        };
+        let pass = Pass(Arc::clone(&seat));
+        let service =
+            TowerToHyperService::new(app.clone().map_request(move |mut request: Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(pass.clone());
+                request
+            }));
+        let connection = http.serve_connection(TokioIo::new(stream), service);
+        let shutdown = shutdown.clone();
+        connections.spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = seat.evicted.cancelled() => {}
+                () = shutdown.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+            drop(seat);
+        });
+    }
+    while connections.join_next().await.is_some() {}
+    Ok(())
+}
+
+/// File descriptors kept free of connections: the store, its WAL, the listener, refusals.
+const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// `wanted` connections, or fewer when the process may not open that many files: a server out of
+/// file descriptors can accept no one, not even to refuse them.
+fn connections_that_fit(wanted: usize) -> usize {
+    let Some(open_files) = rustix::process::getrlimit(rustix::process::Resource::Nofile).current else {
+        return wanted;
+    };
+    let fit = usize::try_from(open_files.saturating_sub(RESERVED_DESCRIPTORS).max(1)).unwrap_or(usize::MAX);
+    if fit < wanted {
+        tracing::warn!(
+            wanted,
+            fit,
+            open_files,
+            "[serve] max_connections lowered to what the open-files limit (ulimit -n) leaves room for"
+        );
+    }
+    wanted.min(fit)
+}
+
+/// Connections being refused at once; past it, a connection over the bound is closed unanswered.
+const REFUSALS_AT_ONCE: usize = 16;
+
+/// How long to wait before accepting again after `accept` failed.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+/// Answers a connection over the bound with `503` and closes it. The request is read first (for
+/// at most a second, at most a few kilobytes): closing a socket with unread data resets it, and
+/// the client would see a reset instead of the reason.
+async fn refuse_connection(mut stream: TcpStream, bounds: ConnectionBounds) {
+    let mut request = [0_u8; 8 * 1024];
+    let mut read = 0;
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while read < request.len() {
+            match stream.read(&mut request[read..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(count) => read += count,
+            }
+            if request[..read].windows(4).any(|window| window == b"\r\n\r\n") {
+                break;
+            }
+        }
+    })
+    .await;
+    let message = format!(
+        "switchyard serve is at its limit of {} open connections ([serve] max_connections), all of them in use by clients it let in; retry shortly\n",
+        bounds.max_connections
+    );
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n{message}",
+        message.len()
+    );
+    let _ = stream.write_all(answer.as_bytes()).await;
+    let _ = stream.shutdown().await;
 }
 
 #[cfg(test)]

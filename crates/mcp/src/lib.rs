@@ -6,6 +6,7 @@
 //! calls [`switchyard_runtime::Runtime`], and converts the answer into its own wire types
 //! ([`wire`]), rendered as text for the agent and sent again as `structuredContent`.
 
+mod admission;
 pub mod errors;
 pub mod fixtures;
 pub mod http;
@@ -17,7 +18,7 @@ pub mod tools;
 pub mod wire;
 
 pub use errors::{ErrorCode, Retry, ToolError};
-pub use http::{HttpError, HttpOptions};
+pub use http::{HttpError, HttpLimits, HttpOptions};
 pub use rmcp::model::{CallToolResult, Tool};
 pub use server::{ServerOptions, SwitchyardServer, ToolProvider};
 

@@ -12,7 +12,7 @@ use futures::Sink;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::SwitchyardServer;
@@ -21,7 +21,21 @@ use crate::SwitchyardServer;
 pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 
 /// A byte-order mark some clients put before a frame; rmcp skips it too.
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A frame (a stdio line or an HTTP body, without surrounding whitespace) decoded into rmcp's
+/// message type, or else the JSON-RPC error answering it (`None` for a notification, which
+/// JSON-RPC never answers). Both doors decode through here, so a frame gets the same answer
+/// whichever door it came through.
+pub(crate) fn decode_frame(frame: &[u8]) -> Result<ClientJsonRpcMessage, Option<Value>> {
+    serde_json::from_slice::<ClientJsonRpcMessage>(frame).map_err(|problem| refusal(frame, &problem))
+}
+
+/// The JSON-RPC error refusing a frame over `limit` bytes; its id is unknown, since the frame was
+/// not read.
+pub(crate) fn oversized_refusal(limit: usize) -> Value {
+    json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": format!("Invalid Request: the frame is larger than {limit} bytes") } })
+}
 
 /// The JSON-RPC error answering a line rmcp could not decode (`problem` is why), or `None` for a
 /// notification, which JSON-RPC never answers. Only lines that failed come here.
@@ -114,12 +128,11 @@ async fn next_message<R: AsyncRead + Unpin>(
             Ok(_) => {}
         }
         if line.len() > MAX_FRAME_BYTES && !line.ends_with(b"\n") {
-            // Skip the rest of the oversized frame.
-            let mut rest = Vec::new();
-            let _ = reader.read_until(b'\n', &mut rest).await;
-            refuse(
-                json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32600, "message": format!("Invalid Request: the frame is larger than {MAX_FRAME_BYTES} bytes") } }),
-            );
+            drop(line);
+            if discard_through_newline(reader).await.is_err() {
+                return None;
+            }
+            refuse(oversized_refusal(MAX_FRAME_BYTES));
             continue;
         }
         let trimmed = line.trim_ascii();
@@ -127,12 +140,30 @@ async fn next_message<R: AsyncRead + Unpin>(
         if trimmed.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<ClientJsonRpcMessage>(trimmed) {
+        match decode_frame(trimmed) {
             Ok(message) => return Some(message),
-            Err(problem) => {
-                if let Some(answer) = refusal(trimmed, &problem) {
-                    refuse(answer);
-                }
+            Err(Some(answer)) => refuse(answer),
+            Err(None) => {}
+        }
+    }
+}
+
+/// Skips the rest of an oversized frame, up to and including its newline, one buffer at a time:
+/// however long the line, it is never held in memory (a client could send gigabytes of it).
+async fn discard_through_newline<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<()> {
+    loop {
+        let buffer = reader.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        match buffer.iter().position(|byte| *byte == b'\n') {
+            Some(end) => {
+                reader.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let skipped = buffer.len();
+                reader.consume(skipped);
             }
         }
     }

@@ -9,6 +9,7 @@
 //! otherwise. The token itself is read only by `serve` ([`ServeTokenSource::read`]), so a missing
 //! token file never stops other commands; the allowed lists are checked when the file is read
 //! ([`check_allowed_hosts`], [`check_allowed_origins`]), the same checks `serve` runs on its flags.
+//! Its resource bounds ([`ServeLimits`]) are read here and given their defaults by `serve`.
 
 use std::fmt;
 use std::fs;
@@ -60,6 +61,54 @@ pub struct ServeConfig {
     pub allowed_hosts: Option<Vec<String>>,
     /// Browser origins to accept besides loopback origins (`allowed_origins`), like `allowed_hosts`.
     pub allowed_origins: Option<Vec<String>>,
+    /// What clients may hold (`max_connections`, `max_pending_connections`,
+    /// `header_timeout_seconds`, `body_timeout_seconds`, `max_sessions`, `session_idle_seconds`);
+    /// each from the first file that sets it, the defaults are `serve`'s.
+    pub limits: ServeLimits,
+}
+
+/// The resource bounds of `[serve]`; `None` leaves `serve`'s default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServeLimits {
+    pub max_connections: Option<usize>,
+    pub max_pending_connections: Option<usize>,
+    pub header_timeout_seconds: Option<u64>,
+    pub body_timeout_seconds: Option<u64>,
+    pub max_sessions: Option<usize>,
+    pub session_idle_seconds: Option<u64>,
+}
+
+impl ServeLimits {
+    /// Each bound from `self`, else from `fallback`.
+    fn or(self, fallback: Self) -> Self {
+        Self {
+            max_connections: self.max_connections.or(fallback.max_connections),
+            max_pending_connections: self.max_pending_connections.or(fallback.max_pending_connections),
+            header_timeout_seconds: self.header_timeout_seconds.or(fallback.header_timeout_seconds),
+            body_timeout_seconds: self.body_timeout_seconds.or(fallback.body_timeout_seconds),
+            max_sessions: self.max_sessions.or(fallback.max_sessions),
+            session_idle_seconds: self.session_idle_seconds.or(fallback.session_idle_seconds),
+        }
+    }
+
+    /// Refuses a zero bound: it would refuse every client.
+    fn check(&self, file: &Path) -> Result<(), Error> {
+        let bounds = [
+            ("max_connections", self.max_connections.map(|value| value as u64)),
+            ("max_pending_connections", self.max_pending_connections.map(|value| value as u64)),
+            ("header_timeout_seconds", self.header_timeout_seconds),
+            ("body_timeout_seconds", self.body_timeout_seconds),
+            ("max_sessions", self.max_sessions.map(|value| value as u64)),
+            ("session_idle_seconds", self.session_idle_seconds),
+        ];
+        match bounds.iter().find(|(_, value)| *value == Some(0)) {
+            Some((name, _)) => Err(Error::environment(format!(
+                "{} sets [serve] {name} = 0, which would refuse every client: set a positive number, or remove the line for the default",
+                file.display()
+            ))),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Where `[serve]` says the bearer token is.
@@ -289,6 +338,25 @@ struct ServeSection {
     token: Option<String>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
+    max_connections: Option<usize>,
+    max_pending_connections: Option<usize>,
+    header_timeout_seconds: Option<u64>,
+    body_timeout_seconds: Option<u64>,
+    max_sessions: Option<usize>,
+    session_idle_seconds: Option<u64>,
+}
+
+impl ServeSection {
+    fn limits(&self) -> ServeLimits {
+        ServeLimits {
+            max_connections: self.max_connections,
+            max_pending_connections: self.max_pending_connections,
+            header_timeout_seconds: self.header_timeout_seconds,
+            body_timeout_seconds: self.body_timeout_seconds,
+            max_sessions: self.max_sessions,
+            session_idle_seconds: self.session_idle_seconds,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -327,6 +395,9 @@ impl Config {
             output_root = output_root.or_else(|| read.runs.output_root.map(|path| relative_to(file, path)));
             project_writable = project_writable.or(read.files.project_writable);
             core_root = core_root.or_else(|| read.files.core_root.map(|path| relative_to(file, path)));
+            let limits = read.serve.limits();
+            limits.check(file)?;
+            serve.limits = serve.limits.or(limits);
             serve.host = serve.host.or(read.serve.host);
             serve.port = serve.port.or(read.serve.port);
             if serve.token.is_none() {
@@ -483,6 +554,21 @@ mod tests {
     fn write_private(path: &Path, text: &str) {
         fs::write(path, text).unwrap();
         fs::set_permissions(path, fs::Permissions::from_mode(0o600)).unwrap();
+    }
+
+    #[test]
+    fn serve_limits_come_key_by_key_from_the_nearest_file_and_zero_is_refused() {
+        let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fs::write(home.path().join("switchyard.toml"), "[serve]\nmax_connections = 50\nmax_sessions = 9\n").unwrap();
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nmax_sessions = 4\n").unwrap();
+        let limits = resolve_in(home.path(), Some(project.path())).unwrap().serve.limits;
+        assert_eq!(
+            (limits.max_connections, limits.max_sessions, limits.header_timeout_seconds),
+            (Some(50), Some(4), None)
+        );
+        fs::write(project.path().join("switchyard.toml"), "[serve]\nheader_timeout_seconds = 0\n").unwrap();
+        let error = resolve_in(home.path(), Some(project.path())).unwrap_err().to_string();
+        assert!(error.contains("header_timeout_seconds = 0") && error.contains("positive"), "{error}");
     }
 
     #[test]

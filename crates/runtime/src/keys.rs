@@ -2,7 +2,8 @@
 //!
 //! `$SWITCHYARD_HOME/keys/keyring.json` holds `{v: 1, current, previous}`, each key 32 random bytes
 //! in base64url. Writes go through a temporary file, fsync, rename and a directory fsync, so a
-//! crash leaves either the old file or the new one.
+//! crash leaves either the old file or the new one. Creation and rotation hold an exclusive
+//! `flock` on `keys/.keyring.lock`, so processes racing on a new home agree on one key.
 
 use std::fs;
 use std::io::Write;
@@ -29,29 +30,71 @@ pub fn key_file_path(home: &Path) -> PathBuf {
 }
 
 /// Loads the keyring, creating it with a fresh key if there is none yet.
+///
+/// Processes starting together on a new home all end up with the same key: the key file is
+/// created under an exclusive lock, and only if it is still missing once the lock is held.
 pub fn load_or_create(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
     let path = key_file_path(home);
-    match fs::read(&path) {
+    if let Some(keyring) = read(&path)? {
+        return Ok(keyring);
+    }
+    let _lock = lock(&path)?;
+    if let Some(keyring) = read(&path)? {
+        return Ok(keyring);
+    }
+    let keyring = Keyring { current: fresh_key(ids), previous: None };
+    write(&path, &keyring)?;
+    Ok(keyring)
+}
+
+/// Makes a new current key; the old current key becomes the previous one, so tokens minted
+/// before the rotation keep working until the next rotation. Under the same lock as creation, so
+/// two rotations in parallel each rotate what the other left.
+pub fn rotate(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
+    let path = key_file_path(home);
+    let _lock = lock(&path)?;
+    let current = match read(&path)? {
+        Some(keyring) => keyring.current,
+        None => fresh_key(ids),
+    };
+    let rotated = Keyring { current: fresh_key(ids), previous: Some(current) };
+    write(&path, &rotated)?;
+    Ok(rotated)
+}
+
+/// The keyring in the key file, or `None` when there is no key file yet.
+fn read(path: &Path) -> Result<Option<Keyring>, Error> {
+    match fs::read(path) {
         Ok(bytes) => {
-            check_private(&path)?;
-            parse(&path, &bytes)
+            check_private(path)?;
+            parse(path, &bytes).map(Some)
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let keyring = Keyring { current: fresh_key(ids), previous: None };
-            write(&path, &keyring)?;
-            Ok(keyring)
-        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(error) => Err(Error::environment(format!("cannot read key file {}: {error}", path.display()))),
     }
 }
 
-/// Makes a new current key; the old current key becomes the previous one, so tokens minted
-/// before the rotation keep working until the next rotation.
-pub fn rotate(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
-    let old = load_or_create(home, ids)?;
-    let rotated = Keyring { current: fresh_key(ids), previous: Some(old.current) };
-    write(&key_file_path(home), &rotated)?;
-    Ok(rotated)
+/// Creates the keys folder (private) and holds an exclusive lock on `keys/.keyring.lock` until the
+/// returned file is dropped; a process dying with it releases it.
+fn lock(path: &Path) -> Result<fs::File, Error> {
+    let directory = path.parent().expect("key file path has a parent");
+    let io = |what: &str, error: &dyn std::fmt::Display| {
+        Error::environment(format!("cannot {what} {}: {error}", directory.display()))
+    };
+    fs::create_dir_all(directory).map_err(|error| io("create the key folder", &error))?;
+    fs::set_permissions(directory, fs::Permissions::from_mode(0o700))
+        .map_err(|error| io("protect the key folder", &error))?;
+    let lock_file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(directory.join(".keyring.lock"))
+        .map_err(|error| io("open the lock file in", &error))?;
+    rustix::fs::flock(&lock_file, rustix::fs::FlockOperation::LockExclusive)
+        .map_err(|error| io("lock the key file in", &error))?;
+    Ok(lock_file)
 }
 
 fn fresh_key(ids: &dyn IdSource) -> SigningKey {
@@ -96,29 +139,26 @@ fn check_private(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// Replaces the key file with `keyring`, under the caller's lock. The temporary file is removed on
+/// every failure (a full disk included): `NamedTempFile` deletes it unless it was persisted.
 fn write(path: &Path, keyring: &Keyring) -> Result<(), Error> {
     let directory = path.parent().expect("key file path has a parent");
     let io =
         |what: &str, error: std::io::Error| Error::environment(format!("cannot {what} {}: {error}", path.display()));
-    fs::create_dir_all(directory).map_err(|error| io("create the folder of", error))?;
-    fs::set_permissions(directory, fs::Permissions::from_mode(0o700))
-        .map_err(|error| io("protect the folder of", error))?;
     let file = KeyFile {
         v: 1,
         current: BASE64URL_NOPAD.encode(&keyring.current.0),
         previous: keyring.previous.as_ref().map(|key| BASE64URL_NOPAD.encode(&key.0)),
     };
     let bytes = serde_json::to_vec_pretty(&file).expect("key file serialises");
-    let temporary = directory.join(format!(".keyring.json.{}.tmp", std::process::id()));
-    let mut handle = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temporary)
+    // Created with mode 0600.
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".keyring.json.")
+        .suffix(".tmp")
+        .tempfile_in(directory)
         .map_err(|error| io("create a temporary file beside", error))?;
-    handle.write_all(&bytes).and_then(|()| handle.sync_all()).map_err(|error| io("write", error))?;
-    drop(handle);
-    fs::rename(&temporary, path).map_err(|error| io("replace", error))?;
+    temporary.write_all(&bytes).and_then(|()| temporary.as_file().sync_all()).map_err(|error| io("write", error))?;
+    temporary.persist(path).map_err(|error| io("replace", error.error))?;
     fs::File::open(directory).and_then(|dir| dir.sync_all()).map_err(|error| io("sync the folder of", error))?;
     Ok(())
 }
@@ -154,6 +194,49 @@ mod tests {
         fs::set_permissions(key_file_path(home.path()), fs::Permissions::from_mode(0o644)).unwrap();
         let error = load_or_create(home.path(), &RandomIds).unwrap_err();
         assert!(error.to_string().contains("chmod 600"), "{error}");
+    }
+
+    /// A small tmpfs, unmounted on drop.
+    struct SmallMount(tempfile::TempDir);
+
+    impl Drop for SmallMount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(self.0.path()).status();
+        }
+    }
+
+    #[test]
+    fn a_key_write_on_a_full_disk_fails_and_leaves_no_temporary_file() {
+        let folder = tempfile::tempdir().unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .arg(folder.path())
+            .output()
+            .is_ok_and(|output| output.status.success());
+        if !mounted {
+            // CI runs as root and must run this; elsewhere it says loudly that it could not.
+            assert!(std::env::var_os("CI").is_none(), "CI must be able to mount a tmpfs (run as root)");
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!("NOT RUN: mounting a tmpfs needs root; run as root to check key writes on a full disk");
+            }
+            return;
+        }
+        let mount = SmallMount(folder);
+        let home = mount.0.path();
+        fs::create_dir_all(home.join("keys")).unwrap();
+        let mut filler = fs::File::create(home.join("filler")).unwrap();
+        while filler.write_all(&[0_u8; 4096]).is_ok() {}
+        let _ = filler.sync_all();
+        let error = load_or_create(home, &RandomIds).unwrap_err();
+        assert!(error.to_string().contains("cannot write"), "{error}");
+        let left: Vec<_> = fs::read_dir(home.join("keys"))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left behind: {left:?}");
+        assert!(!key_file_path(home).exists());
     }
 
     #[test]

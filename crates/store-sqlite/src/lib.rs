@@ -138,13 +138,95 @@ pub struct SqliteStore {
     readers: Option<Arc<ReadPool>>,
     counters: Arc<Counters>,
     gate: Arc<tokio::sync::Mutex<()>>,
+    /// Why the store could not be opened for writing, when it was opened for reading only; every
+    /// write is refused with it.
+    read_only: Option<String>,
+}
+
+/// Why the store at `path`, which exists, cannot be written (the file system is mounted read-only,
+/// or the file or its folder is not writable by this user); `None` if it can be, or does not exist.
+fn unwritable(path: &Path) -> Option<String> {
+    use rustix::fs::{Access, access};
+    if !path.is_file() {
+        return None;
+    }
+    let folder = path.parent().filter(|folder| !folder.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    // The folder too: SQLite creates the `-wal` and `-shm` files beside the store.
+    for checked in [path, folder] {
+        match access(checked, Access::WRITE_OK) {
+            Ok(()) => {}
+            Err(rustix::io::Errno::ROFS) => {
+                return Some(format!("the file system holding {} is mounted read-only", path.display()));
+            }
+            Err(rustix::io::Errno::ACCESS | rustix::io::Errno::PERM) => {
+                return Some(format!("{} is not writable by this user", checked.display()));
+            }
+            Err(_) => {}
+        }
+    }
+    None
+}
+
+/// The URI SQLite opens a store with that no process can be writing: `immutable=1`, since a
+/// WAL-mode file on read-only media cannot have its shared-memory index created.
+fn immutable_uri(path: &Path) -> PathBuf {
+    let mut uri = String::from("file:");
+    for character in path.display().to_string().chars() {
+        match character {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            other => uri.push(other),
+        }
+    }
+    uri.push_str("?immutable=1");
+    PathBuf::from(uri)
 }
 
 impl SqliteStore {
+    /// Opens for reading only a store that cannot be written (`reason` says why): reads work,
+    /// writes are refused with `STORE_READ_ONLY`. Without a WAL left beside it, everything is in
+    /// the main file and it opens immutable; with one (a writer stopped without checkpointing),
+    /// SQLite reads through it.
+    fn open_read_only(path: &Path, options: SqliteOptions, reason: String) -> Result<SqliteStore, Error> {
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let has_wal = std::fs::metadata(&wal).is_ok_and(|metadata| metadata.len() > 0);
+        let opened = if has_wal { path.to_owned() } else { immutable_uri(path) };
+        let readers = ReadPool::open(&opened, options.busy_timeout, options.read_connections)?;
+        let version: i64 = readers.with(|connection| {
+            connection
+                .query_row("SELECT version FROM schema_version WHERE singleton = 1", [], |row| row.get(0))
+                .doing("reading the schema version")
+        })?;
+        if version > SCHEMA_VERSION {
+            return Err(Error::SchemaTooNew { found: version, supported: SCHEMA_VERSION });
+        }
+        tracing::info!(path = %path.display(), %reason, "the store is opened for reading only");
+        Ok(SqliteStore {
+            path: path.to_owned(),
+            jobs: None,
+            writer: None,
+            readers: Some(Arc::new(readers)),
+            counters: Arc::new(Counters::default()),
+            gate: Arc::new(tokio::sync::Mutex::new(())),
+            read_only: Some(reason),
+        })
+    }
+
     /// Opens (creating if needed) the store at `path`: WAL, `synchronous=FULL`, foreign keys, the
     /// busy timeout, and the schema, refusing a schema newer than this build.
+    ///
+    /// A store that exists but cannot be written (a read-only mount, no write permission) opens
+    /// for reading only; its writes are refused with `STORE_READ_ONLY` saying why.
     pub fn open(path: &Path, options: SqliteOptions) -> Result<SqliteStore, Error> {
-        let connection = schema::open_writer(path, options.busy_timeout)?;
+        let connection = match schema::open_writer(path, options.busy_timeout) {
+            Ok(connection) => connection,
+            Err(error) => match unwritable(path) {
+                Some(reason) => return Self::open_read_only(path, options, reason),
+                None => return Err(error),
+            },
+        };
         let readers = ReadPool::open(path, options.busy_timeout, options.read_connections)?;
         let (sender, receiver) = mpsc::channel();
         let counters = Arc::new(Counters::default());
@@ -169,6 +251,7 @@ impl SqliteStore {
             readers: Some(Arc::new(readers)),
             counters,
             gate,
+            read_only: None,
         })
     }
 
@@ -193,6 +276,9 @@ impl SqliteStore {
     }
 
     async fn write<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
+        if let Some(reason) = &self.read_only {
+            return Err(Error::ReadOnly { message: format!("{reason}, so the store was opened for reading only") });
+        }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
         let jobs = self.jobs.as_ref().ok_or_else(closed)?;

@@ -9,7 +9,7 @@ pub enum Error {
     Busy { message: String },
     /// The store cannot be written.
     #[error(
-        "the store is read-only: {message}; check the file's and its folder's permissions and free the mount for writing"
+        "the store is read-only: {message}; reading commands (status, log, sessions, verify) still work; to write, remount the file system read-write or make the file and its folder writable, or point --store at a writable copy"
     )]
     ReadOnly { message: String },
     /// The disk (or a quota) is full.
