@@ -6,6 +6,7 @@
 //! calls [`switchyard_runtime::Runtime`], and converts the answer into its own wire types
 //! ([`wire`]), rendered as text for the agent and sent again as `structuredContent`.
 
+pub mod arguments;
 pub mod errors;
 pub mod fixtures;
 pub mod http;
