@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::wire::{Execution, Kind};
+use crate::wire::{Execution, Kind, NextIntent};
 
 /// Renders an execution answer as Markdown for the agent.
 pub fn execution(execution: &Execution) -> String {
@@ -75,6 +75,12 @@ pub fn execution(execution: &Execution) -> String {
         let call = serde_json::json!({ "tool": next.tool, "params": next.params });
         let _ =
             writeln!(text, "\n## Next call\n```json\n{}\n```", serde_json::to_string_pretty(&call).unwrap_or_default());
+        if execution.next_intent == NextIntent::PerformPendingThenContinue {
+            let _ = writeln!(
+                text,
+                "Add your report to it: `output` with `notesMarkdown` (and `artifacts` when the step asks for them); sent without one, it only shows this step again."
+            );
+        }
     }
     text
 }

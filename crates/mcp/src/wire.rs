@@ -245,10 +245,12 @@ impl Execution {
         let (next_intent, next_call) = match kind {
             ResponseKind::Ok | ResponseKind::Blocked => (
                 NextIntent::PerformPendingThenContinue,
-                continue_token.as_ref().map(|token| NextCall {
-                    tool: CONTINUE_WORKFLOW,
-                    params: json!({ "continueToken": token, "output": { "notesMarkdown": "…" } }),
-                }),
+                // Only what the agent copies as is: a placeholder report (`"…"` as notes) would
+                // advance the run with it when the call is sent verbatim. Sent as is, this call
+                // looks at the step again; the report goes in `output`, as the text says.
+                continue_token
+                    .as_ref()
+                    .map(|token| NextCall { tool: CONTINUE_WORKFLOW, params: json!({ "continueToken": token }) }),
             ),
             ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision | ResponseKind::Paused => (
                 NextIntent::AwaitUserConfirmation,

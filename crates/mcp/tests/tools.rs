@@ -611,6 +611,23 @@ async fn advancing_a_finished_run_is_refused_and_gates_wait_for_a_human() {
 }
 
 #[tokio::test]
+async fn a_next_call_sent_verbatim_never_advances_with_placeholder_notes() {
+    let fixture = fixture().await;
+    let started = fixture.start().await;
+    let run = started["runId"].as_str().unwrap().to_owned();
+    let params = started["nextCall"]["params"].clone();
+    let fields: Vec<&String> = params.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["continueToken"], "no placeholder report to copy: {params}");
+    let events = fixture.event_count(&run).await;
+    let verbatim = fixture.ok("continue_workflow", params).await;
+    assert_eq!(verbatim["nodeId"], started["nodeId"], "sent as is, the call does not advance: {verbatim}");
+    assert_eq!(verbatim["pending"]["stepId"], started["pending"]["stepId"]);
+    assert_eq!(fixture.event_count(&run).await, events, "nothing is recorded");
+    let (_, _, text) = fixture.call("continue_workflow", started["nextCall"]["params"].clone()).await;
+    assert!(text.contains("Add your report to it: `output`"), "the text says where the report goes: {text}");
+}
+
+#[tokio::test]
 async fn checkpoint_and_resume_by_a_goal_word() {
     let fixture = fixture().await;
     let started = fixture.start().await;
