@@ -22,9 +22,11 @@ pub struct WorkflowName(#[schemars(regex(pattern = r"^[a-z0-9][a-z0-9_.-]{0,127}
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ListArguments {
     pub workspace_path: WorkspacePath,
-    /// Only workflows with at least one of these tags.
+    /// Only workflows with at least one of these tags (`untagged`: those without tags). Without tags, the answer is a summary of the tags (`tagSummary`) instead of the workflows.
     #[schemars(length(max = 32), inner(length(max = 64)))]
     pub tags: Option<Vec<String>>,
+    /// List every workflow at once, without the tag summary step.
+    pub list_all: Option<bool>,
     /// Also list which copies each workflow shadows.
     pub include_sources: Option<bool>,
 }

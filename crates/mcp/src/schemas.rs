@@ -219,7 +219,7 @@ pub fn switchyard_tools() -> Vec<Tool> {
     vec![
         tool::<ListArguments, WorkflowList>(
             LIST_WORKFLOWS,
-            "List the workflows visible from a workspace (project, user and built-in), with id, name, description, version, hash, source and tags, plus the problems of workflow files that failed to load. One call; filter with `tags`.",
+            "List the workflows visible from a workspace (project, user and built-in), with id, name, description, version, hash, source and tags, plus the problems of workflow files that failed to load. Two steps: without `tags` the answer is `tagSummary` (each tag with its count and example ids); call again with `tags` for those workflows, or with `listAll: true` for all of them.",
             read_only.clone(),
         ),
         tool::<InspectArguments, WorkflowView>(

@@ -1,7 +1,7 @@
 //! The six switchyard tools: each reads its checked arguments, calls the runtime, and converts
 //! the answer into the door's wire types. No engine rule is decided here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -20,12 +20,18 @@ use crate::arguments::{
 use crate::errors::{ErrorCode, ToolError};
 use crate::schemas::{CONTINUE_WORKFLOW, RESERVED_CONTEXT_KEYS};
 use crate::wire::{
-    CheckpointView, Execution, LoadWarning, NextCall, ResumeCandidate, ResumeView, SourceView, WorkflowEntry,
-    WorkflowList, WorkflowView,
+    CheckpointView, Execution, LoadWarning, NextCall, ResumeCandidate, ResumeView, SourceView, TagSummary,
+    WorkflowEntry, WorkflowList, WorkflowView,
 };
 
 /// The most workflows one `list_workflows` answer carries.
 pub const MAX_LISTED_WORKFLOWS: usize = 200;
+
+/// The tag under which `list_workflows` summarizes (and finds) the workflows that have none.
+pub const UNTAGGED: &str = "untagged";
+
+/// How many workflow ids each tag of the summary names as examples.
+const TAG_EXAMPLES: usize = 3;
 
 /// What a tool answers: the text for the agent and the same facts as structured content.
 #[derive(Debug)]
@@ -108,6 +114,10 @@ impl Tools {
             .await
             .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("listing workflows failed: {error}")))?;
         let wanted: Vec<String> = args.tags.unwrap_or_default().iter().map(|tag| tag.to_lowercase()).collect();
+        // Two steps, as WorkRail lists: without tags, a summary of the tags keeps a long list out
+        // of the agent's context; `listAll` asks for the plain list at once.
+        let summarize = wanted.is_empty() && !args.list_all.unwrap_or(false);
+        let mut summary: BTreeMap<String, TagSummary> = BTreeMap::new();
         let mut workflows = Vec::new();
         let mut warnings = Vec::new();
         for found in found {
@@ -125,7 +135,26 @@ impl Tools {
                 });
                 continue;
             };
-            if !wanted.is_empty() && !workflow.tags.iter().any(|tag| wanted.contains(&tag.to_lowercase())) {
+            let tags: Vec<String> = if workflow.tags.is_empty() {
+                vec![UNTAGGED.to_owned()]
+            } else {
+                workflow.tags.iter().map(|tag| tag.to_lowercase()).collect()
+            };
+            if summarize {
+                for tag in tags {
+                    let entry = summary.entry(tag.clone()).or_insert_with(|| TagSummary {
+                        id: tag,
+                        count: 0,
+                        examples: Vec::new(),
+                    });
+                    entry.count += 1;
+                    if entry.examples.len() < TAG_EXAMPLES {
+                        entry.examples.push(workflow.id.clone());
+                    }
+                }
+                continue;
+            }
+            if !wanted.is_empty() && !tags.iter().any(|tag| wanted.contains(tag)) {
                 continue;
             }
             workflows.push(WorkflowEntry {
@@ -145,7 +174,20 @@ impl Tools {
         }
         let truncated = workflows.len() > MAX_LISTED_WORKFLOWS;
         workflows.truncate(MAX_LISTED_WORKFLOWS);
-        let mut text = format!("{} workflow(s):\n", workflows.len());
+        let tag_summary: Option<Vec<TagSummary>> = summarize.then(|| summary.into_values().collect());
+        let mut text = match &tag_summary {
+            Some(tags) => {
+                let mut text = format!(
+                    "{} tag(s); call list_workflows again with `tags` (one or more of these ids) to list their workflows, or with `listAll: true` for every workflow:\n",
+                    tags.len()
+                );
+                for tag in tags {
+                    text.push_str(&format!("- `{}` ({}): {}\n", tag.id, tag.count, tag.examples.join(", ")));
+                }
+                text
+            }
+            None => format!("{} workflow(s):\n", workflows.len()),
+        };
         for workflow in &workflows {
             text.push_str(&format!(
                 "- `{}` {} — {} [{}]\n",
@@ -156,7 +198,7 @@ impl Tools {
             text.push_str(&format!("! \"{}\" failed to load: {}\n", warning.workflow_id, json!(warning.errors)));
         }
         text.push_str("Start one with start_workflow {workflowId, workspacePath, goal}.");
-        Ok(Answer::new(text, &WorkflowList { workflows, validation_warnings: warnings, truncated }))
+        Ok(Answer::new(text, &WorkflowList { workflows, tag_summary, validation_warnings: warnings, truncated }))
     }
 
     pub async fn inspect_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {

@@ -334,11 +334,27 @@ pub struct LoadWarning {
     pub errors: Vec<String>,
 }
 
+/// One tag of `list_workflows`' summary.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TagSummary {
+    /// The tag, as `tags` takes it; `untagged` gathers the workflows without tags.
+    pub id: String,
+    /// How many visible workflows carry it.
+    pub count: usize,
+    /// A few of their ids.
+    pub examples: Vec<String>,
+}
+
 /// The answer of `list_workflows`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkflowList {
+    /// Empty when the answer is the tag summary.
     pub workflows: Vec<WorkflowEntry>,
+    /// Every tag with its count, when the call named no tags (and did not ask for `listAll`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag_summary: Option<Vec<TagSummary>>,
     pub validation_warnings: Vec<LoadWarning>,
     pub truncated: bool,
 }

@@ -651,7 +651,7 @@ async fn checkpoint_and_resume_by_a_goal_word() {
 #[tokio::test]
 async fn list_and_inspect_show_the_whole_graph() {
     let fixture = fixture().await;
-    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
     let ids: Vec<&str> =
         listed["workflows"].as_array().unwrap().iter().map(|entry| entry["workflowId"].as_str().unwrap()).collect();
     assert!(ids.contains(&"dev-cycle") && ids.contains(&"code-review"), "{ids:?}");
@@ -671,7 +671,33 @@ async fn list_and_inspect_show_the_whole_graph() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("broken.yaml"), "name: broken\nstages: 7\n").unwrap();
     let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
-    assert_eq!(listed["validationWarnings"][0]["workflowId"], "broken", "{listed}");
+    assert_eq!(listed["validationWarnings"][0]["workflowId"], "broken", "the summary step reports it too: {listed}");
+}
+
+#[tokio::test]
+async fn list_workflows_without_tags_answers_a_tag_summary_then_lists_by_tag() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "audit-trail",
+        "id: audit-trail\nversion: \"1\"\ntitle: Audit\ndescription: Audits.\ntags: [Review, security]\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    );
+    one_step_workflow(&fixture, "plain-one");
+    let summary = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(summary["workflows"], json!([]), "the first step lists no workflow: {summary}");
+    let tags = summary["tagSummary"].as_array().expect("a tag summary");
+    let tag = |id: &str| tags.iter().find(|tag| tag["id"] == id).unwrap_or_else(|| panic!("no `{id}`: {summary}"));
+    assert!(tag("review")["examples"].as_array().unwrap().contains(&json!("audit-trail")), "{summary}");
+    assert!(tag("review")["count"].as_u64().unwrap() >= 2, "code-review is tagged review too: {summary}");
+    assert_eq!(tag("security")["count"], 1);
+    assert!(tag("untagged")["examples"].as_array().unwrap().contains(&json!("plain-one")), "{summary}");
+    let review = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "tags": ["SECURITY"] })).await;
+    let ids: Vec<&Value> = review["workflows"].as_array().unwrap().iter().map(|entry| &entry["workflowId"]).collect();
+    assert_eq!(ids, [&json!("audit-trail")], "{review}");
+    assert!(review.get("tagSummary").is_none(), "{review}");
+    let untagged = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "tags": ["untagged"] })).await;
+    assert!(untagged["workflows"].as_array().unwrap().iter().any(|entry| entry["workflowId"] == "plain-one"));
+    assert!(untagged["workflows"].as_array().unwrap().iter().all(|entry| entry["tags"] == json!([])), "{untagged}");
 }
 
 #[tokio::test]
@@ -687,7 +713,7 @@ async fn list_workflows_is_bounded_and_inspect_has_a_metadata_mode() {
             ),
         );
     }
-    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
     assert_eq!(listed["workflows"].as_array().unwrap().len(), switchyard_mcp::tools::MAX_LISTED_WORKFLOWS);
     assert_eq!(listed["truncated"], true, "the built-ins did not fit and the answer says so");
     let metadata = fixture

@@ -51,7 +51,7 @@ async def walk(binary, workspace, target, workflow):
             ["list_workflows", "inspect_workflow", "start_workflow", "continue_workflow", "checkpoint_workflow", "resume_session"]
         ), names
 
-        listed = structured(await client.call_tool("list_workflows", {"workspacePath": workspace}))
+        listed = structured(await client.call_tool("list_workflows", {"workspacePath": workspace, "listAll": True}))
         assert any(entry["workflowId"] == workflow for entry in listed["workflows"]), listed
 
         word = "okapi" if target == "stdio" else "quagga"
