@@ -158,3 +158,22 @@ pub struct ResumeArguments {
     /// Only sessions started in workspacePath (default false: every workspace's sessions).
     pub same_workspace_only: Option<bool>,
 }
+
+/// What `manage_workflow_source` does with the folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceAction {
+    Attach,
+    Detach,
+}
+
+/// `manage_workflow_source`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SourceArguments {
+    /// `attach` the folder (its workflows are listed after your own, in every workspace) or `detach` it.
+    pub action: SourceAction,
+    /// Absolute path of a folder of workflow files.
+    #[schemars(length(min = 1, max = 4096))]
+    pub path: String,
+}

@@ -1,6 +1,6 @@
-//! The MCP door of switchyard: six WorkRail-compatible tools (`list_workflows`,
+//! The MCP door of switchyard: seven WorkRail-compatible tools (`list_workflows`,
 //! `inspect_workflow`, `start_workflow`, `continue_workflow`, `checkpoint_workflow`,
-//! `resume_session`) over stdio and streamable HTTP.
+//! `resume_session`, `manage_workflow_source`) over stdio and streamable HTTP.
 //!
 //! The door decides no engine rule: every tool checks its arguments against its JSON Schema,
 //! calls [`switchyard_runtime::Runtime`], and converts the answer into its own wire types

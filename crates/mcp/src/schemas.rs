@@ -12,10 +12,11 @@ use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
 use crate::arguments::{
-    CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, StartArguments,
+    CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, SourceArguments,
+    StartArguments,
 };
 use crate::errors::ToolError;
-use crate::wire::{CheckpointView, Execution, ResumeView, WorkflowList, WorkflowView};
+use crate::wire::{CheckpointView, Execution, ResumeView, SourceChangeView, WorkflowList, WorkflowView};
 
 pub const LIST_WORKFLOWS: &str = "list_workflows";
 pub const INSPECT_WORKFLOW: &str = "inspect_workflow";
@@ -23,13 +24,14 @@ pub const START_WORKFLOW: &str = "start_workflow";
 pub const CONTINUE_WORKFLOW: &str = "continue_workflow";
 pub const CHECKPOINT_WORKFLOW: &str = "checkpoint_workflow";
 pub const RESUME_SESSION: &str = "resume_session";
+pub const MANAGE_WORKFLOW_SOURCE: &str = "manage_workflow_source";
 
 /// Context keys WorkRail reserves; switchyard refuses them too so skills behave the same.
 pub const RESERVED_CONTEXT_KEYS: [&str; 4] =
     ["eat_token", "parent_eat_token", "metrics_harness", "metrics_active_model"];
 
 /// One tool: its wire definition and a validator for its arguments, compiled on the tool's first
-/// call (compiling all six, meta-schema check and patterns included, was a third of a cold start's
+/// call (compiling all seven, meta-schema check and patterns included, was a third of a cold start's
 /// page faults, paid by clients that only list the tools).
 #[derive(Debug)]
 pub struct ToolSpec {
@@ -210,7 +212,7 @@ fn tool<Arguments: JsonSchema, Answer: JsonSchema>(
         .with_annotations(annotations)
 }
 
-/// The six switchyard tools, in the order `tools/list` shows them.
+/// The seven switchyard tools, in the order `tools/list` shows them.
 pub fn switchyard_tools() -> Vec<Tool> {
     let read_only = ToolAnnotations::new().read_only(true).idempotent(true).open_world(false);
     let writes = |idempotent: bool| {
@@ -246,6 +248,11 @@ pub fn switchyard_tools() -> Vec<Tool> {
             RESUME_SESSION,
             "Find earlier work to resume in a fresh chat: explicit session or run ids first, then the user's words over session titles, goals and notes (full-text ranked), then the workspace's git HEAD and branch, then workflow id, then recency. At most 5 candidates, each with confidence, why it matched, a snippet and a resumeToken for continue_workflow (intent rehydrate).",
             read_only,
+        ),
+        tool::<SourceArguments, SourceChangeView>(
+            MANAGE_WORKFLOW_SOURCE,
+            "Attach a folder of workflow files for this user (its workflows are listed and started like your own, after them, in every workspace), or detach it. Idempotent; the list is kept across restarts. The folder must exist; it is recorded by its canonical path.",
+            writes(true),
         ),
     ]
 }

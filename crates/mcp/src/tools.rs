@@ -1,4 +1,4 @@
-//! The six switchyard tools: each reads its checked arguments, calls the runtime, and converts
+//! The seven switchyard tools: each reads its checked arguments, calls the runtime, and converts
 //! the answer into the door's wire types. No engine rule is decided here.
 
 use std::collections::{BTreeMap, HashMap};
@@ -15,13 +15,13 @@ use switchyard_runtime::{
 
 use crate::arguments::{
     CheckpointArguments, ContinueArguments, InspectArguments, InspectMode, Intent, ListArguments, ResumeArguments,
-    StartArguments, WorkspacePath,
+    SourceAction, SourceArguments, StartArguments, WorkspacePath,
 };
 use crate::errors::{ErrorCode, ToolError};
 use crate::schemas::{CONTINUE_WORKFLOW, RESERVED_CONTEXT_KEYS};
 use crate::wire::{
-    CheckpointView, Execution, LoadWarning, NextCall, ResumeCandidate, ResumeView, SourceView, TagSummary,
-    WorkflowEntry, WorkflowList, WorkflowView,
+    CheckpointView, Execution, LoadWarning, NextCall, ResumeCandidate, ResumeView, SourceChangeView, SourceView,
+    TagSummary, WorkflowEntry, WorkflowList, WorkflowView,
 };
 
 /// The most workflows one `list_workflows` answer carries.
@@ -431,6 +431,32 @@ impl Tools {
     }
 }
 
+impl Tools {
+    pub async fn manage_workflow_source(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
+        let args: SourceArguments = parse(arguments)?;
+        let path = PathBuf::from(&args.path);
+        let runtime = Arc::clone(&self.base);
+        let action = args.action;
+        let change = tokio::task::spawn_blocking(move || match action {
+            SourceAction::Attach => runtime.attach_workflow_source(&path),
+            SourceAction::Detach => runtime.detach_workflow_source(&path),
+        })
+        .await
+        .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("managing sources failed: {error}")))??;
+        let (action, done, already) = match args.action {
+            SourceAction::Attach => ("attach", "Attached", "already attached"),
+            SourceAction::Detach => ("detach", "Detached", "not attached"),
+        };
+        let path = change.path.display().to_string();
+        let text = if change.changed {
+            format!("{done} {path}. list_workflows shows its workflows (source `attached`).")
+        } else {
+            format!("{path} was {already}; nothing changed.")
+        };
+        Ok(Answer::new(text, &SourceChangeView { action, path, changed: change.changed }))
+    }
+}
+
 fn source_view(location: &switchyard_runtime::Location) -> SourceView {
     SourceView { kind: origin_name(location.origin), path: location.path.clone() }
 }
@@ -439,6 +465,7 @@ fn origin_name(origin: Origin) -> &'static str {
     match origin {
         Origin::Project => "project",
         Origin::User => "user",
+        Origin::Attached => "attached",
         Origin::Builtin => "built_in",
         Origin::File => "file",
     }

@@ -302,7 +302,7 @@ impl Execution {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceView {
-    /// `project`, `user`, `built_in` or `file`.
+    /// `project`, `user`, `attached`, `built_in` or `file`.
     pub kind: &'static str,
     pub path: String,
 }
@@ -434,4 +434,16 @@ pub struct ResumeView {
     #[schemars(length(max = 5))]
     pub candidates: Vec<ResumeCandidate>,
     pub total_eligible: usize,
+}
+
+/// The answer of `manage_workflow_source`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceChangeView {
+    /// `attach` or `detach`.
+    pub action: &'static str,
+    /// The folder, resolved to its canonical path.
+    pub path: String,
+    /// `false` when the folder was already attached (or already detached).
+    pub changed: bool,
 }

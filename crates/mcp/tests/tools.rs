@@ -725,3 +725,71 @@ async fn list_workflows_is_bounded_and_inspect_has_a_metadata_mode() {
     assert_eq!(metadata["mode"], "metadata");
     assert!(metadata["compiled"]["steps"].is_u64(), "metadata counts steps, not the graph: {metadata}");
 }
+
+#[tokio::test]
+async fn manage_workflow_source_attaches_a_folder_idempotently_and_keeps_it_across_restarts() {
+    let fixture = fixture().await;
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("shared-flow.yaml"),
+        "id: shared-flow\nversion: \"1\"\ntitle: Shared\ndescription: From an attached folder.\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    )
+    .unwrap();
+    let link = fixture.workspace.path().join("flows-link");
+    std::os::unix::fs::symlink(folder.path(), &link).unwrap();
+    let attach = json!({ "action": "attach", "path": link.display().to_string() });
+    let attached = fixture.ok("manage_workflow_source", attach.clone()).await;
+    let canonical = std::fs::canonicalize(folder.path()).unwrap().display().to_string();
+    assert_eq!(attached["path"], canonical.as_str(), "recorded by its canonical path: {attached}");
+    assert_eq!((&attached["action"], &attached["changed"]), (&json!("attach"), &json!(true)));
+    let again = fixture.ok("manage_workflow_source", attach).await;
+    assert_eq!(again["changed"], false, "attaching twice changes nothing: {again}");
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
+    let entry = listed["workflows"].as_array().unwrap().iter().find(|entry| entry["workflowId"] == "shared-flow");
+    assert_eq!(entry.expect("listed")["source"]["kind"], "attached", "{listed}");
+    fixture
+        .ok("start_workflow", json!({ "workflowId": "shared-flow", "workspacePath": fixture.path(), "goal": "Share" }))
+        .await;
+
+    let config =
+        Config::resolve(Overrides { home: Some(fixture._home.path().to_owned()), store: None, project_root: None })
+            .unwrap();
+    let restarted =
+        SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
+    let other_workspace = tempfile::tempdir().unwrap();
+    let Value::Object(arguments) =
+        json!({ "workspacePath": other_workspace.path().display().to_string(), "tags": ["untagged"] })
+    else {
+        unreachable!()
+    };
+    let relisted = restarted.call("list_workflows", Some(arguments), None).await.unwrap().structured_content.unwrap();
+    assert!(
+        relisted["workflows"].to_string().contains("shared-flow"),
+        "kept across restarts, in any workspace: {relisted}"
+    );
+
+    let detach = json!({ "action": "detach", "path": canonical });
+    assert_eq!(fixture.ok("manage_workflow_source", detach.clone()).await["changed"], true);
+    assert_eq!(fixture.ok("manage_workflow_source", detach).await["changed"], false);
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
+    assert!(!listed["workflows"].to_string().contains("shared-flow"), "{listed}");
+}
+
+#[tokio::test]
+async fn manage_workflow_source_refuses_what_is_not_an_absolute_directory() {
+    let fixture = fixture().await;
+    let file = fixture.workspace.path().join("notes.txt");
+    std::fs::write(&file, "not a folder").unwrap();
+    for (path, expected) in [
+        (file.display().to_string(), "not a directory"),
+        ("relative/flows".to_owned(), "absolute"),
+        (fixture.workspace.path().join("missing").display().to_string(), "cannot attach"),
+    ] {
+        let refused = fixture.error("manage_workflow_source", json!({ "action": "attach", "path": path })).await;
+        assert_eq!(refused["code"], "VALIDATION_ERROR", "{refused}");
+        assert!(refused["message"].as_str().unwrap().contains(expected), "{refused}");
+    }
+    let wrong = fixture.error("manage_workflow_source", json!({ "action": "mount", "path": "/tmp" })).await;
+    assert!(wrong["message"].as_str().unwrap().contains("/action"), "{wrong}");
+    assert!(!fixture._home.path().join("attached-sources.json").exists(), "nothing written");
+}
