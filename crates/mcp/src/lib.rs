@@ -108,11 +108,15 @@ fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> 
     matches!((identity(a), identity(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// The reference documentation of the tools, generated from the live definitions
-/// (`docs/mcp-tools.md`; a test fails when the file differs).
+/// The heading from which `docs/mcp-tools.md` is written by hand: what [`tools_reference`]
+/// generates comes before it.
+pub const HAND_WRITTEN_HEADING: &str = "## Differences from WorkRail";
+
+/// The reference documentation of the tools, generated from the live definitions: the part of
+/// `docs/mcp-tools.md` before [`HAND_WRITTEN_HEADING`] (a test fails when it differs).
 pub fn tools_reference(server: &SwitchyardServer) -> String {
     let mut text = String::from(
-        "# MCP tool reference\n\nGenerated from the live `tools/list` by `cargo test -p switchyard-mcp` (`tools_reference_is_current`); do not edit by hand.\n",
+        "# MCP tool reference\n\nGenerated from the live `tools/list` by `cargo test -p switchyard-mcp` (`tools_reference_is_current`) up to \"Differences from WorkRail\", which is written by hand.\n",
     );
     for tool in server.tool_list() {
         text.push_str(&format!("\n## `{}`\n\n{}\n", tool.name, tool.description.as_deref().unwrap_or("")));
