@@ -200,6 +200,7 @@ fn inspector_cli_lists_the_tools() {
             "continue_workflow",
             "inspect_workflow",
             "list_workflows",
+            "manage_workflow_source",
             "resume_session",
             "start_workflow"
         ]

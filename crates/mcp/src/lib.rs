@@ -1,12 +1,13 @@
-//! The MCP door of switchyard: six WorkRail-compatible tools (`list_workflows`,
+//! The MCP door of switchyard: seven WorkRail-compatible tools (`list_workflows`,
 //! `inspect_workflow`, `start_workflow`, `continue_workflow`, `checkpoint_workflow`,
-//! `resume_session`) over stdio and streamable HTTP.
+//! `resume_session`, `manage_workflow_source`) over stdio and streamable HTTP.
 //!
 //! The door decides no engine rule: every tool checks its arguments against its JSON Schema,
 //! calls [`switchyard_runtime::Runtime`], and converts the answer into its own wire types
 //! ([`wire`]), rendered as text for the agent and sent again as `structuredContent`.
 
 mod admission;
+pub mod arguments;
 pub mod errors;
 pub mod fixtures;
 pub mod http;
@@ -108,11 +109,15 @@ fn same_file(a: std::os::fd::BorrowedFd<'_>, b: std::os::fd::BorrowedFd<'_>) -> 
     matches!((identity(a), identity(b)), (Some(a), Some(b)) if a == b)
 }
 
-/// The reference documentation of the tools, generated from the live definitions
-/// (`docs/mcp-tools.md`; a test fails when the file differs).
+/// The heading from which `docs/mcp-tools.md` is written by hand: what [`tools_reference`]
+/// generates comes before it.
+pub const HAND_WRITTEN_HEADING: &str = "## Differences from WorkRail";
+
+/// The reference documentation of the tools, generated from the live definitions: the part of
+/// `docs/mcp-tools.md` before [`HAND_WRITTEN_HEADING`] (a test fails when it differs).
 pub fn tools_reference(server: &SwitchyardServer) -> String {
     let mut text = String::from(
-        "# MCP tool reference\n\nGenerated from the live `tools/list` by `cargo test -p switchyard-mcp` (`tools_reference_is_current`); do not edit by hand.\n",
+        "# MCP tool reference\n\nGenerated from the live `tools/list` by `cargo test -p switchyard-mcp` (`tools_reference_is_current`) up to \"Differences from WorkRail\", which is written by hand.\n",
     );
     for tool in server.tool_list() {
         text.push_str(&format!("\n## `{}`\n\n{}\n", tool.name, tool.description.as_deref().unwrap_or("")));

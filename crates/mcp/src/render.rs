@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::wire::Execution;
+use crate::wire::{Execution, Kind, NextIntent};
 
 /// Renders an execution answer as Markdown for the agent.
 pub fn execution(execution: &Execution) -> String {
@@ -15,11 +15,16 @@ pub fn execution(execution: &Execution) -> String {
         (false, true) => " (forked: this advance started a new branch; the old branch is kept)",
         _ => "",
     };
-    let _ =
-        writeln!(text, "switchyard · {} · run {} · {}{flags}", execution.workflow_id, execution.run_id, execution.kind);
+    let _ = writeln!(
+        text,
+        "switchyard · {} · run {} · {}{flags}",
+        execution.workflow_id,
+        execution.run_id,
+        kind_name(execution.kind)
+    );
     match execution.kind {
-        "ok" | "blocked" => step(&mut text, execution),
-        "waiting_for_human_gate" => {
+        Kind::Ok | Kind::Blocked => step(&mut text, execution),
+        Kind::WaitingForHumanGate => {
             if let Some(gate) = &execution.gate {
                 let _ = writeln!(
                     text,
@@ -28,7 +33,7 @@ pub fn execution(execution: &Execution) -> String {
                 );
             }
         }
-        "waiting_for_human_decision" => {
+        Kind::WaitingForHumanDecision => {
             if let Some(decision) = &execution.decision {
                 let _ = writeln!(
                     text,
@@ -39,21 +44,25 @@ pub fn execution(execution: &Execution) -> String {
                 );
             }
         }
-        "paused" => {
+        Kind::Paused => {
             let _ = writeln!(
                 text,
                 "\n## Paused\nA human paused this run. Resume with `switchyard resume {}`; asking again before then returns this status.",
                 execution.run_id
             );
         }
-        "complete" => {
+        Kind::Complete => {
             let _ = writeln!(text, "\n## Complete\nThe workflow is done. Nothing more to report.");
         }
-        "failed" => {
-            let failure = execution.failure.as_ref().map(|failure| failure.to_string()).unwrap_or_default();
+        Kind::Failed => {
+            let failure = execution
+                .failure
+                .as_ref()
+                .map(|failure| serde_json::json!({ "code": failure.code, "message": failure.message }).to_string())
+                .unwrap_or_default();
             let _ = writeln!(text, "\n## Failed\n{failure}");
         }
-        _ => {
+        Kind::Stopped => {
             let _ = writeln!(text, "\n## Stopped\nA human stopped this run.");
         }
     }
@@ -66,6 +75,12 @@ pub fn execution(execution: &Execution) -> String {
         let call = serde_json::json!({ "tool": next.tool, "params": next.params });
         let _ =
             writeln!(text, "\n## Next call\n```json\n{}\n```", serde_json::to_string_pretty(&call).unwrap_or_default());
+        if execution.next_intent == NextIntent::PerformPendingThenContinue {
+            let _ = writeln!(
+                text,
+                "Add your report to it: `output` with `notesMarkdown` (and `artifacts` when the step asks for them); sent without one, it only shows this step again."
+            );
+        }
     }
     text
 }
@@ -122,6 +137,11 @@ fn step(text: &mut String, execution: &Execution) {
             let _ = writeln!(text, "{line}");
         }
     }
+}
+
+/// The kind as the structured answer spells it.
+fn kind_name(kind: Kind) -> String {
+    serde_json::to_value(kind).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 fn compact(value: &Value) -> String {

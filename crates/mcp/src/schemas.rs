@@ -1,13 +1,22 @@
-//! The tool definitions (names, descriptions, input and output JSON Schemas, annotations) and the
-//! argument check every call passes before any deserialization: the schema, then "did you mean"
-//! for unknown fields, each error naming the field.
+//! The tool definitions (names, descriptions, annotations, and input and output JSON Schemas
+//! derived from the argument structs of [`crate::arguments`] and the wire types of
+//! [`crate::wire`]) and the argument check every call passes before any deserialization: the
+//! schema, then "did you mean" for unknown fields, each error naming the field.
 
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
 
+use crate::arguments::{
+    CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, SourceArguments,
+    StartArguments,
+};
 use crate::errors::ToolError;
+use crate::wire::{CheckpointView, Execution, ResumeView, SourceChangeView, WorkflowList, WorkflowView};
 
 pub const LIST_WORKFLOWS: &str = "list_workflows";
 pub const INSPECT_WORKFLOW: &str = "inspect_workflow";
@@ -15,13 +24,14 @@ pub const START_WORKFLOW: &str = "start_workflow";
 pub const CONTINUE_WORKFLOW: &str = "continue_workflow";
 pub const CHECKPOINT_WORKFLOW: &str = "checkpoint_workflow";
 pub const RESUME_SESSION: &str = "resume_session";
+pub const MANAGE_WORKFLOW_SOURCE: &str = "manage_workflow_source";
 
 /// Context keys WorkRail reserves; switchyard refuses them too so skills behave the same.
 pub const RESERVED_CONTEXT_KEYS: [&str; 4] =
     ["eat_token", "parent_eat_token", "metrics_harness", "metrics_active_model"];
 
 /// One tool: its wire definition and a validator for its arguments, compiled on the tool's first
-/// call (compiling all six, meta-schema check and patterns included, was a third of a cold start's
+/// call (compiling all seven, meta-schema check and patterns included, was a third of a cold start's
 /// page faults, paid by clients that only list the tools).
 #[derive(Debug)]
 pub struct ToolSpec {
@@ -120,236 +130,129 @@ impl ToolSpec {
     }
 }
 
-fn object(value: Value) -> Arc<JsonObject> {
-    match value {
+/// The input schema of a tool, derived from its argument struct: draft 2020-12 without `$schema`
+/// (MCP clients read it as such), every subschema inline (some clients resolve no `$ref`), no
+/// title, and an optional argument is left out rather than sent as `null`.
+pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let settings = SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .with_transform(RecursiveTransform(leave_out_nulls as fn(&mut Schema)));
+    derive::<T>(settings)
+}
+
+/// The output schema of a tool, derived from its wire type: what the server sends, every field
+/// present (`null` when there is nothing to say) unless the type skips it.
+pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
+    derive::<T>(SchemaSettings::draft2020_12().for_serialize())
+}
+
+fn derive<T: JsonSchema>(settings: SchemaSettings) -> Arc<JsonObject> {
+    let generator = settings
+        .with(|settings| {
+            settings.meta_schema = None;
+            settings.inline_subschemas = true;
+        })
+        .with_transform(RecursiveTransform(plain as fn(&mut Schema)))
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>();
+    schema.remove("title");
+    // The type's own doc comment documents the code; the tool's description speaks to agents.
+    schema.remove("description");
+    match schema.to_value() {
         Value::Object(map) => Arc::new(map),
-        _ => unreachable!("tool schemas are written as JSON objects"),
+        _ => unreachable!("a struct's schema is a JSON object"),
     }
 }
 
-fn tool(
+/// Leaves out what says nothing a validator needs: `additionalProperties: true` (the default), and
+/// schemars' own integer formats (`uint64`), which strict validators refuse as unknown.
+fn plain(schema: &mut Schema) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(true)) {
+        schema.remove("additionalProperties");
+    }
+    let integer = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "integer",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
+        _ => false,
+    };
+    if integer {
+        schema.remove("format");
+    }
+}
+
+/// An optional argument is absent or has a value: `null` stays out of its schema.
+fn leave_out_nulls(schema: &mut Schema) {
+    let required: Vec<Value> = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else { return };
+    for (name, property) in properties.iter_mut() {
+        if required.contains(&Value::String(name.clone())) {
+            continue;
+        }
+        let Some(property) = property.as_object_mut() else { continue };
+        if let Some(Value::Array(types)) = property.get_mut("type") {
+            types.retain(|kind| kind != "null");
+            if let [only] = types.as_slice() {
+                let only = only.clone();
+                property.insert("type".to_owned(), only);
+            }
+        }
+        if let Some(Value::Array(values)) = property.get_mut("enum") {
+            values.retain(|value| !value.is_null());
+        }
+    }
+}
+
+fn tool<Arguments: JsonSchema, Answer: JsonSchema>(
     name: &'static str,
     description: &'static str,
-    input: Value,
-    output: Value,
     annotations: ToolAnnotations,
 ) -> Tool {
-    Tool::new(name, description, object(input)).with_raw_output_schema(object(output)).with_annotations(annotations)
+    Tool::new(name, description, input_schema::<Arguments>())
+        .with_raw_output_schema(output_schema::<Answer>())
+        .with_annotations(annotations)
 }
 
-const WORKSPACE_PATH: &str = "Absolute path of the workspace (project folder) the agent works in; its .switchyard/workflows/ is searched first, and its git branch and HEAD are recorded.";
-
-fn workspace_path() -> Value {
-    json!({ "type": "string", "minLength": 1, "maxLength": 4096, "description": WORKSPACE_PATH })
-}
-
-fn token(prefix: &str, description: &str) -> Value {
-    json!({ "type": "string", "minLength": 1, "maxLength": 256, "description": format!("{description} (`{prefix}…`, 27 characters).") })
-}
-
-fn context_delta(description: &str) -> Value {
-    json!({ "type": "object", "description": description })
-}
-
-fn output_argument() -> Value {
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "description": "Your report on the pending step.",
-        "properties": {
-            "notesMarkdown": { "type": "string", "description": "What you did and found, in Markdown (required unless the step says notes are optional)." },
-            "artifacts": { "description": "Structured results; must match the step's output schema when it has one." }
-        }
-    })
-}
-
-/// The structured answer of `start_workflow` and `continue_workflow`.
-pub fn execution_output_schema() -> Value {
-    let nullable_string = json!({ "type": ["string", "null"] });
-    json!({
-        "type": "object",
-        "required": ["kind", "isComplete", "sessionId", "runId", "nodeId", "workflowId", "workflowHash", "resumeToken", "nextIntent", "retryable", "forked", "replayed"],
-        "properties": {
-            "kind": { "type": "string", "enum": ["ok", "blocked", "waiting_for_human_gate", "waiting_for_human_decision", "complete", "failed", "paused", "stopped"] },
-            "isComplete": { "type": "boolean" },
-            "sessionId": { "type": "string" },
-            "runId": { "type": "string" },
-            "nodeId": { "type": "string" },
-            "workflowId": { "type": "string" },
-            "workflowHash": { "type": "string" },
-            "continueToken": nullable_string,
-            "checkpointToken": nullable_string,
-            "resumeToken": { "type": "string" },
-            "retryContinueToken": nullable_string,
-            "retryable": { "type": "boolean" },
-            "retryAfterMs": { "type": ["integer", "null"] },
-            "forked": { "type": "boolean" },
-            "replayed": { "type": "boolean" },
-            "pending": { "type": ["object", "null"] },
-            "validation": { "type": ["object", "null"] },
-            "gate": { "type": ["object", "null"] },
-            "decision": { "type": ["object", "null"] },
-            "failure": { "type": ["object", "null"] },
-            "recap": { "type": ["object", "null"] },
-            "progress": { "type": "object" },
-            "nextIntent": { "type": "string", "enum": ["perform_pending_then_continue", "await_user_confirmation", "rehydrate_only", "complete"] },
-            "nextCall": { "type": ["object", "null"] }
-        }
-    })
-}
-
-/// The six switchyard tools, in the order `tools/list` shows them.
+/// The seven switchyard tools, in the order `tools/list` shows them.
 pub fn switchyard_tools() -> Vec<Tool> {
     let read_only = ToolAnnotations::new().read_only(true).idempotent(true).open_world(false);
     let writes = |idempotent: bool| {
         ToolAnnotations::new().read_only(false).destructive(false).idempotent(idempotent).open_world(false)
     };
     vec![
-        tool(
+        tool::<ListArguments, WorkflowList>(
             LIST_WORKFLOWS,
-            "List the workflows visible from a workspace (project, user and built-in), with id, name, description, version, hash, source and tags, plus the problems of workflow files that failed to load. One call; filter with `tags`.",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["workspacePath"],
-                "properties": {
-                    "workspacePath": workspace_path(),
-                    "tags": { "type": "array", "items": { "type": "string", "maxLength": 64 }, "maxItems": 32, "description": "Only workflows with at least one of these tags." },
-                    "includeSources": { "type": "boolean", "description": "Also list which copies each workflow shadows." }
-                }
-            }),
-            json!({
-                "type": "object",
-                "required": ["workflows", "validationWarnings", "truncated"],
-                "properties": {
-                    "workflows": { "type": "array", "items": { "type": "object" } },
-                    "validationWarnings": { "type": "array", "items": { "type": "object" } },
-                    "truncated": { "type": "boolean" }
-                }
-            }),
+            "List the workflows visible from a workspace (project, user and built-in), with id, name, description, version, hash, source and tags, plus the problems of workflow files that failed to load. Two steps: without `tags` the answer is `tagSummary` (each tag with its count and example ids); call again with `tags` for those workflows, or with `listAll: true` for all of them.",
             read_only.clone(),
         ),
-        tool(
+        tool::<InspectArguments, WorkflowView>(
             INSPECT_WORKFLOW,
             "Show a workflow: `metadata`, or (`preview`, the default) the whole compiled graph: every step with its prompt, notes policy, output schema and gate, every edge with its condition and kind, the limits and the hash a run pins.",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["workflowId", "workspacePath"],
-                "properties": {
-                    "workflowId": { "type": "string", "pattern": "^[a-z0-9][a-z0-9_.-]{0,127}$", "description": "The workflow id from list_workflows." },
-                    "workspacePath": workspace_path(),
-                    "mode": { "type": "string", "enum": ["metadata", "preview"], "description": "`metadata`, or `preview` (default): the whole graph." }
-                }
-            }),
-            json!({
-                "type": "object",
-                "required": ["workflowId", "workflowHash", "mode"],
-                "properties": {
-                    "workflowId": { "type": "string" },
-                    "workflowHash": { "type": "string" },
-                    "mode": { "type": "string" },
-                    "source": { "type": "object" },
-                    "compiled": { "type": "object" }
-                }
-            }),
             read_only.clone(),
         ),
-        tool(
+        tool::<StartArguments, Execution>(
             START_WORKFLOW,
             "Start a run of a workflow for a goal. Pins the workflow by hash, records the workspace's git branch and HEAD, and returns the first step with a continueToken. Do the step, then call continue_workflow exactly as `nextCall` says.",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["workflowId", "workspacePath", "goal"],
-                "properties": {
-                    "workflowId": { "type": "string", "pattern": "^[a-z0-9][a-z0-9_.-]{0,127}$" },
-                    "workspacePath": workspace_path(),
-                    "goal": { "type": "string", "minLength": 1, "description": "What this run is for, in the user's words; it titles the session and is searched by resume_session." },
-                    "context": context_delta("Initial context values (declared workflow variables)."),
-                    "modelTier": { "type": "string", "enum": ["lightweight", "mid", "heavy"], "description": "Accepted for WorkRail compatibility; switchyard records nothing for it." }
-                }
-            }),
-            execution_output_schema(),
             writes(false),
         ),
-        tool(
+        tool::<ContinueArguments, Execution>(
             CONTINUE_WORKFLOW,
             "Report on the pending step and get the next one (`intent: advance`, implied when `output` is present), or look at a point of a run again without advancing (`intent: rehydrate`, implied otherwise; takes a continueToken or a resumeToken and returns a recap). Sending the same call twice advances once and returns the recorded answer. Advancing from an older point forks the run.",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["continueToken"],
-                "properties": {
-                    "continueToken": token("ct_ or st_", "The continueToken (or retryContinueToken) of the step, or a resumeToken to rehydrate"),
-                    "intent": { "type": "string", "enum": ["advance", "rehydrate"] },
-                    "output": output_argument(),
-                    "notes": { "type": "string", "description": "Alias of output.notesMarkdown." },
-                    "artifacts": { "description": "Alias of output.artifacts." },
-                    "context": context_delta("A context delta: keys to set; a null value deletes the key."),
-                    "contextVariables": context_delta("Alias of context."),
-                    "choice": { "type": "string", "maxLength": 128, "description": "The label of the edge to take, from the step's allowedNext, when the step asks for a choice." },
-                    "workspacePath": workspace_path()
-                }
-            }),
-            execution_output_schema(),
             writes(true),
         ),
-        tool(
+        tool::<CheckpointArguments, CheckpointView>(
             CHECKPOINT_WORKFLOW,
             "Record durable progress on the current step without advancing (optionally with notes). Returns a resumeToken and the step's continueToken. Idempotent by token.",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["checkpointToken"],
-                "properties": {
-                    "checkpointToken": token("ck_", "The checkpointToken of the step"),
-                    "output": {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "properties": { "notesMarkdown": { "type": "string", "description": "Progress so far, in Markdown." } }
-                    }
-                }
-            }),
-            json!({
-                "type": "object",
-                "required": ["checkpointNodeId", "resumeToken", "replayed"],
-                "properties": {
-                    "checkpointNodeId": { "type": "string" },
-                    "runId": { "type": "string" },
-                    "resumeToken": { "type": "string" },
-                    "replayed": { "type": "boolean" },
-                    "nextCall": { "type": ["object", "null"] }
-                }
-            }),
             writes(true),
         ),
-        tool(
+        tool::<ResumeArguments, ResumeView>(
             RESUME_SESSION,
             "Find earlier work to resume in a fresh chat: explicit session or run ids first, then the user's words over session titles, goals and notes (full-text ranked), then the workspace's git HEAD and branch, then workflow id, then recency. At most 5 candidates, each with confidence, why it matched, a snippet and a resumeToken for continue_workflow (intent rehydrate).",
-            json!({
-                "type": "object",
-                "additionalProperties": false,
-                "required": ["workspacePath"],
-                "properties": {
-                    "workspacePath": workspace_path(),
-                    "query": { "type": "string", "minLength": 1, "maxLength": 256, "description": "The user's words about the work (\"the verbose flag\"). Words match whole, in any inflection (\"adapters\" finds \"adapter\"); rarer words weigh more." },
-                    "sessionId": { "type": "string", "pattern": "^sess_[a-z0-9]+$" },
-                    "runId": { "type": "string", "pattern": "^run_[a-z0-9]+$" },
-                    "gitBranch": { "type": "string", "maxLength": 256, "description": "The branch to match sessions against; read from workspacePath's repository when neither git field is given." },
-                    "gitHeadSha": { "type": "string", "pattern": "^[0-9a-f]{40}$", "description": "The commit to match sessions against; read from workspacePath's repository when neither git field is given." },
-                    "sameWorkspaceOnly": { "type": "boolean", "description": "Only sessions started in workspacePath (default false: every workspace's sessions)." }
-                }
-            }),
-            json!({
-                "type": "object",
-                "required": ["candidates", "totalEligible"],
-                "properties": {
-                    "candidates": { "type": "array", "maxItems": 5, "items": { "type": "object" } },
-                    "totalEligible": { "type": "integer" }
-                }
-            }),
             read_only,
+        ),
+        tool::<SourceArguments, SourceChangeView>(
+            MANAGE_WORKFLOW_SOURCE,
+            "Attach a folder of workflow files for this user (its workflows are listed and started like your own, after them, in every workspace), or detach it. Idempotent; the list is kept across restarts. The folder must exist; it is recorded by its canonical path.",
+            writes(true),
         ),
     ]
 }

@@ -132,6 +132,7 @@ impl SwitchyardServer {
             schemas::CONTINUE_WORKFLOW => tools.continue_workflow(arguments).await,
             schemas::CHECKPOINT_WORKFLOW => tools.checkpoint_workflow(arguments).await,
             schemas::RESUME_SESSION => tools.resume_session(arguments).await,
+            schemas::MANAGE_WORKFLOW_SOURCE => tools.manage_workflow_source(arguments).await,
             other => {
                 Err(ToolError::new(ErrorCode::InternalError, format!("tool `{other}` is listed but has no handler")))
             }

@@ -1,7 +1,7 @@
-//! The six switchyard tools: each reads its checked arguments, calls the runtime, and converts
+//! The seven switchyard tools: each reads its checked arguments, calls the runtime, and converts
 //! the answer into the door's wire types. No engine rule is decided here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -13,18 +13,37 @@ use switchyard_runtime::{
     AdvanceInput, Origin, RECAP_BUDGET_BYTES, ResponseKind, ResumeRequest, Runtime, StartRequest, StepResponse, Target,
 };
 
+use crate::arguments::{
+    CheckpointArguments, ContinueArguments, InspectArguments, InspectMode, Intent, ListArguments, ResumeArguments,
+    SourceAction, SourceArguments, StartArguments, WorkspacePath,
+};
 use crate::errors::{ErrorCode, ToolError};
 use crate::schemas::{CONTINUE_WORKFLOW, RESERVED_CONTEXT_KEYS};
-use crate::wire::Execution;
+use crate::wire::{
+    CheckpointView, Execution, LoadWarning, NextCall, ResumeCandidate, ResumeView, SourceChangeView, SourceView,
+    TagSummary, WorkflowEntry, WorkflowList, WorkflowView,
+};
 
 /// The most workflows one `list_workflows` answer carries.
 pub const MAX_LISTED_WORKFLOWS: usize = 200;
+
+/// The tag under which `list_workflows` summarizes (and finds) the workflows that have none.
+pub const UNTAGGED: &str = "untagged";
+
+/// How many workflow ids each tag of the summary names as examples.
+const TAG_EXAMPLES: usize = 3;
 
 /// What a tool answers: the text for the agent and the same facts as structured content.
 #[derive(Debug)]
 pub struct Answer {
     pub text: String,
     pub structured: Value,
+}
+
+impl Answer {
+    fn new(text: String, structured: &impl serde::Serialize) -> Self {
+        Self { text, structured: serde_json::to_value(structured).unwrap_or(Value::Null) }
+    }
 }
 
 /// The runtime, and one runtime view per workspace (each searches that workspace's workflows).
@@ -39,8 +58,8 @@ fn parse<T: for<'de> Deserialize<'de>>(arguments: Map<String, Value>) -> Result<
         .map_err(|error| ToolError::validation(format!("invalid arguments: {error}"), Value::Null))
 }
 
-fn workspace(path: &str) -> Result<PathBuf, ToolError> {
-    let path = PathBuf::from(path);
+fn workspace(path: &WorkspacePath) -> Result<PathBuf, ToolError> {
+    let path = PathBuf::from(&path.0);
     if !path.is_absolute() {
         return Err(ToolError::validation(
             format!("workspacePath must be an absolute path; got `{}`", path.display()),
@@ -60,71 +79,6 @@ fn refuse_reserved(context: Option<&Map<String, Value>>, field: &str) -> Result<
         ));
     }
     Ok(())
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ListArgs {
-    workspace_path: String,
-    tags: Option<Vec<String>>,
-    include_sources: Option<bool>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct InspectArgs {
-    workflow_id: String,
-    workspace_path: String,
-    mode: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StartArgs {
-    workflow_id: String,
-    workspace_path: String,
-    goal: String,
-    context: Option<Map<String, Value>>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct OutputArg {
-    notes_markdown: Option<String>,
-    artifacts: Option<Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ContinueArgs {
-    continue_token: String,
-    intent: Option<String>,
-    output: Option<OutputArg>,
-    notes: Option<String>,
-    artifacts: Option<Value>,
-    context: Option<Map<String, Value>>,
-    context_variables: Option<Map<String, Value>>,
-    choice: Option<String>,
-    workspace_path: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CheckpointArgs {
-    checkpoint_token: String,
-    output: Option<OutputArg>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResumeArgs {
-    workspace_path: String,
-    query: Option<String>,
-    session_id: Option<String>,
-    run_id: Option<String>,
-    git_branch: Option<String>,
-    git_head_sha: Option<String>,
-    same_workspace_only: Option<bool>,
 }
 
 fn conflict(alias: &str, canonical: &str) -> ToolError {
@@ -153,68 +107,104 @@ impl Tools {
     }
 
     pub async fn list_workflows(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ListArgs = parse(arguments)?;
+        let args: ListArguments = parse(arguments)?;
         let runtime = self.for_workspace(&workspace(&args.workspace_path)?);
         let catalog = runtime.catalog().clone();
         let found = tokio::task::spawn_blocking(move || catalog.list())
             .await
             .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("listing workflows failed: {error}")))?;
         let wanted: Vec<String> = args.tags.unwrap_or_default().iter().map(|tag| tag.to_lowercase()).collect();
+        // Two steps, as WorkRail lists: without tags, a summary of the tags keeps a long list out
+        // of the agent's context; `listAll` asks for the plain list at once.
+        let summarize = wanted.is_empty() && !args.list_all.unwrap_or(false);
+        let mut summary: BTreeMap<String, TagSummary> = BTreeMap::new();
         let mut workflows = Vec::new();
         let mut warnings = Vec::new();
         for found in found {
             let Some(workflow) = &found.compiled.workflow else {
-                warnings.push(json!({
-                    "workflowId": found.name,
-                    "source": found.location.describe(),
-                    "errors": found.compiled.diagnostics.iter().filter(|d| d.is_error()).map(ToString::to_string).collect::<Vec<_>>(),
-                }));
+                warnings.push(LoadWarning {
+                    workflow_id: found.name.clone(),
+                    source: found.location.describe(),
+                    errors: found
+                        .compiled
+                        .diagnostics
+                        .iter()
+                        .filter(|d| d.is_error())
+                        .map(ToString::to_string)
+                        .collect(),
+                });
                 continue;
             };
-            if !wanted.is_empty() && !workflow.tags.iter().any(|tag| wanted.contains(&tag.to_lowercase())) {
+            let tags: Vec<String> = if workflow.tags.is_empty() {
+                vec![UNTAGGED.to_owned()]
+            } else {
+                workflow.tags.iter().map(|tag| tag.to_lowercase()).collect()
+            };
+            if summarize {
+                for tag in tags {
+                    let entry = summary.entry(tag.clone()).or_insert_with(|| TagSummary {
+                        id: tag,
+                        count: 0,
+                        examples: Vec::new(),
+                    });
+                    entry.count += 1;
+                    if entry.examples.len() < TAG_EXAMPLES {
+                        entry.examples.push(workflow.id.clone());
+                    }
+                }
                 continue;
             }
-            let mut entry = json!({
-                "workflowId": workflow.id,
-                "name": workflow.title,
-                "description": workflow.description,
-                "version": workflow.version,
-                "kind": "workflow",
-                "workflowHash": workflow.hash().to_string(),
-                "tags": workflow.tags,
-                "source": { "kind": origin_name(found.location.origin), "path": found.location.path },
-            });
-            if args.include_sources.unwrap_or(false) {
-                entry["shadows"] = json!(found.shadows.iter().map(|shadow| shadow.describe()).collect::<Vec<_>>());
+            if !wanted.is_empty() && !tags.iter().any(|tag| wanted.contains(tag)) {
+                continue;
             }
-            workflows.push(entry);
+            workflows.push(WorkflowEntry {
+                workflow_id: workflow.id.clone(),
+                name: workflow.title.clone(),
+                description: workflow.description.clone(),
+                version: workflow.version.clone(),
+                kind: "workflow",
+                workflow_hash: workflow.hash().to_string(),
+                tags: workflow.tags.clone(),
+                source: source_view(&found.location),
+                shadows: args
+                    .include_sources
+                    .unwrap_or(false)
+                    .then(|| found.shadows.iter().map(|shadow| shadow.describe()).collect()),
+            });
         }
         let truncated = workflows.len() > MAX_LISTED_WORKFLOWS;
         workflows.truncate(MAX_LISTED_WORKFLOWS);
-        let mut text = format!("{} workflow(s):\n", workflows.len());
+        let tag_summary: Option<Vec<TagSummary>> = summarize.then(|| summary.into_values().collect());
+        let mut text = match &tag_summary {
+            Some(tags) => {
+                let mut text = format!(
+                    "{} tag(s); call list_workflows again with `tags` (one or more of these ids) to list their workflows, or with `listAll: true` for every workflow:\n",
+                    tags.len()
+                );
+                for tag in tags {
+                    text.push_str(&format!("- `{}` ({}): {}\n", tag.id, tag.count, tag.examples.join(", ")));
+                }
+                text
+            }
+            None => format!("{} workflow(s):\n", workflows.len()),
+        };
         for workflow in &workflows {
             text.push_str(&format!(
                 "- `{}` {} — {} [{}]\n",
-                workflow["workflowId"].as_str().unwrap_or_default(),
-                workflow["version"].as_str().unwrap_or_default(),
-                workflow["description"].as_str().unwrap_or_default(),
-                workflow["source"]["kind"].as_str().unwrap_or_default()
+                workflow.workflow_id, workflow.version, workflow.description, workflow.source.kind
             ));
         }
         for warning in &warnings {
-            text.push_str(&format!("! {} failed to load: {}\n", warning["workflowId"], warning["errors"]));
+            text.push_str(&format!("! \"{}\" failed to load: {}\n", warning.workflow_id, json!(warning.errors)));
         }
         text.push_str("Start one with start_workflow {workflowId, workspacePath, goal}.");
-        Ok(Answer {
-            text,
-            structured: json!({ "workflows": workflows, "validationWarnings": warnings, "truncated": truncated }),
-        })
+        Ok(Answer::new(text, &WorkflowList { workflows, tag_summary, validation_warnings: warnings, truncated }))
     }
 
     pub async fn inspect_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: InspectArgs = parse(arguments)?;
+        let args: InspectArguments = parse(arguments)?;
         let runtime = self.for_workspace(&workspace(&args.workspace_path)?);
-        let found = runtime.find_workflow(Some(&args.workflow_id), None)?;
+        let found = runtime.find_workflow(Some(&args.workflow_id.0), None)?;
         let Some(workflow) = &found.compiled.workflow else {
             return Err(ToolError::new(
                 ErrorCode::PreconditionFailed,
@@ -222,10 +212,9 @@ impl Tools {
             )
             .with_details(json!({ "diagnostics": found.compiled.diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>() })));
         };
-        let mode = args.mode.unwrap_or_else(|| "preview".to_owned());
+        let mode = args.mode.unwrap_or_default();
         let hash = workflow.hash().to_string();
-        let source = json!({ "kind": origin_name(found.location.origin), "path": found.location.path });
-        let compiled = if mode == "metadata" {
+        let compiled = if mode == InspectMode::Metadata {
             json!({
                 "workflowId": workflow.id, "name": workflow.title, "description": workflow.description,
                 "version": workflow.version, "tags": workflow.tags,
@@ -242,20 +231,24 @@ impl Tools {
             found.location.describe(),
             serde_json::to_string_pretty(&compiled).unwrap_or_default()
         );
-        Ok(Answer {
-            text,
-            structured: json!({ "workflowId": workflow.id, "workflowHash": hash, "mode": mode, "source": source, "compiled": compiled }),
-        })
+        let view = WorkflowView {
+            workflow_id: workflow.id.clone(),
+            workflow_hash: hash,
+            mode: if mode == InspectMode::Metadata { "metadata" } else { "preview" },
+            source: source_view(&found.location),
+            compiled,
+        };
+        Ok(Answer::new(text, &view))
     }
 
     pub async fn start_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: StartArgs = parse(arguments)?;
+        let args: StartArguments = parse(arguments)?;
         refuse_reserved(args.context.as_ref(), "context")?;
         let path = workspace(&args.workspace_path)?;
         let runtime = self.for_workspace(&path);
         let response = runtime
             .start(StartRequest {
-                workflow: Some(args.workflow_id),
+                workflow: Some(args.workflow_id.0),
                 file: None,
                 goal: args.goal,
                 context: args.context.unwrap_or_default(),
@@ -266,7 +259,7 @@ impl Tools {
     }
 
     pub async fn continue_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ContinueArgs = parse(arguments)?;
+        let args: ContinueArguments = parse(arguments)?;
         let output = args.output.unwrap_or_default();
         let notes = match (args.notes, output.notes_markdown) {
             (Some(_), Some(_)) => return Err(conflict("notes", "output.notesMarkdown")),
@@ -282,9 +275,8 @@ impl Tools {
         };
         refuse_reserved(context.as_ref(), "context")?;
         let has_report = notes.is_some() || artifacts.is_some() || context.is_some() || args.choice.is_some();
-        let intent = match args.intent.as_deref() {
-            Some("advance") => Intent::Advance,
-            Some(_) => Intent::Rehydrate,
+        let intent = match args.intent {
+            Some(intent) => intent,
             None if has_report => Intent::Advance,
             None => Intent::Rehydrate,
         };
@@ -334,7 +326,7 @@ impl Tools {
     }
 
     pub async fn checkpoint_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: CheckpointArgs = parse(arguments)?;
+        let args: CheckpointArguments = parse(arguments)?;
         let notes = args.output.and_then(|output| output.notes_markdown);
         let runtime = &self.base;
         let checkpoint = runtime.checkpoint(args.checkpoint_token.trim(), None, notes).await?;
@@ -343,7 +335,7 @@ impl Tools {
             .tokens
             .continue_token
             .as_ref()
-            .map(|token| json!({ "tool": CONTINUE_WORKFLOW, "params": { "continueToken": token } }));
+            .map(|token| NextCall { tool: CONTINUE_WORKFLOW, params: json!({ "continueToken": token }) });
         let text = format!(
             "Checkpoint recorded on {} (run {}){}. Resume later with continue_workflow {{continueToken: \"{}\", intent: \"rehydrate\"}}.",
             checkpoint.node,
@@ -351,21 +343,19 @@ impl Tools {
             if checkpoint.replayed { " (replayed: already recorded)" } else { "" },
             shown.tokens.state_token
         );
-        Ok(Answer {
-            text,
-            structured: json!({
-                "checkpointNodeId": checkpoint.node.to_string(),
-                "runId": checkpoint.run.to_string(),
-                "resumeToken": shown.tokens.state_token,
-                "continueToken": shown.tokens.continue_token,
-                "replayed": checkpoint.replayed,
-                "nextCall": next_call,
-            }),
-        })
+        let view = CheckpointView {
+            checkpoint_node_id: checkpoint.node.to_string(),
+            run_id: checkpoint.run.to_string(),
+            resume_token: shown.tokens.state_token.clone(),
+            continue_token: shown.tokens.continue_token,
+            replayed: checkpoint.replayed,
+            next_call,
+        };
+        Ok(Answer::new(text, &view))
     }
 
     pub async fn resume_session(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ResumeArgs = parse(arguments)?;
+        let args: ResumeArguments = parse(arguments)?;
         let path = workspace(&args.workspace_path)?;
         let session =
             args.session_id.as_deref().map(|text| text.parse::<SessionId>()).transpose().map_err(|error| {
@@ -399,8 +389,9 @@ impl Tools {
         let mut list = Vec::new();
         for candidate in &candidates {
             let confidence = serde_json::to_value(candidate.confidence).unwrap_or(Value::Null);
-            let next_call = candidate.resume_token.as_ref().map(|token| {
-                json!({ "tool": CONTINUE_WORKFLOW, "params": { "continueToken": token, "intent": "rehydrate", "workspacePath": args.workspace_path } })
+            let next_call = candidate.resume_token.as_ref().map(|token| NextCall {
+                tool: CONTINUE_WORKFLOW,
+                params: json!({ "continueToken": token, "intent": "rehydrate", "workspacePath": args.workspace_path.0 }),
             });
             text.push_str(&format!(
                 "\n### {} ({})\n- session {} · workflow {} · status {} · pending {}\n- matched: {} · branch {}\n- {}\n- resume: {}\n",
@@ -413,42 +404,68 @@ impl Tools {
                 candidate.why_matched.join(", "),
                 candidate.session.git_branch.as_deref().unwrap_or("-"),
                 candidate.snippet.replace('\n', " "),
-                next_call.as_ref().map(Value::to_string).unwrap_or_default(),
+                next_call.as_ref().map(|call| json!({ "tool": call.tool, "params": call.params }).to_string()).unwrap_or_default(),
             ));
-            list.push(json!({
-                "sessionId": candidate.session.id.to_string(),
-                "runId": candidate.run.map(|run| run.to_string()),
-                "workflowId": candidate.session.workflow_id,
-                "sessionTitle": candidate.session.title,
-                "goal": candidate.session.goal,
-                "gitBranch": candidate.session.git_branch,
-                "gitHeadSha": candidate.session.git_head,
-                "workspacePath": candidate.session.workspace,
-                "resumeToken": candidate.resume_token,
-                "snippet": candidate.snippet,
-                "confidence": confidence,
-                "whyMatched": candidate.why_matched,
-                "pendingStepId": candidate.pending_step,
-                "status": candidate.status.map(|status| status.as_str()),
-                "isComplete": candidate.status == Some(switchyard_core::RunStatus::Completed),
-                "lastModifiedMs": candidate.session.updated_at_ms,
-                "nextCall": next_call,
-            }));
+            list.push(ResumeCandidate {
+                session_id: candidate.session.id.to_string(),
+                run_id: candidate.run.map(|run| run.to_string()),
+                workflow_id: candidate.session.workflow_id.clone(),
+                session_title: candidate.session.title.clone(),
+                goal: candidate.session.goal.clone(),
+                git_branch: candidate.session.git_branch.clone(),
+                git_head_sha: candidate.session.git_head.clone(),
+                workspace_path: candidate.session.workspace.clone(),
+                resume_token: candidate.resume_token.clone(),
+                snippet: candidate.snippet.clone(),
+                confidence: candidate.confidence.into(),
+                why_matched: candidate.why_matched.clone(),
+                pending_step_id: candidate.pending_step.clone(),
+                status: candidate.status.map(|status| status.as_str()),
+                is_complete: candidate.status == Some(switchyard_core::RunStatus::Completed),
+                last_modified_ms: candidate.session.updated_at_ms,
+                next_call,
+            });
         }
-        let total = list.len();
-        Ok(Answer { text, structured: json!({ "candidates": list, "totalEligible": total }) })
+        let total_eligible = list.len();
+        Ok(Answer::new(text, &ResumeView { candidates: list, total_eligible }))
     }
 }
 
-enum Intent {
-    Advance,
-    Rehydrate,
+impl Tools {
+    pub async fn manage_workflow_source(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
+        let args: SourceArguments = parse(arguments)?;
+        let path = PathBuf::from(&args.path);
+        let runtime = Arc::clone(&self.base);
+        let action = args.action;
+        let change = tokio::task::spawn_blocking(move || match action {
+            SourceAction::Attach => runtime.attach_workflow_source(&path),
+            SourceAction::Detach => runtime.detach_workflow_source(&path),
+        })
+        .await
+        .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("managing sources failed: {error}")))??;
+        let (action, done, already) = match args.action {
+            SourceAction::Attach => ("attach", "Attached", "already attached"),
+            SourceAction::Detach => ("detach", "Detached", "not attached"),
+        };
+        let path = change.path.display().to_string();
+        let text = if change.changed {
+            format!("{done} {path}. list_workflows shows its workflows (source `attached`).")
+        } else {
+            format!("{path} was {already}; nothing changed.")
+        };
+        Ok(Answer::new(text, &SourceChangeView { action, path, changed: change.changed }))
+    }
+}
+
+fn source_view(location: &switchyard_runtime::Location) -> SourceView {
+    SourceView { kind: origin_name(location.origin), path: location.path.clone() }
 }
 
 fn origin_name(origin: Origin) -> &'static str {
     match origin {
         Origin::Project => "project",
         Origin::User => "user",
+        Origin::Attached => "attached",
         Origin::Builtin => "built_in",
         Origin::File => "file",
     }
@@ -457,8 +474,5 @@ fn origin_name(origin: Origin) -> &'static str {
 fn execution_answer(response: &StepResponse, sent: Option<Value>, recap: Option<switchyard_runtime::Recap>) -> Answer {
     let sent = if response.kind == ResponseKind::Blocked { sent } else { None };
     let execution = Execution::from_response(response, sent, recap);
-    Answer {
-        text: crate::render::execution(&execution),
-        structured: serde_json::to_value(&execution).unwrap_or(Value::Null),
-    }
+    Answer::new(crate::render::execution(&execution), &execution)
 }

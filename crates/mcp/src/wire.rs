@@ -1,8 +1,10 @@
 //! The MCP door's own wire types, converted explicitly from the runtime's answers, so the runtime
-//! can change without changing what agents read. camelCase, as WorkRail's tools answer.
+//! can change without changing what agents read. camelCase, as WorkRail's tools answer. Each
+//! tool's output JSON Schema is derived from these types (see [`crate::schemas`]).
 
+use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use switchyard_runtime::{Recap, ResponseKind, StepResponse};
 
 use crate::schemas::CONTINUE_WORKFLOW;
@@ -10,14 +12,14 @@ use crate::schemas::CONTINUE_WORKFLOW;
 /// How long an agent should wait before asking again about a run that waits for a human.
 pub const HUMAN_RETRY_AFTER_MS: u64 = 30_000;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NextCall {
     pub tool: &'static str,
     pub params: Value,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AllowedNext {
     pub label: String,
@@ -29,7 +31,7 @@ pub struct AllowedNext {
     pub remaining: Option<u32>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingView {
     pub step_id: String,
@@ -50,7 +52,7 @@ pub struct PendingView {
     pub cycle: u32,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueView {
     pub code: String,
@@ -58,7 +60,7 @@ pub struct IssueView {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationView {
     pub issues: Vec<IssueView>,
@@ -69,7 +71,7 @@ pub struct ValidationView {
     pub sent: Option<Value>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GateView {
     pub step_id: String,
@@ -80,7 +82,7 @@ pub struct GateView {
     pub reject_with: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionView {
     pub reason: Value,
@@ -88,7 +90,7 @@ pub struct DecisionView {
     pub decide_with: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecapView {
     pub text: String,
@@ -96,11 +98,58 @@ pub struct RecapView {
     pub dropped: usize,
 }
 
+/// Where a run stands after a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Ok,
+    Blocked,
+    WaitingForHumanGate,
+    WaitingForHumanDecision,
+    Complete,
+    Failed,
+    Paused,
+    Stopped,
+}
+
+impl From<ResponseKind> for Kind {
+    fn from(kind: ResponseKind) -> Self {
+        match kind {
+            ResponseKind::Ok => Self::Ok,
+            ResponseKind::Blocked => Self::Blocked,
+            ResponseKind::WaitingGate => Self::WaitingForHumanGate,
+            ResponseKind::WaitingForHumanDecision => Self::WaitingForHumanDecision,
+            ResponseKind::Complete => Self::Complete,
+            ResponseKind::Failed => Self::Failed,
+            ResponseKind::Paused => Self::Paused,
+            ResponseKind::Stopped => Self::Stopped,
+        }
+    }
+}
+
+/// What the agent does next: do the pending step then report, wait for a human (asking again returns the same status), only look at the run, or nothing (complete).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NextIntent {
+    PerformPendingThenContinue,
+    AwaitUserConfirmation,
+    RehydrateOnly,
+    Complete,
+}
+
+/// Why a run failed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FailureView {
+    pub code: String,
+    pub message: String,
+}
+
 /// The answer of `start_workflow` and `continue_workflow`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Execution {
-    pub kind: &'static str,
+    pub kind: Kind,
     pub is_complete: bool,
     pub session_id: String,
     pub run_id: String,
@@ -119,24 +168,12 @@ pub struct Execution {
     pub validation: Option<ValidationView>,
     pub gate: Option<GateView>,
     pub decision: Option<DecisionView>,
-    pub failure: Option<Value>,
+    pub failure: Option<FailureView>,
     pub recap: Option<RecapView>,
+    #[schemars(with = "Map<String, Value>")]
     pub progress: Value,
-    pub next_intent: &'static str,
+    pub next_intent: NextIntent,
     pub next_call: Option<NextCall>,
-}
-
-pub fn kind_name(kind: ResponseKind) -> &'static str {
-    match kind {
-        ResponseKind::Ok => "ok",
-        ResponseKind::Blocked => "blocked",
-        ResponseKind::WaitingGate => "waiting_for_human_gate",
-        ResponseKind::WaitingForHumanDecision => "waiting_for_human_decision",
-        ResponseKind::Complete => "complete",
-        ResponseKind::Failed => "failed",
-        ResponseKind::Paused => "paused",
-        ResponseKind::Stopped => "stopped",
-    }
 }
 
 impl Execution {
@@ -207,24 +244,26 @@ impl Execution {
         let resume_token = response.tokens.state_token.clone();
         let (next_intent, next_call) = match kind {
             ResponseKind::Ok | ResponseKind::Blocked => (
-                "perform_pending_then_continue",
-                continue_token.as_ref().map(|token| NextCall {
-                    tool: CONTINUE_WORKFLOW,
-                    params: json!({ "continueToken": token, "output": { "notesMarkdown": "…" } }),
-                }),
+                NextIntent::PerformPendingThenContinue,
+                // Only what the agent copies as is: a placeholder report (`"…"` as notes) would
+                // advance the run with it when the call is sent verbatim. Sent as is, this call
+                // looks at the step again; the report goes in `output`, as the text says.
+                continue_token
+                    .as_ref()
+                    .map(|token| NextCall { tool: CONTINUE_WORKFLOW, params: json!({ "continueToken": token }) }),
             ),
             ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision | ResponseKind::Paused => (
-                "await_user_confirmation",
+                NextIntent::AwaitUserConfirmation,
                 Some(NextCall {
                     tool: CONTINUE_WORKFLOW,
                     params: json!({ "continueToken": resume_token, "intent": "rehydrate" }),
                 }),
             ),
-            ResponseKind::Complete => ("complete", None),
-            ResponseKind::Failed | ResponseKind::Stopped => ("rehydrate_only", None),
+            ResponseKind::Complete => (NextIntent::Complete, None),
+            ResponseKind::Failed | ResponseKind::Stopped => (NextIntent::RehydrateOnly, None),
         };
         Execution {
-            kind: kind_name(kind),
+            kind: kind.into(),
             is_complete: kind == ResponseKind::Complete,
             session_id: response.session.to_string(),
             run_id: run,
@@ -246,7 +285,7 @@ impl Execution {
             failure: response
                 .failure
                 .as_ref()
-                .map(|failure| json!({ "code": failure.code, "message": failure.message })),
+                .map(|failure| FailureView { code: failure.code.clone(), message: failure.message.clone() }),
             recap: recap.map(|recap| RecapView {
                 text: recap.text,
                 truncated: recap.truncated,
@@ -257,4 +296,154 @@ impl Execution {
             next_call,
         }
     }
+}
+
+/// Where a workflow was found.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceView {
+    /// `project`, `user`, `attached`, `built_in` or `file`.
+    pub kind: &'static str,
+    pub path: String,
+}
+
+/// One workflow of `list_workflows`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowEntry {
+    pub workflow_id: String,
+    pub name: String,
+    pub description: String,
+    pub version: String,
+    /// Always `workflow`.
+    pub kind: &'static str,
+    pub workflow_hash: String,
+    pub tags: Vec<String>,
+    pub source: SourceView,
+    /// The lower-precedence copies this one hides (with `includeSources`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadows: Option<Vec<String>>,
+}
+
+/// A workflow file that failed to load.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadWarning {
+    pub workflow_id: String,
+    pub source: String,
+    pub errors: Vec<String>,
+}
+
+/// One tag of `list_workflows`' summary.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TagSummary {
+    /// The tag, as `tags` takes it; `untagged` gathers the workflows without tags.
+    pub id: String,
+    /// How many visible workflows carry it.
+    pub count: usize,
+    /// A few of their ids.
+    pub examples: Vec<String>,
+}
+
+/// The answer of `list_workflows`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowList {
+    /// Empty when the answer is the tag summary.
+    pub workflows: Vec<WorkflowEntry>,
+    /// Every tag with its count, when the call named no tags (and did not ask for `listAll`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag_summary: Option<Vec<TagSummary>>,
+    pub validation_warnings: Vec<LoadWarning>,
+    pub truncated: bool,
+}
+
+/// The answer of `inspect_workflow`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkflowView {
+    pub workflow_id: String,
+    pub workflow_hash: String,
+    /// `metadata` or `preview`.
+    pub mode: &'static str,
+    pub source: SourceView,
+    /// The workflow's metadata, or its whole compiled graph.
+    #[schemars(with = "Map<String, Value>")]
+    pub compiled: Value,
+}
+
+/// The answer of `checkpoint_workflow`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointView {
+    pub checkpoint_node_id: String,
+    pub run_id: String,
+    pub resume_token: String,
+    pub continue_token: Option<String>,
+    pub replayed: bool,
+    pub next_call: Option<NextCall>,
+}
+
+/// How sure a resume candidate is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    Strong,
+    Medium,
+    Weak,
+}
+
+impl From<switchyard_runtime::Confidence> for Confidence {
+    fn from(confidence: switchyard_runtime::Confidence) -> Self {
+        match confidence {
+            switchyard_runtime::Confidence::Strong => Self::Strong,
+            switchyard_runtime::Confidence::Medium => Self::Medium,
+            switchyard_runtime::Confidence::Weak => Self::Weak,
+        }
+    }
+}
+
+/// One candidate of `resume_session`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeCandidate {
+    pub session_id: String,
+    pub run_id: Option<String>,
+    pub workflow_id: Option<String>,
+    pub session_title: String,
+    pub goal: String,
+    pub git_branch: Option<String>,
+    pub git_head_sha: Option<String>,
+    pub workspace_path: Option<String>,
+    pub resume_token: Option<String>,
+    pub snippet: String,
+    pub confidence: Confidence,
+    pub why_matched: Vec<String>,
+    pub pending_step_id: Option<String>,
+    pub status: Option<&'static str>,
+    pub is_complete: bool,
+    pub last_modified_ms: i64,
+    pub next_call: Option<NextCall>,
+}
+
+/// The answer of `resume_session`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeView {
+    #[schemars(length(max = 5))]
+    pub candidates: Vec<ResumeCandidate>,
+    pub total_eligible: usize,
+}
+
+/// The answer of `manage_workflow_source`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceChangeView {
+    /// `attach` or `detach`.
+    pub action: &'static str,
+    /// The folder, resolved to its canonical path.
+    pub path: String,
+    /// `false` when the folder was already attached (or already detached).
+    pub changed: bool,
 }

@@ -96,10 +96,19 @@ async fn tools_reference_is_current() {
     let generated = switchyard_mcp::tools_reference(&fixture.server);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/mcp-tools.md");
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-    if on_disk != generated {
-        std::fs::write(&path, &generated).unwrap();
+    let hand_written_at = on_disk.find(switchyard_mcp::HAND_WRITTEN_HEADING).unwrap_or(on_disk.len());
+    let (generated_part, hand_written) = on_disk.split_at(hand_written_at);
+    if generated_part != format!("{generated}\n") {
+        std::fs::write(&path, format!("{generated}\n{hand_written}")).unwrap();
         panic!("docs/mcp-tools.md was out of date and has been regenerated; review and commit it");
     }
+    // The hand-written part names only tools and arguments the server has.
+    let tools = fixture.server.tool_list();
+    for name in ["manage_workflow_source", "list_workflows", "tagSummary", "listAll", "REPLAY_MISMATCH"] {
+        assert!(hand_written.contains(name), "the differences from WorkRail mention `{name}`");
+    }
+    let list = tools.iter().find(|tool| tool.name == "list_workflows").unwrap();
+    assert!(list.input_schema["properties"].get("listAll").is_some(), "the documented `listAll` exists");
 }
 
 #[tokio::test]
@@ -611,6 +620,23 @@ async fn advancing_a_finished_run_is_refused_and_gates_wait_for_a_human() {
 }
 
 #[tokio::test]
+async fn a_next_call_sent_verbatim_never_advances_with_placeholder_notes() {
+    let fixture = fixture().await;
+    let started = fixture.start().await;
+    let run = started["runId"].as_str().unwrap().to_owned();
+    let params = started["nextCall"]["params"].clone();
+    let fields: Vec<&String> = params.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["continueToken"], "no placeholder report to copy: {params}");
+    let events = fixture.event_count(&run).await;
+    let verbatim = fixture.ok("continue_workflow", params).await;
+    assert_eq!(verbatim["nodeId"], started["nodeId"], "sent as is, the call does not advance: {verbatim}");
+    assert_eq!(verbatim["pending"]["stepId"], started["pending"]["stepId"]);
+    assert_eq!(fixture.event_count(&run).await, events, "nothing is recorded");
+    let (_, _, text) = fixture.call("continue_workflow", started["nextCall"]["params"].clone()).await;
+    assert!(text.contains("Add your report to it: `output`"), "the text says where the report goes: {text}");
+}
+
+#[tokio::test]
 async fn checkpoint_and_resume_by_a_goal_word() {
     let fixture = fixture().await;
     let started = fixture.start().await;
@@ -634,7 +660,7 @@ async fn checkpoint_and_resume_by_a_goal_word() {
 #[tokio::test]
 async fn list_and_inspect_show_the_whole_graph() {
     let fixture = fixture().await;
-    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
     let ids: Vec<&str> =
         listed["workflows"].as_array().unwrap().iter().map(|entry| entry["workflowId"].as_str().unwrap()).collect();
     assert!(ids.contains(&"dev-cycle") && ids.contains(&"code-review"), "{ids:?}");
@@ -654,7 +680,33 @@ async fn list_and_inspect_show_the_whole_graph() {
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("broken.yaml"), "name: broken\nstages: 7\n").unwrap();
     let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
-    assert_eq!(listed["validationWarnings"][0]["workflowId"], "broken", "{listed}");
+    assert_eq!(listed["validationWarnings"][0]["workflowId"], "broken", "the summary step reports it too: {listed}");
+}
+
+#[tokio::test]
+async fn list_workflows_without_tags_answers_a_tag_summary_then_lists_by_tag() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "audit-trail",
+        "id: audit-trail\nversion: \"1\"\ntitle: Audit\ndescription: Audits.\ntags: [Review, security]\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    );
+    one_step_workflow(&fixture, "plain-one");
+    let summary = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    assert_eq!(summary["workflows"], json!([]), "the first step lists no workflow: {summary}");
+    let tags = summary["tagSummary"].as_array().expect("a tag summary");
+    let tag = |id: &str| tags.iter().find(|tag| tag["id"] == id).unwrap_or_else(|| panic!("no `{id}`: {summary}"));
+    assert!(tag("review")["examples"].as_array().unwrap().contains(&json!("audit-trail")), "{summary}");
+    assert!(tag("review")["count"].as_u64().unwrap() >= 2, "code-review is tagged review too: {summary}");
+    assert_eq!(tag("security")["count"], 1);
+    assert!(tag("untagged")["examples"].as_array().unwrap().contains(&json!("plain-one")), "{summary}");
+    let review = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "tags": ["SECURITY"] })).await;
+    let ids: Vec<&Value> = review["workflows"].as_array().unwrap().iter().map(|entry| &entry["workflowId"]).collect();
+    assert_eq!(ids, [&json!("audit-trail")], "{review}");
+    assert!(review.get("tagSummary").is_none(), "{review}");
+    let untagged = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "tags": ["untagged"] })).await;
+    assert!(untagged["workflows"].as_array().unwrap().iter().any(|entry| entry["workflowId"] == "plain-one"));
+    assert!(untagged["workflows"].as_array().unwrap().iter().all(|entry| entry["tags"] == json!([])), "{untagged}");
 }
 
 #[tokio::test]
@@ -670,7 +722,7 @@ async fn list_workflows_is_bounded_and_inspect_has_a_metadata_mode() {
             ),
         );
     }
-    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
     assert_eq!(listed["workflows"].as_array().unwrap().len(), switchyard_mcp::tools::MAX_LISTED_WORKFLOWS);
     assert_eq!(listed["truncated"], true, "the built-ins did not fit and the answer says so");
     let metadata = fixture
@@ -698,7 +750,7 @@ fn workrail_workflow(fixture: &Fixture, file_name: &str, id: &str) {
 async fn a_workflow_id_the_server_listed_is_accepted_by_inspect_and_start() {
     let fixture = fixture().await;
     workrail_workflow(&fixture, "saved-under-another-name", "listed-id");
-    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
     let ids: Vec<&str> =
         listed["workflows"].as_array().unwrap().iter().map(|entry| entry["workflowId"].as_str().unwrap()).collect();
     assert!(ids.contains(&"listed-id"), "{ids:?}");
@@ -726,4 +778,72 @@ async fn a_workflow_id_two_files_share_is_refused_as_ambiguous_naming_both() {
     assert!(message.contains("first-copy") && message.contains("second-copy"), "{message}");
     // Each is still reachable by its file name.
     fixture.ok("inspect_workflow", json!({ "workflowId": "first-copy", "workspacePath": fixture.path() })).await;
+}
+
+#[tokio::test]
+async fn manage_workflow_source_attaches_a_folder_idempotently_and_keeps_it_across_restarts() {
+    let fixture = fixture().await;
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("shared-flow.yaml"),
+        "id: shared-flow\nversion: \"1\"\ntitle: Shared\ndescription: From an attached folder.\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    )
+    .unwrap();
+    let link = fixture.workspace.path().join("flows-link");
+    std::os::unix::fs::symlink(folder.path(), &link).unwrap();
+    let attach = json!({ "action": "attach", "path": link.display().to_string() });
+    let attached = fixture.ok("manage_workflow_source", attach.clone()).await;
+    let canonical = std::fs::canonicalize(folder.path()).unwrap().display().to_string();
+    assert_eq!(attached["path"], canonical.as_str(), "recorded by its canonical path: {attached}");
+    assert_eq!((&attached["action"], &attached["changed"]), (&json!("attach"), &json!(true)));
+    let again = fixture.ok("manage_workflow_source", attach).await;
+    assert_eq!(again["changed"], false, "attaching twice changes nothing: {again}");
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
+    let entry = listed["workflows"].as_array().unwrap().iter().find(|entry| entry["workflowId"] == "shared-flow");
+    assert_eq!(entry.expect("listed")["source"]["kind"], "attached", "{listed}");
+    fixture
+        .ok("start_workflow", json!({ "workflowId": "shared-flow", "workspacePath": fixture.path(), "goal": "Share" }))
+        .await;
+
+    let config =
+        Config::resolve(Overrides { home: Some(fixture._home.path().to_owned()), store: None, project_root: None })
+            .unwrap();
+    let restarted =
+        SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
+    let other_workspace = tempfile::tempdir().unwrap();
+    let Value::Object(arguments) =
+        json!({ "workspacePath": other_workspace.path().display().to_string(), "tags": ["untagged"] })
+    else {
+        unreachable!()
+    };
+    let relisted = restarted.call("list_workflows", Some(arguments), None).await.unwrap().structured_content.unwrap();
+    assert!(
+        relisted["workflows"].to_string().contains("shared-flow"),
+        "kept across restarts, in any workspace: {relisted}"
+    );
+
+    let detach = json!({ "action": "detach", "path": canonical });
+    assert_eq!(fixture.ok("manage_workflow_source", detach.clone()).await["changed"], true);
+    assert_eq!(fixture.ok("manage_workflow_source", detach).await["changed"], false);
+    let listed = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
+    assert!(!listed["workflows"].to_string().contains("shared-flow"), "{listed}");
+}
+
+#[tokio::test]
+async fn manage_workflow_source_refuses_what_is_not_an_absolute_directory() {
+    let fixture = fixture().await;
+    let file = fixture.workspace.path().join("notes.txt");
+    std::fs::write(&file, "not a folder").unwrap();
+    for (path, expected) in [
+        (file.display().to_string(), "not a directory"),
+        ("relative/flows".to_owned(), "absolute"),
+        (fixture.workspace.path().join("missing").display().to_string(), "cannot attach"),
+    ] {
+        let refused = fixture.error("manage_workflow_source", json!({ "action": "attach", "path": path })).await;
+        assert_eq!(refused["code"], "VALIDATION_ERROR", "{refused}");
+        assert!(refused["message"].as_str().unwrap().contains(expected), "{refused}");
+    }
+    let wrong = fixture.error("manage_workflow_source", json!({ "action": "mount", "path": "/tmp" })).await;
+    assert!(wrong["message"].as_str().unwrap().contains("/action"), "{wrong}");
+    assert!(!fixture._home.path().join("attached-sources.json").exists(), "nothing written");
 }

@@ -40,6 +40,8 @@ const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 pub enum Origin {
     Project,
     User,
+    /// A folder attached with `manage_workflow_source` (see [`crate::attached`]).
+    Attached,
     Builtin,
     /// A file named directly (`--file`), outside discovery.
     File,
@@ -60,6 +62,7 @@ impl Location {
             Origin::Builtin => self.path.clone(),
             Origin::Project => format!("project:{}", self.path),
             Origin::User => format!("user:{}", self.path),
+            Origin::Attached => format!("attached:{}", self.path),
             Origin::File => format!("file:{}", self.path),
         }
     }
@@ -90,6 +93,9 @@ pub enum Sourced {
 pub struct Catalog {
     pub project_dir: Option<PathBuf>,
     pub user_dir: PathBuf,
+    /// The list of attached folders, searched after `user_dir`, read on every lookup so an attach
+    /// shows in every workspace's catalog at once.
+    pub attached_file: PathBuf,
 }
 
 impl Catalog {
@@ -99,15 +105,18 @@ impl Catalog {
         Self {
             project_dir: project_root.map(|root| root.join(".switchyard").join("workflows")),
             user_dir: home.join("workflows"),
+            attached_file: home.join(crate::attached::ATTACHED_SOURCES_FILE),
         }
     }
 
-    fn folders(&self) -> impl Iterator<Item = (Origin, &Path)> {
+    fn folders(&self) -> Vec<(Origin, PathBuf)> {
+        let attached = crate::attached::attached_folders(&self.attached_file);
         self.project_dir
-            .as_deref()
-            .map(|dir| (Origin::Project, dir))
-            .into_iter()
-            .chain(std::iter::once((Origin::User, self.user_dir.as_path())))
+            .iter()
+            .map(|dir| (Origin::Project, dir.clone()))
+            .chain(std::iter::once((Origin::User, self.user_dir.clone())))
+            .chain(attached.into_iter().map(|dir| (Origin::Attached, dir)))
+            .collect()
     }
 
     /// Every place `name` exists, in precedence order.
@@ -121,7 +130,7 @@ impl Catalog {
                     found.push(Candidate { location, text: Some(text) });
                 }
             }
-            for candidate in bundle_candidates(folder, name) {
+            for candidate in bundle_candidates(&folder, name) {
                 found.push(Candidate {
                     location: Location { origin, path: candidate.display().to_string() },
                     text: None,
@@ -271,7 +280,7 @@ impl Catalog {
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = switchyard_compiler::builtins().map(|builtin| builtin.name.to_owned()).collect();
         for (_, folder) in self.folders() {
-            let Ok(entries) = fs::read_dir(folder) else { continue };
+            let Ok(entries) = fs::read_dir(&folder) else { continue };
             for entry in entries.flatten() {
                 let path = entry.path();
                 let has_extension = path

@@ -4,6 +4,7 @@
 //! engine to decide, appends the decision to the store in one batch, and shapes the answer.
 //! It decides no engine rule itself: `switchyard_engine::decide` does.
 
+pub mod attached;
 pub mod catalog;
 pub mod clock;
 pub mod config;
@@ -173,6 +174,18 @@ impl Runtime {
 
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// Attaches a workflow folder for this user: discovery searches it after the user's own
+    /// folder, in every workspace. Idempotent; the folder must exist and is kept canonical.
+    pub fn attach_workflow_source(&self, path: &Path) -> Result<attached::SourceChange, Error> {
+        attached::attach(&self.catalog.attached_file, path)
+    }
+
+    /// Detaches a workflow folder attached before; detaching one that is not attached changes
+    /// nothing.
+    pub fn detach_workflow_source(&self, path: &Path) -> Result<attached::SourceChange, Error> {
+        attached::detach(&self.catalog.attached_file, path)
     }
 
     pub fn store(&self) -> &dyn Store {

@@ -96,6 +96,7 @@ impl Runtime {
         let catalog = Catalog {
             project_dir: root.map(|root| root.join(".switchyard").join("workflows")),
             user_dir: self.catalog.user_dir.clone(),
+            attached_file: self.catalog.attached_file.clone(),
         };
         let mut runtime = Runtime::from_parts(crate::Parts {
             store: std::sync::Arc::clone(&self.store),

@@ -48,10 +48,18 @@ async def walk(binary, workspace, target, workflow):
     async with Client(server) as client:
         names = sorted(tool.name for tool in (await client.list_tools()).tools)
         assert names == sorted(
-            ["list_workflows", "inspect_workflow", "start_workflow", "continue_workflow", "checkpoint_workflow", "resume_session"]
+            [
+                "list_workflows",
+                "inspect_workflow",
+                "start_workflow",
+                "continue_workflow",
+                "checkpoint_workflow",
+                "resume_session",
+                "manage_workflow_source",
+            ]
         ), names
 
-        listed = structured(await client.call_tool("list_workflows", {"workspacePath": workspace}))
+        listed = structured(await client.call_tool("list_workflows", {"workspacePath": workspace, "listAll": True}))
         assert any(entry["workflowId"] == workflow for entry in listed["workflows"]), listed
 
         word = "okapi" if target == "stdio" else "quagga"
