@@ -24,9 +24,20 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 /// The `limit` candidates most similar to `word`, most similar first (ties by name), whether or
 /// not they pass [`SUGGESTION_THRESHOLD`]: a "nearby" list for a path that does not exist.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>, limit: usize) -> Vec<&'a str> {
-    let mut scored: Vec<(f64, &str)> =
-        candidates.into_iter().map(|candidate| (similarity(word, candidate), candidate)).collect();
-    scored.sort_by(|left, right| right.0.total_cmp(&left.0).then_with(|| left.1.cmp(right.1)));
+    nearest_by(word, candidates, |candidate| candidate, limit)
+}
+
+/// [`nearest`] for candidates compared by a part of them (a path's last component, say) but
+/// returned whole; ties go by that part.
+pub fn nearest_by<T>(
+    word: &str,
+    candidates: impl IntoIterator<Item = T>,
+    compared: impl Fn(&T) -> &str,
+    limit: usize,
+) -> Vec<T> {
+    let mut scored: Vec<(f64, T)> =
+        candidates.into_iter().map(|candidate| (similarity(word, compared(&candidate)), candidate)).collect();
+    scored.sort_by(|left, right| right.0.total_cmp(&left.0).then_with(|| compared(&left.1).cmp(compared(&right.1))));
     scored.into_iter().take(limit).map(|(_, candidate)| candidate).collect()
 }
 

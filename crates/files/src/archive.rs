@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use switchyard_compiler::{Bundle, MAX_BUNDLE_BYTES};
+use switchyard_core::suggest;
 
 use crate::error::{ToolError, codes};
 use crate::metrics::Counters;
@@ -89,15 +90,7 @@ impl BundleArchive {
             }
             folder = folder.rsplit_once('/').map(|(parent, _)| parent.to_owned()).unwrap_or_default();
         };
-        let mut nearby: Vec<(f64, String)> = names
-            .into_iter()
-            .map(|name| {
-                let last = name.rsplit('/').next().unwrap_or(&name).to_owned();
-                (strsim::normalized_levenshtein(&wanted, &last), name)
-            })
-            .collect();
-        nearby.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let names: Vec<String> = nearby.into_iter().take(10).map(|(_, name)| name).collect();
+        let names = suggest::nearest_by(&wanted, names, |name| name.rsplit('/').next().unwrap_or(name), 10);
         let archive = self.path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
         let message = if names.is_empty() {
             format!("{shown} does not exist in {archive} (or is not text)")

@@ -18,6 +18,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 use cap_std_ext::dirext::CapStdExtDirExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
+use switchyard_core::suggest;
 
 use crate::error::{ToolError, codes};
 
@@ -528,18 +529,18 @@ impl Resolved<'_> {
                 return ToolError::new(codes::NOT_FOUND, format!("{} does not exist", self.display()));
             }
         };
-        let mut nearby: Vec<(f64, String)> = entries
+        let entries: Vec<String> = entries
             .filter_map(Result::ok)
             .take(1000)
-            .map(|entry| {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let shown =
-                    if folder.as_os_str().is_empty() { name.clone() } else { format!("{}/{name}", folder.display()) };
-                (strsim::normalized_levenshtein(&wanted, &name), shown)
-            })
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
             .collect();
-        nearby.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        let names: Vec<String> = nearby.into_iter().take(10).map(|(_, name)| name).collect();
+        let names: Vec<String> =
+            suggest::nearest(&wanted, entries.iter().map(String::as_str), 10)
+                .into_iter()
+                .map(|name| {
+                    if folder.as_os_str().is_empty() { name.to_owned() } else { format!("{}/{name}", folder.display()) }
+                })
+                .collect();
         let message = if names.is_empty() {
             format!("{} does not exist", self.display())
         } else {

@@ -10,6 +10,7 @@ use schemars::generate::SchemaSettings;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 use serde_json::{Value, json};
+use switchyard_core::suggest;
 
 use crate::arguments::{
     CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, SourceArguments,
@@ -69,13 +70,7 @@ impl ToolSpec {
             .keys()
             .filter(|key| !self.properties.contains(key))
             .map(|key| {
-                let suggestion = self
-                    .properties
-                    .iter()
-                    .map(|known| (strsim::jaro_winkler(&key.to_lowercase(), &known.to_lowercase()), known))
-                    .filter(|(score, _)| *score > 0.75)
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-                    .map(|(_, known)| known.clone());
+                let suggestion = suggest::closest(key, self.properties.iter().map(String::as_str));
                 json!({ "field": key, "didYouMean": suggestion })
             })
             .collect();

@@ -11,6 +11,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
+use switchyard_core::suggest;
 use switchyard_runtime::Runtime;
 
 use crate::errors::{ErrorCode, ToolError};
@@ -102,12 +103,8 @@ impl SwitchyardServer {
     ) -> Result<CallToolResult, ErrorData> {
         let Some(index) = self.inner.specs.iter().position(|spec| spec.name() == name) else {
             let known: Vec<&str> = self.inner.specs.iter().map(ToolSpec::name).collect();
-            let suggestion = known
-                .iter()
-                .map(|known| (strsim::jaro_winkler(name, known), *known))
-                .filter(|(score, _)| *score > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, known)| format!(" (did you mean `{known}`?)"))
+            let suggestion = suggest::closest(name, known.iter().copied())
+                .map(|known| format!(" (did you mean `{known}`?)"))
                 .unwrap_or_default();
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {name}{suggestion}; tools: {}", known.join(", ")),
