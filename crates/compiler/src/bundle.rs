@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value as Json;
 
 use crate::diagnostic::{Loc, Report, codes};
+use crate::frontmatter::split_frontmatter;
 use crate::{Compiled, Format, checks, crewagent, method};
 
 /// Largest bundle the compiler accepts, in bytes over all files.
@@ -170,14 +171,12 @@ pub(crate) fn finish(
 
 /// Splits `---` YAML frontmatter from a markdown file; a broken or missing one is empty.
 pub(crate) fn frontmatter(text: &str) -> (serde_json::Map<String, Json>, &str) {
-    let trimmed = text.trim_start_matches('\u{feff}');
-    let Some(rest) = trimmed.strip_prefix("---") else { return (serde_json::Map::new(), trimmed) };
-    let Some(end) = rest.find("\n---") else { return (serde_json::Map::new(), trimmed) };
-    let yaml = &rest[..end];
-    let body = rest[end + 4..].trim_start_matches(['-']).trim_start_matches(['\r', '\n']);
+    let Some((yaml, body)) = split_frontmatter(text) else {
+        return (serde_json::Map::new(), text.strip_prefix('\u{feff}').unwrap_or(text));
+    };
     let map =
         serde_saphyr::from_str::<Json>(yaml).ok().and_then(|value| value.as_object().cloned()).unwrap_or_default();
-    (map, body)
+    (map, body.trim_start_matches(['\r', '\n']))
 }
 
 /// Resolves a path as written in a bundle file (`{installed_path}/x.md`, `./step-02.md`,

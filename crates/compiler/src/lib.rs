@@ -12,6 +12,7 @@ mod draft;
 mod export;
 mod expressions;
 mod fields;
+mod frontmatter;
 mod method;
 mod native;
 mod schema;
@@ -31,6 +32,7 @@ pub use crate::bundle::{
 };
 pub use crate::diagnostic::{Diagnostic, Severity, codes};
 pub use crate::export::{ExportError, to_native, to_native_yaml};
+pub use crate::frontmatter::split_frontmatter;
 pub use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 pub use crate::schema::{
     NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
