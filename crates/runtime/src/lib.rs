@@ -25,6 +25,7 @@ use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::limits::MAX_GOAL_BYTES;
 use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::token::{Keyring, TokenError, TokenKind};
+use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Decision, Fresh, LoadedWorkflow, RunView};
 use switchyard_store::{
@@ -276,7 +277,21 @@ impl Runtime {
         expected_run: Option<RunId>,
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
-        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone())).await
+        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await
+    }
+
+    /// Advances the step a continue token names to the step `to` (or the end of the run): the
+    /// engine takes the edge that leads there, exactly as if its label were `input.choice`,
+    /// and refuses with `NO_EDGE_TO_STEP`, naming the allowed next steps, when none does. For
+    /// doors that name where to go rather than how (the state document's `currentNodeId`).
+    pub async fn advance_to(
+        &self,
+        continue_token: &str,
+        expected_run: Option<RunId>,
+        input: AdvanceInput,
+        to: EdgeTarget,
+    ) -> Result<StepResponse, Error> {
+        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone()))).await
     }
 
     async fn advance_once(
@@ -284,22 +299,31 @@ impl Runtime {
         continue_token: &str,
         expected_run: Option<RunId>,
         input: AdvanceInput,
+        to: Option<EdgeTarget>,
     ) -> Result<StepResponse, Error> {
         let (record, context, node) = self.token_scope(continue_token, TokenKind::Continue, expected_run).await?;
         let attempt =
             record.attempt.ok_or_else(|| Error::environment("a continue token was stored without an attempt"))?;
         let key = format!("advance:{}:{attempt}", record.node);
-        let payload = sha256_hex(&canonical_json(&input));
+        // A plain advance keeps the payload it always had, so recorded calls still match.
+        let payload = match &to {
+            None => sha256_hex(&canonical_json(&input)),
+            Some(to) => sha256_hex(&canonical_json(&serde_json::json!({ "input": input, "to": to }))),
+        };
         if let Some(recorded) = self.store.recorded(&key).await? {
             return self.replay(&recorded, &payload).await;
         }
-        let command = Command::Advance(switchyard_engine::Advance {
+        let advance = switchyard_engine::Advance {
             attempt,
             notes: input.notes,
             artifacts: input.artifacts,
             context: input.context,
             choice: input.choice,
-        });
+        };
+        let command = match to {
+            Some(to) => Command::AdvanceTo { advance, to },
+            None => Command::Advance(advance),
+        };
         self.execute(&context, &node, command, Some((key, payload))).await
     }
 
