@@ -345,10 +345,9 @@ impl FileHost {
                 .await
             }
             "preload_workflow" => {
-                let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
+                let files = self.runtime.workflow_files(run).await.map_err(|error| runtime_error(&error))?;
                 let archive = self.bundle_archive(&mounts)?;
-                let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
-                self.preload_with(mounts, archive, references.references()).await
+                self.preload_with(mounts, archive, preload::references_of(&files)).await
             }
             other => {
                 let names: Vec<&str> = tool_definitions().iter().map(|tool| tool.name).collect();

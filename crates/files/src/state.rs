@@ -183,9 +183,8 @@ fn check(document: &StateDocument, written: &Map<String, Value>) -> Result<Optio
         None
     } else {
         let here = EdgeTarget::Step(StepId::new(from.clone()));
-        let loops_back = workflow
-            .step(&StepId::new(from))
-            .is_some_and(|step| step.edges.iter().any(|edge| edge.target == here));
+        let loops_back =
+            workflow.step(&StepId::new(from)).is_some_and(|step| step.edges.iter().any(|edge| edge.target == here));
         Some(if loops_back { here } else { EdgeTarget::Complete })
     };
     let notes = added.get("notes").and_then(Value::as_str).map(str::to_owned);

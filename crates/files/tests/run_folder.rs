@@ -341,3 +341,27 @@ async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_t
         assert_eq!(preload["missing"], json!([]), "{own}");
     }
 }
+
+#[tokio::test]
+async fn preload_lists_the_files_the_run_started_from_even_when_the_source_changes_on_disk() {
+    let world = common::World::new().await;
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let folder = tempfile::tempdir().unwrap();
+    copy_folder(&testdata().join("crewagent/hello-branch"), folder.path());
+    let started = start_file(&world, folder.path()).await;
+    let preload = || async {
+        let text = host.call("preload_workflow", json!({}), Some(started.run)).await.unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let before = preload().await;
+    assert!(paths(&before["files"]).contains(&"{bundle-root}/steps/end-99.md".to_owned()), "{before:#}");
+
+    // The last step now names another file: a new run would read it, this run does not.
+    let graph = folder.path().join("workflow.graph.json");
+    let edited = std::fs::read_to_string(&graph).unwrap().replace("steps/end-99.md", "steps/extra.md");
+    std::fs::write(&graph, edited).unwrap();
+    std::fs::write(folder.path().join("steps/extra.md"), "# Extra\n").unwrap();
+    let after = preload().await;
+    assert_eq!(paths(&after["files"]), paths(&before["files"]), "{after:#}");
+    assert_eq!(paths(&after["missing"]), paths(&before["missing"]));
+}

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
-use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::event::{EventKind, NodeCause, WorkflowFile};
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::limits::MAX_GOAL_BYTES;
 use switchyard_core::state::{DecisionOption, Phase};
@@ -226,6 +226,7 @@ impl Runtime {
                 workflow_id: loaded.workflow.id.clone(),
                 workflow_hash: loaded.hash,
                 source: found.location.describe(),
+                references: workflow_files(&found),
             },
         ];
         events.extend(decision.events);
@@ -464,6 +465,24 @@ impl Runtime {
 
     pub async fn verify(&self) -> Result<switchyard_store::VerifyReport, Error> {
         Ok(self.store.verify().await?)
+    }
+
+    /// The files the run's workflow refers to, as its source listed them when the run started
+    /// (the workflow file itself, then the compiler's `Compiled::references`): what the source
+    /// on disk says now does not change them. Empty for built-in workflows, and for runs started
+    /// before they were recorded.
+    pub async fn workflow_files(&self, run: RunId) -> Result<Vec<WorkflowFile>, Error> {
+        let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
+        // A session's first events are its creation and its run's start.
+        let events = self.store.events(record.session, 0, 8).await?;
+        Ok(events
+            .into_iter()
+            .filter(|event| event.run == Some(run))
+            .find_map(|event| match event.kind {
+                EventKind::RunStarted { references, .. } => Some(references),
+                _ => None,
+            })
+            .unwrap_or_default())
     }
 
     /// The workflow a run is pinned to, as stored when it started.
@@ -883,6 +902,25 @@ fn command_payload(command: &Command) -> Value {
         Command::Decide { option, note } => serde_json::json!({ "decide": option.as_str(), "note": note }),
         _ => Value::Null,
     }
+}
+
+/// The files a found workflow refers to: a single file itself (a bundle's own definition is
+/// among the compiler's references), then `Compiled::references`, each once.
+fn workflow_files(found: &Found) -> Vec<WorkflowFile> {
+    if found.location.origin == Origin::Builtin {
+        return Vec::new();
+    }
+    let path = Path::new(&found.location.path);
+    let mut files = Vec::new();
+    if let Some(name) = path.file_name().filter(|_| path.is_file() && !catalog::is_bundle_path(path)) {
+        files.push(WorkflowFile { path: name.to_string_lossy().into_owned(), conditional: false });
+    }
+    for reference in &found.compiled.references {
+        if !files.iter().any(|known: &WorkflowFile| known.path == reference.path) {
+            files.push(WorkflowFile { path: reference.path.clone(), conditional: reference.conditional });
+        }
+    }
+    files
 }
 
 /// A session title: the goal's first line, shortened.
