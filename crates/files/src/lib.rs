@@ -217,6 +217,8 @@ impl FileHost {
     /// Calls tool `tool` with its JSON arguments. `run` names the run when the caller knows it
     /// (the CLI's `--run`); otherwise the arguments' `run` does.
     pub async fn call(&self, tool: &str, arguments: Value, run: Option<RunId>) -> ToolResult {
+        // A monotonic timer for the call's duration (metrics), not a time of day: the runtime's
+        // clock gives every time that is recorded.
         let started = Instant::now();
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("").to_owned();
         // `resolved` is recorded once the path is resolved to its mount.
@@ -495,11 +497,7 @@ impl FileHost {
         let mut manifest: Manifest = serde_json::from_str(&text).map_err(|error| fail(error.to_string()))?;
         let path = resolved.relative.to_string_lossy().into_owned();
         manifest.files.retain(|file| file.path != path);
-        let written_at = rfc3339(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
-        );
+        let written_at = rfc3339(self.runtime.now_ms());
         manifest.files.push(ManifestFile { path, bytes, sha256: sha256.to_owned(), written_at });
         manifest.files.sort_by(|a, b| a.path.cmp(&b.path));
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| fail(error.to_string()))?;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig, codes};
+use switchyard_runtime::clock::FixedClock;
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
 use switchyard_test_support::{copy_folder, zip_folder, zip_folder_under};
 
@@ -364,4 +365,17 @@ async fn preload_lists_the_files_the_run_started_from_even_when_the_source_chang
     let after = preload().await;
     assert_eq!(paths(&after["files"]), paths(&before["files"]), "{after:#}");
     assert_eq!(paths(&after["missing"]), paths(&before["missing"]));
+}
+
+#[tokio::test]
+async fn manifest_times_come_from_the_runtime_clock() {
+    const FIXED_MS: i64 = 1_767_434_400_000;
+    let world = common::World::with_clock(Arc::new(FixedClock(FIXED_MS))).await;
+    let started = world.start("code-review").await;
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    host.call("save_output", json!({ "path": "report.md", "content": "done\n" }), Some(started.run)).await.unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(world.folder(&started).join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["startedAt"], "2026-01-03T10:00:00.000Z");
+    assert_eq!(manifest["files"][0]["writtenAt"], "2026-01-03T10:00:00.000Z", "{manifest:#}");
 }

@@ -180,6 +180,12 @@ impl Runtime {
         self.store.as_ref()
     }
 
+    /// Milliseconds since the Unix epoch by the runtime's clock: the one clock of switchyard, so
+    /// times a door records (manifest entries) agree with the events' and follow a test's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// Finds a workflow by name or file and compiles it.
     pub fn find_workflow(&self, name: Option<&str>, file: Option<&Path>) -> Result<Found, Error> {
         match (name, file) {
