@@ -7,15 +7,14 @@ use std::io::Write;
 use std::path::Path;
 
 use serde::Serialize;
-use switchyard_compiler::Diagnostic;
-use switchyard_runtime::Catalog;
+use switchyard_runtime::{Catalog, Diagnostic};
 
 use crate::output::{Failure, Outcome, Printer};
 
 #[derive(Debug, Serialize)]
 struct Imported<'a> {
     source: String,
-    format: &'a switchyard_compiler::Format,
+    format: &'a switchyard_runtime::Format,
     hash: String,
     /// What the conversion could not keep as it was (the source's warnings).
     lossy: Vec<&'a Diagnostic>,
@@ -38,8 +37,7 @@ pub(crate) fn run(printer: &Printer, path: &Path, to: &str, output: Option<&Path
         }
         return Ok(Outcome::RuleViolation);
     };
-    let yaml =
-        switchyard_compiler::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
+    let yaml = switchyard_runtime::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
     let lossy: Vec<&Diagnostic> = compiled.warnings().collect();
     for diagnostic in &lossy {
         let _ = writeln!(stderr, "lossy: {diagnostic}");

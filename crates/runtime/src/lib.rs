@@ -40,6 +40,10 @@ pub use crate::error::{Error, ErrorClass};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
+// What doors name or show of the compiler's output as it is (diagnostics, source formats, a
+// bundle's files), the native format's schema and its writer: doors depend on the runtime only.
+pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
+
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
 /// What to start.
