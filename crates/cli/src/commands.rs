@@ -5,12 +5,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use switchyard_compiler::Diagnostic;
 use switchyard_core::state::DecisionOption;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_core::{RunId, RunStatus};
 use switchyard_runtime::catalog::Sourced;
-use switchyard_runtime::{AdvanceInput, Catalog, Config, Found, Overrides, Runtime, StartRequest, Target};
+use switchyard_runtime::{AdvanceInput, Catalog, Config, Diagnostic, Found, Overrides, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
@@ -354,7 +353,7 @@ struct ValidatedFile<'a> {
     /// The workflow's name, for each workflow of a bundle (a package may hold several).
     #[serde(skip_serializing_if = "Option::is_none")]
     workflow: Option<&'a str>,
-    format: Option<&'a switchyard_compiler::Format>,
+    format: Option<&'a switchyard_runtime::Format>,
     valid: bool,
     hash: Option<String>,
     diagnostics: &'a [Diagnostic],
@@ -488,7 +487,7 @@ fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
 fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {
     match which {
         "workflow" => {
-            printer.json(&switchyard_compiler::native_schema())?;
+            printer.json(&switchyard_runtime::native_schema())?;
             Ok(Outcome::Success)
         }
         "state" => {
@@ -504,7 +503,7 @@ struct ListedWorkflow<'a> {
     name: &'a str,
     title: Option<&'a str>,
     version: Option<&'a str>,
-    format: &'a switchyard_compiler::Format,
+    format: &'a switchyard_runtime::Format,
     hash: Option<String>,
     source: &'a switchyard_runtime::Location,
     shadows: &'a [switchyard_runtime::Location],
@@ -555,7 +554,7 @@ fn list(printer: &Printer, catalog: &Catalog) -> Result<Outcome, Failure> {
 struct Inspected<'a> {
     name: &'a str,
     source: &'a switchyard_runtime::Location,
-    format: &'a switchyard_compiler::Format,
+    format: &'a switchyard_runtime::Format,
     hash: String,
     workflow: &'a switchyard_core::Workflow,
     diagnostics: &'a [Diagnostic],

@@ -8,8 +8,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_compiler::{Diagnostic, Source, compile};
-use switchyard_runtime::Catalog;
+use switchyard_runtime::{Catalog, Diagnostic};
 use switchyard_runtime::catalog::{Found, is_bundle_path};
 
 use crate::output::{Failure, Outcome, Printer};
@@ -19,7 +18,7 @@ struct Imported<'a> {
     source: String,
     /// The workflow's name: the file's, or `<package>.<workflow id>` in a multi-workflow package.
     name: &'a str,
-    format: &'a switchyard_compiler::Format,
+    format: &'a switchyard_runtime::Format,
     /// The hash of the YAML written, as compiling it gives.
     hash: String,
     /// What the conversion could not keep as it was (the source's warnings).
@@ -67,7 +66,7 @@ pub(crate) fn run(printer: &Printer, path: &Path, to: &str, output: Option<&Path
             continue;
         };
         let yaml =
-            switchyard_compiler::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
+            switchyard_runtime::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
         let lossy: Vec<&Diagnostic> = compiled.warnings().collect();
         for diagnostic in &lossy {
             let _ = writeln!(stderr, "lossy: {diagnostic}");
@@ -123,9 +122,6 @@ fn target_path(output: &Path, found: &Found, several: bool) -> PathBuf {
 
 /// The hash of the workflow the YAML compiles to, which is what a run of the written file pins.
 fn written_hash(path: &Path, yaml: &str) -> String {
-    let compiled = compile(&Source::new(format!("{}.yaml", path.display()), yaml));
-    compiled
-        .workflow
-        .map(|workflow| workflow.hash().to_string())
-        .unwrap_or_else(|| "(the written YAML does not compile)".to_owned())
+    Catalog::hash_of_text(&format!("{}.yaml", path.display()), yaml)
+        .map_or_else(|| "(the written YAML does not compile)".to_owned(), |hash| hash.to_string())
 }

@@ -124,3 +124,73 @@ fn no_skipped_or_stubbed_tests() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Doors reach the engine, the compiler and the store backends only through the runtime, the one
+/// API they use: a door that needs an engine rule asks the runtime, it cannot re-implement it
+/// with the engine's own parts. The store's contract crate (`switchyard-store`) is no backend.
+#[test]
+fn doors_depend_on_the_runtime_never_on_the_engine_the_compiler_or_a_store_backend() {
+    /// Door crates, present and coming; a door without a folder yet is skipped.
+    const DOORS: [&str; 5] = ["cli", "mcp", "files", "runner", "console"];
+    /// Dev-dependencies of a door on a crate it must not use, each with why; nothing else.
+    const ALLOWED_FOR_TESTS: [(&str, &str, &str); 2] = [
+        (
+            "files",
+            "switchyard-store-sqlite",
+            "its tests and benchmark assemble a runtime from parts (`Runtime::from_parts`) over a real SQLite file",
+        ),
+        ("cli", "switchyard-compiler", "the validate benchmark builds its corpus from the compiler's built-in sources"),
+    ];
+    let forbidden = |package: &str| {
+        matches!(package, "switchyard-engine" | "switchyard-compiler") || package.starts_with("switchyard-store-")
+    };
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    let mut allowances_used = Vec::new();
+    for door in DOORS {
+        let path = root.join("crates").join(door).join("Cargo.toml");
+        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let manifest: toml::Table = text.parse().unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+        // The manifest's own sections, then each `[target.<cfg>.…]`'s.
+        let mut owners: Vec<(String, &toml::Table)> = vec![(String::new(), &manifest)];
+        for (target, owner) in manifest.get("target").and_then(toml::Value::as_table).into_iter().flatten() {
+            if let Some(owner) = owner.as_table() {
+                owners.push((format!("target.{target}."), owner));
+            }
+        }
+        let mut tables: Vec<(String, &toml::Table)> = Vec::new();
+        for (prefix, owner) in owners {
+            for table in ["dependencies", "build-dependencies", "dev-dependencies"] {
+                if let Some(dependencies) = owner.get(table).and_then(toml::Value::as_table) {
+                    tables.push((format!("{prefix}{table}"), dependencies));
+                }
+            }
+        }
+        for (section, dependencies) in tables {
+            for (name, spec) in dependencies {
+                // A renamed dependency names its package.
+                let package = spec.get("package").and_then(toml::Value::as_str).unwrap_or(name);
+                if !forbidden(package) {
+                    continue;
+                }
+                let allowed = section.ends_with("dev-dependencies")
+                    && ALLOWED_FOR_TESTS
+                        .iter()
+                        .any(|(crate_name, allowed, _)| *crate_name == door && *allowed == package);
+                if allowed {
+                    allowances_used.push((door, package.to_owned()));
+                } else {
+                    problems.push(format!(
+                        "crates/{door}/Cargo.toml: [{section}] has `{package}`: ask the runtime (add the API the door needs to switchyard-runtime)"
+                    ));
+                }
+            }
+        }
+    }
+    for (door, package, _) in ALLOWED_FOR_TESTS {
+        if !allowances_used.iter().any(|(used_door, used)| *used_door == door && used == package) {
+            problems.push(format!("the allowance of `{package}` for crates/{door} is no longer used: remove it"));
+        }
+    }
+    assert!(problems.is_empty(), "doors depend on the runtime only:\n{}", problems.join("\n"));
+}

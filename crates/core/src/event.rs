@@ -27,6 +27,17 @@ pub enum NodeCause {
     Fork,
 }
 
+/// A file a run's workflow refers to (its own file, instructions, step files, templates,
+/// invoked workflows, …): a path relative to the workflow's folder or bundle, or one starting
+/// with a path variable (`{project-root}/…`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkflowFile {
+    pub path: String,
+    /// Used only on some branches (an invoked workflow, an elicitation task).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub conditional: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum EventKind {
@@ -42,6 +53,10 @@ pub enum EventKind {
         workflow_hash: WorkflowHash,
         /// Where the workflow was found (`builtin`, `project:<path>`, `user:<path>`, `file:<path>`).
         source: String,
+        /// The files the workflow refers to, as its source listed them at start. Absent from
+        /// runs started before it was recorded, and when there are none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        references: Vec<WorkflowFile>,
     },
     NodeCreated {
         node: NodeId,

@@ -2,8 +2,9 @@
 //! the run takes, or why none can be taken.
 
 use switchyard_core::state::{Counters, ValidationIssue};
-use switchyard_core::workflow::{Edge, Step};
+use switchyard_core::workflow::{Edge, EdgeTarget, Step};
 
+use crate::error::Error;
 use crate::loaded::{Conditions, LoadedWorkflow};
 
 /// The outcome of choosing an edge.
@@ -159,4 +160,79 @@ pub(crate) fn fallback<'w>(step: &'w Step, counters: &'w Counters) -> Option<&'w
 pub(crate) fn needs_choice(step: &Step, counters: &Counters) -> bool {
     let open: Vec<&Edge> = unconditional_eligible(step, counters).collect();
     open.len() > 1 && !open.iter().any(|edge| edge.default)
+}
+
+/// The choice that takes the run from `step` to `target` (`AdvanceTo`): the label of an edge
+/// leading there, or no label when `target` completes the run from an end step. Among several
+/// edges leading there, the first whose condition holds wins, then the default, then the first
+/// unconditional one, each not used up; failing those, the first, so that taking it reports why
+/// it cannot be taken (used up, or its condition does not hold) as any choice of it would.
+/// With `choice`, only that edge may lead there. No edge leading there is `NO_EDGE_TO_STEP`.
+pub(crate) fn choice_toward(
+    loaded: &LoadedWorkflow,
+    step: &Step,
+    counters: &Counters,
+    conditions: &Conditions,
+    target: &EdgeTarget,
+    choice: Option<&str>,
+) -> Result<Option<String>, Error> {
+    if step.is_end() && *target == EdgeTarget::Complete {
+        return Ok(choice.map(str::to_owned));
+    }
+    let programs = loaded.conditions(&step.id);
+    let leading: Vec<(&Edge, bool)> = step
+        .edges
+        .iter()
+        .zip(programs)
+        .filter(|(edge, _)| edge.target == *target && choice.is_none_or(|choice| edge.label == choice))
+        .map(|(edge, program)| {
+            let open = !exhausted(step, edge, counters);
+            (edge, open && program.as_ref().is_some_and(|program| conditions.holds(program)))
+        })
+        .collect();
+    let open_unconditional = || {
+        leading
+            .iter()
+            .map(|(edge, _)| *edge)
+            .filter(|edge| edge.condition.is_none() && !exhausted(step, edge, counters))
+    };
+    let chosen = leading
+        .iter()
+        .find_map(|(edge, holds)| holds.then_some(*edge))
+        .or_else(|| open_unconditional().find(|edge| edge.default))
+        .or_else(|| open_unconditional().next())
+        .or_else(|| leading.first().map(|(edge, _)| *edge));
+    if let Some(edge) = chosen {
+        return Ok(Some(edge.label.clone()));
+    }
+    let shown = show_target(target);
+    let reason = match (choice, target) {
+        (Some(choice), _) => match step.edges.iter().find(|edge| edge.label == choice) {
+            Some(edge) => format!("edge `{choice}` leads to {}", show_target(&edge.target)),
+            None => format!("`{choice}` is not an edge of step `{}`", step.id),
+        },
+        (None, EdgeTarget::Step(id)) if loaded.workflow.step(id).is_none() => {
+            format!("`{id}` is not a step of workflow `{}`", loaded.workflow.id)
+        }
+        (None, _) if step.is_end() => "the step is an end step: advancing it completes the run".to_owned(),
+        (None, _) => "no edge of the step leads there".to_owned(),
+    };
+    let allowed: Vec<String> = if step.is_end() {
+        vec![show_target(&EdgeTarget::Complete)]
+    } else {
+        step.edges
+            .iter()
+            .filter(|edge| !exhausted(step, edge, counters))
+            .map(|edge| format!("{} (edge `{}`)", show_target(&edge.target), edge.label))
+            .collect()
+    };
+    let allowed = if allowed.is_empty() { "none: every edge is used up".to_owned() } else { allowed.join(", ") };
+    Err(Error::NoEdgeToStep { step: step.id.to_string(), target: shown, reason, allowed })
+}
+
+fn show_target(target: &EdgeTarget) -> String {
+    match target {
+        EdgeTarget::Step(id) => format!("`{id}`"),
+        EdgeTarget::Complete => "the end of the run".to_owned(),
+    }
 }

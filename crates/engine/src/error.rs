@@ -41,6 +41,8 @@ pub enum Error {
         "the node is at step `{step}`, which workflow `{workflow}` does not have: the run's history does not fit its pinned workflow"
     )]
     UnknownStep { workflow: String, step: String },
+    #[error("cannot advance from step `{step}` to {target}: {reason}; allowed next: {allowed}")]
+    NoEdgeToStep { step: String, target: String, reason: String, allowed: String },
 }
 
 impl Error {
@@ -61,6 +63,7 @@ impl Error {
             Self::InvalidContext { .. } => "INVALID_CONTEXT",
             Self::InvalidWorkflow { .. } => "INVALID_WORKFLOW",
             Self::UnknownStep { .. } => "UNKNOWN_STEP",
+            Self::NoEdgeToStep { .. } => "NO_EDGE_TO_STEP",
         }
     }
 

@@ -185,6 +185,12 @@ pub(crate) fn choose(label: &str) -> Command {
     Command::Advance(Advance { choice: Some(label.to_owned()), ..advance() })
 }
 
+/// An advance to step `to` (`complete`: the end of the run), the edge left to the engine.
+pub(crate) fn toward(to: &str) -> Command {
+    let to = if to == "complete" { EdgeTarget::Complete } else { EdgeTarget::Step(StepId::new(to)) };
+    Command::AdvanceTo { advance: advance(), to }
+}
+
 pub(crate) fn plain() -> Command {
     Command::Advance(advance())
 }

@@ -23,6 +23,7 @@ mod tests;
 use switchyard_core::event::EventKind;
 use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, DecisionOption, NodeState};
+use switchyard_core::workflow::EdgeTarget;
 
 pub use crate::error::Error;
 pub use crate::functions::loose_json;
@@ -48,19 +49,41 @@ pub struct RunView<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     Advance(Advance),
-    Approve { note: Option<String> },
-    Reject { reason: String },
-    Decide { option: DecisionOption, note: Option<String> },
-    Pause { reason: Option<String> },
+    /// An advance that names where the run should go instead of the edge: the engine finds the
+    /// edge of the pending step that leads there and takes it exactly as if the agent had sent
+    /// its label as the choice. Refused (`NO_EDGE_TO_STEP`) when no edge leads there.
+    AdvanceTo {
+        advance: Advance,
+        to: EdgeTarget,
+    },
+    Approve {
+        note: Option<String>,
+    },
+    Reject {
+        reason: String,
+    },
+    Decide {
+        option: DecisionOption,
+        note: Option<String>,
+    },
+    Pause {
+        reason: Option<String>,
+    },
     Resume,
-    Stop { reason: Option<String> },
-    Checkpoint { attempt: Option<AttemptId>, notes: Option<String> },
+    Stop {
+        reason: Option<String>,
+    },
+    Checkpoint {
+        attempt: Option<AttemptId>,
+        notes: Option<String>,
+    },
 }
 
 impl Command {
     pub fn kind(&self) -> CommandKind {
         match self {
             Self::Advance(_) => CommandKind::Advance,
+            Self::AdvanceTo { .. } => CommandKind::AdvanceTo,
             Self::Approve { .. } => CommandKind::Approve,
             Self::Reject { .. } => CommandKind::Reject,
             Self::Decide { .. } => CommandKind::Decide,

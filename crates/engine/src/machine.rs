@@ -78,7 +78,8 @@ pub fn decide(loaded: &LoadedWorkflow, view: RunView<'_>, command: Command, fres
     }
     let machine = Machine { loaded, view, fresh };
     match command {
-        Command::Advance(advance) => machine.advance(advance),
+        Command::Advance(advance) => machine.advance(advance, None),
+        Command::AdvanceTo { advance, to } => machine.advance(advance, Some(&to)),
         Command::Approve { note } => machine.approve(note),
         Command::Reject { reason } => machine.reject(reason),
         Command::Decide { option, note } => machine.human_decision(option, note),
@@ -269,7 +270,9 @@ impl<'a> Machine<'a> {
         Ok(Moved { state, edge_label, follow })
     }
 
-    fn advance(&self, advance: Advance) -> Result<Decision, Error> {
+    /// An advance; with `target`, one whose choice is the edge leading there
+    /// ([`edges::choice_toward`]), found once the delta is applied, as conditions see it.
+    fn advance(&self, mut advance: Advance, target: Option<&EdgeTarget>) -> Result<Decision, Error> {
         check_optional("the notes", "MAX_NOTES_BYTES", advance.notes.as_deref(), MAX_NOTES_BYTES)?;
         if let Some(artifacts) = &advance.artifacts {
             check_size("the artifacts", "MAX_ARTIFACTS_BYTES", compact_len(artifacts), MAX_ARTIFACTS_BYTES)?;
@@ -322,8 +325,18 @@ impl<'a> Machine<'a> {
                 ),
             });
         }
-        let choice = advance.choice.as_deref();
         let conditions = self.conditions(&context, advance.artifacts.as_ref(), &state.counters);
+        if let Some(target) = target {
+            advance.choice = edges::choice_toward(
+                self.loaded,
+                step,
+                &state.counters,
+                &conditions,
+                target,
+                advance.choice.as_deref(),
+            )?;
+        }
+        let choice = advance.choice.as_deref();
         let output = advance.notes.as_deref().unwrap_or_default();
         for check in self.loaded.checks(&step.id) {
             if let Err(reason) = check.evaluate(output, &conditions) {

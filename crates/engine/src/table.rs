@@ -10,6 +10,7 @@ use switchyard_core::state::RunStatus;
 #[serde(rename_all = "snake_case")]
 pub enum CommandKind {
     Advance,
+    AdvanceTo,
     Approve,
     Reject,
     Decide,
@@ -20,8 +21,9 @@ pub enum CommandKind {
 }
 
 impl CommandKind {
-    pub const ALL: [CommandKind; 8] = [
+    pub const ALL: [CommandKind; 9] = [
         Self::Advance,
+        Self::AdvanceTo,
         Self::Approve,
         Self::Reject,
         Self::Decide,
@@ -34,6 +36,7 @@ impl CommandKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Advance => "advance",
+            Self::AdvanceTo => "advance_to",
             Self::Approve => "approve",
             Self::Reject => "reject",
             Self::Decide => "decide",
@@ -106,6 +109,9 @@ use RunStatus as S;
 
 const ADVANCE: Outcome =
     Handled("check the advance; move along an edge, wait at the gate, or record a blocked attempt");
+const ADVANCE_TO: Outcome = Handled(
+    "find the edge to the named step, then check the advance as one choosing that edge; refuse when no edge leads there",
+);
 const APPROVE: Outcome = Handled("approve the held result and move along an edge");
 const REJECT: Outcome = Handled("send the step back for a revision, or ask a human past the revision limit");
 const DECIDE: Outcome = Handled("apply the human's decision");
@@ -118,6 +124,7 @@ const CHECKPOINT: Outcome = Handled("record a checkpoint on the node");
 pub static TRANSITIONS: &[Transition] = &[
     // A step is pending, or its last advance was blocked and may be retried.
     row(S::Active, C::Advance, ADVANCE),
+    row(S::Active, C::AdvanceTo, ADVANCE_TO),
     row(S::Active, C::Approve, Rejected(R::NotAtGate)),
     row(S::Active, C::Reject, Rejected(R::NotAtGate)),
     row(S::Active, C::Decide, Rejected(R::NoDecisionPending)),
@@ -126,6 +133,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::Active, C::Stop, STOP),
     row(S::Active, C::Checkpoint, CHECKPOINT),
     row(S::Blocked, C::Advance, ADVANCE),
+    row(S::Blocked, C::AdvanceTo, ADVANCE_TO),
     row(S::Blocked, C::Approve, Rejected(R::NotAtGate)),
     row(S::Blocked, C::Reject, Rejected(R::NotAtGate)),
     row(S::Blocked, C::Decide, Rejected(R::NoDecisionPending)),
@@ -135,6 +143,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::Blocked, C::Checkpoint, CHECKPOINT),
     // A human must approve or reject.
     row(S::WaitingGate, C::Advance, Rejected(R::AwaitingGate)),
+    row(S::WaitingGate, C::AdvanceTo, Rejected(R::AwaitingGate)),
     row(S::WaitingGate, C::Approve, APPROVE),
     row(S::WaitingGate, C::Reject, REJECT),
     row(S::WaitingGate, C::Decide, Rejected(R::NoDecisionPending)),
@@ -144,6 +153,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::WaitingGate, C::Checkpoint, CHECKPOINT),
     // A human must pick one of the offered options.
     row(S::WaitingForHumanDecision, C::Advance, Rejected(R::AwaitingHumanDecision)),
+    row(S::WaitingForHumanDecision, C::AdvanceTo, Rejected(R::AwaitingHumanDecision)),
     row(S::WaitingForHumanDecision, C::Approve, Rejected(R::NotAtGate)),
     row(S::WaitingForHumanDecision, C::Reject, Rejected(R::NotAtGate)),
     row(S::WaitingForHumanDecision, C::Decide, DECIDE),
@@ -153,6 +163,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::WaitingForHumanDecision, C::Checkpoint, CHECKPOINT),
     // Run-level pause: only resume, stop and checkpoints go through.
     row(S::Paused, C::Advance, Rejected(R::RunPaused)),
+    row(S::Paused, C::AdvanceTo, Rejected(R::RunPaused)),
     row(S::Paused, C::Approve, Rejected(R::RunPaused)),
     row(S::Paused, C::Reject, Rejected(R::RunPaused)),
     row(S::Paused, C::Decide, Rejected(R::RunPaused)),
@@ -162,6 +173,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::Paused, C::Checkpoint, CHECKPOINT),
     // Terminal statuses refuse everything.
     row(S::Completed, C::Advance, Rejected(R::RunFinished)),
+    row(S::Completed, C::AdvanceTo, Rejected(R::RunFinished)),
     row(S::Completed, C::Approve, Rejected(R::RunFinished)),
     row(S::Completed, C::Reject, Rejected(R::RunFinished)),
     row(S::Completed, C::Decide, Rejected(R::RunFinished)),
@@ -170,6 +182,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::Completed, C::Stop, Rejected(R::RunFinished)),
     row(S::Completed, C::Checkpoint, Rejected(R::RunFinished)),
     row(S::Failed, C::Advance, Rejected(R::RunFinished)),
+    row(S::Failed, C::AdvanceTo, Rejected(R::RunFinished)),
     row(S::Failed, C::Approve, Rejected(R::RunFinished)),
     row(S::Failed, C::Reject, Rejected(R::RunFinished)),
     row(S::Failed, C::Decide, Rejected(R::RunFinished)),
@@ -178,6 +191,7 @@ pub static TRANSITIONS: &[Transition] = &[
     row(S::Failed, C::Stop, Rejected(R::RunFinished)),
     row(S::Failed, C::Checkpoint, Rejected(R::RunFinished)),
     row(S::Stopped, C::Advance, Rejected(R::RunStopped)),
+    row(S::Stopped, C::AdvanceTo, Rejected(R::RunStopped)),
     row(S::Stopped, C::Approve, Rejected(R::RunStopped)),
     row(S::Stopped, C::Reject, Rejected(R::RunStopped)),
     row(S::Stopped, C::Decide, Rejected(R::RunStopped)),

@@ -8,8 +8,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use switchyard_compiler::{Bundle, MAX_BUNDLE_BYTES};
 use switchyard_core::suggest;
+use switchyard_runtime::{Bundle, MAX_BUNDLE_BYTES};
 
 use crate::error::{ToolError, codes};
 use crate::metrics::Counters;

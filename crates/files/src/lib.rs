@@ -248,6 +248,8 @@ impl FileHost {
     /// Calls tool `tool` with its JSON arguments. `run` names the run when the caller knows it
     /// (the CLI's `--run`); otherwise the arguments' `run` does.
     pub async fn call(&self, tool: &str, arguments: Value, run: Option<RunId>) -> ToolResult {
+        // A monotonic timer for the call's duration (metrics), not a time of day: the runtime's
+        // clock gives every time that is recorded.
         let started = Instant::now();
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("").to_owned();
         // `resolved` is recorded once the path is resolved to its mount.
@@ -376,11 +378,9 @@ impl FileHost {
                 .await
             }
             "preload_workflow" => {
-                let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
-                refuse_special_source(&record.source)?;
+                let files = self.runtime.workflow_files(run).await.map_err(|error| runtime_error(&error))?;
                 let archive = self.bundle_archive(&mounts)?;
-                let references = preload::references_of(&record.source, &record.workflow_id, archive.as_deref());
-                self.preload_with(mounts, archive, references.references()).await
+                self.preload_with(mounts, archive, preload::references_of(&files)).await
             }
             other => {
                 let names: Vec<&str> = tool_definitions().iter().map(|tool| tool.name).collect();
@@ -524,11 +524,7 @@ impl FileHost {
         let mut manifest: Manifest = serde_json::from_str(&text).map_err(|error| fail(error.to_string()))?;
         let path = resolved.relative.to_string_lossy().into_owned();
         manifest.files.retain(|file| file.path != path);
-        let written_at = rfc3339(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)),
-        );
+        let written_at = rfc3339(self.runtime.now_ms());
         manifest.files.push(ManifestFile { path, bytes, sha256: sha256.to_owned(), written_at });
         manifest.files.sort_by(|a, b| a.path.cmp(&b.path));
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| fail(error.to_string()))?;
@@ -599,20 +595,6 @@ fn bundle_source(source: &str) -> Option<BundleSource> {
         return Some(BundleSource::Archive(path.to_path_buf()));
     }
     path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
-}
-
-/// Refuses a run whose workflow file has become a FIFO, device or socket since the run started:
-/// finding its references compiles the file again, and opening such a file can block for ever.
-/// Looked at without opening it.
-fn refuse_special_source(source: &str) -> Result<(), ToolError> {
-    let Some((_, path)) = source.split_once(':') else { return Ok(()) };
-    match std::fs::metadata(path) {
-        Ok(metadata) if !metadata.is_file() && !metadata.is_dir() => Err(ToolError::security(
-            codes::SPECIAL_FILE,
-            "the run's workflow file is now a device, FIFO or socket; its references are not read",
-        )),
-        _ => Ok(()),
-    }
 }
 
 fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {

@@ -3,15 +3,17 @@
 //! Which files a workflow needs depends on its format. Native and stage-list workflows are one
 //! file; multi-file formats (WorkRail, CrewAgent, BMad Method bundles) name instructions,
 //! templates, step files, checklists, invoked workflows and elicitation tasks. The compiler
-//! lists them in `Compiled::references`; [`references_of`] reads them for a run, and
-//! [`References`] is the seam for any other list ([`crate::FileHost::preload`]). A workflow from
-//! a folder is read through the `{bundle-root}` mount; one from a zip bundle from the archive
-//! ([`BundleArchive`]), with the same bounds and the same report of missing references.
+//! lists them in `Compiled::references`, and the runtime records them with the run when it
+//! starts, so a preload lists what the run was started from, whatever the source on disk says
+//! since; [`references_of`] turns them into path arguments, and [`References`] is the seam for
+//! any other list ([`crate::FileHost::preload`]). A workflow from a folder is read through the
+//! `{bundle-root}` mount; one from a zip bundle from the archive ([`BundleArchive`]), with the
+//! same bounds and the same report of missing references.
 
 use std::sync::Arc;
 
 use serde::Serialize;
-use switchyard_compiler::Compiled;
+use switchyard_core::event::WorkflowFile;
 
 use crate::archive::BundleArchive;
 use crate::error::{ToolError, codes};
@@ -36,56 +38,21 @@ impl References for Vec<Reference> {
     }
 }
 
-/// The references of the workflow a run was started from (`RunRecord::source` and
-/// `workflow_id`): the workflow file itself, then what the compiler lists in
-/// `Compiled::references` (bundles: instructions, step files, templates, checklists, invoked
-/// workflows, tasks; conditional ones flagged) for that workflow of the bundle. A zip bundle is
-/// compiled from `archive`, the contents preload reads, so both agree. Built-in workflows have
-/// no files.
-pub fn references_of(source: &str, workflow_id: &str, archive: Option<&BundleArchive>) -> Vec<Reference> {
-    if source.starts_with("builtin") {
-        return Vec::new();
-    }
-    let Some((_, path)) = source.split_once(':') else { return Vec::new() };
-    let path = std::path::Path::new(path);
-    let mut references = Vec::new();
-    let compiled = if let Some(archive) = archive {
-        pick(switchyard_compiler::compile_bundle(&archive.bundle).into_iter().map(|found| found.compiled), workflow_id)
-    } else if switchyard_runtime::catalog::is_bundle_path(path) {
-        switchyard_runtime::Catalog::bundle(path)
-            .ok()
-            .and_then(|found| pick(found.into_iter().map(|found| found.compiled), workflow_id))
-    } else {
-        if let Some(name) = path.file_name().filter(|_| path.is_file()) {
-            references.push(Reference {
-                path: format!("{}/{}", MountName::Bundle.variable(), name.to_string_lossy()),
-                conditional: false,
-            });
-        }
-        switchyard_runtime::Catalog::file(path).ok().map(|found| found.compiled)
-    };
-    for reference in compiled.map(|compiled| compiled.references).unwrap_or_default() {
-        let shown = if reference.path.starts_with('{') {
-            reference.path.clone()
-        } else {
-            format!("{}/{}", MountName::Bundle.variable(), reference.path)
-        };
-        if !references.iter().any(|known| known.path == shown) {
-            references.push(Reference { path: shown, conditional: reference.conditional });
-        }
-    }
-    references
-}
-
-/// The compiled workflow of a bundle that the run started: the one with the run's workflow id
-/// (a multi-workflow package holds several), else the first.
-fn pick(compiled: impl Iterator<Item = Compiled>, workflow_id: &str) -> Option<Compiled> {
-    let mut all: Vec<Compiled> = compiled.collect();
-    let position = all
+/// The references of a run's workflow as path arguments, from the files the runtime recorded
+/// when the run started (`Runtime::workflow_files`): bundle-relative paths are read under
+/// `{bundle-root}`, paths that start with a variable (`{project-root}/…`) where they say.
+pub fn references_of(files: &[WorkflowFile]) -> Vec<Reference> {
+    files
         .iter()
-        .position(|compiled| compiled.workflow.as_ref().is_some_and(|workflow| workflow.id == workflow_id))
-        .unwrap_or(0);
-    (position < all.len()).then(|| all.swap_remove(position))
+        .map(|file| Reference {
+            path: if file.path.starts_with('{') {
+                file.path.clone()
+            } else {
+                format!("{}/{}", MountName::Bundle.variable(), file.path)
+            },
+            conditional: file.conditional,
+        })
+        .collect()
 }
 
 /// One preloaded file.

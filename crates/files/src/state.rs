@@ -1,11 +1,15 @@
-//! Writes to the state document `state/workflow.md`: checked before anything touches disk, then
-//! translated into the same `Runtime::advance` any other door makes. The file itself is never
-//! written here: the runtime regenerates it from the events the advance records.
+//! Writes to the state document `state/workflow.md`: checked against the document's own format
+//! before anything touches disk, then translated into the same advance any other door makes
+//! (`Runtime::advance_to` the step `currentNodeId` names). Engine rules (which edge leads there,
+//! its conditions and counters, the variables' types, output contracts) are the engine's alone;
+//! its refusals and blocked attempts are mapped to this door's codes here. The file itself is
+//! never written here: the runtime regenerates it from the events the advance records.
 
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use switchyard_core::RunId;
+use switchyard_core::workflow::{EdgeTarget, StepId};
 use switchyard_runtime::run_folder::{COMPLETE_TARGET, StateDocument, state_schema};
 use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime};
 
@@ -32,16 +36,22 @@ pub async fn write(runtime: &Runtime, run: RunId, text: &str, if_match: Option<&
     // this node must be refused (a replay mismatch), never fork the run.
     let token = runtime.first_attempt_token(document.node.id).await.map_err(|error| runtime_error(&error))?;
     let Some(token) = token else {
-        return Err(transition(&document, &request.to, "the run cannot be moved now"));
+        let reason = format!("the run is {}: nothing can move now", document.frontmatter.status);
+        return Err(transition(&document, &request.to, &reason));
     };
     let from = document.frontmatter.current_node_id.clone();
-    let response = match runtime.advance(&token, Some(run), request.input).await {
+    let advanced = match request.target {
+        Some(target) => runtime.advance_to(&token, Some(run), request.input, target).await,
+        None => runtime.advance(&token, Some(run), request.input).await,
+    };
+    let response = match advanced {
         Ok(response) => response,
         Err(switchyard_runtime::Error::ReplayMismatch { .. }) => {
             return Err(precondition(
                 "another write moved the run from this step first; read the state document again".to_owned(),
             ));
         }
+        Err(error) if error.code() == NO_EDGE_TO_STEP => return Err(refused_move(&document, &request.to, &error)),
         Err(error) => return Err(runtime_error(&error)),
     };
     if response.kind == ResponseKind::Blocked {
@@ -64,6 +74,8 @@ pub async fn write(runtime: &Runtime, run: RunId, text: &str, if_match: Option<&
 #[derive(Debug)]
 struct MoveRequest {
     to: String,
+    /// Where the document says the run goes; `None`: along the edge `input.choice` names.
+    target: Option<EdgeTarget>,
     input: AdvanceInput,
 }
 
@@ -110,9 +122,6 @@ fn check(document: &StateDocument, written: &Map<String, Value>) -> Result<Optio
     let effective = |id: &str| if id.trim().is_empty() { entry.clone() } else { id.trim().to_owned() };
     let from = effective(&current.current_node_id);
     let to = effective(written.get("currentNodeId").and_then(Value::as_str).unwrap_or_default());
-    if to != COMPLETE_TARGET && workflow.step(&switchyard_core::workflow::StepId::new(to.clone())).is_none() {
-        return Err(transition(document, &to, &format!("`{to}` is not a step of workflow `{}`", workflow.id)));
-    }
     let steps: Vec<String> = string_list(written.get("stepsCompleted"));
     if steps.len() < current.steps_completed.len()
         || steps[..current.steps_completed.len()] != current.steps_completed[..]
@@ -125,20 +134,12 @@ fn check(document: &StateDocument, written: &Map<String, Value>) -> Result<Optio
         )
         .with_details(json!({ "from": from, "to": to, "allowedNext": allowed_next(document), "missing": missing })));
     }
+    // Variables are sent as they are: their declared types are the engine's to check, and a
+    // mistyped one is a blocked attempt through this door as through any other.
     let variables = written.get("variables").and_then(Value::as_object).cloned().unwrap_or_default();
     let mut delta = Map::new();
     for (name, value) in &variables {
         if current.variables.get(name) != Some(value) {
-            if let Some(declared) = workflow.variable(name)
-                && !declared.value_type.admits(value)
-            {
-                return Err(schema_error(
-                    &format!("variable `{name}` must be {}", declared.value_type.name()),
-                    &[
-                        json!({ "path": format!("/variables/{name}"), "message": format!("{value} is not {}", declared.value_type.name()) }),
-                    ],
-                ));
-            }
             delta.insert(name.clone(), value.clone());
         }
     }
@@ -170,52 +171,28 @@ fn check(document: &StateDocument, written: &Map<String, Value>) -> Result<Optio
             "nothing moves: variables and notes are recorded with a move; change `currentNodeId` (or finish the step) in the same write",
         ));
     }
-    let Some(pending) = &document.pending else {
-        return Err(transition(document, &to, &format!("the run is {}: nothing can move now", current.status)));
-    };
-    let edges = &pending.allowed_next;
-    let target_of = |edge: &switchyard_engine::AllowedEdge| {
-        edge.to.as_ref().map_or_else(|| COMPLETE_TARGET.to_owned(), ToString::to_string)
-    };
-    let label = if let Some(choice) = &choice {
-        match edges.iter().find(|edge| &edge.label == choice) {
-            Some(edge) if to == from || target_of(edge) == to => Some(choice.clone()),
-            Some(edge) => {
-                return Err(transition(
-                    document,
-                    &to,
-                    &format!("edge `{choice}` leads to `{}`, not `{to}`", target_of(edge)),
-                ));
-            }
-            None => return Err(transition(document, &to, &format!("`{choice}` is not an edge of step `{from}`"))),
-        }
-    } else if to == from {
-        match edges.iter().find(|edge| target_of(edge) == from) {
-            Some(edge) => Some(edge.label.clone()),
-            None if edges.is_empty() => None,
-            None => {
-                return Err(transition(
-                    document,
-                    &to,
-                    &format!("step `{from}` does not end the run: set `currentNodeId` to the next step"),
-                ));
-            }
-        }
-    } else if to == COMPLETE_TARGET && edges.is_empty() {
+    // What the document names, in the engine's terms; which edge that is, and whether it may be
+    // taken, is the engine's to say. An unchanged `currentNodeId` with a choice takes that edge
+    // wherever it leads; without one it finishes the step: along an edge back to the step itself
+    // if it has one, else to the end of the run.
+    let target = if to == COMPLETE_TARGET {
+        Some(EdgeTarget::Complete)
+    } else if to != from {
+        Some(EdgeTarget::Step(StepId::new(to.clone())))
+    } else if choice.is_some() {
         None
     } else {
-        let mut leading: Vec<_> = edges.iter().filter(|edge| target_of(edge) == to).collect();
-        leading.sort_by_key(|edge| !edge.default);
-        match leading.first() {
-            Some(edge) => Some(edge.label.clone()),
-            None => return Err(transition(document, &to, &format!("no edge leads from `{from}` to `{to}`"))),
-        }
+        let here = EdgeTarget::Step(StepId::new(from.clone()));
+        let loops_back =
+            workflow.step(&StepId::new(from)).is_some_and(|step| step.edges.iter().any(|edge| edge.target == here));
+        Some(if loops_back { here } else { EdgeTarget::Complete })
     };
     let notes = added.get("notes").and_then(Value::as_str).map(str::to_owned);
     let artifacts = added.get("artifacts").cloned();
     Ok(Some(MoveRequest {
         to,
-        input: AdvanceInput { notes, artifacts, context: (!delta.is_empty()).then_some(delta), choice: label },
+        target,
+        input: AdvanceInput { notes, artifacts, context: (!delta.is_empty()).then_some(delta), choice },
     }))
 }
 
@@ -247,6 +224,20 @@ pub fn allowed_next(document: &StateDocument) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// The engine's code for a move to a step no edge of the current one leads to.
+const NO_EDGE_TO_STEP: &str = "NO_EDGE_TO_STEP";
+
+/// The engine's refusal of the move, as this door reports a transition it cannot make; the
+/// engine's message names the allowed next steps already.
+fn refused_move(document: &StateDocument, to: &str, error: &switchyard_runtime::Error) -> ToolError {
+    let from = &document.frontmatter.current_node_id;
+    ToolError::new(
+        codes::INVALID_TRANSITION,
+        format!("invalid transition `{from}` -> `{to}`: {error}; the file is unchanged"),
+    )
+    .with_details(json!({ "from": from, "to": to, "allowedNext": allowed_next(document) }))
 }
 
 fn transition(document: &StateDocument, to: &str, reason: &str) -> ToolError {

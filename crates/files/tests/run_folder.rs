@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use switchyard_files::preload::Reference;
 use switchyard_files::{FileHost, HostConfig, codes};
+use switchyard_runtime::clock::FixedClock;
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
 use switchyard_test_support::{copy_folder, testdata, zip_folder, zip_folder_under};
 
@@ -354,4 +355,41 @@ async fn a_blocked_attempt_is_no_move_in_the_decision_log() {
     let log = document["decisionLog"].as_array().unwrap();
     assert_eq!(log.len(), 1, "{document}");
     assert_eq!((log[0]["step"].as_str(), log[0]["to"].as_str()), (Some("scope"), Some("assess")));
+}
+
+#[tokio::test]
+async fn preload_lists_the_files_the_run_started_from_even_when_the_source_changes_on_disk() {
+    let world = common::World::new().await;
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let folder = tempfile::tempdir().unwrap();
+    copy_folder(&testdata().join("crewagent/hello-branch"), folder.path());
+    let started = start_file(&world, folder.path()).await;
+    let preload = || async {
+        let text = host.call("preload_workflow", json!({}), Some(started.run)).await.unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    let before = preload().await;
+    assert!(paths(&before["files"]).contains(&"{bundle-root}/steps/end-99.md".to_owned()), "{before:#}");
+
+    // The last step now names another file: a new run would read it, this run does not.
+    let graph = folder.path().join("workflow.graph.json");
+    let edited = std::fs::read_to_string(&graph).unwrap().replace("steps/end-99.md", "steps/extra.md");
+    std::fs::write(&graph, edited).unwrap();
+    std::fs::write(folder.path().join("steps/extra.md"), "# Extra\n").unwrap();
+    let after = preload().await;
+    assert_eq!(paths(&after["files"]), paths(&before["files"]), "{after:#}");
+    assert_eq!(paths(&after["missing"]), paths(&before["missing"]));
+}
+
+#[tokio::test]
+async fn manifest_times_come_from_the_runtime_clock() {
+    const FIXED_MS: i64 = 1_767_434_400_000;
+    let world = common::World::with_clock(Arc::new(FixedClock(FIXED_MS))).await;
+    let started = world.start("code-review").await;
+    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    host.call("save_output", json!({ "path": "report.md", "content": "done\n" }), Some(started.run)).await.unwrap();
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(world.folder(&started).join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["startedAt"], "2026-01-03T10:00:00.000Z");
+    assert_eq!(manifest["files"][0]["writtenAt"], "2026-01-03T10:00:00.000Z", "{manifest:#}");
 }

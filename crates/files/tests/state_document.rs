@@ -9,7 +9,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use switchyard_core::RunId;
 use switchyard_core::event::EventKind;
+use switchyard_core::state::{NodeKind, Phase, ValidationIssue};
 use switchyard_files::{FileHost, HostConfig, ToolResult, codes};
+use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime};
 
 const DOCUMENT: &str = "{output-root}/state/workflow.md";
 
@@ -120,17 +122,6 @@ async fn seed_000_refusals_leave_the_file_unchanged_and_record_nothing() {
     agent
         .refused(
             agent.set(json!([{ "op": "set", "key": "runId", "value": "run_00000000000000000000000000" }])).await,
-            codes::SCHEMA_VALIDATION,
-        )
-        .await;
-    agent
-        .refused(
-            agent
-                .set(json!([
-                    { "op": "set", "key": "currentNodeId", "value": "assess" },
-                    { "op": "set", "key": "variables.blocking_findings", "value": "three" }
-                ]))
-                .await,
             codes::SCHEMA_VALIDATION,
         )
         .await;
@@ -279,4 +270,55 @@ async fn two_concurrent_writers_one_wins_the_other_gets_a_precondition_error() {
         assert_eq!(agent.advances().await, 1);
         assert_eq!(agent.frontmatter()["currentNodeId"], "assess");
     }
+}
+
+/// The validation issues of the run's blocked attempts, oldest first.
+async fn blocked_issues(runtime: &Runtime, run: RunId) -> Vec<Vec<ValidationIssue>> {
+    let mut nodes = runtime.run_nodes(run).await.unwrap();
+    nodes.sort_by_key(|node| node.created_seq);
+    nodes
+        .into_iter()
+        .filter(|node| node.kind == NodeKind::BlockedAttempt)
+        .map(|node| match node.state.phase {
+            Phase::Blocked { validation } => validation.issues,
+            other => panic!("a blocked attempt that is not blocked: {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_mistyped_variable_is_the_same_blocked_attempt_through_continue_and_the_state_document() {
+    let notes = "scoped";
+    let artifacts = json!({ "intent": "fix", "files": ["a.rs"] });
+    // `continue_workflow` (MCP) and `switchyard continue` (CLI) both make this call.
+    let world = common::World::new().await;
+    let started = world.start("code-review").await;
+    let token = started.tokens.continue_token.clone().unwrap();
+    let input = AdvanceInput {
+        notes: Some(notes.to_owned()),
+        artifacts: Some(artifacts.clone()),
+        context: Some(json!({ "blocking_findings": "three" }).as_object().unwrap().clone()),
+        ..AdvanceInput::default()
+    };
+    let response = world.runtime.advance(&token, Some(started.run), input).await.unwrap();
+    assert_eq!(response.kind, ResponseKind::Blocked);
+    let through_continue = blocked_issues(&world.runtime, started.run).await;
+
+    let agent = agent("code-review").await;
+    let error = agent
+        .set(json!([
+            { "op": "set", "key": "currentNodeId", "value": "assess" },
+            { "op": "set", "key": "variables.blocking_findings", "value": "three" },
+            { "op": "append", "key": "decisionLog", "value": { "notes": notes, "artifacts": artifacts } }
+        ]))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, codes::STEP_BLOCKED, "{error}");
+    assert!(error.message.contains("CONTEXT_TYPE at /context/blocking_findings"), "{error}");
+    let through_document = blocked_issues(&agent.world.runtime, agent.run).await;
+    assert_eq!(through_document, through_continue);
+    let codes: Vec<&str> = through_document.iter().flatten().map(|issue| issue.code.as_str()).collect();
+    assert_eq!(codes, ["CONTEXT_TYPE"]);
+    assert_eq!(agent.frontmatter()["status"], "blocked");
+    assert_eq!(agent.frontmatter()["variables"]["blocking_findings"], 0, "a blocked attempt keeps the context");
 }

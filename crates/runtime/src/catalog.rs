@@ -18,9 +18,11 @@ use std::path::{Path, PathBuf};
 
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 use serde::Serialize;
-use switchyard_compiler::{Bundle, Compiled, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, compile_bundle, detect_bundle};
+use switchyard_compiler::{
+    Bundle, Compiled, MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES, Source, compile, compile_bundle, detect_bundle,
+};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
-use switchyard_core::workflow::validate_workflow_id;
+use switchyard_core::workflow::{WorkflowHash, validate_workflow_id};
 
 use crate::error::Error;
 
@@ -208,6 +210,12 @@ impl Catalog {
                 path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default()
             });
         Ok(Found { name, location, shadows: Vec::new(), compiled })
+    }
+
+    /// The hash of the workflow `text` (native YAML named `name`) compiles to, or `None` when it
+    /// does not compile: what `import` prints for the file it wrote.
+    pub fn hash_of_text(name: &str, text: &str) -> Option<WorkflowHash> {
+        compile(&Source::new(name, text)).workflow.map(|workflow| workflow.hash())
     }
 
     /// Compiles every workflow of a bundle (a folder or a `.bmad`/`.zip` archive) named directly.

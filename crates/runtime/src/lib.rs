@@ -21,11 +21,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
-use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::event::{EventKind, NodeCause, WorkflowFile};
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::limits::MAX_GOAL_BYTES;
 use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::token::{Keyring, TokenError, TokenKind};
+use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Decision, Fresh, LoadedWorkflow, RunView};
 use switchyard_store::{
@@ -40,6 +41,10 @@ pub use crate::error::{Error, ErrorClass};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
+// What doors name or show of the compiler's output as it is (diagnostics, source formats, a
+// bundle's files), the native format's schema and its writer: doors depend on the runtime only.
+pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
+
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
 /// What to start.
@@ -192,6 +197,12 @@ impl Runtime {
         self.store.as_ref()
     }
 
+    /// Milliseconds since the Unix epoch by the runtime's clock: the one clock of switchyard, so
+    /// times a door records (manifest entries) agree with the events' and follow a test's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
     /// Finds a workflow by name or file and compiles it.
     pub fn find_workflow(&self, name: Option<&str>, file: Option<&Path>) -> Result<Found, Error> {
         match (name, file) {
@@ -238,6 +249,7 @@ impl Runtime {
                 workflow_id: loaded.workflow.id.clone(),
                 workflow_hash: loaded.hash,
                 source: found.location.describe(),
+                references: workflow_files(&found),
             },
         ];
         events.extend(decision.events);
@@ -289,7 +301,21 @@ impl Runtime {
         expected_run: Option<RunId>,
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
-        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone())).await
+        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await
+    }
+
+    /// Advances the step a continue token names to the step `to` (or the end of the run): the
+    /// engine takes the edge that leads there, exactly as if its label were `input.choice`,
+    /// and refuses with `NO_EDGE_TO_STEP`, naming the allowed next steps, when none does. For
+    /// doors that name where to go rather than how (the state document's `currentNodeId`).
+    pub async fn advance_to(
+        &self,
+        continue_token: &str,
+        expected_run: Option<RunId>,
+        input: AdvanceInput,
+        to: EdgeTarget,
+    ) -> Result<StepResponse, Error> {
+        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone()))).await
     }
 
     async fn advance_once(
@@ -297,22 +323,31 @@ impl Runtime {
         continue_token: &str,
         expected_run: Option<RunId>,
         input: AdvanceInput,
+        to: Option<EdgeTarget>,
     ) -> Result<StepResponse, Error> {
         let (record, context, node) = self.token_scope(continue_token, TokenKind::Continue, expected_run).await?;
         let attempt =
             record.attempt.ok_or_else(|| Error::environment("a continue token was stored without an attempt"))?;
         let key = format!("advance:{}:{attempt}", record.node);
-        let payload = sha256_hex(&canonical_json(&input));
+        // A plain advance keeps the payload it always had, so recorded calls still match.
+        let payload = match &to {
+            None => sha256_hex(&canonical_json(&input)),
+            Some(to) => sha256_hex(&canonical_json(&serde_json::json!({ "input": input, "to": to }))),
+        };
         if let Some(recorded) = self.store.recorded(&key).await? {
             return self.replay(&recorded, &payload).await;
         }
-        let command = Command::Advance(switchyard_engine::Advance {
+        let advance = switchyard_engine::Advance {
             attempt,
             notes: input.notes,
             artifacts: input.artifacts,
             context: input.context,
             choice: input.choice,
-        });
+        };
+        let command = match to {
+            Some(to) => Command::AdvanceTo { advance, to },
+            None => Command::Advance(advance),
+        };
         self.execute(&context, &node, command, Some((key, payload))).await
     }
 
@@ -453,6 +488,24 @@ impl Runtime {
 
     pub async fn verify(&self) -> Result<switchyard_store::VerifyReport, Error> {
         Ok(self.store.verify().await?)
+    }
+
+    /// The files the run's workflow refers to, as its source listed them when the run started
+    /// (the workflow file itself, then the compiler's `Compiled::references`): what the source
+    /// on disk says now does not change them. Empty for built-in workflows, and for runs started
+    /// before they were recorded.
+    pub async fn workflow_files(&self, run: RunId) -> Result<Vec<WorkflowFile>, Error> {
+        let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
+        // A session's first events are its creation and its run's start.
+        let events = self.store.events(record.session, 0, 8).await?;
+        Ok(events
+            .into_iter()
+            .filter(|event| event.run == Some(run))
+            .find_map(|event| match event.kind {
+                EventKind::RunStarted { references, .. } => Some(references),
+                _ => None,
+            })
+            .unwrap_or_default())
     }
 
     /// The workflow a run is pinned to, as stored when it started.
@@ -877,6 +930,25 @@ fn command_payload(command: &Command) -> Value {
         Command::Decide { option, note } => serde_json::json!({ "decide": option.as_str(), "note": note }),
         _ => Value::Null,
     }
+}
+
+/// The files a found workflow refers to: a single file itself (a bundle's own definition is
+/// among the compiler's references), then `Compiled::references`, each once.
+fn workflow_files(found: &Found) -> Vec<WorkflowFile> {
+    if found.location.origin == Origin::Builtin {
+        return Vec::new();
+    }
+    let path = Path::new(&found.location.path);
+    let mut files = Vec::new();
+    if let Some(name) = path.file_name().filter(|_| path.is_file() && !catalog::is_bundle_path(path)) {
+        files.push(WorkflowFile { path: name.to_string_lossy().into_owned(), conditional: false });
+    }
+    for reference in &found.compiled.references {
+        if !files.iter().any(|known: &WorkflowFile| known.path == reference.path) {
+            files.push(WorkflowFile { path: reference.path.clone(), conditional: reference.conditional });
+        }
+    }
+    files
 }
 
 /// A session title: the goal's first line, shortened.

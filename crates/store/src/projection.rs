@@ -105,7 +105,7 @@ impl Projector {
 
         let run = match &event.kind {
             EventKind::SessionCreated { .. } => None,
-            EventKind::RunStarted { workflow_id, workflow_hash, source } => {
+            EventKind::RunStarted { workflow_id, workflow_hash, source, .. } => {
                 let run = event.run.ok_or_else(|| inconsistent(format!("{what} names no run")))?;
                 if self.pending.contains_key(&run) || target.run(run)?.is_some() {
                     return Err(inconsistent(format!("{what} starts run {run} a second time")));

@@ -34,6 +34,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
             workflow_id: "bug-fix".to_owned(),
             workflow_hash: WorkflowHash([0xab; 32]),
             source: "builtin".to_owned(),
+            references: Vec::new(),
         },
         EventKind::NodeCreated {
             node,

@@ -6,8 +6,9 @@ use switchyard_core::limits::{MAX_CONTEXT_BYTES, MAX_JSON_DEPTH, MAX_NOTES_BYTES
 use switchyard_core::state::{
     Control, DecisionOption, DecisionReason, FailureCode, NodeKind, Phase, RunStatus, ValidationIssue,
 };
+use switchyard_core::workflow::{EdgeTarget, StepId};
 
-use crate::fixture::{Run, advance, choose, load, names, node_id, object, plain};
+use crate::fixture::{Run, advance, choose, load, names, node_id, object, plain, toward};
 use crate::{Advance, Command, Fresh, RunView, decide, start};
 
 fn issue_codes(run: &Run) -> Vec<String> {
@@ -454,7 +455,7 @@ fn a_step_whose_run_condition_is_false_is_skipped_and_recorded() {
     let mut run = Run::start(SKIPPING);
     run.apply(plain());
     assert_eq!(run.step(), "c");
-    assert_eq!(run.state.counters.skipped, vec![switchyard_core::workflow::StepId::new("b")]);
+    assert_eq!(run.state.counters.skipped, vec![StepId::new("b")]);
     assert_eq!(run.state.context.get("n"), Some(&json!(1)));
 }
 
@@ -560,4 +561,110 @@ edge no -> complete default
             .iter()
             .any(|event| matches!(event, EventKind::AdvanceRecorded { edge_label: Some(label), .. } if label == "yes"))
     );
+}
+
+const TOWARD: &str = "
+limits 1 3 3
+var n integer 0
+step a
+edge again -> a loop
+edge low -> b if n > 0 && n < 5
+edge high -> b if n >= 5
+edge skip -> c max=1
+step b
+edge done -> complete
+step c
+";
+
+#[test]
+fn advancing_to_a_step_is_choosing_the_edge_that_leads_there() {
+    for (to, label) in [("a", "again"), ("c", "skip")] {
+        let (mut by_step, mut by_choice) = (Run::start(TOWARD), Run::start(TOWARD));
+        let decision = by_step.apply(toward(to));
+        assert_eq!(decision, by_choice.apply(choose(label)), "to `{to}`");
+        assert!(
+            matches!(&decision.events[1], EventKind::AdvanceRecorded { choice: Some(choice), edge_label: Some(taken), .. } if choice == label && taken == label)
+        );
+        assert_eq!(by_step.step(), to);
+    }
+}
+
+#[test]
+fn advancing_to_a_step_counts_the_edge_against_the_limits() {
+    let mut run = Run::start(TOWARD);
+    run.apply(toward("a"));
+    assert_eq!(run.state.counters.cycles, 1);
+    let decision = run.apply(toward("a"));
+    assert_eq!(names(&decision), ["node_created", "advance_recorded", "run_failed"]);
+    assert!(matches!(run.state.phase, Phase::Failed { code: FailureCode::MaxCyclesExceeded, .. }));
+}
+
+#[test]
+fn advancing_to_a_step_takes_the_first_edge_there_whose_condition_holds() {
+    let mut run = Run::start(TOWARD);
+    let decision = run.apply(Command::AdvanceTo {
+        advance: Advance { context: Some(object(json!({"n": 7}))), ..advance() },
+        to: EdgeTarget::Step(StepId::new("b")),
+    });
+    assert!(
+        matches!(&decision.events[1], EventKind::AdvanceRecorded { edge_label: Some(label), .. } if label == "high")
+    );
+    assert_eq!(run.step(), "b");
+    run.apply(toward("complete"));
+    assert_eq!(run.status(), RunStatus::Completed);
+}
+
+#[test]
+fn advancing_to_a_step_the_conditions_rule_out_is_a_blocked_attempt() {
+    let text = "
+var n integer 0
+step a
+edge zero -> b if n == 0
+edge more -> c default
+step b
+step c
+";
+    let mut run = Run::start(text);
+    let decision = run.apply(toward("c"));
+    assert!(matches!(&decision.events[0], EventKind::NodeCreated { kind: NodeKind::BlockedAttempt, .. }));
+    assert_eq!(issue_codes(&run), ["CHOICE_NOT_ALLOWED"]);
+    // A used-up edge is reported as a choice of it is, not refused.
+    let mut run = Run::start("step a\nedge once -> a max=1\nedge on -> b default\nstep b\n");
+    run.apply(toward("a"));
+    run.apply(toward("a"));
+    assert_eq!(issue_codes(&run), ["EDGE_EXHAUSTED"]);
+}
+
+#[test]
+fn advancing_where_no_edge_leads_is_refused_with_the_allowed_steps() {
+    let mut run = Run::start(TOWARD);
+    for (to, reason) in
+        [("nowhere", "`nowhere` is not a step of workflow `fixture`"), ("complete", "no edge of the step leads there")]
+    {
+        let error = run.try_apply(toward(to)).unwrap_err();
+        assert_eq!(error.code(), "NO_EDGE_TO_STEP");
+        let message = error.to_string();
+        assert!(message.contains(reason), "{message}");
+        assert!(
+            message
+                .contains("allowed next: `a` (edge `again`), `b` (edge `low`), `b` (edge `high`), `c` (edge `skip`)"),
+            "{message}"
+        );
+    }
+    let error = run
+        .try_apply(Command::AdvanceTo {
+            advance: Advance { choice: Some("low".to_owned()), ..advance() },
+            to: EdgeTarget::Step(StepId::new("c")),
+        })
+        .unwrap_err();
+    assert!(error.to_string().contains("edge `low` leads to `b`"), "{error}");
+    run.apply(toward("c"));
+    run.apply(toward("complete"));
+    assert_eq!(run.status(), RunStatus::Completed);
+    let mut run = Run::start("step a\n");
+    let error = run.try_apply(toward("a")).unwrap_err();
+    assert!(error.to_string().contains("end step"), "{error}");
+    assert!(error.to_string().contains("allowed next: the end of the run"), "{error}");
+    run.apply(toward("complete"));
+    assert_eq!(run.status(), RunStatus::Completed);
 }

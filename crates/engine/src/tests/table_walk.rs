@@ -7,7 +7,7 @@ use switchyard_core::state::{
 };
 use switchyard_core::workflow::StepId;
 
-use crate::fixture::{load, node_id, plain};
+use crate::fixture::{load, node_id, plain, toward};
 use crate::table::{CommandKind, Outcome, TRANSITIONS};
 use crate::{Command, Fresh, RunView, decide};
 
@@ -46,6 +46,7 @@ fn states() -> Vec<NodeState> {
 fn command(kind: CommandKind) -> Command {
     match kind {
         CommandKind::Advance => plain(),
+        CommandKind::AdvanceTo => toward("complete"),
         CommandKind::Approve => Command::Approve { note: None },
         CommandKind::Reject => Command::Reject { reason: "redo".to_owned() },
         CommandKind::Decide => Command::Decide { option: DecisionOption::Accept, note: None },

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use switchyard_runtime::catalog::Catalog;
-use switchyard_runtime::clock::{RandomIds, SystemClock};
+use switchyard_runtime::clock::{Clock, RandomIds, SystemClock};
 use switchyard_runtime::{Parts, Runtime, StartRequest, StepResponse};
 
 #[allow(dead_code)]
@@ -16,15 +16,20 @@ pub struct World {
 #[allow(dead_code)]
 impl World {
     pub async fn new() -> Self {
-        Self::build(true)
+        Self::build(true, Arc::new(SystemClock))
     }
 
     /// A runtime that creates no run folders, as `Runtime::from_parts` does by default.
     pub async fn without_run_folders() -> Self {
-        Self::build(false)
+        Self::build(false, Arc::new(SystemClock))
     }
 
-    fn build(run_folders: bool) -> Self {
+    /// A runtime whose every time comes from `clock`.
+    pub async fn with_clock(clock: Arc<dyn Clock>) -> Self {
+        Self::build(true, clock)
+    }
+
+    fn build(run_folders: bool, clock: Arc<dyn Clock>) -> Self {
         let home = tempfile::tempdir().unwrap();
         let store = switchyard_store_sqlite::SqliteStore::open(
             &home.path().join("store.sqlite3"),
@@ -39,7 +44,7 @@ impl World {
             store_label: "test".into(),
             keys,
             catalog: Catalog::new(None, home.path()),
-            clock: Arc::new(SystemClock),
+            clock,
             ids: Arc::new(RandomIds),
         });
         let runtime = if run_folders { runtime.with_output_root(output_root.clone()) } else { runtime };

@@ -171,6 +171,7 @@ impl SessionScript {
                 workflow_id: workflow.id.clone(),
                 workflow_hash: workflow.hash(),
                 source: "builtin".to_owned(),
+                references: Vec::new(),
             },
         )
     }
