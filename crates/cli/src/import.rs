@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_runtime::{Catalog, Diagnostic};
 use switchyard_runtime::catalog::{Found, is_bundle_path};
+use switchyard_runtime::{Catalog, Diagnostic};
 
 use crate::output::{Failure, Outcome, Printer};
 

@@ -32,8 +32,8 @@ pub use crate::bundle::{
 };
 pub use crate::diagnostic::{Diagnostic, Severity, codes};
 pub use crate::export::{ExportError, to_native, to_native_yaml};
-pub use crate::frontmatter::split_frontmatter;
 pub use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
+pub use crate::frontmatter::split_frontmatter;
 pub use crate::schema::{
     NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
     NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration, native_schema,

@@ -107,13 +107,14 @@ async fn a_read_is_bounded_by_the_bytes_read_not_by_the_size_the_metadata_claims
 }
 
 /// Regression: `preload_workflow` compiled the run's workflow file again to find its references,
-/// opening it blocking; replaced by a FIFO, the call never answered.
+/// opening it blocking; replaced by a FIFO, the call never answered. Now it reads the files
+/// recorded at start through the sandbox, which names the FIFO as a file it could not read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn preload_workflow_answers_when_the_runs_workflow_file_became_a_fifo() {
     let world = common::World::new().await;
     let folder = tempfile::tempdir().unwrap();
     let file = folder.path().join("classify.json");
-    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/workrail/workflows");
+    let testdata = switchyard_test_support::corpora().join("workrail/workflows");
     std::fs::copy(testdata.join("classify-task-workflow.json"), &file).unwrap();
     let started = world
         .runtime
@@ -141,5 +142,11 @@ async fn preload_workflow_answers_when_the_runs_workflow_file_became_a_fifo() {
         drop(writer);
         panic!("preload_workflow did not answer within {ANSWERS_WITHIN:?}");
     };
-    assert_eq!(answer.unwrap().unwrap_err().code, codes::SPECIAL_FILE);
+    let answer: serde_json::Value = serde_json::from_str(&answer.unwrap().unwrap()).unwrap();
+    let missing = &answer["missing"][0];
+    assert_eq!(
+        (missing["path"].as_str(), missing["code"].as_str()),
+        (Some("{bundle-root}/classify.json"), Some(codes::SPECIAL_FILE)),
+        "{answer:#}"
+    );
 }
