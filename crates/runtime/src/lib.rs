@@ -492,19 +492,42 @@ impl Runtime {
 
     /// The files the run's workflow refers to, as its source listed them when the run started
     /// (the workflow file itself, then the compiler's `Compiled::references`): what the source
-    /// on disk says now does not change them. Empty for built-in workflows, and for runs started
-    /// before they were recorded.
+    /// on disk says now does not change them. Empty for built-in workflows.
+    ///
+    /// Runs started before the list was recorded get it from their source as it is now, but only
+    /// while it still compiles to the pinned workflow: an edited source no longer says what the
+    /// run started from.
     pub async fn workflow_files(&self, run: RunId) -> Result<Vec<WorkflowFile>, Error> {
         let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
         // A session's first events are its creation and its run's start.
         let events = self.store.events(record.session, 0, 8).await?;
-        Ok(events
+        let recorded = events
             .into_iter()
             .filter(|event| event.run == Some(run))
             .find_map(|event| match event.kind {
                 EventKind::RunStarted { references, .. } => Some(references),
                 _ => None,
             })
+            .unwrap_or_default();
+        if !recorded.is_empty() {
+            return Ok(recorded);
+        }
+        let Some((_, path)) = record.source.split_once(':').filter(|(origin, _)| *origin != "builtin") else {
+            return Ok(Vec::new());
+        };
+        let path = Path::new(path);
+        let found = if catalog::is_bundle_path(path) {
+            Catalog::bundle(path)
+        } else {
+            Catalog::file(path).map(|found| vec![found])
+        };
+        Ok(found
+            .unwrap_or_default()
+            .iter()
+            .find(|found| {
+                found.compiled.workflow.as_ref().is_some_and(|workflow| workflow.hash() == record.workflow_hash)
+            })
+            .map(workflow_files)
             .unwrap_or_default())
     }
 
