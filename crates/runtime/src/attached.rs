@@ -49,10 +49,53 @@ pub fn attached_folders(file: &Path) -> Vec<PathBuf> {
     }
 }
 
-/// Adds `path` (absolute, an existing directory) to the list in `file`; attaching it again
-/// changes nothing.
-pub fn attach(file: &Path, path: &Path) -> Result<SourceChange, Error> {
+/// Folders an attached source must stay clear of: what an agent may write through the file tools
+/// (the project, the run output folders) and switchyard's home (keys, store, configuration).
+#[derive(Debug, Default)]
+pub struct OffLimits {
+    /// Neither the folder nor anything inside it may be attached.
+    pub writable: Vec<PathBuf>,
+    /// May not be attached, lie inside an attached folder, or hold one.
+    pub home: Option<PathBuf>,
+}
+
+impl OffLimits {
+    /// Refuses `resolved` (a canonical path) when attaching it would let what an agent writes
+    /// become a workflow a later run loads, or would put switchyard's own files in discovery.
+    fn check(&self, resolved: &Path, given: &Path) -> Result<(), Error> {
+        for folder in &self.writable {
+            let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+            if resolved.starts_with(&folder) {
+                return Err(Error::invalid_input(format!(
+                    "cannot attach {}: it lies in {}, which agents may write through the file tools, so a \
+                     workflow an agent wrote there would be loaded by later runs; attach a folder outside it \
+                     (project workflows belong in .switchyard/workflows/)",
+                    given.display(),
+                    folder.display()
+                )));
+            }
+        }
+        if let Some(home) = &self.home {
+            let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.clone());
+            if resolved.starts_with(&home) || home.starts_with(resolved) {
+                return Err(Error::invalid_input(format!(
+                    "cannot attach {}: it is, holds or lies in switchyard's home {} (keys, store, \
+                     configuration); put user workflows in {}/workflows/, which is searched already",
+                    given.display(),
+                    home.display(),
+                    home.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Adds `path` (absolute, an existing directory, clear of `off_limits`) to the list in `file`;
+/// attaching it again changes nothing.
+pub fn attach(file: &Path, path: &Path, off_limits: &OffLimits) -> Result<SourceChange, Error> {
     let resolved = resolve_directory(path)?;
+    off_limits.check(&resolved, path)?;
     let _writing = WRITING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut list = read(file)?;
     if list.folders.contains(&resolved) {
@@ -144,17 +187,58 @@ mod tests {
         let file = home.path().join(ATTACHED_SOURCES_FILE);
         let link = home.path().join("link");
         std::os::unix::fs::symlink(folder.path(), &link).unwrap();
-        let first = attach(&file, &link).unwrap();
+        let first = attach(&file, &link, &OffLimits::default()).unwrap();
         assert_eq!(first.path, std::fs::canonicalize(folder.path()).unwrap(), "the link is resolved");
         assert!(first.changed);
-        assert!(!attach(&file, folder.path()).unwrap().changed, "the same folder by another path");
+        assert!(
+            !attach(&file, folder.path(), &OffLimits::default()).unwrap().changed,
+            "the same folder by another path"
+        );
         assert_eq!(attached_folders(&file), [first.path]);
         let not_a_folder = home.path().join("plain.txt");
         std::fs::write(&not_a_folder, "x").unwrap();
-        assert!(attach(&file, &not_a_folder).unwrap_err().to_string().contains("not a directory"));
-        assert!(attach(&file, Path::new("relative/dir")).unwrap_err().to_string().contains("absolute"));
+        assert!(
+            attach(&file, &not_a_folder, &OffLimits::default()).unwrap_err().to_string().contains("not a directory")
+        );
+        assert!(
+            attach(&file, Path::new("relative/dir"), &OffLimits::default())
+                .unwrap_err()
+                .to_string()
+                .contains("absolute")
+        );
         assert!(detach(&file, folder.path()).unwrap().changed);
         assert!(!detach(&file, folder.path()).unwrap().changed);
         assert!(attached_folders(&file).is_empty());
+    }
+
+    /// Regression: an agent could attach a folder it writes (the project, a run folder) and have
+    /// later runs load a workflow it wrote there.
+    #[test]
+    fn folders_agents_write_and_switchyards_home_are_never_attached() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let file = home.path().join(ATTACHED_SOURCES_FILE);
+        let off_limits = OffLimits { writable: vec![project.path().to_owned()], home: Some(home.path().to_owned()) };
+        let inside_project = project.path().join("flows");
+        let inside_home = home.path().join("workflows");
+        for folder in [&inside_project, &inside_home] {
+            std::fs::create_dir_all(folder).unwrap();
+        }
+        let link_into_project = outside.path().join("looks-outside");
+        std::os::unix::fs::symlink(&inside_project, &link_into_project).unwrap();
+        for (path, says) in [
+            (project.path(), "agents may write"),
+            (inside_project.as_path(), "agents may write"),
+            (link_into_project.as_path(), "agents may write"),
+            (home.path(), "switchyard's home"),
+            (inside_home.as_path(), "switchyard's home"),
+            (Path::new("/"), "switchyard's home"),
+        ] {
+            let refused = attach(&file, path, &off_limits).unwrap_err().to_string();
+            assert!(refused.contains(says), "{}: {refused}", path.display());
+        }
+        assert!(attached_folders(&file).is_empty(), "nothing was written");
+        assert!(attach(&file, outside.path(), &off_limits).unwrap().changed);
     }
 }

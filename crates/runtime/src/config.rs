@@ -296,7 +296,12 @@ impl ProtectedPlaces {
         if let Some(project) = project_root {
             unwritable.extend([project.join(CONFIG_FILE), project.join(PROJECT_FOLDER)]);
         }
-        unwritable.extend([home.join(CONFIG_FILE), home.join("workflows"), home.join("routines")]);
+        unwritable.extend([
+            home.join(CONFIG_FILE),
+            home.join("workflows"),
+            home.join("routines"),
+            home.join(crate::attached::ATTACHED_SOURCES_FILE),
+        ]);
         let mut secret = vec![home.join("keys")];
         // SQLite's side files hold the same data as the store (and the journal an older state).
         for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -519,6 +524,7 @@ mod tests {
             home.join("switchyard.toml"),
             home.join("workflows"),
             home.join("routines"),
+            home.join(crate::attached::ATTACHED_SOURCES_FILE),
             home.join("core"),
         ];
         assert_eq!(places.unwritable, unwritable);

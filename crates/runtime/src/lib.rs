@@ -183,8 +183,17 @@ impl Runtime {
 
     /// Attaches a workflow folder for this user: discovery searches it after the user's own
     /// folder, in every workspace. Idempotent; the folder must exist and is kept canonical.
+    ///
+    /// An agent may call this (MCP `manage_workflow_source`), so a folder it can write (the
+    /// project, the run output folders) or switchyard's home is refused: attaching must never make
+    /// what an agent wrote a workflow that later runs load.
     pub fn attach_workflow_source(&self, path: &Path) -> Result<attached::SourceChange, Error> {
-        attached::attach(&self.catalog.attached_file, path)
+        let project_root = self.catalog.project_dir.as_deref().and_then(Path::parent).and_then(Path::parent);
+        let off_limits = attached::OffLimits {
+            writable: project_root.into_iter().chain(self.output_root.as_deref()).map(Path::to_owned).collect(),
+            home: self.catalog.attached_file.parent().map(Path::to_owned),
+        };
+        attached::attach(&self.catalog.attached_file, path, &off_limits)
     }
 
     /// Detaches a workflow folder attached before; detaching one that is not attached changes
