@@ -18,7 +18,7 @@ use switchyard_core::workflow::{
     Variable, Workflow,
 };
 
-use crate::{Advance, Command, Decision, Error, Fresh, LoadedWorkflow, RunView};
+use crate::{Advance, Command, Error, Fresh, LoadedWorkflow, RunView, Transition};
 
 pub(crate) fn workflow(text: &str) -> Workflow {
     let mut workflow = Workflow {
@@ -214,8 +214,8 @@ impl Run {
 
     pub(crate) fn start_with(text: &str, context: Map<String, Value>) -> Self {
         let loaded = load(text);
-        let decision = crate::start(&loaded, "ship it", context, Fresh { node: node_id(1) }).unwrap();
-        let (tip, state) = decision.node.unwrap();
+        let started = crate::start(&loaded, "ship it", context, Fresh { node: node_id(1) }).unwrap();
+        let (tip, state) = started.node.unwrap();
         Self {
             loaded,
             goal: "ship it".to_owned(),
@@ -240,7 +240,7 @@ impl Run {
         }
     }
 
-    pub(crate) fn try_apply(&mut self, command: Command) -> Result<Decision, Error> {
+    pub(crate) fn try_apply(&mut self, command: Command) -> Result<Transition, Error> {
         let view = RunView {
             control: self.control,
             node: self.tip,
@@ -248,17 +248,17 @@ impl Run {
             has_children: false,
             goal: &self.goal,
         };
-        let decision = crate::decide(&self.loaded, view, command, Fresh { node: node_id(self.next_id) })?;
+        let transition = crate::transition(&self.loaded, view, command, Fresh { node: node_id(self.next_id) })?;
         self.next_id += 1;
-        self.control = decision.control;
-        if let Some((node, state)) = &decision.node {
+        self.control = transition.control;
+        if let Some((node, state)) = &transition.node {
             self.tip = *node;
             self.state = state.clone();
         }
-        Ok(decision)
+        Ok(transition)
     }
 
-    pub(crate) fn apply(&mut self, command: Command) -> Decision {
+    pub(crate) fn apply(&mut self, command: Command) -> Transition {
         self.try_apply(command).unwrap()
     }
 
@@ -271,7 +271,7 @@ impl Run {
     }
 }
 
-/// The event names of a decision, for compact assertions.
-pub(crate) fn names(decision: &Decision) -> Vec<&'static str> {
-    decision.events.iter().map(|event| event.name()).collect()
+/// The event names of a transition, for compact assertions.
+pub(crate) fn names(transition: &Transition) -> Vec<&'static str> {
+    transition.events.iter().map(|event| event.name()).collect()
 }

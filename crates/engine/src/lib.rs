@@ -1,7 +1,7 @@
 //! The switchyard state machine: a pure transducer from (run view, command) to domain events and
 //! at most one new node.
 //!
-//! `start` creates a run's first node, `decide` handles every later command, and `pending` shows
+//! `start` creates a run's first node, `transition` handles every later command, and `pending` shows
 //! the agent what to do at a node. What each command does in each status is declared once, in
 //! [`table::TRANSITIONS`]. Nothing here does IO, reads a clock or draws randomness: the ids a
 //! command may need come in through [`Fresh`].
@@ -28,11 +28,11 @@ use switchyard_core::workflow::EdgeTarget;
 pub use crate::error::Error;
 pub use crate::functions::loose_json;
 pub use crate::loaded::LoadedWorkflow;
-pub use crate::machine::{decide, start};
+pub use crate::machine::{start, transition};
 pub use crate::pending::{AllowedEdge, PendingStep, pending};
 pub use crate::table::CommandKind;
 
-/// What `decide` needs to know about the run and the node acted on.
+/// What `transition` needs to know about the run and the node acted on.
 #[derive(Debug, Clone, Copy)]
 pub struct RunView<'a> {
     /// The run-level control (pause and stop apply to every branch).
@@ -116,7 +116,7 @@ pub struct Fresh {
 
 /// What a command produced: its events, the node it created (if any) and the run's control after.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
+pub struct Transition {
     pub events: Vec<EventKind>,
     pub node: Option<(NodeId, NodeState)>,
     pub control: Control,

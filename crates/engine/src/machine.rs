@@ -1,4 +1,4 @@
-//! `start` and `decide`: the handlers behind each handled row of the transition table.
+//! `start` and `transition`: the handlers behind each handled row of the transition table.
 //!
 //! Every handler builds the new node's state (if any) and the events in a fixed order:
 //! `NodeCreated`, then the command's own fact (`AdvanceRecorded`, `GateDecided`,
@@ -22,7 +22,7 @@ use crate::edges::{self, Selection};
 use crate::error::{Error, list_options};
 use crate::loaded::{Conditions, LoadedWorkflow, Scope};
 use crate::table::{self, CommandKind, Outcome, Rejection};
-use crate::{Advance, Command, Decision, Fresh, RunView};
+use crate::{Advance, Command, Fresh, RunView, Transition};
 
 /// Creates a run's first node at the workflow's entry step. Declared variables missing from
 /// `context` get their defaults; values of the wrong type are `INVALID_CONTEXT`.
@@ -31,7 +31,7 @@ pub fn start(
     goal: &str,
     context: Map<String, Value>,
     fresh: Fresh,
-) -> Result<Decision, Error> {
+) -> Result<Transition, Error> {
     check_size("goal", "MAX_GOAL_BYTES", goal.len(), MAX_GOAL_BYTES)?;
     check_context_values(&context)?;
     let issues = context_type_issues(loaded, &context);
@@ -62,11 +62,16 @@ pub fn start(
     };
     let mut events = vec![created];
     events.extend(follow);
-    Ok(Decision { events, node: Some((fresh.node, state)), control: Control::Running })
+    Ok(Transition { events, node: Some((fresh.node, state)), control: Control::Running })
 }
 
 /// Handles one command on one node, as [`table::TRANSITIONS`] declares.
-pub fn decide(loaded: &LoadedWorkflow, view: RunView<'_>, command: Command, fresh: Fresh) -> Result<Decision, Error> {
+pub fn transition(
+    loaded: &LoadedWorkflow,
+    view: RunView<'_>,
+    command: Command,
+    fresh: Fresh,
+) -> Result<Transition, Error> {
     let status = match view.control {
         Control::Paused => RunStatus::Paused,
         Control::Stopped => RunStatus::Stopped,
@@ -132,8 +137,8 @@ struct Machine<'a> {
 }
 
 impl<'a> Machine<'a> {
-    fn control_only(&self, event: EventKind, control: Control) -> Decision {
-        Decision { events: vec![event], node: None, control }
+    fn control_only(&self, event: EventKind, control: Control) -> Transition {
+        Transition { events: vec![event], node: None, control }
     }
 
     fn state(&self) -> &'a NodeState {
@@ -155,8 +160,8 @@ impl<'a> Machine<'a> {
         Conditions::new(&self.loaded.workflow, &scope)
     }
 
-    /// Assembles the decision for a command that creates a node.
-    fn created(&self, kind: NodeKind, moved: Moved, own_event: EventKind) -> Decision {
+    /// Assembles the transition for a command that creates a node.
+    fn created(&self, kind: NodeKind, moved: Moved, own_event: EventKind) -> Transition {
         let node = self.fresh.node;
         let cause = if self.view.has_children { NodeCause::Fork } else { NodeCause::Advance };
         let mut events = vec![
@@ -172,7 +177,7 @@ impl<'a> Machine<'a> {
             own_event,
         ];
         events.extend(moved.follow);
-        Decision { events, node: Some((node, moved.state)), control: self.view.control }
+        Transition { events, node: Some((node, moved.state)), control: self.view.control }
     }
 
     /// A node at the current step with another phase.
@@ -272,7 +277,7 @@ impl<'a> Machine<'a> {
 
     /// An advance; with `target`, one whose choice is the edge leading there
     /// ([`edges::choice_toward`]), found once the delta is applied, as conditions see it.
-    fn advance(&self, mut advance: Advance, target: Option<&EdgeTarget>) -> Result<Decision, Error> {
+    fn advance(&self, mut advance: Advance, target: Option<&EdgeTarget>) -> Result<Transition, Error> {
         check_optional("the notes", "MAX_NOTES_BYTES", advance.notes.as_deref(), MAX_NOTES_BYTES)?;
         if let Some(artifacts) = &advance.artifacts {
             check_size("the artifacts", "MAX_ARTIFACTS_BYTES", compact_len(artifacts), MAX_ARTIFACTS_BYTES)?;
@@ -434,7 +439,7 @@ impl<'a> Machine<'a> {
         self.take(step, edge, state.context.clone(), &counters, submission.clone(), false)
     }
 
-    fn approve(&self, note: Option<String>) -> Result<Decision, Error> {
+    fn approve(&self, note: Option<String>) -> Result<Transition, Error> {
         check_optional("the approval note", "MAX_REASON_BYTES", note.as_deref(), MAX_REASON_BYTES)?;
         let Phase::WaitingGate { submission } = &self.state().phase else {
             return Err(Error::NotAtGate { status: self.state().status() });
@@ -444,7 +449,7 @@ impl<'a> Machine<'a> {
         Ok(self.created(NodeKind::Decision, moved, event))
     }
 
-    fn reject(&self, reason: String) -> Result<Decision, Error> {
+    fn reject(&self, reason: String) -> Result<Transition, Error> {
         check_size("the rejection reason", "MAX_REASON_BYTES", reason.len(), MAX_REASON_BYTES)?;
         let state = self.state();
         let Phase::WaitingGate { submission } = &state.phase else {
@@ -470,7 +475,7 @@ impl<'a> Machine<'a> {
         Ok(self.created(NodeKind::Decision, moved, event))
     }
 
-    fn human_decision(&self, option: DecisionOption, note: Option<String>) -> Result<Decision, Error> {
+    fn human_decision(&self, option: DecisionOption, note: Option<String>) -> Result<Transition, Error> {
         check_optional("the decision note", "MAX_REASON_BYTES", note.as_deref(), MAX_REASON_BYTES)?;
         let state = self.state();
         let Phase::WaitingForHumanDecision { options, submission, .. } = &state.phase else {
@@ -514,14 +519,14 @@ impl<'a> Machine<'a> {
                 let decided =
                     EventKind::HumanDecided { node: self.view.node, to: self.view.node, option, note: note.clone() };
                 let stopped = EventKind::RunStopped { reason: note };
-                return Ok(Decision { events: vec![decided, stopped], node: None, control: Control::Stopped });
+                return Ok(Transition { events: vec![decided, stopped], node: None, control: Control::Stopped });
             }
         };
         let event = EventKind::HumanDecided { node: self.view.node, to: self.fresh.node, option, note };
         Ok(self.created(NodeKind::Decision, moved, event))
     }
 
-    fn checkpoint(&self, attempt: Option<AttemptId>, notes: Option<String>) -> Result<Decision, Error> {
+    fn checkpoint(&self, attempt: Option<AttemptId>, notes: Option<String>) -> Result<Transition, Error> {
         check_optional("the notes", "MAX_NOTES_BYTES", notes.as_deref(), MAX_NOTES_BYTES)?;
         let phase = self.step()?.phase.clone();
         let event = EventKind::CheckpointRecorded { node: self.view.node, attempt, notes, automatic: false, phase };

@@ -1,6 +1,6 @@
 //! The transition table: for every (run status, command) pair, whether the engine handles the
-//! command or rejects it, and with which code. `decide` consults this table before anything else;
-//! a test walks every pair and checks that `decide` does what the table says.
+//! command or rejects it, and with which code. `transition` consults this table before anything else;
+//! a test walks every pair and checks that `transition` does what the table says.
 
 use serde::Serialize;
 use switchyard_core::state::RunStatus;
@@ -64,7 +64,7 @@ pub enum Rejection {
 }
 
 impl Rejection {
-    /// The stable error code `decide` returns for this rejection.
+    /// The stable error code `transition` returns for this rejection.
     pub fn code(self) -> &'static str {
         match self {
             Self::RunStopped => "RUN_STOPPED",
@@ -92,14 +92,14 @@ pub enum Outcome {
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Transition {
+pub struct Row {
     pub status: RunStatus,
     pub command: CommandKind,
     pub outcome: Outcome,
 }
 
-const fn row(status: RunStatus, command: CommandKind, outcome: Outcome) -> Transition {
-    Transition { status, command, outcome }
+const fn row(status: RunStatus, command: CommandKind, outcome: Outcome) -> Row {
+    Row { status, command, outcome }
 }
 
 use CommandKind as C;
@@ -121,7 +121,7 @@ const STOP: Outcome = Handled("stop the run");
 const CHECKPOINT: Outcome = Handled("record a checkpoint on the node");
 
 /// Every (status, command) pair, exactly once.
-pub static TRANSITIONS: &[Transition] = &[
+pub static TRANSITIONS: &[Row] = &[
     // A step is pending, or its last advance was blocked and may be retried.
     row(S::Active, C::Advance, ADVANCE),
     row(S::Active, C::AdvanceTo, ADVANCE_TO),

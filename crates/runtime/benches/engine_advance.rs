@@ -1,4 +1,4 @@
-//! Benchmark: one advance decided by the engine in memory (`switchyard_engine::decide` on a
+//! Benchmark: one advance decided by the engine in memory (`switchyard_engine::transition` on a
 //! loaded workflow), with no store, no tokens and no IO; and rendering the pending step.
 
 mod common;
@@ -10,7 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::Map;
 use switchyard_compiler::{Source, compile};
 use switchyard_core::{AttemptId, Control, NodeId};
-use switchyard_engine::{Advance, Command, Fresh, LoadedWorkflow, RunView, decide, pending, start};
+use switchyard_engine::{Advance, Command, Fresh, LoadedWorkflow, RunView, pending, start, transition};
 
 fn engine_advance(c: &mut Criterion) {
     let compiled = compile(&Source::new("bench-loop.yaml", common::LOOP_WORKFLOW));
@@ -31,13 +31,13 @@ fn engine_advance(c: &mut Criterion) {
         })
     };
     let view = RunView { control: Control::Running, node, state: &state, has_children: false, goal };
-    let decided = decide(&loaded, view, command(), Fresh { node: next }).expect("the advance is accepted");
+    let decided = transition(&loaded, view, command(), Fresh { node: next }).expect("the advance is accepted");
     assert!(decided.node.is_some(), "the advance creates a node");
 
     let mut group = c.benchmark_group("engine_advance");
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    group.bench_function("decide", |b| {
-        b.iter(|| decide(black_box(&loaded), black_box(view), command(), Fresh { node: next }));
+    group.bench_function("transition", |b| {
+        b.iter(|| transition(black_box(&loaded), black_box(view), command(), Fresh { node: next }));
     });
     group.bench_function("pending", |b| {
         b.iter(|| pending(black_box(&loaded), black_box(&state), goal));

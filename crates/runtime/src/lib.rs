@@ -1,8 +1,8 @@
 //! The one API every switchyard door uses.
 //!
 //! [`Runtime`] finds workflows, starts runs, turns tokens into (run, node, attempt), asks the
-//! engine to decide, appends the decision to the store in one batch, and shapes the answer.
-//! It decides no engine rule itself: `switchyard_engine::decide` does.
+//! engine for the transition, appends it to the store in one batch, and shapes the answer.
+//! It decides no engine rule itself: `switchyard_engine::transition` does.
 
 pub mod attached;
 pub mod catalog;
@@ -28,7 +28,7 @@ use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::token::{Keyring, TokenError, TokenKind};
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
-use switchyard_engine::{Command, Decision, Fresh, LoadedWorkflow, RunView};
+use switchyard_engine::{Command, Fresh, LoadedWorkflow, RunView, Transition};
 use switchyard_store::{
     Appended, Batch, Claim, NewEvent, NodeRecord, RunGuard, RunRecord, SessionRecord, Store, TokenRecord,
 };
@@ -241,7 +241,7 @@ impl Runtime {
         };
         let loaded = self.load(workflow)?;
         let (session, run, node) = (self.ids.session(), self.ids.run(), self.ids.node());
-        let decision = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh { node })?;
+        let started = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh { node })?;
         let (git_branch, git_head) = match &request.workspace {
             Some(dir) => workspace::git_facts(dir).await,
             None => (None, None),
@@ -261,9 +261,9 @@ impl Runtime {
                 references: workflow_files(&found),
             },
         ];
-        events.extend(decision.events);
+        events.extend(started.events);
         let (node_id, state) =
-            decision.node.ok_or_else(|| Error::environment("the engine started a run without a node"))?;
+            started.node.ok_or_else(|| Error::environment("the engine started a run without a node"))?;
         let tokens = self.fresh_tokens(session, run, node_id, Offered::at(&state, Control::Running));
         let batch = Batch {
             session,
@@ -418,15 +418,15 @@ impl Runtime {
             check_payload(&recorded.payload_sha256, &payload)?;
             return Ok(response(true));
         }
-        let decision = switchyard_engine::decide(
+        let transition = switchyard_engine::transition(
             &context.workflow,
             self.view(&context, &node),
             Command::Checkpoint { attempt: Some(attempt), notes },
             Fresh { node: self.ids.node() },
         )?;
         let claim = Claim { key, payload_sha256: payload.clone(), outcome: serde_json::json!({ "node": record.node }) };
-        let projected = self.output_root.is_some().then(|| decision.events.clone());
-        match self.append(&context, decision.events, Some(claim), Vec::new()).await? {
+        let projected = self.output_root.is_some().then(|| transition.events.clone());
+        match self.append(&context, transition.events, Some(claim), Vec::new()).await? {
             Appended::Committed { last_seq, .. } => {
                 if let Some(events) = projected {
                     let pending = self.pending_of(&context, &node.state);
@@ -571,7 +571,7 @@ impl Runtime {
     }
 
     /// Runs a command again when its batch went stale: the run was paused, resumed or stopped
-    /// between the decision and the commit (`STORE_STALE`, nothing written). The next attempt
+    /// between the transition and the commit (`STORE_STALE`, nothing written). The next attempt
     /// reads the run again, so the engine decides on what it is now.
     async fn deciding_again<T, Attempt>(&self, mut attempt: impl FnMut() -> Attempt) -> Result<T, Error>
     where
@@ -586,7 +586,7 @@ impl Runtime {
         attempt().await
     }
 
-    /// Asks the engine, appends its decision, and answers.
+    /// Asks the engine for the transition, appends it, and answers.
     async fn execute(
         &self,
         context: &RunContext,
@@ -595,8 +595,8 @@ impl Runtime {
         claim: Option<(String, String)>,
     ) -> Result<StepResponse, Error> {
         let fresh = Fresh { node: self.ids.node() };
-        let Decision { events, node: created, control } =
-            switchyard_engine::decide(&context.workflow, self.view(context, node), command, fresh)?;
+        let Transition { events, node: created, control } =
+            switchyard_engine::transition(&context.workflow, self.view(context, node), command, fresh)?;
         let forked = events.iter().any(|event| matches!(event, EventKind::NodeCreated { cause: NodeCause::Fork, .. }));
         let (target_id, target_state) = match &created {
             Some((id, state)) => (*id, state.clone()),

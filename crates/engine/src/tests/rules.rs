@@ -9,7 +9,7 @@ use switchyard_core::state::{
 use switchyard_core::workflow::{EdgeTarget, StepId};
 
 use crate::fixture::{Run, advance, choose, load, names, node_id, object, plain, toward};
-use crate::{Advance, Command, Fresh, RunView, decide, start};
+use crate::{Advance, Command, Fresh, RunView, start, transition};
 
 fn issue_codes(run: &Run) -> Vec<String> {
     match &run.state.phase {
@@ -407,7 +407,7 @@ fn accepting_at_a_revision_limit_moves_on() {
 fn acting_on_a_node_with_children_forks() {
     let run = Run::start(LINEAR);
     let view = RunView { control: Control::Running, node: run.tip, state: &run.state, has_children: true, goal: "g" };
-    let decision = decide(&run.loaded, view, plain(), Fresh { node: node_id(9) }).unwrap();
+    let decision = transition(&run.loaded, view, plain(), Fresh { node: node_id(9) }).unwrap();
     assert!(
         matches!(&decision.events[0], EventKind::NodeCreated { cause: NodeCause::Fork, parent: Some(p), .. } if *p == run.tip)
     );

@@ -9,7 +9,7 @@ use switchyard_core::state::{Control, DecisionOption, NodeState};
 use switchyard_core::workflow::{EdgeTarget, Step};
 
 use crate::fixture::{load, node_id, object};
-use crate::{Advance, Command, Fresh, LoadedWorkflow, RunView, decide, pending, start};
+use crate::{Advance, Command, Fresh, LoadedWorkflow, RunView, pending, start, transition};
 
 const WORKFLOWS: [&str; 6] = [
     // A gate, an output schema, conditions and a bounded back-edge.
@@ -191,8 +191,8 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
             RunView { control, node: parent.id, state: &parent.state, has_children: parent.children > 0, goal: "goal" };
         let fresh = Fresh { node: node_id(100 + index as u64) };
         let step = loaded.workflow.step(&parent.state.step).unwrap();
-        let result = decide(&loaded, view, command(action, step), fresh);
-        let replayed = decide(&loaded, view, command(action, step), fresh);
+        let result = transition(&loaded, view, command(action, step), fresh);
+        let replayed = transition(&loaded, view, command(action, step), fresh);
         prop_assert_eq!(&result, &replayed, "decide is not deterministic");
         let _ = pending(&loaded, &parent.state, "goal");
         let Ok(decision) = result else { continue };

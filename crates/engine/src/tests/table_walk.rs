@@ -1,4 +1,4 @@
-//! Walks every (status, command) pair of the transition table and checks that `decide` handles
+//! Walks every (status, command) pair of the transition table and checks that `transition` handles
 //! or rejects it exactly as the table says.
 
 use serde_json::json;
@@ -9,7 +9,7 @@ use switchyard_core::workflow::StepId;
 
 use crate::fixture::{load, node_id, plain, toward};
 use crate::table::{CommandKind, Outcome, TRANSITIONS};
-use crate::{Command, Fresh, RunView, decide};
+use crate::{Command, Fresh, RunView, transition};
 
 const WORKFLOW: &str = "
 step review gate
@@ -70,29 +70,29 @@ fn views_for(status: RunStatus) -> Vec<(Control, NodeState)> {
 }
 
 #[test]
-fn decide_does_what_the_table_says_for_every_status_and_command() {
+fn transition_does_what_the_table_says_for_every_status_and_command() {
     let loaded = load(WORKFLOW);
     let mut walked = 0;
-    for transition in TRANSITIONS {
-        let views = views_for(transition.status);
-        assert!(!views.is_empty(), "no view for status {}", transition.status);
+    for row in TRANSITIONS {
+        let views = views_for(row.status);
+        assert!(!views.is_empty(), "no view for status {}", row.status);
         for (control, state) in views {
             let view = RunView { control, node: node_id(1), state: &state, has_children: false, goal: "g" };
-            let result = decide(&loaded, view, command(transition.command), Fresh { node: node_id(2) });
+            let result = transition(&loaded, view, command(row.command), Fresh { node: node_id(2) });
             let context = format!(
                 "({}, {}) on {:?} with {control:?}",
-                transition.status,
-                transition.command.as_str(),
+                row.status,
+                row.command.as_str(),
                 state.phase
             );
-            match (transition.outcome, result) {
-                (Outcome::Handled(_), Ok(decision)) => {
-                    assert!(!decision.events.is_empty(), "{context}: handled but recorded nothing");
+            match (row.outcome, result) {
+                (Outcome::Handled(_), Ok(transition)) => {
+                    assert!(!transition.events.is_empty(), "{context}: handled but recorded nothing");
                 }
                 (Outcome::Rejected(rejection), Err(error)) => {
                     assert_eq!(error.code(), rejection.code(), "{context}: {error}");
                 }
-                (outcome, result) => panic!("{context}: table says {outcome:?}, decide gave {result:?}"),
+                (outcome, result) => panic!("{context}: table says {outcome:?}, transition gave {result:?}"),
             }
             walked += 1;
         }
@@ -105,12 +105,12 @@ fn rejections_carry_retryability_where_waiting_helps() {
     let loaded = load(WORKFLOW);
     let gate = state(Phase::WaitingGate { submission: Submission::default() });
     let view = RunView { control: Control::Running, node: node_id(1), state: &gate, has_children: false, goal: "g" };
-    let error = decide(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
+    let error = transition(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
     assert_eq!(error.code(), "AWAITING_GATE");
     assert!(error.retryable());
     let done = state(Phase::Completed);
     let view = RunView { state: &done, ..view };
-    let error = decide(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
+    let error = transition(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
     assert_eq!(error.code(), "RUN_FINISHED");
     assert!(!error.retryable());
 }
