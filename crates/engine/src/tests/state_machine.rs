@@ -193,7 +193,7 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
         let step = loaded.workflow.step(&parent.state.step).unwrap();
         let result = transition(&loaded, view, command(action, step), fresh);
         let replayed = transition(&loaded, view, command(action, step), fresh);
-        prop_assert_eq!(&result, &replayed, "decide is not deterministic");
+        prop_assert_eq!(&result, &replayed, "transition is not deterministic");
         let _ = pending(&loaded, &parent.state, "goal");
         let Ok(decision) = result else { continue };
         let created = decision.events.iter().filter(|event| matches!(event, EventKind::NodeCreated { .. })).count();
