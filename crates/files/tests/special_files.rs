@@ -142,7 +142,7 @@ async fn preload_workflow_answers_when_the_runs_workflow_file_became_a_fifo() {
         drop(writer);
         panic!("preload_workflow did not answer within {ANSWERS_WITHIN:?}");
     };
-    let answer: serde_json::Value = serde_json::from_str(&answer.unwrap().unwrap()).unwrap();
+    let answer: Value = serde_json::from_str(&answer.unwrap().unwrap()).unwrap();
     let missing = &answer["missing"][0];
     assert_eq!(
         (missing["path"].as_str(), missing["code"].as_str()),
