@@ -45,10 +45,31 @@ fn probe_runs(out_dir: &Path) -> bool {
     let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else { return false };
     let linked = compiler
         .to_command()
+        .args(rustc_link_args())
         .args(["-fPIE", "-pie", FLAG, "-o"])
         .arg(&program)
         .arg(&source)
         .output()
         .is_ok_and(|output| output.status.success());
     linked && Command::new(&program).output().is_ok_and(|output| output.status.success())
+}
+
+/// The `-C link-arg=` flags rustc will link the binary with (`-fuse-ld=mold`, for one): the probe
+/// must be linked by the same linker, since not every linker that accepts the flag also records
+/// the glibc version the packed relocations need (mold 1.10 does not, and the loader refuses it).
+fn rustc_link_args() -> Vec<String> {
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    let mut arguments = Vec::new();
+    for (index, flag) in flags.iter().enumerate() {
+        let value = match flag.strip_prefix("-C") {
+            Some("") => flags.get(index + 1).copied().unwrap_or_default(),
+            Some(value) => value,
+            None => continue,
+        };
+        if let Some(argument) = value.strip_prefix("link-arg=") {
+            arguments.push(argument.to_owned());
+        }
+    }
+    arguments
 }
