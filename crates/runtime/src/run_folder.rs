@@ -781,10 +781,7 @@ fn render(
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename; with
 /// `durable`, the file and then the folder are fsynced.
 pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let suffix: u64 = rand::random();
-    let temporary = folder.join(format!(".{name}.{suffix:016x}.tmp"));
+    let (folder, temporary) = temporary_beside(path);
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
         file.write_all(bytes)?;
@@ -803,13 +800,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Re
     result
 }
 
-/// Writes `bytes` to `path`, durably, unless `path` already exists (then it is left as it is): a
-/// temporary file is written whole and hard-linked into place, so `path` is never seen partial.
-fn create_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// The folder of `path` and a fresh temporary name in it, hidden and unlikely to be taken.
+fn temporary_beside(path: &Path) -> (&Path, PathBuf) {
     let folder = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
     let suffix: u64 = rand::random();
-    let temporary = folder.join(format!(".{name}.{suffix:016x}.tmp"));
+    (folder, folder.join(format!(".{name}.{suffix:016x}.tmp")))
+}
+
+/// Writes `bytes` to `path`, durably, unless `path` already exists (then it is left as it is): a
+/// temporary file is written whole and hard-linked into place, so `path` is never seen partial.
+fn create_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (folder, temporary) = temporary_beside(path);
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
         file.write_all(bytes)?;
