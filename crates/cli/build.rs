@@ -45,7 +45,7 @@ fn probe_runs(out_dir: &Path) -> bool {
     let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else { return false };
     let linked = compiler
         .to_command()
-        .args(chosen_linker())
+        .args(rustc_link_args())
         .args(["-fPIE", "-pie", FLAG, "-o"])
         .arg(&program)
         .arg(&source)
@@ -54,15 +54,22 @@ fn probe_runs(out_dir: &Path) -> bool {
     linked && Command::new(&program).output().is_ok_and(|output| output.status.success())
 }
 
-/// The linker the binary itself is linked with (`-C link-arg=-fuse-ld=mold` in `RUSTFLAGS`), so the
-/// probe tries the same one: mold 1.x writes packed relocations without the version tag glibc
-/// requires, and a binary it links that way does not start.
-fn chosen_linker() -> Vec<String> {
+/// The `-C link-arg=` flags rustc will link the binary with (`-fuse-ld=mold`, for one): the probe
+/// must be linked by the same linker, since not every linker that accepts the flag also records
+/// the glibc version the packed relocations need (mold 1.10 does not, and the loader refuses it).
+fn rustc_link_args() -> Vec<String> {
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    flags
-        .split('\x1f')
-        .filter_map(|flag| flag.strip_prefix("link-arg=").or_else(|| flag.strip_prefix("-Clink-arg=")))
-        .filter(|argument| argument.starts_with("-fuse-ld="))
-        .map(str::to_owned)
-        .collect()
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    let mut arguments = Vec::new();
+    for (index, flag) in flags.iter().enumerate() {
+        let value = match flag.strip_prefix("-C") {
+            Some("") => flags.get(index + 1).copied().unwrap_or_default(),
+            Some(value) => value,
+            None => continue,
+        };
+        if let Some(argument) = value.strip_prefix("link-arg=") {
+            arguments.push(argument.to_owned());
+        }
+    }
+    arguments
 }

@@ -426,9 +426,14 @@ impl FileHost {
     pub async fn mounts(&self, run: RunId) -> Result<Mounts, ToolError> {
         let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
         let mut mounts = Mounts { guard: Arc::clone(&self.guard), ..Mounts::default() };
-        let output = self.runtime.run_folder(record.session).ok_or_else(|| {
-            ToolError::new(codes::NOT_FOUND, "this runtime has no output root, so the run has no output folder")
-        })?;
+        if self.runtime.output_root().is_none() {
+            return Err(ToolError::new(
+                codes::NOT_FOUND,
+                "this runtime has no output root, so the run has no output folder",
+            ));
+        }
+        // The folder is a projection of the log: a kill or a full disk may have left it missing.
+        let output = self.runtime.ensure_run_folder(&record).await.map_err(|error| runtime_error(&error))?;
         mounts.mounts.push(open_mount(MountName::Output, &output, true)?);
         if let Some(project) = &self.project {
             mounts.mounts.push(lend(project.as_ref().map_err(Clone::clone)?)?);

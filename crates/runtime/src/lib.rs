@@ -265,9 +265,11 @@ impl Runtime {
         let (node_id, state) =
             started.node.ok_or_else(|| Error::environment("the engine started a run without a node"))?;
         let tokens = self.fresh_tokens(session, run, node_id, Offered::at(&state, Control::Running));
+        let events = self.stamp(run, events);
+        let started_at_ms = events.first().map_or(0, |event| event.at_ms);
         let batch = Batch {
             session,
-            events: self.stamp(run, events),
+            events,
             claim: None,
             tokens: tokens.records.clone(),
             pin: Some(loaded.workflow.clone()),
@@ -285,8 +287,8 @@ impl Runtime {
                 tip: node_id,
                 status: state.status(),
                 node_count: 1,
-                created_at_ms: 0,
-                updated_at_ms: 0,
+                created_at_ms: started_at_ms,
+                updated_at_ms: started_at_ms,
             },
             goal: request.goal,
             workflow: loaded,

@@ -20,7 +20,7 @@ use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
 use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
-use switchyard_store::NodeRecord;
+use switchyard_store::{NodeRecord, RunRecord};
 
 use crate::state_writer::{Document, StateWriter};
 use crate::{Error, RunContext, Runtime};
@@ -283,6 +283,7 @@ impl Runtime {
         let folder = self.run_folder(context.run.session).ok_or_else(|| {
             Error::environment("this runtime has no output root: run folders and state documents are off")
         })?;
+        self.ensure_folder_files(&folder, &context)?;
         let mut session = self.session(context.run.session).await?;
         // The tip and the session's last event are two reads: when the run moved between them,
         // read both again, so a document never pairs an older tip with a newer event.
@@ -343,7 +344,8 @@ impl Runtime {
     }
 
     /// Creates the run folder of a run that just started. Failures are logged, never returned:
-    /// the run is already durable.
+    /// the run is already durable, and whoever needs the folder later re-creates it
+    /// ([`Runtime::ensure_run_folder`]).
     pub(crate) fn open_run_folder(
         &self,
         context: &RunContext,
@@ -353,40 +355,64 @@ impl Runtime {
     ) {
         let Some(folder) = self.run_folder(context.run.session) else { return };
         let result = (|| -> Result<(), Error> {
-            let io =
-                |what: &str, error: std::io::Error| Error::environment(format!("{what} {}: {error}", folder.display()));
-            if let Some(parent) = folder.parent() {
-                std::fs::create_dir_all(parent).map_err(|error| io("cannot create the output root of", error))?;
-            }
-            // `create_dir`, not `create_dir_all`: two runs never share a folder.
-            std::fs::create_dir(&folder).map_err(|error| io("cannot create the run folder", error))?;
-            std::fs::create_dir(folder.join("state")).map_err(|error| io("cannot create state/ in", error))?;
-            let manifest = Manifest {
-                workflow_id: context.workflow.workflow.id.clone(),
-                workflow_hash: context.workflow.hash.to_string(),
-                run_id: context.run.id.to_string(),
-                session_id: context.run.session.to_string(),
-                started_at: rfc3339(self.clock.now_ms()),
-                files: Vec::new(),
-            };
-            let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
-            write_atomically(&folder.join(MANIFEST_FILE), &bytes, true)
-                .map_err(|error| io("cannot write the manifest of", error))?;
+            self.ensure_folder_files(&folder, context)?;
             // Written here, not queued: the document exists when the start is answered, and
             // writing a new file costs no writeback (only a rename over an old one does).
             let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
             let render =
                 self.state_render(&folder, context, node.clone(), Control::Running, projection, pending.cloned());
-            write_atomically(&folder.join(STATE_DOCUMENT), render.render()?.as_bytes(), false)
-                .map_err(|error| io("cannot write the state document in", error))?;
+            write_atomically(&folder.join(STATE_DOCUMENT), render.render()?.as_bytes(), false).map_err(|error| {
+                Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
+            })?;
             if let Some(writer) = &self.state_writer {
                 writer.written_elsewhere(&folder, render.projection);
             }
             Ok(())
         })();
         if let Err(error) = result {
-            tracing::warn!(run = %context.run.id, %error, "run folder not created");
+            tracing::warn!(run = %context.run.id, %error, "run folder not created; it is re-created when next needed");
         }
+    }
+
+    /// The run's output folder with its `manifest.json` and state document, re-created from the
+    /// store's facts when any of them is missing: a process killed (or a disk full) between a
+    /// start's commit and its folder, or a folder someone deleted, never leaves the run without one.
+    /// Outputs written before a folder was lost are not brought back; the manifest then lists none.
+    pub async fn ensure_run_folder(&self, run: &RunRecord) -> Result<PathBuf, Error> {
+        let folder = self.run_folder(run.session).ok_or_else(|| {
+            Error::environment("this runtime has no output root: run folders and state documents are off")
+        })?;
+        let complete = [MANIFEST_FILE, STATE_DOCUMENT].iter().all(|file| folder.join(file).is_file());
+        if !complete {
+            // Reading the state document re-creates the folder and the manifest, then the document.
+            self.state_document(run.id).await?;
+            self.flush_state_documents().await;
+        }
+        Ok(folder)
+    }
+
+    /// Creates whatever is missing of `folder`, `state/` and `manifest.json`, idempotently: several
+    /// processes may do it at once. The manifest is written whole under a temporary name and linked
+    /// into place only if there is none yet, so nobody ever sees a partial one and an existing one
+    /// (with its files) is never replaced.
+    fn ensure_folder_files(&self, folder: &Path, context: &RunContext) -> Result<(), Error> {
+        let io =
+            |what: &str, error: std::io::Error| Error::environment(format!("{what} {}: {error}", folder.display()));
+        std::fs::create_dir_all(folder.join("state")).map_err(|error| io("cannot create the run folder", error))?;
+        let manifest_path = folder.join(MANIFEST_FILE);
+        if manifest_path.is_file() {
+            return Ok(());
+        }
+        let manifest = Manifest {
+            workflow_id: context.workflow.workflow.id.clone(),
+            workflow_hash: context.workflow.hash.to_string(),
+            run_id: context.run.id.to_string(),
+            session_id: context.run.session.to_string(),
+            started_at: rfc3339(context.run.created_at_ms),
+            files: Vec::new(),
+        };
+        let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
+        create_atomically(&manifest_path, &bytes).map_err(|error| io("cannot write the manifest of", error))
     }
 
     /// Regenerates the state document after a command committed. `acted_on` is the node the
@@ -758,10 +784,7 @@ fn render(
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename; with
 /// `durable`, the file and then the folder are fsynced.
 pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let suffix: u64 = rand::random();
-    let temporary = folder.join(format!(".{name}.{suffix:016x}.tmp"));
+    let (folder, temporary) = temporary_beside(path);
     let result = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
         file.write_all(bytes)?;
@@ -777,6 +800,32 @@ pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Re
     if result.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
+    result
+}
+
+/// The folder of `path` and a fresh temporary name in it, hidden and unlikely to be taken.
+fn temporary_beside(path: &Path) -> (&Path, PathBuf) {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let suffix: u64 = rand::random();
+    (folder, folder.join(format!(".{name}.{suffix:016x}.tmp")))
+}
+
+/// Writes `bytes` to `path`, durably, unless `path` already exists (then it is left as it is): a
+/// temporary file is written whole and hard-linked into place, so `path` is never seen partial.
+fn create_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (folder, temporary) = temporary_beside(path);
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        match std::fs::hard_link(&temporary, path) {
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+            linked => linked?,
+        }
+        std::fs::File::open(folder)?.sync_all()
+    })();
+    let _ = std::fs::remove_file(&temporary);
     result
 }
 

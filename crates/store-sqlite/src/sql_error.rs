@@ -11,6 +11,11 @@ pub(crate) fn map(error: &rusqlite::Error, doing: &str) -> Error {
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Error::Busy { message },
             ErrorCode::ReadOnly | ErrorCode::PermissionDenied => Error::ReadOnly { message },
             ErrorCode::DiskFull => Error::DiskFull { message },
+            // Growing the WAL index (`-shm`) fails only for want of space: on a full disk every
+            // opening process meets it before anything else.
+            ErrorCode::SystemIoFailure if failure.extended_code == rusqlite::ffi::SQLITE_IOERR_SHMSIZE => {
+                Error::DiskFull { message }
+            }
             ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Error::Corrupt { message },
             ErrorCode::ConstraintViolation => Error::InvalidBatch { reason: message },
             _ => Error::Io { message },
