@@ -98,7 +98,7 @@ fn mcp_list_workflows_answers_with_a_fifo_present() {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "hostile-test", "version": "1" } } }),
         json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "list_workflows", "arguments": { "workspacePath": workspace } } }),
+            "name": "list_workflows", "arguments": { "workspacePath": workspace, "listAll": true } } }),
     ];
     let frames_path = hostile.sandbox.home.path().join("frames.jsonl");
     let lines: Vec<String> = frames.iter().map(Value::to_string).collect();

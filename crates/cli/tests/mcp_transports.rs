@@ -70,7 +70,7 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
         "{answers:?}"
     );
     assert_eq!(by_id(json!(7))[0]["error"]["code"], -32600);
-    assert_eq!(by_id(json!(2))[0]["result"]["tools"].as_array().unwrap().len(), 6, "served after malformed frames");
+    assert_eq!(by_id(json!(2))[0]["result"]["tools"].as_array().unwrap().len(), 7, "served after malformed frames");
     assert!(by_id(json!(3))[0]["result"]["structuredContent"]["workflows"].is_array());
 }
 
@@ -487,11 +487,11 @@ fn file_tools_are_served_only_behind_the_flag() {
     let tools = |answers: &[Value]| {
         answers.iter().find(|answer| answer["id"] == 2).unwrap()["result"]["tools"].as_array().unwrap().len()
     };
-    assert_eq!(tools(&plain), 6);
+    assert_eq!(tools(&plain), 7);
     let unknown = plain.iter().find(|answer| answer["id"] == 3).unwrap();
     assert!(unknown["error"]["message"].as_str().unwrap().contains("Unknown tool: read_file"), "{unknown}");
     let with_files = list(&["--file-tools"]);
-    assert_eq!(tools(&with_files), 13);
+    assert_eq!(tools(&with_files), 14);
     let read = with_files.iter().find(|answer| answer["id"] == 3).unwrap();
     assert_eq!(read["result"]["isError"], true, "{read}");
     let envelope: Value = serde_json::from_str(read["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
@@ -525,7 +525,7 @@ fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
     let answers: Vec<Value> =
         String::from_utf8(output.stdout).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     let tools = answers.iter().find(|answer| answer["id"] == 2).expect("tools/list answered");
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 7);
 }
 
 #[test]

@@ -8,8 +8,8 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic_file::{Durability, Readers, write_atomically};
 use crate::error::Error;
-use crate::run_folder::write_atomically;
 
 /// The file under `$SWITCHYARD_HOME` that lists the attached folders.
 pub const ATTACHED_SOURCES_FILE: &str = "attached-sources.json";
@@ -172,7 +172,7 @@ fn write(file: &Path, list: &AttachedFile) -> Result<(), Error> {
         std::fs::create_dir_all(folder)
             .map_err(|error| Error::environment(format!("cannot create {}: {error}", folder.display())))?;
     }
-    write_atomically(file, &bytes, true)
+    write_atomically(file, &bytes, Durability::Synced, Readers::Anyone)
         .map_err(|error| Error::environment(format!("cannot write {}: {error}", file.display())))
 }
 

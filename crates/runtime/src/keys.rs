@@ -6,7 +6,6 @@
 //! `flock` on `keys/.keyring.lock`, so processes racing on a new home agree on one key.
 
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -14,6 +13,7 @@ use data_encoding::BASE64URL_NOPAD;
 use serde::{Deserialize, Serialize};
 use switchyard_core::token::{Keyring, SigningKey};
 
+use crate::atomic_file::{Durability, Readers, write_atomically};
 use crate::clock::IdSource;
 use crate::error::Error;
 
@@ -139,32 +139,23 @@ fn check_private(path: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// Replaces the key file with `keyring`, under the caller's lock. The temporary file is removed on
-/// every failure (a full disk included): `NamedTempFile` deletes it unless it was persisted.
+/// Replaces the key file with `keyring`, under the caller's lock: readable by the owner only, and
+/// its temporary file removed on every failure (a full disk included).
 fn write(path: &Path, keyring: &Keyring) -> Result<(), Error> {
-    let directory = path.parent().expect("key file path has a parent");
-    let io =
-        |what: &str, error: std::io::Error| Error::environment(format!("cannot {what} {}: {error}", path.display()));
     let file = KeyFile {
         v: 1,
         current: BASE64URL_NOPAD.encode(&keyring.current.0),
         previous: keyring.previous.as_ref().map(|key| BASE64URL_NOPAD.encode(&key.0)),
     };
     let bytes = serde_json::to_vec_pretty(&file).expect("key file serialises");
-    // Created with mode 0600.
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".keyring.json.")
-        .suffix(".tmp")
-        .tempfile_in(directory)
-        .map_err(|error| io("create a temporary file beside", error))?;
-    temporary.write_all(&bytes).and_then(|()| temporary.as_file().sync_all()).map_err(|error| io("write", error))?;
-    temporary.persist(path).map_err(|error| io("replace", error.error))?;
-    fs::File::open(directory).and_then(|dir| dir.sync_all()).map_err(|error| io("sync the folder of", error))?;
-    Ok(())
+    write_atomically(path, &bytes, Durability::Synced, Readers::Owner)
+        .map_err(|error| Error::environment(format!("cannot write {}: {error}", path.display())))
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
     use crate::clock::RandomIds;
 

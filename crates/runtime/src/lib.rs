@@ -4,6 +4,7 @@
 //! engine for the transition, appends it to the store in one batch, and shapes the answer.
 //! It decides no engine rule itself: `switchyard_engine::transition` does.
 
+pub mod atomic_file;
 pub mod attached;
 pub mod catalog;
 pub mod clock;

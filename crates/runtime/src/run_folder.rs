@@ -10,18 +10,20 @@
 //! rebuilt on the next read. Reads through [`Runtime::state_document`] first wait for the writes
 //! queued before them.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+pub use switchyard_compiler::split_frontmatter;
 use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
 use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
 use switchyard_store::{NodeRecord, RunRecord};
 
+use crate::atomic_file::{Durability, Readers, create_atomically, write_atomically};
 use crate::state_writer::{Document, StateWriter};
 use crate::{Error, RunContext, Runtime};
 
@@ -198,44 +200,12 @@ pub fn state_schema() -> Value {
     })
 }
 
-/// Splits a markdown document into its YAML frontmatter and body; `None` without frontmatter.
-pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
-    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
-    if let Some(body) = rest.strip_prefix("---\n") {
-        return Some(("", body));
-    }
-    let mut offset = 0;
-    for line in rest.split_inclusive('\n') {
-        if line.trim_end() == "---" {
-            return Some((&rest[..offset], &rest[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    None
-}
-
-/// Formats milliseconds since the epoch as RFC 3339 UTC (`2026-01-03T10:00:00.000Z`).
+/// Formats milliseconds since the epoch as RFC 3339 UTC with milliseconds
+/// (`2026-01-03T10:00:00.000Z`); an instant outside what `jiff` represents (years -9999 to 9999)
+/// is clamped to its bounds.
 pub fn rfc3339(ms: i64) -> String {
-    let seconds = ms.div_euclid(1000);
-    let millis = ms.rem_euclid(1000);
-    let days = seconds.div_euclid(86_400);
-    let second_of_day = seconds.rem_euclid(86_400);
-    // Civil-from-days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        second_of_day / 3600,
-        (second_of_day % 3600) / 60,
-        second_of_day % 60
-    )
+    let instant = Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 { Timestamp::MIN } else { Timestamp::MAX });
+    instant.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
 impl Runtime {
@@ -361,7 +331,13 @@ impl Runtime {
             let projection = Projection { node: node.id.to_string(), seq, ..Projection::default() };
             let render =
                 self.state_render(&folder, context, node.clone(), Control::Running, projection, pending.cloned());
-            write_atomically(&folder.join(STATE_DOCUMENT), render.render()?.as_bytes(), false).map_err(|error| {
+            write_atomically(
+                &folder.join(STATE_DOCUMENT),
+                render.render()?.as_bytes(),
+                Durability::Cached,
+                Readers::Anyone,
+            )
+            .map_err(|error| {
                 Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
             })?;
             if let Some(writer) = &self.state_writer {
@@ -412,7 +388,9 @@ impl Runtime {
             files: Vec::new(),
         };
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
-        create_atomically(&manifest_path, &bytes).map_err(|error| io("cannot write the manifest of", error))
+        create_atomically(&manifest_path, &bytes, Durability::Synced)
+            .map(|_created| ())
+            .map_err(|error| io("cannot write the manifest of", error))
     }
 
     /// Regenerates the state document after a command committed. `acted_on` is the node the
@@ -536,7 +514,13 @@ impl Runtime {
         let text = render.render()?;
         match &self.state_writer {
             Some(writer) => writer.write(&render.folder, Document::Text(text.clone()), render.projection),
-            None => write_atomically(&render.folder.join(STATE_DOCUMENT), text.as_bytes(), false).map_err(|error| {
+            None => write_atomically(
+                &render.folder.join(STATE_DOCUMENT),
+                text.as_bytes(),
+                Durability::Cached,
+                Readers::Anyone,
+            )
+            .map_err(|error| {
                 Error::environment(format!("cannot write the state document in {}: {error}", render.folder.display()))
             })?,
         }
@@ -781,54 +765,6 @@ fn render(
     Ok(text)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename; with
-/// `durable`, the file and then the folder are fsynced.
-pub fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
-    let (folder, temporary) = temporary_beside(path);
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
-        file.write_all(bytes)?;
-        if durable {
-            file.sync_all()?;
-        }
-        std::fs::rename(&temporary, path)?;
-        if durable {
-            std::fs::File::open(folder)?.sync_all()?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
-}
-
-/// The folder of `path` and a fresh temporary name in it, hidden and unlikely to be taken.
-fn temporary_beside(path: &Path) -> (&Path, PathBuf) {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let suffix: u64 = rand::random();
-    (folder, folder.join(format!(".{name}.{suffix:016x}.tmp")))
-}
-
-/// Writes `bytes` to `path`, durably, unless `path` already exists (then it is left as it is): a
-/// temporary file is written whole and hard-linked into place, so `path` is never seen partial.
-fn create_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let (folder, temporary) = temporary_beside(path);
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&temporary)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        match std::fs::hard_link(&temporary, path) {
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
-            linked => linked?,
-        }
-        std::fs::File::open(folder)?.sync_all()
-    })();
-    let _ = std::fs::remove_file(&temporary);
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -838,13 +774,6 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(rfc3339(1_767_434_400_123), "2026-01-03T10:00:00.123Z");
         assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    }
-
-    #[test]
-    fn frontmatter_splits_from_body() {
-        assert_eq!(split_frontmatter("---\na: 1\n---\nbody\n"), Some(("a: 1\n", "body\n")));
-        assert_eq!(split_frontmatter("---\n---\nbody"), Some(("", "body")));
-        assert_eq!(split_frontmatter("no frontmatter"), None);
-        assert_eq!(split_frontmatter("---\na: 1\n"), None);
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
     }
 }

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
+use crate::atomic_file::{Durability, Readers, write_atomically};
 use crate::run_folder::{Projection, StateRender};
 
 /// A state document to write: its text, or what to render it from on the writer's thread.
@@ -271,7 +272,7 @@ impl Waiting {
 fn write_one(folder: &Path, document: Document) {
     let Some(text) = document.into_text(folder) else { return };
     let path = folder.join(crate::run_folder::STATE_DOCUMENT);
-    if let Err(error) = crate::run_folder::write_atomically(&path, text.as_bytes(), false) {
+    if let Err(error) = write_atomically(&path, text.as_bytes(), Durability::Cached, Readers::Anyone) {
         tracing::warn!(path = %path.display(), %error, "state document not written; it is rebuilt on its next read");
     }
 }

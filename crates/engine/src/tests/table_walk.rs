@@ -79,12 +79,7 @@ fn transition_does_what_the_table_says_for_every_status_and_command() {
         for (control, state) in views {
             let view = RunView { control, node: node_id(1), state: &state, has_children: false, goal: "g" };
             let result = transition(&loaded, view, command(row.command), Fresh { node: node_id(2) });
-            let context = format!(
-                "({}, {}) on {:?} with {control:?}",
-                row.status,
-                row.command.as_str(),
-                state.phase
-            );
+            let context = format!("({}, {}) on {:?} with {control:?}", row.status, row.command.as_str(), state.phase);
             match (row.outcome, result) {
                 (Outcome::Handled(_), Ok(transition)) => {
                     assert!(!transition.events.is_empty(), "{context}: handled but recorded nothing");
