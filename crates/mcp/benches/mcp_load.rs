@@ -278,7 +278,7 @@ fn stdio_tools(home: &Home, iterations: usize) -> Vec<(&'static str, Stats)> {
     let path = home.path();
     let mut rows = Vec::new();
     let list = timed(iterations, |_| {
-        client.call("list_workflows", json!({ "workspacePath": path }));
+        client.call("list_workflows", json!({ "workspacePath": path, "listAll": true }));
     });
     rows.push(("list_workflows", list));
     let inspect = timed(iterations, |_| {
