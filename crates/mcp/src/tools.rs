@@ -110,9 +110,10 @@ impl Tools {
         let args: ListArguments = parse(arguments)?;
         let runtime = self.for_workspace(&workspace(&args.workspace_path)?);
         let catalog = runtime.catalog().clone();
-        let found = tokio::task::spawn_blocking(move || catalog.list())
-            .await
-            .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("listing workflows failed: {error}")))?;
+        let (found, tag_catalog) =
+            tokio::task::spawn_blocking(move || (catalog.list(), catalog.tag_catalog())).await.map_err(|error| {
+                ToolError::new(ErrorCode::InternalError, format!("listing workflows failed: {error}"))
+            })?;
         let wanted: Vec<String> = args.tags.unwrap_or_default().iter().map(|tag| tag.to_lowercase()).collect();
         // Two steps, as WorkRail lists: without tags, a summary of the tags keeps a long list out
         // of the agent's context; `listAll` asks for the plain list at once.
@@ -135,17 +136,31 @@ impl Tools {
                 });
                 continue;
             };
-            let tags: Vec<String> = if workflow.tags.is_empty() {
-                vec![UNTAGGED.to_owned()]
-            } else {
-                workflow.tags.iter().map(|tag| tag.to_lowercase()).collect()
-            };
+            // A WorkRail tag catalog adds tags to the ones the workflow declares, and may hide it
+            // from tag discovery (the plain list still shows it).
+            let cataloged = tag_catalog.workflows.get(&workflow.id);
+            if cataloged.is_some_and(|entry| entry.hidden) && !args.list_all.unwrap_or(false) {
+                continue;
+            }
+            let mut declared: Vec<String> = workflow.tags.iter().map(|tag| tag.to_lowercase()).collect();
+            for tag in cataloged.into_iter().flat_map(|entry| &entry.tags) {
+                let tag = tag.to_lowercase();
+                if !declared.contains(&tag) {
+                    declared.push(tag);
+                }
+            }
+            let tags = if declared.is_empty() { vec![UNTAGGED.to_owned()] } else { declared.clone() };
             if summarize {
                 for tag in tags {
-                    let entry = summary.entry(tag.clone()).or_insert_with(|| TagSummary {
-                        id: tag,
-                        count: 0,
-                        examples: Vec::new(),
+                    let entry = summary.entry(tag.clone()).or_insert_with(|| {
+                        let described = tag_catalog.tags.get(&tag).cloned().unwrap_or_default();
+                        TagSummary {
+                            id: tag,
+                            display_name: described.display_name,
+                            when: described.when,
+                            count: 0,
+                            examples: Vec::new(),
+                        }
                     });
                     entry.count += 1;
                     if entry.examples.len() < TAG_EXAMPLES {
@@ -164,7 +179,7 @@ impl Tools {
                 version: workflow.version.clone(),
                 kind: "workflow",
                 workflow_hash: workflow.hash().to_string(),
-                tags: workflow.tags.clone(),
+                tags: declared,
                 source: source_view(&found.location),
                 shadows: args
                     .include_sources
@@ -182,7 +197,15 @@ impl Tools {
                     tags.len()
                 );
                 for tag in tags {
-                    text.push_str(&format!("- `{}` ({}): {}\n", tag.id, tag.count, tag.examples.join(", ")));
+                    let named = tag.display_name.as_ref().map(|name| format!(" {name}")).unwrap_or_default();
+                    let when =
+                        if tag.when.is_empty() { String::new() } else { format!("; for {}", tag.when.join("; ")) };
+                    text.push_str(&format!(
+                        "- `{}`{named} ({}): {}{when}\n",
+                        tag.id,
+                        tag.count,
+                        tag.examples.join(", ")
+                    ));
                 }
                 text
             }

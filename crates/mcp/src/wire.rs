@@ -340,6 +340,12 @@ pub struct LoadWarning {
 pub struct TagSummary {
     /// The tag, as `tags` takes it; `untagged` gathers the workflows without tags.
     pub id: String,
+    /// Its name for people, where a WorkRail tag catalog gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// When to use it, where a WorkRail tag catalog says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub when: Vec<String>,
     /// How many visible workflows carry it.
     pub count: usize,
     /// A few of their ids.

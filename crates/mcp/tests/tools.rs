@@ -684,6 +684,42 @@ async fn list_and_inspect_show_the_whole_graph() {
 }
 
 #[tokio::test]
+async fn a_workrail_tag_catalog_adds_tags_descriptions_and_hides_workflows() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "audit-trail",
+        "id: audit-trail\nversion: \"1\"\ntitle: Audit\ndescription: Audits.\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    );
+    project_workflow(
+        &fixture,
+        "scratch-test",
+        "id: scratch-test\nversion: \"1\"\ntitle: Scratch\ndescription: A test.\nsteps:\n  - {id: only, title: Only, prompt: Do it.}\n",
+    );
+    let catalog = json!({
+        "version": 1,
+        "tags": [{ "id": "review_audit", "displayName": "Review & Audit", "when": ["before a merge"], "examples": [] }],
+        "workflows": { "audit-trail": { "tags": ["review_audit"] }, "scratch-test": { "tags": ["coding"], "hidden": true } }
+    });
+    let folder = fixture.workspace.path().join(".switchyard/workflows");
+    std::fs::write(folder.join("workflow-tags.json"), catalog.to_string()).unwrap();
+
+    let summary = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path() })).await;
+    let tags = summary["tagSummary"].as_array().expect("a tag summary");
+    let review = tags.iter().find(|tag| tag["id"] == "review_audit").unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!((&review["displayName"], &review["when"]), (&json!("Review & Audit"), &json!(["before a merge"])));
+    assert_eq!(review["examples"], json!(["audit-trail"]), "{summary}");
+    assert!(!summary.to_string().contains("scratch-test"), "a hidden workflow is not discovered by tag: {summary}");
+
+    let listed =
+        fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "tags": ["review_audit"] })).await;
+    assert_eq!(listed["workflows"][0]["workflowId"], "audit-trail", "{listed}");
+    assert_eq!(listed["workflows"][0]["tags"], json!(["review_audit"]));
+    let all = fixture.ok("list_workflows", json!({ "workspacePath": fixture.path(), "listAll": true })).await;
+    assert!(all.to_string().contains("scratch-test"), "the plain list still shows it: {all}");
+}
+
+#[tokio::test]
 async fn list_workflows_without_tags_answers_a_tag_summary_then_lists_by_tag() {
     let fixture = fixture().await;
     project_workflow(

@@ -12,6 +12,7 @@ mod bundle;
 mod cache;
 mod project;
 mod read;
+mod tags;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ pub use self::bundle::{
 };
 pub use self::cache::{MAX_CACHED_BYTES, MAX_CACHED_FILES, compiles_of};
 use self::read::read_bounded;
+pub use self::tags::{CatalogedWorkflow, TAG_CATALOG_FILE, TagCatalog, TagDescription};
 
 const ARCHIVE_EXTENSIONS: [&str; 2] = ["bmad", "zip"];
 
@@ -319,6 +321,13 @@ impl Catalog {
 
     /// Every visible workflow, compiled, with what it shadows. Files that fail to compile are
     /// listed with their diagnostics rather than hidden.
+    /// The tag catalogs of the discovery folders (WorkRail's `workflow-tags.json`), merged in
+    /// precedence order.
+    pub fn tag_catalog(&self) -> TagCatalog {
+        let folders = self.folders();
+        TagCatalog::of(folders.iter().map(|(_, folder)| folder.as_path()))
+    }
+
     pub fn list(&self) -> Vec<Found> {
         self.names().into_iter().filter_map(|name| self.find_by_file_name(&name).ok().flatten()).collect()
     }
