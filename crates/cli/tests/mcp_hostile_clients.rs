@@ -8,13 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
+mod support;
 
-fn switchyard(home: &tempfile::TempDir) -> Command {
-    let mut command = Command::new(SWITCHYARD);
-    command.env("SWITCHYARD_HOME", home.path()).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
-    command
-}
+use support::mcp_over_stdio;
+
+const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
 
 /// The peak resident memory of a live process, in bytes (`VmHWM` of `/proc/<pid>/status`).
 fn peak_resident_bytes(pid: u32) -> u64 {
@@ -29,13 +27,7 @@ fn stdio_discards_an_endless_line_without_holding_it_and_keeps_serving() {
     const LINE_BYTES: usize = 256 * 1024 * 1024;
     const PEAK_LIMIT: u64 = 96 * 1024 * 1024;
     let home = tempfile::tempdir().unwrap();
-    let mut child = switchyard(&home)
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = mcp_over_stdio(home.path(), Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let mut answers = BufReader::new(child.stdout.take().unwrap());
     let mut next_answer = || {

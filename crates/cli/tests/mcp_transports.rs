@@ -11,17 +11,13 @@ use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::{Value, json};
 
-const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
+mod support;
+
+use support::{mcp_over_stdio, switchyard_at};
 
 fn initialize(id: u64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw-test", "version": "1" } } })
-}
-
-fn switchyard(home: &tempfile::TempDir) -> Command {
-    let mut command = Command::new(SWITCHYARD);
-    command.env("SWITCHYARD_HOME", home.path()).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
-    command
 }
 
 #[test]
@@ -41,13 +37,7 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }).to_string(),
         json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "list_workflows", "arguments": { "workspacePath": workspace } } }).to_string(),
     ];
-    let mut child = switchyard(&home)
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = mcp_over_stdio(home.path(), Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     for frame in &frames {
         writeln!(stdin, "{frame}").unwrap();
@@ -78,8 +68,13 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
 fn stdio_client_leaving_mid_call_leaves_a_consistent_store() {
     let home = tempfile::tempdir().unwrap();
     let workspace = home.path().display().to_string();
-    let mut child =
-        switchyard(&home).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = switchyard_at(home.path())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     writeln!(stdin, "{}", initialize(1)).unwrap();
     writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).unwrap();
@@ -91,7 +86,7 @@ fn stdio_client_leaving_mid_call_leaves_a_consistent_store() {
     drop(stdin);
     let status = child.wait().unwrap();
     assert!(status.success(), "the server exits cleanly when its client leaves: {status}");
-    let verify = switchyard(&home).args(["verify", "--json"]).output().unwrap();
+    let verify = switchyard_at(home.path()).args(["verify", "--json"]).output().unwrap();
     assert!(verify.status.success(), "nothing half-written: {}", String::from_utf8_lossy(&verify.stdout));
 }
 
@@ -121,7 +116,7 @@ impl Drop for Server {
 }
 
 fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
-    serve_with(switchyard(home), extra)
+    serve_with(switchyard_at(home.path()), extra)
 }
 
 /// Spawns `command serve --port 0 <extra>` with stderr piped for reading.
@@ -227,7 +222,7 @@ fn serve_binds_loopback_and_checks_host_and_origin() {
 #[test]
 fn serve_off_loopback_requires_a_bearer_token() {
     let home = tempfile::tempdir().unwrap();
-    let (code, stderr) = serve_refused(switchyard(&home), &["--host", "0.0.0.0"]);
+    let (code, stderr) = serve_refused(switchyard_at(home.path()), &["--host", "0.0.0.0"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("needs a bearer token") && stderr.contains("--token"), "{stderr}");
 
@@ -262,7 +257,7 @@ fn serve_off_loopback_with_only_the_config_token_requires_it_and_never_logs_it()
     write_private(&home.path().join("serve-token"), &format!("{secret}\n"));
     std::fs::write(home.path().join("switchyard.toml"), "[serve]\nhost = \"0.0.0.0\"\ntoken_file = \"serve-token\"\n")
         .unwrap();
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path()).env("SWITCHYARD_LOG", "trace");
     let server = serve_with(command, &[]);
     assert!(server.address.starts_with("0.0.0.0:"), "the host comes from [serve]: {}", server.banner);
@@ -287,14 +282,14 @@ fn serve_refuses_an_inline_config_token_that_other_users_can_read() {
     let config = home.path().join("switchyard.toml");
     std::fs::write(&config, format!("[serve]\nhost = \"0.0.0.0\"\ntoken = \"{secret}\"\n")).unwrap();
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let (code, stderr) = serve_refused(command, &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("open to other users") && stderr.contains("chmod 600"), "says how to fix it: {stderr}");
     assert!(!stderr.contains(secret), "{stderr}");
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o600)).unwrap();
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let server = serve_with(command, &[]);
     assert!(server.banner.contains("[serve] token in"), "{}", server.banner);
@@ -312,19 +307,19 @@ fn serve_token_precedence_is_flag_then_environment_then_config() {
             .filter(|token| mcp_post(server, &[("Authorization", &format!("Bearer {token}"))]).0 == 200)
             .collect()
     };
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path()).env("SWITCHYARD_SERVE_TOKEN", "from-env");
     let server = serve_with(command, &["--token", "from-flag"]);
     assert!(server.banner.contains("from --token"), "{}", server.banner);
     assert_eq!(accepted(&server), ["from-flag"]);
     drop(server);
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path()).env("SWITCHYARD_SERVE_TOKEN", "from-env");
     let server = serve_with(command, &[]);
     assert!(server.banner.contains("from SWITCHYARD_SERVE_TOKEN"), "{}", server.banner);
     assert_eq!(accepted(&server), ["from-env"]);
     drop(server);
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let server = serve_with(command, &[]);
     assert_eq!(accepted(&server), ["from-config"], "{}", server.banner);
@@ -338,7 +333,7 @@ fn serve_takes_allowed_hosts_and_origins_from_the_config_and_flags_replace_them(
         "[serve]\nallowed_hosts = [\"app.example\"]\nallowed_origins = [\"https://app.example\"]\n",
     )
     .unwrap();
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let server = serve_with(command, &[]);
     assert_eq!(mcp_post(&server, &[("Host", "app.example")]).0, 200, "a configured host");
@@ -351,7 +346,7 @@ fn serve_takes_allowed_hosts_and_origins_from_the_config_and_flags_replace_them(
     assert_eq!(status, 403, "{body}");
     drop(server);
 
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let server = serve_with(command, &["--allowed-host", "cli.example"]);
     assert_eq!(mcp_post(&server, &[("Host", "cli.example")]).0, 200, "the flag's host");
@@ -364,7 +359,7 @@ fn serve_refuses_to_start_on_an_allowed_entry_that_can_never_match() {
     let home = tempfile::tempdir().unwrap();
     let config = home.path().join("switchyard.toml");
     let in_home = || {
-        let mut command = switchyard(&home);
+        let mut command = switchyard_at(home.path());
         command.current_dir(home.path());
         command
     };
@@ -392,7 +387,7 @@ fn serve_token_file_flag_requires_its_trimmed_token_and_beats_the_environment() 
     let secret = "flag-file-secret-5e1b77";
     let token_file = home.path().join("flag-token");
     write_private(&token_file, &format!("  {secret}\n"));
-    let mut command = switchyard(&home);
+    let mut command = switchyard_at(home.path());
     command.env("SWITCHYARD_SERVE_TOKEN", "from-env").env("SWITCHYARD_LOG", "trace");
     let server = serve_with(command, &["--token-file", token_file.to_str().unwrap()]);
     assert!(
@@ -414,7 +409,7 @@ fn serve_refuses_a_token_file_others_can_read_an_empty_one_or_one_beside_token()
     let token_file = home.path().join("flag-token");
     std::fs::write(&token_file, secret).unwrap();
     std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let start = |extra: &[&str]| serve_refused(switchyard(&home), extra);
+    let start = |extra: &[&str]| serve_refused(switchyard_at(home.path()), extra);
     let (code, stderr) = start(&["--token-file", token_file.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -464,7 +459,7 @@ fn serve_refuses_huge_bodies_and_survives_clients_leaving_mid_request() {
 fn file_tools_are_served_only_behind_the_flag() {
     let home = tempfile::tempdir().unwrap();
     let list = |extra: &[&str]| -> Vec<Value> {
-        let mut child = switchyard(&home)
+        let mut child = switchyard_at(home.path())
             .arg("mcp")
             .args(extra)
             .current_dir(home.path())
@@ -514,7 +509,7 @@ fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
     // is read through blocking threads instead. Both serve.
     let home = tempfile::tempdir().unwrap();
     let frames = frames_file(&home, &[json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" })]);
-    let output = switchyard(&home)
+    let output = switchyard_at(home.path())
         .arg("mcp")
         .stdin(std::fs::File::open(&frames).unwrap())
         .stdout(Stdio::piped())
@@ -537,8 +532,13 @@ fn stdio_leaves_the_pipes_it_shares_blocking() {
     let (stdin_read, mut stdin_write) = std::io::pipe().unwrap();
     let (stdout_read, stdout_write) = std::io::pipe().unwrap();
     let (shared_stdin, shared_stdout) = (stdin_read.try_clone().unwrap(), stdout_write.try_clone().unwrap());
-    let mut child =
-        switchyard(&home).arg("mcp").stdin(stdin_read).stdout(stdout_write).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = switchyard_at(home.path())
+        .arg("mcp")
+        .stdin(stdin_read)
+        .stdout(stdout_write)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     writeln!(stdin_write, "{}", initialize(1)).unwrap();
     let mut answer = String::new();
     BufReader::new(stdout_read).read_line(&mut answer).unwrap();
@@ -563,7 +563,7 @@ fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
     let list = |id| json!({ "jsonrpc": "2.0", "id": 100 + id, "method": "tools/list" });
     let frames = frames_file(&home, &(0..requests).map(list).collect::<Vec<_>>());
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let mut child = switchyard(&home)
+    let mut child = switchyard_at(home.path())
         .arg("mcp")
         .env("SWITCHYARD_LOG", "debug")
         .stdin(std::fs::File::open(&frames).unwrap())

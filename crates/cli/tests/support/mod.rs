@@ -7,6 +7,19 @@ use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
+/// The binary with `home` as its `SWITCHYARD_HOME`, taking neither a store nor a serve token from
+/// the environment.
+pub fn switchyard_at(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
+    command.env("SWITCHYARD_HOME", home).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
+    command
+}
+
+/// `switchyard mcp` at `home`, its stdin and stdout piped and its stderr as given.
+pub fn mcp_over_stdio(home: &Path, stderr: Stdio) -> Child {
+    switchyard_at(home).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).spawn().unwrap()
+}
+
 /// One isolated switchyard installation: its own home, store and project folder.
 #[derive(Debug)]
 pub struct Sandbox {
