@@ -93,26 +93,27 @@ pub fn render(frontmatter: &Map<String, Value>, body: &str) -> Result<String, To
     Ok(format!("---\n{yaml}{newline}---\n{body}"))
 }
 
+/// Refuses an operation whose `value` does not fit its `op` (`set` and `append` need one, `remove`
+/// takes none), before anything is read or written.
+pub fn check(operations: &[Operation]) -> Result<(), ToolError> {
+    for (index, operation) in operations.iter().enumerate() {
+        let problem = match (operation.op, &operation.value) {
+            (OperationKind::Remove, Some(_)) => "`remove` takes no `value`".to_owned(),
+            (OperationKind::Set | OperationKind::Append, None) => format!("`{}` needs `value`", operation.op.name()),
+            _ => continue,
+        };
+        return Err(ToolError::new(codes::INVALID_ARGUMENTS, format!("operation {index}: {problem}")));
+    }
+    Ok(())
+}
+
 /// Applies every operation or none.
 pub fn apply(frontmatter: &mut Map<String, Value>, operations: &[Operation]) -> Result<(), ToolError> {
+    check(operations)?;
     for (index, operation) in operations.iter().enumerate() {
         let fail = |message: String| ToolError::new(codes::FRONTMATTER, format!("operation {index}: {message}"));
         let key = &operation.key;
-        let value = match (operation.op, &operation.value) {
-            (OperationKind::Remove, Some(_)) => {
-                return Err(ToolError::new(
-                    codes::INVALID_ARGUMENTS,
-                    format!("operation {index}: `remove` takes no `value`"),
-                ));
-            }
-            (OperationKind::Set | OperationKind::Append, None) => {
-                return Err(ToolError::new(
-                    codes::INVALID_ARGUMENTS,
-                    format!("operation {index}: `{}` needs `value`", operation.op.name()),
-                ));
-            }
-            (_, value) => value.clone().unwrap_or_default(),
-        };
+        let value = operation.value.clone().unwrap_or_default();
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|part| part.is_empty()) {
             return Err(fail(format!("`{key}` is not a dotted key")));

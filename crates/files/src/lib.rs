@@ -387,6 +387,7 @@ impl FileHost {
                 self.write(run, &resolved, patched, Some(&if_match)).await
             }
             Call::UpdateFrontmatter(arguments) => {
+                frontmatter::check(&arguments.operations)?;
                 let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
                 let current = self.current_text(run, &resolved).await?;
                 let (mut map, body) = frontmatter::parse(&current)?;

@@ -128,7 +128,7 @@ async fn frontmatter_operations_are_refused_with_what_is_wrong() {
     let update = |operation: Value| {
         host.call("update_frontmatter", json!({ "path": "notes.md", "operations": [operation] }), Some(started.run))
     };
-    host.call("save_output", json!({ "path": "notes.md", "content": "notes\n" }), Some(started.run)).await.unwrap();
+    // `notes.md` does not exist yet: these are refused for their arguments, before anything is read.
     let refused = update(json!({ "op": "sett", "key": "a", "value": 1 })).await.unwrap_err();
     assert_eq!(refused.code, codes::INVALID_ARGUMENTS);
     assert!(refused.message.contains("unknown variant `sett`, expected one of `set`, `append`, `remove`"), "{refused}");
@@ -142,6 +142,7 @@ async fn frontmatter_operations_are_refused_with_what_is_wrong() {
         (refused.code, refused.message.as_str()),
         (codes::INVALID_ARGUMENTS, "operation 0: `remove` takes no `value`")
     );
+    host.call("save_output", json!({ "path": "notes.md", "content": "notes\n" }), Some(started.run)).await.unwrap();
     let written = update(json!({ "op": "set", "key": "a", "value": null })).await.unwrap();
     assert!(written.starts_with("wrote {output-root}/notes.md"), "{written}");
     let text = std::fs::read_to_string(world.folder(&started).join("notes.md")).unwrap();
