@@ -4,9 +4,11 @@
 //! One implementation behind every way in: [`FileHost::call`] takes a tool name and its JSON
 //! arguments and returns the tool's text or a short [`ToolError`] with a stable code. The CLI
 //! (`switchyard tool`), the MCP server (with file tools enabled) and the agent runner all call
-//! it; [`tool_definitions`] gives each tool's name, description and JSON input schema.
+//! it; [`tool_definitions`] gives each tool's name, description and JSON input schema, derived from
+//! the struct of [`arguments`] that parses its calls.
 
 pub mod archive;
+pub mod arguments;
 pub mod error;
 pub mod frontmatter;
 pub mod metrics;
@@ -17,24 +19,26 @@ pub mod state;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use cap_std_ext::dirext::CapStdExtDirExt;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use switchyard_core::RunId;
+use serde_json::{Map, Value};
 pub use switchyard_core::hash::sha256_hex;
+use switchyard_core::{RunId, suggest};
 use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
 use switchyard_runtime::run_folder::{
     MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
 };
-use switchyard_runtime::{Config, Runtime, Target};
+use switchyard_runtime::{Config, Runtime, Target, tool_schema};
 
 use crate::archive::{ArchiveCache, BundleArchive};
+use crate::arguments::{
+    ApplyPatchArguments, ExpectedSha256, FilePath, ListFilesArguments, PreloadArguments, ReadFileArguments, RunName,
+    SaveOutputArguments, UpdateFrontmatterArguments, WriteFileArguments,
+};
 pub use crate::error::{ToolError, codes};
 pub use crate::metrics::{CounterSnapshot, Counters};
-use crate::patch::Replacement;
 pub use crate::preload::{Preload, Reference, References};
 use crate::sandbox::{Guard, Mount, MountName, Mounts, Resolved};
 
@@ -85,7 +89,8 @@ impl HostConfig {
     }
 }
 
-/// A tool's name, description and JSON input schema (draft 2020-12).
+/// A tool's name, description and JSON input schema (draft 2020-12), derived from the struct of
+/// [`arguments`] that parses its calls.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ToolDefinition {
     pub name: &'static str,
@@ -93,76 +98,141 @@ pub struct ToolDefinition {
     pub input_schema: Value,
 }
 
+/// One call's arguments, parsed by the struct of its tool.
+#[derive(Debug)]
+enum Call {
+    ReadFile(ReadFileArguments),
+    ListFiles(ListFilesArguments),
+    SaveOutput(SaveOutputArguments),
+    WriteFile(WriteFileArguments),
+    ApplyPatch(ApplyPatchArguments),
+    UpdateFrontmatter(UpdateFrontmatterArguments),
+    Preload(PreloadArguments),
+}
+
+impl Call {
+    /// The run the arguments name, if they do.
+    fn run(&self) -> Option<&RunName> {
+        match self {
+            Self::ReadFile(arguments) => arguments.run.as_ref(),
+            Self::ListFiles(arguments) => arguments.run.as_ref(),
+            Self::SaveOutput(arguments) => arguments.run.as_ref(),
+            Self::WriteFile(arguments) => arguments.run.as_ref(),
+            Self::ApplyPatch(arguments) => arguments.run.as_ref(),
+            Self::UpdateFrontmatter(arguments) => arguments.run.as_ref(),
+            Self::Preload(arguments) => arguments.run.as_ref(),
+        }
+    }
+}
+
+/// One file tool: its name and description, and its argument struct, which both parses its calls
+/// and gives its input schema.
+struct Tool {
+    name: &'static str,
+    description: &'static str,
+    input_schema: fn() -> Map<String, Value>,
+    parse: fn(Value) -> Result<Call, serde_json::Error>,
+}
+
+/// The file tools, in the order they are listed.
+const TOOLS: [Tool; 7] = [
+    Tool {
+        name: "read_file",
+        description: "Read a text file (1 MB limit), optionally lines startLine..=endLine (1-based).",
+        input_schema: tool_schema::input_schema::<ReadFileArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::ReadFile),
+    },
+    Tool {
+        name: "list_files",
+        description: "List files below a folder, optionally filtered by a glob (`**/*.md`); bounded.",
+        input_schema: tool_schema::input_schema::<ListFilesArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::ListFiles),
+    },
+    Tool {
+        name: "save_output",
+        description: "Save a file in the run's output folder ({output-root}); atomic, recorded in manifest.json.",
+        input_schema: tool_schema::input_schema::<SaveOutputArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::SaveOutput),
+    },
+    Tool {
+        name: "write_file",
+        description: "Write a text file atomically under a writable mount. Writing state/workflow.md moves the run (checked first).",
+        input_schema: tool_schema::input_schema::<WriteFileArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::WriteFile),
+    },
+    Tool {
+        name: "apply_patch",
+        description: "Patch a file, all or nothing: a unified diff (`diff`) or search/replace hunks (`hunks`, each search matching exactly once).",
+        input_schema: tool_schema::input_schema::<ApplyPatchArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::ApplyPatch),
+    },
+    Tool {
+        name: "update_frontmatter",
+        description: "Edit a markdown file's YAML frontmatter with operations {op: set|append|remove, key: dotted.key, value}. On state/workflow.md this moves the run (checked first).",
+        input_schema: tool_schema::input_schema::<UpdateFrontmatterArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::UpdateFrontmatter),
+    },
+    Tool {
+        name: "preload_workflow",
+        description: "Read every file the run's workflow needs in one call, with sizes and the references that point at missing files.",
+        input_schema: tool_schema::input_schema::<PreloadArguments>,
+        parse: |arguments| serde_json::from_value(arguments).map(Call::Preload),
+    },
+];
+
 /// The file tools, as an MCP server or an agent runner lists them.
 pub fn tool_definitions() -> Vec<ToolDefinition> {
-    let run = json!({"type": "string", "description": "The run (`run_…`); the CLI passes --run instead."});
-    let path = json!({"type": "string", "description": "A path: `{output-root}/a.md`, `{project-root}/src/x.rs`, `{bundle-root}/…`, `{core-root}/…`; without a variable, relative to {output-root} for writes and {project-root} for reads."});
-    let if_match = json!({"type": "string", "description": "Write only if the file's current SHA-256 (hex) is this."});
-    let schema = |properties: Value, required: &[&str]| json!({"type": "object", "additionalProperties": false, "properties": properties, "required": required});
-    vec![
-        ToolDefinition {
-            name: "read_file",
-            description: "Read a text file (1 MB limit), optionally lines startLine..=endLine (1-based).",
-            input_schema: schema(
-                json!({"run": run, "path": path, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}),
-                &["path"],
-            ),
-        },
-        ToolDefinition {
-            name: "list_files",
-            description: "List files below a folder, optionally filtered by a glob (`**/*.md`); bounded.",
-            input_schema: schema(
-                json!({"run": run, "path": path, "glob": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}),
-                &[],
-            ),
-        },
-        ToolDefinition {
-            name: "save_output",
-            description: "Save a file in the run's output folder ({output-root}); atomic, recorded in manifest.json.",
-            input_schema: schema(
-                json!({"run": run, "path": path, "content": {"type": "string"}}),
-                &["path", "content"],
-            ),
-        },
-        ToolDefinition {
-            name: "write_file",
-            description: "Write a text file atomically under a writable mount. Writing state/workflow.md moves the run (checked first).",
-            input_schema: schema(
-                json!({"run": run, "path": path, "content": {"type": "string"}, "ifMatchSha256": if_match}),
-                &["path", "content"],
-            ),
-        },
-        ToolDefinition {
-            name: "apply_patch",
-            description: "Patch a file, all or nothing: a unified diff (`diff`) or search/replace hunks (`hunks`, each search matching exactly once).",
-            input_schema: schema(
-                json!({
-                    "run": run, "path": path, "ifMatchSha256": if_match,
-                    "diff": {"type": "string"},
-                    "hunks": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["search", "replace"],
-                        "properties": {"search": {"type": "string"}, "replace": {"type": "string"}}}}
-                }),
-                &["path"],
-            ),
-        },
-        ToolDefinition {
-            name: "update_frontmatter",
-            description: "Edit a markdown file's YAML frontmatter with operations {op: set|append|remove, key: dotted.key, value}. On state/workflow.md this moves the run (checked first).",
-            input_schema: schema(
-                json!({
-                    "run": run, "path": path, "ifMatchSha256": if_match,
-                    "operations": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["op", "key"],
-                        "properties": {"op": {"enum": ["set", "append", "remove"]}, "key": {"type": "string"}, "value": {}}}}
-                }),
-                &["path", "operations"],
-            ),
-        },
-        ToolDefinition {
-            name: "preload_workflow",
-            description: "Read every file the run's workflow needs in one call, with sizes and the references that point at missing files.",
-            input_schema: schema(json!({"run": run}), &[]),
-        },
-    ]
+    definitions().to_vec()
+}
+
+/// The definitions, derived once per process.
+fn definitions() -> &'static [ToolDefinition] {
+    static DEFINITIONS: OnceLock<Vec<ToolDefinition>> = OnceLock::new();
+    DEFINITIONS.get_or_init(|| {
+        TOOLS
+            .iter()
+            .map(|tool| ToolDefinition {
+                name: tool.name,
+                description: tool.description,
+                input_schema: Value::Object((tool.input_schema)()),
+            })
+            .collect()
+    })
+}
+
+/// Parses a call's arguments with its tool's struct. An unknown field is named with the closest
+/// field the tool takes and every field it takes, as the MCP door names it.
+fn parse_call(tool: &str, arguments: Value) -> Result<Call, ToolError> {
+    let Some(index) = TOOLS.iter().position(|known| known.name == tool) else {
+        let names: Vec<&str> = TOOLS.iter().map(|known| known.name).collect();
+        return Err(ToolError::new(
+            codes::UNKNOWN_TOOL,
+            format!("no tool named `{tool}`; available: {}", names.join(", ")),
+        ));
+    };
+    let properties = tool_schema::property_names(
+        definitions()[index].input_schema.as_object().expect("a derived input schema is an object"),
+    );
+    if let Value::Object(fields) = &arguments {
+        let unknown: Vec<String> = fields
+            .keys()
+            .filter(|field| !properties.contains(field))
+            .map(|field| match suggest::closest(field, properties.iter().map(String::as_str)) {
+                Some(known) => format!("`{field}` (did you mean `{known}`?)"),
+                None => format!("`{field}`"),
+            })
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<String> = properties.iter().map(|known| format!("`{known}`")).collect();
+            return Err(ToolError::new(
+                codes::INVALID_ARGUMENTS,
+                format!("`{tool}` does not take {}; it takes: {}", unknown.join(", "), known.join(", ")),
+            ));
+        }
+    }
+    (TOOLS[index].parse)(arguments).map_err(|error| {
+        ToolError::new(codes::INVALID_ARGUMENTS, format!("the arguments of `{tool}` do not fit its schema: {error}"))
+    })
 }
 
 /// The tool host: mounts per run, limits, counters, opened zip bundles.
@@ -186,33 +256,6 @@ pub struct FileHost {
     archives: ArchiveCache,
     /// Serialises writes within one run (manifest updates, `ifMatchSha256` checks).
     run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct Arguments {
-    #[serde(default)]
-    run: Option<String>,
-    #[serde(default)]
-    path: Option<String>,
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    start_line: Option<usize>,
-    #[serde(default)]
-    end_line: Option<usize>,
-    #[serde(default)]
-    glob: Option<String>,
-    #[serde(default)]
-    limit: Option<usize>,
-    #[serde(default)]
-    if_match_sha256: Option<String>,
-    #[serde(default)]
-    diff: Option<String>,
-    #[serde(default)]
-    hunks: Option<Vec<Replacement>>,
-    #[serde(default)]
-    operations: Option<Vec<frontmatter::Operation>>,
 }
 
 impl FileHost {
@@ -272,32 +315,15 @@ impl FileHost {
     }
 
     async fn dispatch(&self, tool: &str, arguments: Value, run: Option<RunId>) -> ToolResult {
-        let arguments: Arguments = serde_json::from_value(arguments).map_err(|error| {
-            ToolError::new(
-                codes::INVALID_ARGUMENTS,
-                format!("the arguments of `{tool}` do not fit its schema: {error}"),
-            )
-        })?;
-        let run = match (run, &arguments.run) {
+        let call = parse_call(tool, arguments)?;
+        let run = match (run, call.run()) {
             (Some(run), _) => run,
-            (None, Some(text)) => {
+            (None, Some(RunName(text))) => {
                 text.parse().map_err(|error| ToolError::new(codes::INVALID_ARGUMENTS, format!("`run`: {error}")))?
             }
             (None, None) => return Err(ToolError::new(codes::INVALID_ARGUMENTS, "name the run (`run` or --run)")),
         };
         let mounts = self.mounts(run).await?;
-        let path = || {
-            arguments
-                .path
-                .clone()
-                .ok_or_else(|| ToolError::new(codes::INVALID_ARGUMENTS, format!("`{tool}` needs `path`")))
-        };
-        let content = || {
-            arguments
-                .content
-                .clone()
-                .ok_or_else(|| ToolError::new(codes::INVALID_ARGUMENTS, format!("`{tool}` needs `content`")))
-        };
         let read_default =
             if mounts.get(MountName::Project).is_some() { MountName::Project } else { MountName::Output };
         let resolve = |raw: &str, default: MountName, write: bool| {
@@ -305,24 +331,24 @@ impl FileHost {
             tracing::Span::current().record("resolved", resolved.display().as_str());
             Ok::<_, ToolError>(resolved)
         };
-        match tool {
-            "read_file" => {
-                let path = path()?;
-                if let Some(checked) = mounts.in_bundle_archive(&path) {
+        match call {
+            Call::ReadFile(arguments) => {
+                let FilePath(path) = &arguments.path;
+                if let Some(checked) = mounts.in_bundle_archive(path) {
                     let (archive, relative) = checked?;
                     let archive = self.archives.open(archive, &self.counters)?;
                     let text = archive.read(&relative, self.config.max_read_bytes)?;
                     return Ok(line_range(text, arguments.start_line, arguments.end_line));
                 }
-                let resolved = resolve(&path, read_default, false)?;
+                let resolved = resolve(path, read_default, false)?;
                 if is_state_document(&resolved) {
                     self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?;
                 }
                 let text = read_text(&resolved, self.config.max_read_bytes)?;
                 Ok(line_range(&text, arguments.start_line, arguments.end_line))
             }
-            "list_files" => {
-                let path = arguments.path.clone().unwrap_or_else(|| ".".to_owned());
+            Call::ListFiles(arguments) => {
+                let path = arguments.path.map_or_else(|| ".".to_owned(), |FilePath(path)| path);
                 let limit = arguments.limit.unwrap_or(self.config.max_list_entries).min(self.config.max_list_entries);
                 let matcher = glob_matcher(arguments.glob.as_deref())?;
                 if let Some(checked) = mounts.in_bundle_archive(&path) {
@@ -333,19 +359,20 @@ impl FileHost {
                 let resolved = resolve(&path, read_default, false)?;
                 list(&resolved, matcher.as_ref(), limit)
             }
-            "save_output" => {
-                let resolved = resolve(&path()?, MountName::Output, true)?;
+            Call::SaveOutput(arguments) => {
+                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
                 if resolved.mount.name != MountName::Output {
                     return Err(ToolError::security(codes::READ_ONLY, "save_output writes only under {output-root}"));
                 }
-                self.write(run, &resolved, content()?, None).await
+                self.write(run, &resolved, arguments.content, None).await
             }
-            "write_file" => {
-                let resolved = resolve(&path()?, MountName::Output, true)?;
-                self.write(run, &resolved, content()?, arguments.if_match_sha256.as_deref()).await
+            Call::WriteFile(arguments) => {
+                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
+                let if_match = arguments.if_match_sha256.as_ref().map(|ExpectedSha256(digest)| digest.as_str());
+                self.write(run, &resolved, arguments.content, if_match).await
             }
-            "apply_patch" => {
-                let resolved = resolve(&path()?, MountName::Output, true)?;
+            Call::ApplyPatch(arguments) => {
+                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
                 let current = self.current_text(run, &resolved).await?;
                 let patched = match (&arguments.diff, &arguments.hunks) {
                     (Some(diff), None) => patch::apply_unified(&current, diff)?,
@@ -354,40 +381,27 @@ impl FileHost {
                         return Err(ToolError::new(codes::INVALID_ARGUMENTS, "pass exactly one of `diff` and `hunks`"));
                     }
                 };
-                self.write(
-                    run,
-                    &resolved,
-                    patched,
-                    arguments.if_match_sha256.as_deref().or(Some(&sha256_hex(current.as_bytes()))),
-                )
-                .await
+                let if_match = arguments
+                    .if_match_sha256
+                    .map_or_else(|| sha256_hex(current.as_bytes()), |ExpectedSha256(digest)| digest);
+                self.write(run, &resolved, patched, Some(&if_match)).await
             }
-            "update_frontmatter" => {
-                let resolved = resolve(&path()?, MountName::Output, true)?;
-                let operations = arguments.operations.clone().unwrap_or_default();
+            Call::UpdateFrontmatter(arguments) => {
+                frontmatter::check(&arguments.operations)?;
+                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
                 let current = self.current_text(run, &resolved).await?;
                 let (mut map, body) = frontmatter::parse(&current)?;
-                frontmatter::apply(&mut map, &operations)?;
+                frontmatter::apply(&mut map, &arguments.operations)?;
                 let text = frontmatter::render(&map, &body)?;
-                self.write(
-                    run,
-                    &resolved,
-                    text,
-                    arguments.if_match_sha256.as_deref().or(Some(&sha256_hex(current.as_bytes()))),
-                )
-                .await
+                let if_match = arguments
+                    .if_match_sha256
+                    .map_or_else(|| sha256_hex(current.as_bytes()), |ExpectedSha256(digest)| digest);
+                self.write(run, &resolved, text, Some(&if_match)).await
             }
-            "preload_workflow" => {
+            Call::Preload(_) => {
                 let files = self.runtime.workflow_files(run).await.map_err(|error| runtime_error(&error))?;
                 let archive = self.bundle_archive(&mounts)?;
                 self.preload_with(mounts, archive, preload::references_of(&files)).await
-            }
-            other => {
-                let names: Vec<&str> = tool_definitions().iter().map(|tool| tool.name).collect();
-                Err(ToolError::new(
-                    codes::UNKNOWN_TOOL,
-                    format!("no tool named `{other}`; available: {}", names.join(", ")),
-                ))
             }
         }
     }

@@ -1,15 +1,18 @@
 //! `apply_patch`: unified diffs (parsed and applied by `diffy`) and search/replace hunks, all or
 //! nothing: the new text is computed in memory and written once, or not at all.
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{ToolError, codes};
 
 /// One search/replace hunk: `search` must occur exactly once in the text.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Replacement {
+    /// The text to find; it must occur exactly once.
     pub search: String,
+    /// The text that takes its place.
     pub replace: String,
 }
 

@@ -1,16 +1,15 @@
 //! The tool definitions (names, descriptions, annotations, and input and output JSON Schemas
-//! derived from the argument structs of [`crate::arguments`] and the wire types of
-//! [`crate::wire`]) and the argument check every call passes before any deserialization: the
+//! derived by [`switchyard_runtime::tool_schema`] from the argument structs of
+//! [`crate::arguments`] and the wire types of [`crate::wire`]) and the argument check every call passes before any deserialization: the
 //! schema, then "did you mean" for unknown fields, each error naming the field.
 
 use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use schemars::generate::SchemaSettings;
-use schemars::transform::RecursiveTransform;
-use schemars::{JsonSchema, Schema};
+use schemars::JsonSchema;
 use serde_json::{Value, json};
 use switchyard_core::suggest;
+use switchyard_runtime::tool_schema;
 
 use crate::arguments::{
     CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, SourceArguments,
@@ -43,12 +42,7 @@ pub struct ToolSpec {
 
 impl ToolSpec {
     pub fn new(tool: Tool) -> Self {
-        let properties = tool
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| properties.keys().cloned().collect())
-            .unwrap_or_default();
+        let properties = tool_schema::property_names(&tool.input_schema);
         Self { tool, validator: OnceLock::new(), properties }
     }
 
@@ -125,85 +119,13 @@ impl ToolSpec {
     }
 }
 
-/// The input schema of a tool, derived from its argument struct: draft 2020-12 without `$schema`
-/// (MCP clients read it as such), every subschema inline (some clients resolve no `$ref`), no
-/// title, and an optional argument is left out rather than sent as `null`.
-pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    let settings = SchemaSettings::draft2020_12()
-        .for_deserialize()
-        .with_transform(RecursiveTransform(leave_out_nulls as fn(&mut Schema)));
-    derive::<T>(settings)
-}
-
-/// The output schema of a tool, derived from its wire type: what the server sends, every field
-/// present (`null` when there is nothing to say) unless the type skips it.
-pub fn output_schema<T: JsonSchema>() -> Arc<JsonObject> {
-    derive::<T>(SchemaSettings::draft2020_12().for_serialize())
-}
-
-fn derive<T: JsonSchema>(settings: SchemaSettings) -> Arc<JsonObject> {
-    let generator = settings
-        .with(|settings| {
-            settings.meta_schema = None;
-            settings.inline_subschemas = true;
-        })
-        .with_transform(RecursiveTransform(plain as fn(&mut Schema)))
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>();
-    schema.remove("title");
-    // The type's own doc comment documents the code; the tool's description speaks to agents.
-    schema.remove("description");
-    match schema.to_value() {
-        Value::Object(map) => Arc::new(map),
-        _ => unreachable!("a struct's schema is a JSON object"),
-    }
-}
-
-/// Leaves out what says nothing a validator needs: `additionalProperties: true` (the default), and
-/// schemars' own integer formats (`uint64`), which strict validators refuse as unknown.
-fn plain(schema: &mut Schema) {
-    if schema.get("additionalProperties") == Some(&Value::Bool(true)) {
-        schema.remove("additionalProperties");
-    }
-    let integer = match schema.get("type") {
-        Some(Value::String(kind)) => kind == "integer",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
-        _ => false,
-    };
-    if integer {
-        schema.remove("format");
-    }
-}
-
-/// An optional argument is absent or has a value: `null` stays out of its schema.
-fn leave_out_nulls(schema: &mut Schema) {
-    let required: Vec<Value> = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
-    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else { return };
-    for (name, property) in properties.iter_mut() {
-        if required.contains(&Value::String(name.clone())) {
-            continue;
-        }
-        let Some(property) = property.as_object_mut() else { continue };
-        if let Some(Value::Array(types)) = property.get_mut("type") {
-            types.retain(|kind| kind != "null");
-            if let [only] = types.as_slice() {
-                let only = only.clone();
-                property.insert("type".to_owned(), only);
-            }
-        }
-        if let Some(Value::Array(values)) = property.get_mut("enum") {
-            values.retain(|value| !value.is_null());
-        }
-    }
-}
-
 fn tool<Arguments: JsonSchema, Answer: JsonSchema>(
     name: &'static str,
     description: &'static str,
     annotations: ToolAnnotations,
 ) -> Tool {
-    Tool::new(name, description, input_schema::<Arguments>())
-        .with_raw_output_schema(output_schema::<Answer>())
+    Tool::new(name, description, Arc::new(tool_schema::input_schema::<Arguments>()))
+        .with_raw_output_schema(Arc::new(tool_schema::output_schema::<Answer>()))
         .with_annotations(annotations)
 }
 

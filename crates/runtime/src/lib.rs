@@ -15,6 +15,7 @@ pub mod response;
 mod resume;
 pub mod run_folder;
 mod state_writer;
+pub mod tool_schema;
 pub mod workspace;
 
 use std::collections::HashMap;
