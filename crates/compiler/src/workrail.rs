@@ -72,14 +72,12 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         best
     };
     checks::check(&document, &locate, report);
-    let assessments = document["assessments"]
-        .as_array()
+    let mut workflow = format::Workflow::read(&document);
+    let assessments = std::mem::take(&mut workflow.assessments)
         .into_iter()
-        .flatten()
-        .filter_map(|assessment| Some((assessment["id"].as_str()?.to_owned(), assessment.clone())))
+        .filter_map(|assessment| Some((assessment.id.clone()?, assessment)))
         .collect();
     let mut reader = Reader { report, routines, assessments, locate: &locate, steps: Vec::new() };
-    let workflow = format::Workflow::read(&document);
     let items = workflow.steps.clone().unwrap_or_default();
     if items.is_empty() {
         reader.report.error(
@@ -161,7 +159,7 @@ struct Reader<'a> {
     report: &'a mut Report,
     routines: &'a Routines,
     /// The workflow's `assessments`, by id.
-    assessments: BTreeMap<String, Json>,
+    assessments: BTreeMap<String, format::Assessment>,
     locate: &'a dyn Fn(&str) -> Loc,
     /// Steps of the item being read, in authored order.
     steps: Vec<DraftStep>,

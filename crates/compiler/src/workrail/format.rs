@@ -2,7 +2,9 @@
 //!
 //! Reading goes on after the checks report an error (so one pass finds every problem), hence
 //! every field is lenient: a field of another shape reads as absent, since the checks have
-//! already reported it. Conditions stay JSON: `conditions` translates them as written.
+//! already reported it. A field that only has to be present (an `audit`, a fragment's `when`)
+//! reads as present whatever its shape, as WorkRail's engine treats it. Conditions stay JSON:
+//! `conditions` translates them as written.
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
@@ -32,6 +34,60 @@ pub(super) struct Workflow {
     pub(super) function_definitions: Option<Vec<FunctionDefinition>>,
     #[serde(deserialize_with = "lenient")]
     pub(super) steps: Option<Vec<Json>>,
+    #[serde(deserialize_with = "lenient_items")]
+    pub(super) assessments: Vec<Assessment>,
+}
+
+/// An assessment the workflow defines: dimensions the agent rates at declared levels.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Assessment {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(deserialize_with = "lenient_items")]
+    pub(super) dimensions: Vec<Dimension>,
+}
+
+/// One dimension of an assessment; required unless `required: false`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Dimension {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) purpose: Option<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) levels: Vec<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) required: Option<bool>,
+}
+
+/// What a step does when an assessment comes back at a level: asks for a follow-up.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Consequence {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) when: Option<ConsequenceTrigger>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) effect: Option<ConsequenceEffect>,
+}
+
+/// The level that triggers a consequence, and the assessment it watches when not all.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct ConsequenceTrigger {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) any_equals_level: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) for_assessment: Option<String>,
+}
+
+/// The follow-up a consequence asks for, in words.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct ConsequenceEffect {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) guidance: Option<String>,
 }
 
 /// A document the workflow points the agent to.
@@ -91,6 +147,84 @@ pub(super) struct StandardStep {
     pub(super) model_tier: Option<String>,
     #[serde(deserialize_with = "lenient")]
     pub(super) notes_optional: Option<bool>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) function_definitions: Option<Vec<FunctionDefinition>>,
+    #[serde(deserialize_with = "lenient_items")]
+    pub(super) assessment_consequences: Vec<Consequence>,
+    #[serde(deserialize_with = "lenient_items")]
+    pub(super) prompt_fragments: Vec<PromptFragment>,
+    #[serde(deserialize_with = "present")]
+    pub(super) audit: Option<Audit>,
+    #[serde(deserialize_with = "present")]
+    pub(super) verification: Option<Verification>,
+}
+
+/// Text added to a step's prompt, only when its condition holds if it has one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct PromptFragment {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) text: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub(super) when: Option<Json>,
+}
+
+/// A review of a step's deliverables, which WorkRail runs as a step of its own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Audit {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) prompt: Option<String>,
+    #[serde(deserialize_with = "lenient_texts")]
+    pub(super) rubric: Vec<String>,
+}
+
+/// A check of a step's deliverables (a command to run, or words), run as a step of its own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Verification {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) command: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) prompt: Option<String>,
+}
+
+/// A parallel step: tasks the agent delegates to subagents, then an optional synthesis.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct ParallelStep {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) title: Option<String>,
+    #[serde(deserialize_with = "lenient_items")]
+    pub(super) parallel_delegations: Vec<Delegation>,
+    #[serde(deserialize_with = "present")]
+    pub(super) synthesis: Option<Synthesis>,
+}
+
+/// One task of a parallel step: a workflow a subagent runs, with its goal and arguments.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct Delegation {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) workflow_id: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) goal: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub(super) args: Option<Json>,
+    #[serde(deserialize_with = "present")]
+    pub(super) run_condition: Option<Json>,
+}
+
+/// The step after a parallel step's delegations that combines their results.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct Synthesis {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) prompt: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub(super) output_contract: Option<Json>,
 }
 
 /// The artifact a step must produce: a contract of WorkRail's, required unless said otherwise.
@@ -147,6 +281,12 @@ impl StandardStep {
     }
 }
 
+impl ParallelStep {
+    pub(super) fn read(step: &Json) -> Self {
+        Self::deserialize(step).unwrap_or_default()
+    }
+}
+
 impl LoopConfig {
     pub(super) fn read(config: &Json) -> Self {
         Self::deserialize(config).unwrap_or_default()
@@ -163,4 +303,19 @@ fn lenient<'de, D: Deserializer<'de>, T: DeserializeOwned>(deserializer: D) -> R
 fn lenient_texts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
     let value = Json::deserialize(deserializer)?;
     Ok(value.as_array().into_iter().flatten().filter_map(|item| item.as_str().map(str::to_owned)).collect())
+}
+
+/// A list whose items of another shape read as their default (so each still counts).
+fn lenient_items<'de, D: Deserializer<'de>, T: Default + DeserializeOwned>(
+    deserializer: D,
+) -> Result<Vec<T>, D::Error> {
+    let value = Json::deserialize(deserializer)?;
+    let items = value.as_array().into_iter().flatten();
+    Ok(items.map(|item| serde_json::from_value(item.clone()).unwrap_or_default()).collect())
+}
+
+/// A field that counts by being there: read as `T`, or `T`'s default when it has another shape.
+fn present<'de, D: Deserializer<'de>, T: Default + DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
+    let value = Json::deserialize(deserializer)?;
+    Ok(Some(serde_json::from_value(value).unwrap_or_default()))
 }
