@@ -157,6 +157,65 @@ pub(super) struct StandardStep {
     pub(super) audit: Option<Audit>,
     #[serde(deserialize_with = "present")]
     pub(super) verification: Option<Verification>,
+    #[serde(deserialize_with = "present")]
+    pub(super) validation_criteria: Option<Criteria>,
+}
+
+/// `validationCriteria`: a list of criteria, a composition (`and` before `or` before `not`, as
+/// WorkRail tries them), one rule, or another shape the translation reports.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Criteria {
+    List(Vec<Criteria>),
+    All {
+        #[serde(deserialize_with = "lenient_items")]
+        and: Vec<Criteria>,
+        #[serde(default, deserialize_with = "present")]
+        condition: Option<Json>,
+    },
+    Any {
+        #[serde(deserialize_with = "lenient_items")]
+        or: Vec<Criteria>,
+        #[serde(default, deserialize_with = "present")]
+        condition: Option<Json>,
+    },
+    Not {
+        not: Box<Criteria>,
+        #[serde(default, deserialize_with = "present")]
+        condition: Option<Json>,
+    },
+    Rule(Rule),
+    Other(Json),
+}
+
+/// One validation rule; `kind` says which of its fields count.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Rule {
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    pub(super) kind: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) value: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) pattern: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) flags: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) min: Option<f64>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) max: Option<f64>,
+    #[serde(deserialize_with = "present")]
+    pub(super) schema: Option<Json>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) message: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub(super) condition: Option<Json>,
+}
+
+impl Default for Criteria {
+    fn default() -> Self {
+        Self::Other(Json::Null)
+    }
 }
 
 /// Text added to a step's prompt, only when its condition holds if it has one.

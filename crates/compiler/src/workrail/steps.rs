@@ -114,7 +114,7 @@ impl Reader<'_> {
                 let _ = condition;
             }
         }
-        if let Some(criteria) = item.get("validationCriteria") {
+        if let Some(criteria) = &step.validation_criteria {
             let located = (self.locate)(&format!("{pointer}/validationCriteria"));
             match self.criteria(criteria) {
                 Ok(check) => {
