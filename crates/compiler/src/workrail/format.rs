@@ -6,6 +6,8 @@
 //! reads as present whatever its shape, as WorkRail's engine treats it. Conditions stay JSON:
 //! `conditions` translates them as written.
 
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value as Json;
@@ -159,6 +161,70 @@ pub(super) struct StandardStep {
     pub(super) verification: Option<Verification>,
     #[serde(deserialize_with = "present")]
     pub(super) validation_criteria: Option<Criteria>,
+    /// A text, or another shape, which the reader reports when `promptBlocks` is set too.
+    pub(super) prompt: Json,
+    /// Read into `PromptBlocks` when an object, reported with `prompt` otherwise.
+    pub(super) prompt_blocks: Json,
+}
+
+/// `promptBlocks`: a step's prompt as sections.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct PromptBlocks {
+    #[serde(deserialize_with = "present")]
+    pub(super) goal: Option<PromptText>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) constraints: Option<Vec<PromptText>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) procedure: Option<Vec<PromptText>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) verify: Option<Vec<PromptText>>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) output_required: Option<BTreeMap<String, PromptText>>,
+}
+
+/// The text of a prompt block: a text, parts to join, or another value shown as JSON.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum PromptText {
+    Plain(String),
+    Parts(Vec<PromptPart>),
+    Other(Json),
+}
+
+/// One part of a prompt block's text: a text, a reference to WorkRail's built-in text, or
+/// another value (a plain string is itself; anything else is shown as JSON).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum PromptPart {
+    /// Comes first so a list is never read as a part's fields in order.
+    List(Vec<Json>),
+    Kinded(KindedPart),
+    Other(Json),
+}
+
+/// A part with a `kind` switchyard knows.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct KindedPart {
+    pub(super) kind: PartKind,
+    #[serde(default, deserialize_with = "lenient")]
+    pub(super) text: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub(super) ref_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum PartKind {
+    Text,
+    Ref,
+}
+
+impl Default for PromptText {
+    fn default() -> Self {
+        Self::Other(Json::Null)
+    }
 }
 
 /// `validationCriteria`: a list of criteria, a composition (`and` before `or` before `not`, as
@@ -337,6 +403,12 @@ impl Workflow {
 impl StandardStep {
     pub(super) fn read(step: &Json) -> Self {
         Self::deserialize(step).unwrap_or_default()
+    }
+}
+
+impl PromptBlocks {
+    pub(super) fn read(blocks: &Json) -> Self {
+        Self::deserialize(blocks).unwrap_or_default()
     }
 }
 

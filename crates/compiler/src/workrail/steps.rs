@@ -9,7 +9,7 @@ use super::conditions::{Dialect, escape, translate};
 use super::contracts::{
     artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
 };
-use super::format::{ParallelStep, StandardStep};
+use super::format::{ParallelStep, PromptBlocks, StandardStep};
 use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
@@ -27,9 +27,9 @@ impl Reader<'_> {
         let at = (self.locate)(pointer);
         let step = StandardStep::read(item);
         let id = step.id.clone().unwrap_or_default();
-        let mut prompt = match (&item["prompt"], &item["promptBlocks"]) {
+        let mut prompt = match (&step.prompt, &step.prompt_blocks) {
             (Json::String(prompt), Json::Null) => escape(prompt),
-            (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, blocks),
+            (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, &PromptBlocks::read(blocks)),
             (Json::Null, Json::Null) => String::new(),
             _ => {
                 self.report.error(
