@@ -89,11 +89,19 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
     }
     let items = reader.expand_templates(&items);
     let preamble = workflow_preamble(&workflow);
-    let body_refs: Vec<String> =
-        items.iter().filter_map(|(_, item)| item["body"].as_str().map(str::to_owned)).collect();
+    let body_refs: Vec<String> = items
+        .iter()
+        .filter_map(|(_, item)| match format::Item::read(item).body {
+            Some(format::LoopBody::Reference(id)) => Some(id),
+            _ => None,
+        })
+        .collect();
     let top: Vec<(String, Json)> = items
         .iter()
-        .filter(|&(_, item)| !body_refs.iter().any(|id| item["id"].as_str() == Some(id)))
+        .filter(|&(_, item)| {
+            let item_id = format::Item::read(item).id;
+            !body_refs.iter().any(|id| item_id.as_ref() == Some(id))
+        })
         .cloned()
         .collect();
     let library: BTreeMap<String, (String, Json)> = reader_library(&items);
@@ -151,7 +159,7 @@ fn unsupported_help(field: &str) -> &'static str {
 
 fn reader_library(top: &[(String, Json)]) -> BTreeMap<String, (String, Json)> {
     top.iter()
-        .filter_map(|(pointer, item)| Some((item["id"].as_str()?.to_owned(), (pointer.clone(), item.clone()))))
+        .filter_map(|(pointer, item)| Some((format::Item::read(item).id?, (pointer.clone(), item.clone()))))
         .collect()
 }
 
@@ -175,7 +183,7 @@ impl Reader<'_> {
         library: &BTreeMap<String, (String, Json)>,
         in_loop: bool,
     ) -> Option<String> {
-        match item["type"].as_str() {
+        match format::Item::read(item).kind.as_deref() {
             Some("loop") => {
                 if in_loop {
                     self.report.error(

@@ -161,10 +161,71 @@ pub(super) struct StandardStep {
     pub(super) verification: Option<Verification>,
     #[serde(deserialize_with = "present")]
     pub(super) validation_criteria: Option<Criteria>,
+    #[serde(deserialize_with = "present")]
+    pub(super) run_condition: Option<Json>,
+    #[serde(deserialize_with = "present")]
+    pub(super) require_confirmation: Option<Confirmation>,
     /// A text, or another shape, which the reader reports when `promptBlocks` is set too.
     pub(super) prompt: Json,
     /// Read into `PromptBlocks` when an object, reported with `prompt` otherwise.
     pub(super) prompt_blocks: Json,
+}
+
+/// `requireConfirmation`: yes or no, WorkRail's `{kind, condition?}` form, or a condition.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Confirmation {
+    Flag(bool),
+    Gate {
+        /// Only its presence marks this form.
+        #[serde(rename = "kind")]
+        _kind: Json,
+        #[serde(default, deserialize_with = "present")]
+        condition: Option<Json>,
+    },
+    Condition(Json),
+}
+
+/// What every step has, whatever its type: how the reader dispatches, links, expands and loops
+/// it. A standard or parallel step's own fields are read by `StandardStep` and `ParallelStep`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct Item {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) id: Option<String>,
+    #[serde(rename = "type", deserialize_with = "lenient")]
+    pub(super) kind: Option<String>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) title: Option<String>,
+    #[serde(deserialize_with = "present")]
+    pub(super) run_condition: Option<Json>,
+    #[serde(deserialize_with = "present")]
+    pub(super) require_confirmation: Option<Json>,
+    #[serde(deserialize_with = "present")]
+    pub(super) template_call: Option<TemplateCall>,
+    #[serde(rename = "loop", deserialize_with = "lenient")]
+    pub(super) loop_config: Option<LoopConfig>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) body: Option<LoopBody>,
+}
+
+/// A loop's body: the id of a top-level step, or its steps written inline.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum LoopBody {
+    Reference(String),
+    Inline(Vec<Json>),
+}
+
+/// A step replaced by a routine's steps, its placeholders filled from `args`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct TemplateCall {
+    #[serde(deserialize_with = "lenient")]
+    pub(super) template_id: Option<String>,
+    /// Placeholders are filled from an object; any value is shown as written when the routine
+    /// is missing.
+    pub(super) args: Json,
 }
 
 /// `promptBlocks`: a step's prompt as sections.
@@ -406,6 +467,18 @@ impl StandardStep {
     }
 }
 
+impl Item {
+    pub(super) fn read(item: &Json) -> Self {
+        Self::deserialize(item).unwrap_or_default()
+    }
+}
+
+impl Default for Confirmation {
+    fn default() -> Self {
+        Self::Flag(false)
+    }
+}
+
 impl PromptBlocks {
     pub(super) fn read(blocks: &Json) -> Self {
         Self::deserialize(blocks).unwrap_or_default()
@@ -415,12 +488,6 @@ impl PromptBlocks {
 impl ParallelStep {
     pub(super) fn read(step: &Json) -> Self {
         Self::deserialize(step).unwrap_or_default()
-    }
-}
-
-impl LoopConfig {
-    pub(super) fn read(config: &Json) -> Self {
-        Self::deserialize(config).unwrap_or_default()
     }
 }
 

@@ -9,7 +9,7 @@ use super::conditions::{Dialect, escape, translate};
 use super::contracts::{
     artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
 };
-use super::format::{ParallelStep, PromptBlocks, StandardStep};
+use super::format::{Confirmation, ParallelStep, PromptBlocks, StandardStep};
 use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
@@ -69,9 +69,9 @@ impl Reader<'_> {
             }
         }
         // `audit` and `verification` become the steps WorkRail's compiler injects after this one.
-        let virtual_steps = virtual_steps(&id, &step, item);
+        let virtual_steps = virtual_steps(&id, &step);
         let own_next = match virtual_steps.first() {
-            Some(first) => DraftTarget::Step(Located::new(first["id"].as_str().unwrap_or_default().to_owned(), at)),
+            Some((first, _)) => DraftTarget::Step(Located::new(first.clone(), at)),
             None => next.clone(),
         };
         for fragment in &step.prompt_fragments {
@@ -96,22 +96,21 @@ impl Reader<'_> {
             prompt.push_str(&section);
         }
         let mut rules = DraftRules::default();
-        if let Some(condition) = item.get("runCondition") {
+        if let Some(condition) = &step.run_condition {
             rules.run_when = self.condition(&format!("{pointer}/runCondition"), condition);
         }
         let mut gate = false;
-        match item.get("requireConfirmation") {
-            None | Some(Json::Bool(false)) => {}
-            Some(Json::Bool(true)) => gate = true,
-            Some(Json::Object(object)) if object.contains_key("kind") => match object.get("condition") {
+        match &step.require_confirmation {
+            None | Some(Confirmation::Flag(false)) => {}
+            Some(Confirmation::Flag(true)) => gate = true,
+            Some(Confirmation::Gate { condition, .. }) => match condition {
                 Some(condition) => {
                     rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation/condition"), condition);
                 }
                 None => gate = true,
             },
-            Some(condition) => {
+            Some(Confirmation::Condition(condition)) => {
                 rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), condition);
-                let _ = condition;
             }
         }
         if let Some(criteria) = &step.validation_criteria {
@@ -159,10 +158,10 @@ impl Reader<'_> {
         let targets: Vec<DraftTarget> = virtual_steps
             .iter()
             .skip(1)
-            .map(|step| DraftTarget::Step(Located::new(step["id"].as_str().unwrap_or_default().to_owned(), at)))
+            .map(|(step_id, _)| DraftTarget::Step(Located::new(step_id.clone(), at)))
             .chain(std::iter::once(next.clone()))
             .collect();
-        for (step, after) in virtual_steps.iter().zip(&targets) {
+        for ((_, step), after) in virtual_steps.iter().zip(&targets) {
             self.standard(pointer, step, after, None);
         }
         id
@@ -234,7 +233,7 @@ impl Reader<'_> {
 /// The steps WorkRail injects after a step with `audit` (`<id>__audit`: review the step's
 /// deliverables against the rubric) and `verification` (`<id>__verification`: run the command),
 /// in that order. They run when the step does: they share its run condition.
-fn virtual_steps(id: &str, step: &StandardStep, item: &Json) -> Vec<Json> {
+fn virtual_steps(id: &str, step: &StandardStep) -> Vec<(String, Json)> {
     let title = step.title.as_deref().unwrap_or_default();
     let mut steps = Vec::new();
     if let Some(audit) = &step.audit {
@@ -248,7 +247,8 @@ fn virtual_steps(id: &str, step: &StandardStep, item: &Json) -> Vec<Json> {
         if !audit.rubric.is_empty() {
             prompt.push_str(&format!("\n\n## Rubric\n{}", bullets(&audit.rubric)));
         }
-        steps.push(json!({"id": format!("{id}__audit"), "title": format!("{title}: audit"), "prompt": prompt}));
+        let audit_id = format!("{id}__audit");
+        steps.push((audit_id.clone(), json!({"id": audit_id, "title": format!("{title}: audit"), "prompt": prompt})));
     }
     if let Some(verification) = &step.verification {
         let mut prompt = format!("Verify the deliverables of step `{id}` ({title}).");
@@ -258,14 +258,14 @@ fn virtual_steps(id: &str, step: &StandardStep, item: &Json) -> Vec<Json> {
         if let Some(text) = &verification.prompt {
             prompt.push_str(&format!("\n\n{text}"));
         }
-        steps.push(json!({
-            "id": format!("{id}__verification"),
-            "title": format!("{title}: verification"),
-            "prompt": prompt,
-        }));
+        let verification_id = format!("{id}__verification");
+        steps.push((
+            verification_id.clone(),
+            json!({"id": verification_id, "title": format!("{title}: verification"), "prompt": prompt}),
+        ));
     }
-    if let Some(condition) = item.get("runCondition") {
-        for step in &mut steps {
+    if let Some(condition) = &step.run_condition {
+        for (_, step) in &mut steps {
             step["runCondition"] = condition.clone();
         }
     }
