@@ -432,8 +432,8 @@ pub(super) struct LoopConfig {
     pub(super) condition: Option<Json>,
     #[serde(deserialize_with = "lenient")]
     pub(super) items: Option<String>,
-    /// A number of iterations, or the name of the variable holding it.
-    pub(super) count: Option<Json>,
+    #[serde(deserialize_with = "lenient")]
+    pub(super) count: Option<Count>,
     #[serde(deserialize_with = "lenient")]
     pub(super) max_iterations: Option<u64>,
     #[serde(deserialize_with = "lenient")]
@@ -444,6 +444,14 @@ pub(super) struct LoopConfig {
     pub(super) item_var: Option<String>,
     #[serde(deserialize_with = "lenient")]
     pub(super) condition_source: Option<ConditionSource>,
+}
+
+/// How many times a `for` loop runs: a number, or the name of the variable holding it.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Count {
+    Times(serde_json::Number),
+    Variable(String),
 }
 
 /// What decides a `while`/`until` loop: an artifact of a contract, or a condition.
@@ -516,4 +524,43 @@ fn lenient_items<'de, D: Deserializer<'de>, T: Default + DeserializeOwned>(
 fn present<'de, D: Deserializer<'de>, T: Default + DeserializeOwned>(deserializer: D) -> Result<Option<T>, D::Error> {
     let value = Json::deserialize(deserializer)?;
     Ok(Some(serde_json::from_value(value).unwrap_or_default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value as Json, json};
+
+    use super::{Confirmation, Count, Criteria, Item, PromptBlocks, PromptPart, PromptText, StandardStep};
+
+    #[test]
+    fn a_loop_count_reads_as_a_number_or_a_variable_and_another_shape_as_absent() {
+        let count =
+            |value: Json| Item::read(&json!({"loop": {"type": "for", "count": value}})).loop_config.unwrap().count;
+        assert!(matches!(count(json!(3)), Some(Count::Times(number)) if number.to_string() == "3"));
+        assert!(matches!(count(json!("retries")), Some(Count::Variable(name)) if name == "retries"));
+        assert!(count(json!([1])).is_none());
+    }
+
+    #[test]
+    fn step_fields_of_several_shapes_read_as_workrail_tells_them_apart() {
+        let confirmation =
+            |value: Json| StandardStep::read(&json!({"requireConfirmation": value})).require_confirmation;
+        assert!(matches!(confirmation(json!(true)), Some(Confirmation::Flag(true))));
+        assert!(matches!(confirmation(json!({"kind": "x"})), Some(Confirmation::Gate { condition: None, .. })));
+        assert!(matches!(confirmation(json!({"var": "x"})), Some(Confirmation::Condition(_))));
+        assert!(matches!(confirmation(json!(null)), Some(Confirmation::Condition(Json::Null))));
+        let criteria = |value: Json| StandardStep::read(&json!({"validationCriteria": value})).validation_criteria;
+        assert!(matches!(criteria(json!({"and": [], "or": []})), Some(Criteria::All { .. })));
+        assert!(matches!(criteria(json!({"not": null})), Some(Criteria::Not { .. })));
+        assert!(
+            matches!(criteria(json!([{"type": "contains"}])), Some(Criteria::List(rules)) if matches!(rules[..], [Criteria::Rule(_)]))
+        );
+        assert!(matches!(criteria(json!("x")), Some(Criteria::Other(_))));
+        let blocks = PromptBlocks::read(&json!({"goal": [["text", "x"], {"kind": "ref", "refId": "r"}, "plain"]}));
+        assert!(matches!(
+            blocks.goal,
+            Some(PromptText::Parts(parts))
+                if matches!(parts[..], [PromptPart::List(_), PromptPart::Kinded(_), PromptPart::Other(_)])
+        ));
+    }
 }

@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, NotesPolicy};
 
 use super::conditions::{Dialect, translate};
-use super::format::{Item, LoopBody, StandardStep};
+use super::format::{Count, Item, LoopBody, StandardStep};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget};
@@ -96,9 +96,9 @@ impl Reader<'_> {
             }
             "for" => {
                 let count = match &config.count {
-                    Some(Json::Number(number)) => number.to_string(),
-                    Some(Json::String(name)) => format!("int({})", value(name)),
-                    _ => "0".to_owned(),
+                    Some(Count::Times(number)) => number.to_string(),
+                    Some(Count::Variable(name)) => format!("int({})", value(name)),
+                    None => "0".to_owned(),
                 };
                 (format!("{count} > 0"), format!("{under_max} && {it} < {count}"))
             }
