@@ -171,11 +171,49 @@ pub(super) struct StandardStep {
     pub(super) prompt_blocks: Json,
 }
 
+/// A WorkRail condition: a composition (`and` before `or` before `not`, as WorkRail tries
+/// them), a test of one variable by its operators, or another shape (nothing, `{}`, or one the
+/// translation reports as written). Fields keep conditions as JSON because the steps the reader
+/// derives (audit, verification, a routine's steps) carry them on as written; `conditions` reads
+/// them into this type to translate them.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Condition {
+    /// Comes first so a list is never read as a variant's fields in order.
+    List(Vec<Json>),
+    All {
+        and: Conditions,
+    },
+    Any {
+        or: Conditions,
+    },
+    Not {
+        not: Box<Condition>,
+    },
+    Test {
+        var: String,
+        /// Operator names and their operands, in key order.
+        #[serde(flatten)]
+        operators: BTreeMap<String, Json>,
+    },
+    Other(Json),
+}
+
+/// The parts of `and`/`or`: a list, or another shape the translation reports.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Conditions {
+    List(Vec<Condition>),
+    Other(serde::de::IgnoredAny),
+}
+
 /// `requireConfirmation`: yes or no, WorkRail's `{kind, condition?}` form, or a condition.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(super) enum Confirmation {
     Flag(bool),
+    /// Comes before `Gate` so a list is never read as its fields in order; a condition.
+    List(Vec<Json>),
     Gate {
         /// Only its presence marks this form.
         #[serde(rename = "kind")]
@@ -465,19 +503,19 @@ pub(super) struct ConditionSource {
 
 impl Workflow {
     pub(super) fn read(document: &Json) -> Self {
-        Self::deserialize(document).unwrap_or_default()
+        read_object(document)
     }
 }
 
 impl StandardStep {
     pub(super) fn read(step: &Json) -> Self {
-        Self::deserialize(step).unwrap_or_default()
+        read_object(step)
     }
 }
 
 impl Item {
     pub(super) fn read(item: &Json) -> Self {
-        Self::deserialize(item).unwrap_or_default()
+        read_object(item)
     }
 }
 
@@ -489,14 +527,20 @@ impl Default for Confirmation {
 
 impl PromptBlocks {
     pub(super) fn read(blocks: &Json) -> Self {
-        Self::deserialize(blocks).unwrap_or_default()
+        read_object(blocks)
     }
 }
 
 impl ParallelStep {
     pub(super) fn read(step: &Json) -> Self {
-        Self::deserialize(step).unwrap_or_default()
+        read_object(step)
     }
+}
+
+/// A step, a workflow or a block read as `T` when it is an object (a derived struct would read
+/// a list's items as its fields in order), else `T`'s default.
+fn read_object<T: Default + for<'de> Deserialize<'de>>(value: &Json) -> T {
+    if value.is_object() { T::deserialize(value).unwrap_or_default() } else { T::default() }
 }
 
 /// A field read as `T`, or absent when it has another shape.
@@ -531,6 +575,14 @@ mod tests {
     use serde_json::{Value as Json, json};
 
     use super::{Confirmation, Count, Criteria, Item, PromptBlocks, PromptPart, PromptText, StandardStep};
+
+    #[test]
+    fn a_step_written_as_a_list_reads_as_no_fields_rather_than_fields_in_order() {
+        let item = Item::read(&json!(["first", "loop"]));
+        assert!(item.id.is_none() && item.kind.is_none());
+        let confirmation = StandardStep::read(&json!({"requireConfirmation": [true]})).require_confirmation;
+        assert!(matches!(confirmation, Some(Confirmation::List(_))));
+    }
 
     #[test]
     fn a_loop_count_reads_as_a_number_or_a_variable_and_another_shape_as_absent() {

@@ -112,6 +112,10 @@ impl Reader<'_> {
             Some(Confirmation::Condition(condition)) => {
                 rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), condition);
             }
+            Some(Confirmation::List(items)) => {
+                let condition = Json::Array(items.clone());
+                rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), &condition);
+            }
         }
         if let Some(criteria) = &step.validation_criteria {
             let located = (self.locate)(&format!("{pointer}/validationCriteria"));
