@@ -122,8 +122,15 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
             step.prompt.value = format!("{preamble}\n\n{}", step.prompt.value);
         }
     }
-    for ignored in ["metricsProfile", "features", "extensionPoints", "recommendedPreferences", "modelTier"] {
-        if document.get(ignored).is_some() {
+    let unsupported = [
+        ("metricsProfile", workflow.metrics_profile.is_some()),
+        ("features", workflow.features.is_some()),
+        ("extensionPoints", workflow.extension_points.is_some()),
+        ("recommendedPreferences", workflow.recommended_preferences.is_some()),
+        ("modelTier", workflow.model_tier.is_some()),
+    ];
+    for (ignored, set) in unsupported {
+        if set {
             reader.report.warning(
                 locate(&format!("/{ignored}")),
                 codes::WORKRAIL_UNSUPPORTED,

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Deserializer};
 use serde_json::Value as Json;
 
@@ -38,6 +38,17 @@ pub(super) struct Workflow {
     pub(super) steps: Option<Vec<Json>>,
     #[serde(deserialize_with = "lenient_items")]
     pub(super) assessments: Vec<Assessment>,
+    /// WorkRail-only fields switchyard leaves out, with a warning when they are set.
+    #[serde(deserialize_with = "present")]
+    pub(super) metrics_profile: Option<IgnoredAny>,
+    #[serde(deserialize_with = "present")]
+    pub(super) features: Option<IgnoredAny>,
+    #[serde(deserialize_with = "present")]
+    pub(super) extension_points: Option<IgnoredAny>,
+    #[serde(deserialize_with = "present")]
+    pub(super) recommended_preferences: Option<IgnoredAny>,
+    #[serde(deserialize_with = "present")]
+    pub(super) model_tier: Option<IgnoredAny>,
 }
 
 /// An assessment the workflow defines: dimensions the agent rates at declared levels.
@@ -204,7 +215,7 @@ pub(super) enum Condition {
 #[serde(untagged)]
 pub(super) enum Conditions {
     List(Vec<Condition>),
-    Other(serde::de::IgnoredAny),
+    Other(IgnoredAny),
 }
 
 /// `requireConfirmation`: yes or no, WorkRail's `{kind, condition?}` form, or a condition.
