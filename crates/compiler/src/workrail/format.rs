@@ -1,10 +1,12 @@
-//! WorkRail's workflow and loop fields as typed values, read after the checks.
+//! WorkRail's workflow, step, loop, criteria, prompt, assessment and condition fields as typed
+//! values, read after the checks.
 //!
 //! Reading goes on after the checks report an error (so one pass finds every problem), hence
 //! every field is lenient: a field of another shape reads as absent, since the checks have
 //! already reported it. A field that only has to be present (an `audit`, a fragment's `when`)
-//! reads as present whatever its shape, as WorkRail's engine treats it. Conditions stay JSON:
-//! `conditions` translates them as written.
+//! reads as present whatever its shape, as WorkRail's engine treats it. Fields keep conditions
+//! as JSON, since the steps the reader derives carry them on as written; `conditions` reads
+//! them into `Condition` when it translates them.
 
 use std::collections::BTreeMap;
 
@@ -137,8 +139,8 @@ pub(super) struct Parameter {
     pub(super) name: Option<String>,
 }
 
-/// The plain fields of a standard step; its conditions, criteria, prompt blocks and fragments
-/// stay JSON for the readers that translate them.
+/// The fields of a standard step (a parallel step's too, once its delegations become its
+/// prompt).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub(super) struct StandardStep {
