@@ -72,14 +72,12 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
         best
     };
     checks::check(&document, &locate, report);
-    let assessments = document["assessments"]
-        .as_array()
+    let mut workflow = format::Workflow::read(&document);
+    let assessments = std::mem::take(&mut workflow.assessments)
         .into_iter()
-        .flatten()
-        .filter_map(|assessment| Some((assessment["id"].as_str()?.to_owned(), assessment.clone())))
+        .filter_map(|assessment| Some((assessment.id.clone()?, assessment)))
         .collect();
     let mut reader = Reader { report, routines, assessments, locate: &locate, steps: Vec::new() };
-    let workflow = format::Workflow::read(&document);
     let items = workflow.steps.clone().unwrap_or_default();
     if items.is_empty() {
         reader.report.error(
@@ -91,11 +89,19 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
     }
     let items = reader.expand_templates(&items);
     let preamble = workflow_preamble(&workflow);
-    let body_refs: Vec<String> =
-        items.iter().filter_map(|(_, item)| item["body"].as_str().map(str::to_owned)).collect();
+    let body_refs: Vec<String> = items
+        .iter()
+        .filter_map(|(_, item)| match format::Item::read(item).body {
+            Some(format::LoopBody::Reference(id)) => Some(id),
+            _ => None,
+        })
+        .collect();
     let top: Vec<(String, Json)> = items
         .iter()
-        .filter(|&(_, item)| !body_refs.iter().any(|id| item["id"].as_str() == Some(id)))
+        .filter(|&(_, item)| {
+            let item_id = format::Item::read(item).id;
+            !body_refs.iter().any(|id| item_id.as_ref() == Some(id))
+        })
         .cloned()
         .collect();
     let library: BTreeMap<String, (String, Json)> = reader_library(&items);
@@ -116,8 +122,15 @@ pub(crate) fn read(root: &Node, report: &mut Report, routines: &Routines) -> Opt
             step.prompt.value = format!("{preamble}\n\n{}", step.prompt.value);
         }
     }
-    for ignored in ["metricsProfile", "features", "extensionPoints", "recommendedPreferences", "modelTier"] {
-        if document.get(ignored).is_some() {
+    let unsupported = [
+        ("metricsProfile", workflow.metrics_profile.is_some()),
+        ("features", workflow.features.is_some()),
+        ("extensionPoints", workflow.extension_points.is_some()),
+        ("recommendedPreferences", workflow.recommended_preferences.is_some()),
+        ("modelTier", workflow.model_tier.is_some()),
+    ];
+    for (ignored, set) in unsupported {
+        if set {
             reader.report.warning(
                 locate(&format!("/{ignored}")),
                 codes::WORKRAIL_UNSUPPORTED,
@@ -153,7 +166,7 @@ fn unsupported_help(field: &str) -> &'static str {
 
 fn reader_library(top: &[(String, Json)]) -> BTreeMap<String, (String, Json)> {
     top.iter()
-        .filter_map(|(pointer, item)| Some((item["id"].as_str()?.to_owned(), (pointer.clone(), item.clone()))))
+        .filter_map(|(pointer, item)| Some((format::Item::read(item).id?, (pointer.clone(), item.clone()))))
         .collect()
 }
 
@@ -161,7 +174,7 @@ struct Reader<'a> {
     report: &'a mut Report,
     routines: &'a Routines,
     /// The workflow's `assessments`, by id.
-    assessments: BTreeMap<String, Json>,
+    assessments: BTreeMap<String, format::Assessment>,
     locate: &'a dyn Fn(&str) -> Loc,
     /// Steps of the item being read, in authored order.
     steps: Vec<DraftStep>,
@@ -177,7 +190,7 @@ impl Reader<'_> {
         library: &BTreeMap<String, (String, Json)>,
         in_loop: bool,
     ) -> Option<String> {
-        match item["type"].as_str() {
+        match format::Item::read(item).kind.as_deref() {
             Some("loop") => {
                 if in_loop {
                     self.report.error(

@@ -2,7 +2,12 @@
 //! engine's `loose` function (WorkRail's lenient comparisons); and WorkRail prompt text as a
 //! switchyard template.
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 use serde_json::Value as Json;
+
+use super::format::{Condition, Conditions};
 
 /// The condition language a WorkRail condition is translated into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,39 +22,50 @@ const OPERATORS: &[&str] =
 /// Translates a WorkRail condition into a CEL (or template) expression over `context` using the
 /// engine's `loose` and `value_of` functions. An empty condition is true.
 pub(crate) fn translate(condition: &Json, dialect: Dialect) -> Result<String, String> {
+    // Reading never fails: a shape no other variant takes is `Other`.
+    let read = Condition::deserialize(condition).unwrap_or_else(|_| Condition::Other(condition.clone()));
+    translate_read(&read, dialect)
+}
+
+/// A condition already read, translated.
+fn translate_read(condition: &Condition, dialect: Dialect) -> Result<String, String> {
     let (and, or, not, truth) = match dialect {
         Dialect::Cel => (" && ", " || ", "!", "true"),
         Dialect::Template => (" and ", " or ", "not ", "true"),
     };
-    let object = match condition {
-        Json::Null => return Ok(truth.to_owned()),
-        Json::Object(object) => object,
-        other => return Err(format!("a WorkRail condition must be an object, found {other}")),
+    let (parts, joiner) = match condition {
+        Condition::All { and: parts } => (parts, and),
+        Condition::Any { or: parts } => (parts, or),
+        Condition::Not { not: inner } => return Ok(format!("{not}({})", translate_read(inner, dialect)?)),
+        Condition::Test { var, operators } => return test(var, operators, dialect),
+        Condition::Other(Json::Null) => return Ok(truth.to_owned()),
+        Condition::Other(Json::Object(object)) if object.is_empty() => return Ok(truth.to_owned()),
+        Condition::Other(Json::Object(object)) => {
+            return Err(format!(
+                "a WorkRail condition needs `var` (or and/or/not); found keys {:?}",
+                object.keys().collect::<Vec<_>>()
+            ));
+        }
+        Condition::List(items) => {
+            return Err(format!("a WorkRail condition must be an object, found {}", Json::Array(items.clone())));
+        }
+        Condition::Other(other) => return Err(format!("a WorkRail condition must be an object, found {other}")),
     };
-    if object.is_empty() {
+    let Conditions::List(parts) = parts else { return Err("`and`/`or` takes a list of conditions".to_owned()) };
+    let translated = parts.iter().map(|part| translate_read(part, dialect)).collect::<Result<Vec<_>, _>>()?;
+    if translated.is_empty() {
         return Ok(truth.to_owned());
     }
-    if let Some(parts) = object.get("and").or_else(|| object.get("or")) {
-        let joiner = if object.contains_key("and") { and } else { or };
-        let parts = parts.as_array().ok_or("`and`/`or` takes a list of conditions")?;
-        let translated = parts.iter().map(|part| translate(part, dialect)).collect::<Result<Vec<_>, _>>()?;
-        if translated.is_empty() {
-            return Ok(truth.to_owned());
-        }
-        return Ok(format!("({})", translated.join(joiner)));
-    }
-    if let Some(inner) = object.get("not") {
-        return Ok(format!("{not}({})", translate(inner, dialect)?));
-    }
-    let variable = object.get("var").and_then(Json::as_str).ok_or_else(|| {
-        format!("a WorkRail condition needs `var` (or and/or/not); found keys {:?}", object.keys().collect::<Vec<_>>())
-    })?;
+    Ok(format!("({})", translated.join(joiner)))
+}
+
+/// A test of one variable: each operator a `loose` call, all of them joined by `and`; a
+/// variable alone tests that it is truthy.
+fn test(variable: &str, operators: &BTreeMap<String, Json>, dialect: Dialect) -> Result<String, String> {
+    let and = if dialect == Dialect::Cel { " && " } else { " and " };
     let value = format!("value_of(context, {})", literal(&Json::String(variable.to_owned()), dialect));
     let mut tests = Vec::new();
-    for (key, operand) in object {
-        if key == "var" {
-            continue;
-        }
+    for (key, operand) in operators {
         if !OPERATORS.contains(&key.as_str()) {
             return Err(format!("`{key}` is not a WorkRail condition operator"));
         }
@@ -150,6 +166,25 @@ mod tests {
         );
         assert!(translate(&json!({"var": "x", "sortOf": 1}), Dialect::Cel).is_err());
         assert_eq!(translate(&json!({}), Dialect::Template).unwrap(), "true");
+    }
+
+    #[test]
+    fn conditions_of_other_shapes_are_reported_as_written_and_and_wins_over_or() {
+        let error = |condition| translate(&condition, Dialect::Cel).unwrap_err();
+        assert_eq!(error(json!(["a"])), "a WorkRail condition must be an object, found [\"a\"]");
+        assert_eq!(error(json!("x")), "a WorkRail condition must be an object, found \"x\"");
+        assert_eq!(error(json!({"and": null})), "`and`/`or` takes a list of conditions");
+        assert_eq!(
+            error(json!({"var": 1, "equals": 2})),
+            "a WorkRail condition needs `var` (or and/or/not); found keys [\"equals\", \"var\"]"
+        );
+        assert_eq!(error(json!({"var": "x", "sortOf": 1})), "`sortOf` is not a WorkRail condition operator");
+        let or = json!([{"var": "n", "gte": 1.5, "lt": -2}]);
+        assert_eq!(translate(&json!({"or": or, "and": []}), Dialect::Cel).unwrap(), "true");
+        assert_eq!(
+            translate(&json!({"or": or}), Dialect::Cel).unwrap(),
+            "((loose(value_of(context, \"n\"), \"gte\", 1.5) && loose(value_of(context, \"n\"), \"lt\", -2)))"
+        );
     }
 
     #[test]

@@ -7,10 +7,11 @@ use serde_json::{Value as Json, json};
 use switchyard_core::workflow::OutputCheck;
 
 use super::conditions::{Dialect, literal};
+use super::format::{Assessment, Consequence};
 
 /// What the agent reads about a step's assessments: how to send them, and each referenced
 /// assessment's dimensions and levels as the workflow defines them.
-pub(super) fn assessment_guidance(references: &[String], assessments: &BTreeMap<String, Json>) -> String {
+pub(super) fn assessment_guidance(references: &[String], assessments: &BTreeMap<String, Assessment>) -> String {
     let names: Vec<String> = references.iter().map(|id| format!("`{id}`")).collect();
     let mut text = format!(
         "## Assessment\nRate this step with {} and send each as an artifact: `{{\"kind\": \"wr.assessment\", \"assessmentId\": \"<id>\", \"dimensions\": {{\"<dimension>\": \"<level>\"}}, \"summary\": \"...\"}}`.",
@@ -18,19 +19,13 @@ pub(super) fn assessment_guidance(references: &[String], assessments: &BTreeMap<
     );
     for reference in references {
         let Some(assessment) = assessments.get(reference) else { continue };
-        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
-            let levels: Vec<String> = dimension["levels"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Json::as_str)
-                .map(|level| format!("`{level}`"))
-                .collect();
+        for dimension in &assessment.dimensions {
+            let levels: Vec<String> = dimension.levels.iter().map(|level| format!("`{level}`")).collect();
             text.push_str(&format!(
                 "\n- `{reference}` / `{}` ({}): {}",
-                dimension["id"].as_str().unwrap_or_default(),
+                dimension.id.as_deref().unwrap_or_default(),
                 levels.join(" | "),
-                dimension["purpose"].as_str().unwrap_or_default()
+                dimension.purpose.as_deref().unwrap_or_default()
             ));
         }
     }
@@ -44,7 +39,7 @@ pub(super) fn assessment_guidance(references: &[String], assessments: &BTreeMap<
 /// dimension out or inventing a level. Levels compare trimmed and case-insensitively, as
 /// WorkRail normalises them, which JSON Schema cannot say; hence `condition` checks, one per
 /// dimension, so the message names the dimension and its levels.
-pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<String, Json>) -> Vec<OutputCheck> {
+pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<String, Assessment>) -> Vec<OutputCheck> {
     let mut checks = Vec::new();
     for reference in references {
         let Some(assessment) = assessments.get(reference) else { continue };
@@ -56,15 +51,9 @@ pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<Str
             format!("value_of(a, \"assessmentId\") == {assessment_literal}")
         };
         let artifact = format!("type(a) == map && value_of(a, \"kind\") == \"wr.assessment\" && {belongs}");
-        for dimension in assessment["dimensions"].as_array().into_iter().flatten() {
-            let Some(dimension_id) = dimension["id"].as_str() else { continue };
-            let levels: Vec<Json> = dimension["levels"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|level| level.is_string())
-                .cloned()
-                .collect();
+        for dimension in &assessment.dimensions {
+            let Some(dimension_id) = dimension.id.as_deref() else { continue };
+            let levels: Vec<Json> = dimension.levels.iter().cloned().map(Json::String).collect();
             let levels_literal = literal(&Json::Array(levels.clone()), Dialect::Cel);
             let value = format!(
                 "value_of(value_of(a, \"dimensions\"), {})",
@@ -78,7 +67,7 @@ pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<Str
             let no_unknown_level = format!(
                 "!(type(artifacts) == list && artifacts.exists(a, {artifact} && {value} != null && !{declared}))"
             );
-            let required = dimension["required"].as_bool() != Some(false);
+            let required = dimension.required != Some(false);
             let condition = if required {
                 format!(
                     "type(artifacts) == list && artifacts.exists(a, {artifact} && {declared}) && {no_unknown_level}"
@@ -86,7 +75,7 @@ pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<Str
             } else {
                 no_unknown_level
             };
-            let names: Vec<String> = levels.iter().filter_map(Json::as_str).map(|level| format!("`{level}`")).collect();
+            let names: Vec<String> = dimension.levels.iter().map(|level| format!("`{level}`")).collect();
             let needs = if required { "needs" } else { "may have" };
             let identified =
                 if references.len() == 1 { String::new() } else { format!("\"assessmentId\": \"{reference}\", ") };
@@ -110,10 +99,11 @@ pub(super) fn dimension_checks(references: &[String], assessments: &BTreeMap<Str
 /// advance is refused with the guidance and the step stays pending for a follow-up. Levels
 /// compare trimmed and case-insensitively, as WorkRail normalises them; a dimension is a level
 /// or `{level, rationale}`.
-pub(super) fn consequence_check(consequence: &Json, references: &[String]) -> OutputCheck {
-    let level = consequence["when"]["anyEqualsLevel"].as_str().unwrap_or_default();
-    let scope = consequence["when"]["forAssessment"].as_str();
-    let guidance = consequence["effect"]["guidance"].as_str().unwrap_or_default();
+pub(super) fn consequence_check(consequence: &Consequence, references: &[String]) -> OutputCheck {
+    let trigger = consequence.when.as_ref();
+    let level = trigger.and_then(|when| when.any_equals_level.as_deref()).unwrap_or_default();
+    let scope = trigger.and_then(|when| when.for_assessment.as_deref());
+    let guidance = consequence.effect.as_ref().and_then(|effect| effect.guidance.as_deref()).unwrap_or_default();
     let level_literal = literal(&Json::String(level.to_owned()), Dialect::Cel);
     let scope_test = match scope {
         Some(assessment) => {

@@ -8,7 +8,7 @@ use serde_json::Value as Json;
 use switchyard_core::workflow::{EdgeKind, NotesPolicy};
 
 use super::conditions::{Dialect, translate};
-use super::format::LoopConfig;
+use super::format::{Count, Item, LoopBody, StandardStep};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget};
@@ -23,16 +23,17 @@ impl Reader<'_> {
         library: &BTreeMap<String, (String, Json)>,
     ) -> Option<String> {
         let at = (self.locate)(pointer);
-        let id = item["id"].as_str().unwrap_or_default().to_owned();
-        let config = LoopConfig::read(&item["loop"]);
+        let head = Item::read(item);
+        let id = head.id.clone().unwrap_or_default();
+        let config = head.loop_config.unwrap_or_default();
         let kind = config.kind.as_deref().unwrap_or_default();
         let max = config.max_iterations.unwrap_or(1).clamp(1, 1000);
         let iteration = config.iteration_var.clone().unwrap_or_else(|| "_iteration".to_owned());
         let index = config.index_var.clone().unwrap_or_else(|| "_index".to_owned());
         let item_var = config.item_var.clone().unwrap_or_else(|| "_item".to_owned());
         let decision = format!("_loop_{}", id.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
-        let body: Vec<(String, Json)> = match &item["body"] {
-            Json::String(reference) => match library.get(reference) {
+        let body: Vec<(String, Json)> = match &head.body {
+            Some(LoopBody::Reference(reference)) => match library.get(reference) {
                 Some((body_pointer, step)) => vec![(body_pointer.clone(), step.clone())],
                 None => {
                     self.report.error(
@@ -44,24 +45,19 @@ impl Reader<'_> {
                     return None;
                 }
             },
-            Json::Array(steps) => steps
+            Some(LoopBody::Inline(steps)) => steps
                 .iter()
                 .enumerate()
                 .map(|(position, step)| (format!("{pointer}/body/{position}"), step.clone()))
                 .collect(),
-            _ => {
+            None => {
                 self.report.error(at, codes::WORKRAIL_LOOP, format!("loop `{id}` has no `body`"), None);
                 return None;
             }
         };
         let artifact_driven = match &config.condition_source {
             Some(source) => source.kind.as_deref() == Some("artifact_contract"),
-            None => {
-                config.condition.is_none()
-                    && body.iter().any(|(_, step)| {
-                        step["outputContract"]["contractRef"].as_str() == Some("wr.contracts.loop_control")
-                    })
-            }
+            None => config.condition.is_none() && body.iter().any(|(_, step)| decides_loop(step)),
         };
         let condition = config
             .condition
@@ -100,9 +96,9 @@ impl Reader<'_> {
             }
             "for" => {
                 let count = match &config.count {
-                    Some(Json::Number(number)) => number.to_string(),
-                    Some(Json::String(name)) => format!("int({})", value(name)),
-                    _ => "0".to_owned(),
+                    Some(Count::Times(number)) => number.to_string(),
+                    Some(Count::Variable(name)) => format!("int({})", value(name)),
+                    None => "0".to_owned(),
                 };
                 (format!("{count} > 0"), format!("{under_max} && {it} < {count}"))
             }
@@ -120,7 +116,7 @@ impl Reader<'_> {
                 return None;
             }
         };
-        let enter = match item.get("runCondition").map(|condition| translate(condition, Dialect::Cel)) {
+        let enter = match head.run_condition.as_ref().map(|condition| translate(condition, Dialect::Cel)) {
             Some(Ok(run)) => format!("({run}) && ({enter})"),
             Some(Err(message)) => {
                 self.report.error(
@@ -140,12 +136,11 @@ impl Reader<'_> {
         let mut groups = Vec::new();
         let mut body_entry = None;
         for (body_pointer, step) in body.iter().rev() {
-            let decision_var = (artifact_driven
-                && step["outputContract"]["contractRef"].as_str() == Some("wr.contracts.loop_control"))
-            .then_some(decision.as_str());
-            let entry = if step["type"].as_str() == Some("loop") {
+            let decision_var = (artifact_driven && decides_loop(step)).then_some(decision.as_str());
+            let kind = Item::read(step).kind;
+            let entry = if kind.as_deref() == Some("loop") {
                 self.item(body_pointer, step, &body_next, library, true)
-            } else if step["type"].as_str() == Some("parallel") {
+            } else if kind.as_deref() == Some("parallel") {
                 Some(self.parallel(body_pointer, step, &body_next))
             } else {
                 Some(self.standard(body_pointer, step, &body_next, decision_var))
@@ -173,7 +168,7 @@ impl Reader<'_> {
             first.push((decision.clone(), "null".to_owned()));
             again.push((decision, "null".to_owned()));
         }
-        let title = item["title"].as_str().unwrap_or_default().to_owned();
+        let title = head.title.clone().unwrap_or_default();
         let located = |text: String| Located::new(text, at);
         let to_body = DraftTarget::Step(located(body_entry));
         let set = |pairs: Vec<(String, String)>| -> Vec<(Located<String>, Located<String>)> {
@@ -226,7 +221,7 @@ impl Reader<'_> {
         self.steps.push(router(id.clone(), head_edges, "enter or skip"));
         self.steps.extend(body_steps);
         self.steps.push(router(continue_id, continue_edges, "repeat or leave"));
-        if item.get("requireConfirmation").is_some_and(|value| value != &Json::Bool(false)) {
+        if head.require_confirmation.as_ref().is_some_and(|value| value != &Json::Bool(false)) {
             self.report.warning(
                 (self.locate)(&format!("{pointer}/requireConfirmation")),
                 codes::WORKRAIL_UNSUPPORTED,
@@ -236,4 +231,10 @@ impl Reader<'_> {
         }
         Some(id)
     }
+}
+
+/// Whether a body step sends the loop's decision: its output contract is `loop_control`.
+fn decides_loop(step: &Json) -> bool {
+    let contract = StandardStep::read(step).output_contract.and_then(|contract| contract.contract_ref);
+    contract.as_deref() == Some("wr.contracts.loop_control")
 }

@@ -5,7 +5,7 @@ use serde_json::Value as Json;
 
 use super::Reader;
 use super::conditions::escape;
-use super::format::{FunctionDefinition, Workflow};
+use super::format::{FunctionDefinition, KindedPart, PartKind, PromptBlocks, PromptPart, PromptText, Workflow};
 use crate::diagnostic::codes;
 
 /// Text every run should see once: rules, preconditions, questions, references, functions.
@@ -61,48 +61,49 @@ pub(super) fn functions_section(functions: &[FunctionDefinition]) -> String {
 }
 
 impl Reader<'_> {
-    pub(super) fn prompt_blocks(&mut self, pointer: &str, blocks: &Json) -> String {
+    pub(super) fn prompt_blocks(&mut self, pointer: &str, blocks: &PromptBlocks) -> String {
         let mut sections = Vec::new();
-        let part = |value: &Json, reader: &mut Self| -> String {
-            match value {
-                Json::String(text) => text.clone(),
-                Json::Array(parts) => {
-                    parts.iter().map(|part| reader.prompt_part(pointer, part)).collect::<Vec<_>>().join("")
-                }
-                other => other.to_string(),
-            }
-        };
-        if let Some(goal) = blocks.get("goal") {
-            sections.push(format!("## Goal\n{}", part(goal, self)));
+        if let Some(goal) = &blocks.goal {
+            sections.push(format!("## Goal\n{}", self.prompt_text(pointer, goal)));
         }
-        for (key, title, numbered) in
-            [("constraints", "Constraints", false), ("procedure", "Procedure", true), ("verify", "Verify", false)]
-        {
-            if let Some(items) = blocks.get(key).and_then(Json::as_array) {
+        for (items, title, numbered) in [
+            (&blocks.constraints, "Constraints", false),
+            (&blocks.procedure, "Procedure", true),
+            (&blocks.verify, "Verify", false),
+        ] {
+            if let Some(items) = items {
                 let lines: Vec<String> = items
                     .iter()
                     .enumerate()
                     .map(|(index, item)| {
-                        let text = part(item, self);
+                        let text = self.prompt_text(pointer, item);
                         if numbered { format!("{}. {text}", index + 1) } else { format!("- {text}") }
                     })
                     .collect();
                 sections.push(format!("## {title}\n{}", lines.join("\n")));
             }
         }
-        if let Some(output) = blocks.get("outputRequired").and_then(Json::as_object) {
+        if let Some(output) = &blocks.output_required {
             let lines: Vec<String> =
-                output.iter().map(|(key, value)| format!("- {key}: {}", part(value, self))).collect();
+                output.iter().map(|(key, value)| format!("- {key}: {}", self.prompt_text(pointer, value))).collect();
             sections.push(format!("## Output required\n{}", lines.join("\n")));
         }
         escape(&sections.join("\n\n"))
     }
 
-    pub(super) fn prompt_part(&mut self, pointer: &str, part: &Json) -> String {
-        match part["kind"].as_str() {
-            Some("text") => part["text"].as_str().unwrap_or_default().to_owned(),
-            Some("ref") => {
-                let reference = part["refId"].as_str().unwrap_or_default();
+    fn prompt_text(&mut self, pointer: &str, text: &PromptText) -> String {
+        match text {
+            PromptText::Plain(text) => text.clone(),
+            PromptText::Parts(parts) => parts.iter().map(|part| self.prompt_part(pointer, part)).collect(),
+            PromptText::Other(other) => other.to_string(),
+        }
+    }
+
+    fn prompt_part(&mut self, pointer: &str, part: &PromptPart) -> String {
+        match part {
+            PromptPart::Kinded(KindedPart { kind: PartKind::Text, text, .. }) => text.clone().unwrap_or_default(),
+            PromptPart::Kinded(KindedPart { kind: PartKind::Ref, ref_id, .. }) => {
+                let reference = ref_id.as_deref().unwrap_or_default();
                 self.report.warning(
                     (self.locate)(&format!("{pointer}/promptBlocks")),
                     codes::WORKRAIL_UNSUPPORTED,
@@ -111,7 +112,8 @@ impl Reader<'_> {
                 );
                 reference_text(reference).to_owned()
             }
-            _ => part.as_str().map_or_else(|| part.to_string(), str::to_owned),
+            PromptPart::List(items) => Json::Array(items.clone()).to_string(),
+            PromptPart::Other(other) => other.as_str().map_or_else(|| other.to_string(), str::to_owned),
         }
     }
 }

@@ -2,7 +2,6 @@
 //! condition, confirmation gates, output schemas and checks, and the steps WorkRail injects
 //! after a step (`audit`, `verification`, a parallel step's synthesis).
 
-use serde::Deserialize;
 use serde_json::{Value as Json, json};
 use switchyard_core::workflow::{NotesPolicy, OutputCheck};
 
@@ -10,7 +9,7 @@ use super::conditions::{Dialect, escape, translate};
 use super::contracts::{
     artifact_kind_schema, assessment_guidance, consequence_check, contract_guidance, contract_schema, dimension_checks,
 };
-use super::format::{FunctionDefinition, StandardStep};
+use super::format::{Confirmation, ParallelStep, PromptBlocks, StandardStep};
 use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
@@ -28,9 +27,9 @@ impl Reader<'_> {
         let at = (self.locate)(pointer);
         let step = StandardStep::read(item);
         let id = step.id.clone().unwrap_or_default();
-        let mut prompt = match (&item["prompt"], &item["promptBlocks"]) {
+        let mut prompt = match (&step.prompt, &step.prompt_blocks) {
             (Json::String(prompt), Json::Null) => escape(prompt),
-            (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, blocks),
+            (Json::Null, blocks @ Json::Object(_)) => self.prompt_blocks(pointer, &PromptBlocks::read(blocks)),
             (Json::Null, Json::Null) => String::new(),
             _ => {
                 self.report.error(
@@ -46,9 +45,8 @@ impl Reader<'_> {
         if !step.guidance.is_empty() {
             sections.push(escape(&format!("## Guidance\n{}", bullets(&step.guidance))));
         }
-        let functions = item.get("functionDefinitions").map(Vec::<FunctionDefinition>::deserialize);
-        if let Some(Ok(functions)) = functions {
-            sections.push(escape(&functions_section(&functions)));
+        if let Some(functions) = &step.function_definitions {
+            sections.push(escape(&functions_section(functions)));
         }
         if step.ask_for_files == Some(true) {
             sections.push("Ask the user for any files you need before you start.".to_owned());
@@ -66,19 +64,19 @@ impl Reader<'_> {
             schemas.push(artifact_kind_schema("wr.assessment"));
             sections.push(escape(&assessment_guidance(references, &self.assessments)));
             consequence_checks.extend(dimension_checks(references, &self.assessments));
-            for consequence in item["assessmentConsequences"].as_array().into_iter().flatten() {
+            for consequence in &step.assessment_consequences {
                 consequence_checks.push(consequence_check(consequence, references));
             }
         }
         // `audit` and `verification` become the steps WorkRail's compiler injects after this one.
-        let virtual_steps = virtual_steps(&id, item);
+        let virtual_steps = virtual_steps(&id, &step);
         let own_next = match virtual_steps.first() {
-            Some(first) => DraftTarget::Step(Located::new(first["id"].as_str().unwrap_or_default().to_owned(), at)),
+            Some((first, _)) => DraftTarget::Step(Located::new(first.clone(), at)),
             None => next.clone(),
         };
-        for fragment in item["promptFragments"].as_array().into_iter().flatten() {
-            let text = escape(fragment["text"].as_str().unwrap_or_default());
-            match fragment.get("when") {
+        for fragment in &step.prompt_fragments {
+            let text = escape(fragment.text.as_deref().unwrap_or_default());
+            match &fragment.when {
                 None => sections.push(text),
                 Some(condition) => match translate(condition, Dialect::Template) {
                     Ok(condition) => sections.push(format!("{{% if {condition} %}}{text}{{% endif %}}")),
@@ -98,25 +96,28 @@ impl Reader<'_> {
             prompt.push_str(&section);
         }
         let mut rules = DraftRules::default();
-        if let Some(condition) = item.get("runCondition") {
+        if let Some(condition) = &step.run_condition {
             rules.run_when = self.condition(&format!("{pointer}/runCondition"), condition);
         }
         let mut gate = false;
-        match item.get("requireConfirmation") {
-            None | Some(Json::Bool(false)) => {}
-            Some(Json::Bool(true)) => gate = true,
-            Some(Json::Object(object)) if object.contains_key("kind") => match object.get("condition") {
+        match &step.require_confirmation {
+            None | Some(Confirmation::Flag(false)) => {}
+            Some(Confirmation::Flag(true)) => gate = true,
+            Some(Confirmation::Gate { condition, .. }) => match condition {
                 Some(condition) => {
                     rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation/condition"), condition);
                 }
                 None => gate = true,
             },
-            Some(condition) => {
+            Some(Confirmation::Condition(condition)) => {
                 rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), condition);
-                let _ = condition;
+            }
+            Some(Confirmation::List(items)) => {
+                let condition = Json::Array(items.clone());
+                rules.gate_when = self.condition(&format!("{pointer}/requireConfirmation"), &condition);
             }
         }
-        if let Some(criteria) = item.get("validationCriteria") {
+        if let Some(criteria) = &step.validation_criteria {
             let located = (self.locate)(&format!("{pointer}/validationCriteria"));
             match self.criteria(criteria) {
                 Ok(check) => {
@@ -161,10 +162,10 @@ impl Reader<'_> {
         let targets: Vec<DraftTarget> = virtual_steps
             .iter()
             .skip(1)
-            .map(|step| DraftTarget::Step(Located::new(step["id"].as_str().unwrap_or_default().to_owned(), at)))
+            .map(|(step_id, _)| DraftTarget::Step(Located::new(step_id.clone(), at)))
             .chain(std::iter::once(next.clone()))
             .collect();
-        for (step, after) in virtual_steps.iter().zip(&targets) {
+        for ((_, step), after) in virtual_steps.iter().zip(&targets) {
             self.standard(pointer, step, after, None);
         }
         id
@@ -187,24 +188,24 @@ impl Reader<'_> {
 
     pub(super) fn parallel(&mut self, pointer: &str, item: &Json, next: &DraftTarget) -> String {
         let at = (self.locate)(pointer);
-        let id = item["id"].as_str().unwrap_or_default().to_owned();
-        let mut text = format!(
-            "## {}\nDelegate these tasks to subagents in parallel, then collect their results:",
-            item["title"].as_str().unwrap_or_default()
-        );
-        for (index, delegation) in item["parallelDelegations"].as_array().into_iter().flatten().enumerate() {
+        let parallel = ParallelStep::read(item);
+        let id = parallel.id.unwrap_or_default();
+        let title = parallel.title.unwrap_or_default();
+        let mut text =
+            format!("## {title}\nDelegate these tasks to subagents in parallel, then collect their results:");
+        for (index, delegation) in parallel.parallel_delegations.iter().enumerate() {
             text.push_str(&format!(
                 "\n{}. workflow `{}`{}{}",
                 index + 1,
-                delegation["workflowId"].as_str().unwrap_or_default(),
-                delegation["goal"].as_str().map(|goal| format!(", goal: {goal}")).unwrap_or_default(),
-                delegation.get("args").map(|args| format!(", args: {args}")).unwrap_or_default()
+                delegation.workflow_id.as_deref().unwrap_or_default(),
+                delegation.goal.as_ref().map(|goal| format!(", goal: {goal}")).unwrap_or_default(),
+                delegation.args.as_ref().map(|args| format!(", args: {args}")).unwrap_or_default()
             ));
-            if let Some(condition) = delegation.get("runCondition") {
+            if let Some(condition) = &delegation.run_condition {
                 text.push_str(&format!(" (only when {condition})"));
             }
         }
-        let synthesis = item.get("synthesis");
+        let synthesis = parallel.synthesis;
         let synthesis_id = format!("{id}__synthesis");
         let after = match synthesis {
             Some(_) => DraftTarget::Step(Located::new(synthesis_id.clone(), at)),
@@ -221,11 +222,11 @@ impl Reader<'_> {
         if let Some(synthesis) = synthesis {
             let mut step = json!({
                 "id": synthesis_id,
-                "title": format!("{}: synthesis", item["title"].as_str().unwrap_or_default()),
-                "prompt": synthesis["prompt"].as_str().unwrap_or("Synthesize the subagents' results."),
+                "title": format!("{title}: synthesis"),
+                "prompt": synthesis.prompt.as_deref().unwrap_or("Synthesize the subagents' results."),
             });
-            if let Some(contract) = synthesis.get("outputContract") {
-                step["outputContract"] = contract.clone();
+            if let Some(contract) = synthesis.output_contract {
+                step["outputContract"] = contract;
             }
             self.standard(pointer, &step, next, None);
         }
@@ -236,39 +237,39 @@ impl Reader<'_> {
 /// The steps WorkRail injects after a step with `audit` (`<id>__audit`: review the step's
 /// deliverables against the rubric) and `verification` (`<id>__verification`: run the command),
 /// in that order. They run when the step does: they share its run condition.
-fn virtual_steps(id: &str, item: &Json) -> Vec<Json> {
-    let title = item["title"].as_str().unwrap_or_default();
+fn virtual_steps(id: &str, step: &StandardStep) -> Vec<(String, Json)> {
+    let title = step.title.as_deref().unwrap_or_default();
     let mut steps = Vec::new();
-    if let Some(audit) = item.get("audit") {
+    if let Some(audit) = &step.audit {
         let mut prompt = format!(
             "Audit the deliverables of step `{id}` ({title}) before the workflow moves on.\n\n{}",
-            audit["prompt"]
-                .as_str()
+            audit
+                .prompt
+                .as_deref()
                 .unwrap_or("Check them for gaps, errors and unsupported claims, and fix what you find.")
         );
-        let rubric: Vec<String> =
-            audit["rubric"].as_array().into_iter().flatten().filter_map(Json::as_str).map(str::to_owned).collect();
-        if !rubric.is_empty() {
-            prompt.push_str(&format!("\n\n## Rubric\n{}", bullets(&rubric)));
+        if !audit.rubric.is_empty() {
+            prompt.push_str(&format!("\n\n## Rubric\n{}", bullets(&audit.rubric)));
         }
-        steps.push(json!({"id": format!("{id}__audit"), "title": format!("{title}: audit"), "prompt": prompt}));
+        let audit_id = format!("{id}__audit");
+        steps.push((audit_id.clone(), json!({"id": audit_id, "title": format!("{title}: audit"), "prompt": prompt})));
     }
-    if let Some(verification) = item.get("verification") {
+    if let Some(verification) = &step.verification {
         let mut prompt = format!("Verify the deliverables of step `{id}` ({title}).");
-        if let Some(command) = verification["command"].as_str() {
+        if let Some(command) = &verification.command {
             prompt.push_str(&format!("\n\nRun `{command}` and report its result; fix what fails before you advance."));
         }
-        if let Some(text) = verification["prompt"].as_str() {
+        if let Some(text) = &verification.prompt {
             prompt.push_str(&format!("\n\n{text}"));
         }
-        steps.push(json!({
-            "id": format!("{id}__verification"),
-            "title": format!("{title}: verification"),
-            "prompt": prompt,
-        }));
+        let verification_id = format!("{id}__verification");
+        steps.push((
+            verification_id.clone(),
+            json!({"id": verification_id, "title": format!("{title}: verification"), "prompt": prompt}),
+        ));
     }
-    if let Some(condition) = item.get("runCondition") {
-        for step in &mut steps {
+    if let Some(condition) = &step.run_condition {
+        for (_, step) in &mut steps {
             step["runCondition"] = condition.clone();
         }
     }

@@ -4,6 +4,7 @@
 use serde_json::{Value as Json, json};
 
 use super::Reader;
+use super::format::{Item, Workflow};
 use crate::diagnostic::codes;
 
 impl Reader<'_> {
@@ -12,12 +13,13 @@ impl Reader<'_> {
         let mut expanded = Vec::new();
         for (index, item) in items.iter().enumerate() {
             let pointer = format!("/steps/{index}");
-            let Some(call) = item.get("templateCall") else {
+            let head = Item::read(item);
+            let Some(call) = &head.template_call else {
                 expanded.push((pointer, item.clone()));
                 continue;
             };
-            let template = call["templateId"].as_str().unwrap_or_default();
-            let caller = item["id"].as_str().unwrap_or_default();
+            let template = call.template_id.as_deref().unwrap_or_default();
+            let caller = head.id.as_deref().unwrap_or_default();
             let Some(routine) = self.routines.get(template) else {
                 self.report.warning(
                     (self.locate)(&format!("{pointer}/templateCall")),
@@ -33,7 +35,7 @@ impl Reader<'_> {
                             "prompt".into(),
                             Json::String(format!(
                                 "Follow the routine `{template}` with these arguments: {}",
-                                call["args"]
+                                call.args
                             )),
                         );
                     }
@@ -41,9 +43,9 @@ impl Reader<'_> {
                 expanded.push((pointer, stand_in));
                 continue;
             };
-            let args = call["args"].as_object().cloned().unwrap_or_default();
-            for step in routine["steps"].as_array().into_iter().flatten() {
-                let mut step = substitute(step, &args, &mut |missing| {
+            let args = call.args.as_object().cloned().unwrap_or_default();
+            for step in Workflow::read(routine).steps.into_iter().flatten() {
+                let mut step = substitute(&step, &args, &mut |missing| {
                     self.report.error(
                         (self.locate)(&format!("{pointer}/templateCall/args")),
                         codes::WORKRAIL_TEMPLATE,
@@ -51,11 +53,10 @@ impl Reader<'_> {
                         Some(format!("add `\"{missing}\": \"...\"` to `templateCall.args`")),
                     );
                 });
+                let own_id = Item::read(&step).id.unwrap_or_default();
                 if let Some(object) = step.as_object_mut() {
-                    let id = object.get("id").and_then(Json::as_str).unwrap_or_default();
-                    let id = format!("{caller}.{id}");
-                    object.insert("id".into(), Json::String(id));
-                    if let Some(condition) = item.get("runCondition") {
+                    object.insert("id".into(), Json::String(format!("{caller}.{own_id}")));
+                    if let Some(condition) = &head.run_condition {
                         let own = object.remove("runCondition");
                         let combined = match own {
                             Some(own) => json!({"and": [condition, own]}),
