@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use cap_std_ext::dirext::CapStdExtDirExt;
 use serde_json::{Map, Value};
+use switchyard_core::RunId;
 pub use switchyard_core::hash::sha256_hex;
-use switchyard_core::{RunId, suggest};
 use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
 use switchyard_runtime::run_folder::{
     MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
@@ -214,20 +214,9 @@ fn parse_call(tool: &str, arguments: Value) -> Result<Call, ToolError> {
         definitions()[index].input_schema.as_object().expect("a derived input schema is an object"),
     );
     if let Value::Object(fields) = &arguments {
-        let unknown: Vec<String> = fields
-            .keys()
-            .filter(|field| !properties.contains(field))
-            .map(|field| match suggest::closest(field, properties.iter().map(String::as_str)) {
-                Some(known) => format!("`{field}` (did you mean `{known}`?)"),
-                None => format!("`{field}`"),
-            })
-            .collect();
+        let unknown = tool_schema::unknown_arguments(fields, &properties);
         if !unknown.is_empty() {
-            let known: Vec<String> = properties.iter().map(|known| format!("`{known}`")).collect();
-            return Err(ToolError::new(
-                codes::INVALID_ARGUMENTS,
-                format!("`{tool}` does not take {}; it takes: {}", unknown.join(", "), known.join(", ")),
-            ));
+            return Err(ToolError::new(codes::INVALID_ARGUMENTS, tool_schema::refusal(tool, &unknown, &properties)));
         }
     }
     (TOOLS[index].parse)(arguments).map_err(|error| {

@@ -8,7 +8,6 @@ use std::sync::{Arc, OnceLock};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde_json::{Value, json};
-use switchyard_core::suggest;
 use switchyard_runtime::tool_schema;
 
 use crate::arguments::{
@@ -60,31 +59,10 @@ impl ToolSpec {
     /// Checks `arguments` against the input schema. Unknown fields come first, each with the
     /// closest known field; then every schema violation with its JSON pointer.
     pub fn check(&self, arguments: &JsonObject) -> Result<(), ToolError> {
-        let unknown: Vec<Value> = arguments
-            .keys()
-            .filter(|key| !self.properties.contains(key))
-            .map(|key| {
-                let suggestion = suggest::closest(key, self.properties.iter().map(String::as_str));
-                json!({ "field": key, "didYouMean": suggestion })
-            })
-            .collect();
+        let unknown = tool_schema::unknown_arguments(arguments, &self.properties);
         if !unknown.is_empty() {
-            let names: Vec<String> = unknown
-                .iter()
-                .map(|entry| match entry["didYouMean"].as_str() {
-                    Some(known) => {
-                        format!("`{}` (did you mean `{known}`?)", entry["field"].as_str().unwrap_or_default())
-                    }
-                    None => format!("`{}`", entry["field"].as_str().unwrap_or_default()),
-                })
-                .collect();
             return Err(ToolError::validation(
-                format!(
-                    "{} does not take {}; it takes: {}",
-                    self.name(),
-                    names.join(", "),
-                    self.properties.iter().map(|known| format!("`{known}`")).collect::<Vec<_>>().join(", ")
-                ),
+                tool_schema::refusal(self.name(), &unknown, &self.properties),
                 json!({ "unknownFields": unknown, "knownFields": self.properties }),
             ));
         }

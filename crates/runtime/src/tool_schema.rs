@@ -1,11 +1,14 @@
 //! The one way a door derives a tool's JSON Schemas from Rust types (schemars): the input schema
 //! from the struct that parses the tool's arguments, the output schema from the type it answers
-//! with. The MCP door and the file door both use it, so their schemas read alike.
+//! with. The MCP door and the file door both use it, so their schemas read alike, and both refuse
+//! an argument a tool does not take the same way ([`unknown_arguments`], [`refusal`]).
 
 use schemars::generate::SchemaSettings;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
+use serde::Serialize;
 use serde_json::{Map, Value};
+use switchyard_core::suggest;
 
 /// The input schema of a tool, derived from its argument struct: draft 2020-12 without `$schema`
 /// (MCP clients read it as such), every subschema inline (some clients resolve no `$ref`), no
@@ -30,6 +33,41 @@ pub fn property_names(schema: &Map<String, Value>) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|properties| properties.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+/// An argument a tool does not take, with the closest one it does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnknownArgument {
+    pub field: String,
+    pub did_you_mean: Option<String>,
+}
+
+/// The fields of `arguments` that `properties` (a schema's, [`property_names`]) does not list,
+/// each with the closest listed one ([`suggest::closest`]).
+pub fn unknown_arguments(arguments: &Map<String, Value>, properties: &[String]) -> Vec<UnknownArgument> {
+    arguments
+        .keys()
+        .filter(|field| !properties.contains(field))
+        .map(|field| UnknownArgument {
+            field: field.clone(),
+            did_you_mean: suggest::closest(field, properties.iter().map(String::as_str)).map(str::to_owned),
+        })
+        .collect()
+}
+
+/// What a door says when `tool` is sent arguments it does not take: each with the closest one it
+/// does, then every one it takes.
+pub fn refusal(tool: &str, unknown: &[UnknownArgument], properties: &[String]) -> String {
+    let named: Vec<String> = unknown
+        .iter()
+        .map(|argument| match &argument.did_you_mean {
+            Some(known) => format!("`{}` (did you mean `{known}`?)", argument.field),
+            None => format!("`{}`", argument.field),
+        })
+        .collect();
+    let known: Vec<String> = properties.iter().map(|known| format!("`{known}`")).collect();
+    format!("`{tool}` does not take {}; it takes: {}", named.join(", "), known.join(", "))
 }
 
 fn derive<T: JsonSchema>(settings: SchemaSettings) -> Map<String, Value> {
