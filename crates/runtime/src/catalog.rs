@@ -113,6 +113,8 @@ impl Catalog {
         }
     }
 
+    /// The folders to search, in precedence order. The attached list is read here, once per
+    /// lookup or listing: callers pass the result down rather than read it again per name.
     fn folders(&self) -> Vec<(Origin, PathBuf)> {
         let attached = crate::attached::attached_folders(&self.attached_file);
         self.project_dir
@@ -123,10 +125,11 @@ impl Catalog {
             .collect()
     }
 
-    /// Every place `name` exists, in precedence order.
-    fn locations(&self, name: &str) -> Vec<Candidate> {
+    /// Every place `name` exists among `folders`, in precedence order.
+    fn locations(folders: &[(Origin, PathBuf)], name: &str) -> Vec<Candidate> {
         let mut found = Vec::new();
-        for (origin, folder) in self.folders() {
+        for (origin, folder) in folders {
+            let origin = *origin;
             for extension in EXTENSIONS {
                 let path = folder.join(format!("{name}.{extension}"));
                 if let Some(text) = path.is_file().then(|| workflow_text(&path)).flatten() {
@@ -134,7 +137,7 @@ impl Catalog {
                     found.push(Candidate { location, text: Some(text) });
                 }
             }
-            for candidate in bundle_candidates(&folder, name) {
+            for candidate in bundle_candidates(folder, name) {
                 found.push(Candidate {
                     location: Location { origin, path: candidate.display().to_string() },
                     text: None,
@@ -158,22 +161,23 @@ impl Catalog {
     /// [`Error::AmbiguousWorkflow`] listing them, never a pick.
     pub fn find(&self, name: &str) -> Result<Found, Error> {
         validate_workflow_id(name).map_err(|message| Error::InvalidName { message })?;
-        let by_file_name = self.find_by_file_name(name)?;
+        let folders = self.folders();
+        let by_file_name = Self::find_by_file_name(&folders, name)?;
         if let Some(found) = &by_file_name
             && found.compiled.workflow.as_ref().is_none_or(|workflow| workflow.id == name)
         {
             return Ok(by_file_name.expect("just matched"));
         }
-        let by_id: Vec<Found> = self
-            .names()
-            .into_iter()
-            .filter(|listed| listed != name)
-            .filter_map(|listed| self.find_by_file_name(&listed).ok().flatten())
+        let listed = Self::names_in(&folders);
+        let by_id: Vec<Found> = listed
+            .iter()
+            .filter(|listed| listed.as_str() != name)
+            .filter_map(|listed| Self::find_by_file_name(&folders, listed).ok().flatten())
             .filter(|found| found.compiled.workflow.as_ref().is_some_and(|workflow| workflow.id == name))
             .collect();
         let mut matches: Vec<Found> = by_file_name.into_iter().chain(by_id).collect();
         match matches.len() {
-            0 => Err(Error::WorkflowNotFound { name: name.to_owned(), available: self.names() }),
+            0 => Err(Error::WorkflowNotFound { name: name.to_owned(), available: listed }),
             1 => Ok(matches.remove(0)),
             _ => Err(Error::AmbiguousWorkflow {
                 name: name.to_owned(),
@@ -185,9 +189,9 @@ impl Catalog {
         }
     }
 
-    /// The workflow discovery lists under `name` (its file or bundle name), compiled.
-    fn find_by_file_name(&self, name: &str) -> Result<Option<Found>, Error> {
-        let mut candidates = self.locations(name).into_iter();
+    /// The workflow discovery lists under `name` (its file or bundle name) in `folders`, compiled.
+    fn find_by_file_name(folders: &[(Origin, PathBuf)], name: &str) -> Result<Option<Found>, Error> {
+        let mut candidates = Self::locations(folders, name).into_iter();
         let Some(first) = candidates.next() else { return Ok(None) };
         let location = first.location.clone();
         let compiled = compile_location(name, first)?;
@@ -288,9 +292,13 @@ impl Catalog {
 
     /// Every workflow name visible from here, sorted.
     pub fn names(&self) -> Vec<String> {
+        Self::names_in(&self.folders())
+    }
+
+    fn names_in(folders: &[(Origin, PathBuf)]) -> Vec<String> {
         let mut names: Vec<String> = switchyard_compiler::builtins().map(|builtin| builtin.name.to_owned()).collect();
-        for (_, folder) in self.folders() {
-            let Ok(entries) = fs::read_dir(&folder) else { continue };
+        for (_, folder) in folders {
+            let Ok(entries) = fs::read_dir(folder) else { continue };
             for entry in entries.flatten() {
                 let path = entry.path();
                 let has_extension = path
@@ -319,8 +327,6 @@ impl Catalog {
         names
     }
 
-    /// Every visible workflow, compiled, with what it shadows. Files that fail to compile are
-    /// listed with their diagnostics rather than hidden.
     /// The tag catalogs of the discovery folders (WorkRail's `workflow-tags.json`), merged in
     /// precedence order.
     pub fn tag_catalog(&self) -> TagCatalog {
@@ -328,8 +334,14 @@ impl Catalog {
         TagCatalog::of(folders.iter().map(|(_, folder)| folder.as_path()))
     }
 
+    /// Every visible workflow, compiled, with what it shadows. Files that fail to compile are
+    /// listed with their diagnostics rather than hidden.
     pub fn list(&self) -> Vec<Found> {
-        self.names().into_iter().filter_map(|name| self.find_by_file_name(&name).ok().flatten()).collect()
+        let folders = self.folders();
+        Self::names_in(&folders)
+            .into_iter()
+            .filter_map(|name| Self::find_by_file_name(&folders, &name).ok().flatten())
+            .collect()
     }
 }
 
