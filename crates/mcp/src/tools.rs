@@ -138,17 +138,10 @@ impl Tools {
             };
             // A WorkRail tag catalog adds tags to the ones the workflow declares, and may hide it
             // from tag discovery (the plain list still shows it).
-            let cataloged = tag_catalog.workflows.get(&workflow.id);
-            if cataloged.is_some_and(|entry| entry.hidden) && !args.list_all.unwrap_or(false) {
+            if tag_catalog.hides(&workflow.id) && !args.list_all.unwrap_or(false) {
                 continue;
             }
-            let mut declared: Vec<String> = workflow.tags.iter().map(|tag| tag.to_lowercase()).collect();
-            for tag in cataloged.into_iter().flat_map(|entry| &entry.tags) {
-                let tag = tag.to_lowercase();
-                if !declared.contains(&tag) {
-                    declared.push(tag);
-                }
-            }
+            let declared = tag_catalog.tags_of(&workflow.id, &workflow.tags);
             let tags = if declared.is_empty() { vec![UNTAGGED.to_owned()] } else { declared.clone() };
             if summarize {
                 for tag in tags {

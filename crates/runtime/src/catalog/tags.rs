@@ -79,6 +79,25 @@ impl TagCatalog {
         merged
     }
 
+    /// The tags of the workflow `id` that declares `declared`: those first, then what the catalog
+    /// gives it, lower-cased, each once.
+    pub fn tags_of(&self, id: &str, declared: &[String]) -> Vec<String> {
+        let mut tags: Vec<String> = Vec::new();
+        let cataloged = self.workflows.get(id).into_iter().flat_map(|entry| &entry.tags);
+        for tag in declared.iter().chain(cataloged) {
+            let tag = tag.to_lowercase();
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+        tags
+    }
+
+    /// Whether the catalog hides the workflow `id` from tag discovery.
+    pub fn hides(&self, id: &str) -> bool {
+        self.workflows.get(id).is_some_and(|entry| entry.hidden)
+    }
+
     fn add(&mut self, file: CatalogFile) {
         for tag in file.tags {
             self.tags.entry(tag.id.to_lowercase()).or_insert(tag.description);
@@ -116,7 +135,12 @@ mod tests {
         std::fs::write(root.path().join("checkout/spec").join(TAG_CATALOG_FILE), CATALOG).unwrap();
         let catalog = TagCatalog::of([own.as_path(), workrail.as_path()]);
         assert_eq!(catalog.workflows["audit"].tags, ["mine"], "the first folder's word wins");
-        assert!(catalog.workflows["scratch"].hidden);
+        assert!(catalog.hides("scratch") && !catalog.hides("audit"));
+        assert_eq!(
+            catalog.tags_of("audit", &["Mine".to_owned(), "own".to_owned()]),
+            ["mine", "own"],
+            "declared first, once"
+        );
         let review = &catalog.tags["review"];
         assert_eq!(
             (review.display_name.as_deref(), review.when.as_slice()),
