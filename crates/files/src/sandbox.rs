@@ -24,9 +24,6 @@ use crate::error::{ToolError, codes};
 
 /// The longest path argument accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
-/// `O_NONBLOCK | O_NOCTTY` on Linux: a file swapped for a FIFO or a terminal between the type
-/// check and the open must neither block the open nor become the controlling terminal.
-const O_NONBLOCK_NOCTTY: i32 = 0o4000 | 0o400;
 /// How far up the folder tree [`ancestry`] walks before giving up (deeper than any real tree).
 const MAX_ANCESTRY: usize = 4096;
 /// Entries of a secret folder compared with a read file, and how deep (the key folder holds one
@@ -318,7 +315,9 @@ impl Resolved<'_> {
         let before = self.mount.dir.metadata(&self.relative).map_err(|error| self.kernel_error(&error))?;
         self.check_readable_type(&before)?;
         let mut options = OpenOptions::new();
-        options.read(true).custom_flags(O_NONBLOCK_NOCTTY);
+        // A file swapped for a FIFO or a terminal between the type check and the open must neither
+        // block the open nor become the controlling terminal.
+        options.read(true).custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits().cast_signed());
         let file = self.mount.dir.open_with(&self.relative, &options).map_err(|error| self.kernel_error(&error))?;
         // And again on the handle, for a file swapped between the look and the open.
         let metadata = file.metadata().map_err(|error| self.kernel_error(&error))?;
