@@ -45,6 +45,103 @@ pub struct Config {
     pub core_root: PathBuf,
     /// `[serve]`: defaults for `switchyard serve`.
     pub serve: ServeConfig,
+    /// `[audit]`: how audit steps' findings are weighed.
+    pub audit: AuditConfig,
+    /// `[execution]`: the limits a workflow gets when it does not set its own.
+    pub execution: ExecutionConfig,
+    /// `[validate]`: what `switchyard validate` checks besides workflows.
+    pub validate: ValidateConfig,
+}
+
+/// `[audit]` of `switchyard.toml`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AuditConfig {
+    /// `audit_min_confidence`, 0.0 to 1.0: a `blocked` audit finding with less confidence than
+    /// this is downgraded to a warning and does not block the step.
+    pub min_confidence: f64,
+}
+
+impl Default for AuditConfig {
+    fn default() -> Self {
+        Self { min_confidence: 0.8 }
+    }
+}
+
+/// `[execution]` of `switchyard.toml`: defaults for the limits a workflow may set itself; a
+/// workflow's own `limits` win.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExecutionConfig {
+    /// `max_revision_attempts`: rejected or revised results of one step before a human decides.
+    pub max_revision_attempts: u32,
+    /// `max_replan_attempts`: replans of a run before a human decides.
+    pub max_replan_attempts: u32,
+}
+
+impl Default for ExecutionConfig {
+    fn default() -> Self {
+        let limits = switchyard_core::workflow::Limits::default();
+        Self { max_revision_attempts: limits.max_revision_attempts, max_replan_attempts: limits.max_replan_attempts }
+    }
+}
+
+/// `[validate]` of `switchyard.toml`. Globs and folders are relative to the project root.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValidateConfig {
+    /// `[[validate.prompts]]`: rule sets for Markdown prompt files, by glob; the whole list of
+    /// the first file that sets it.
+    pub prompts: Option<Vec<PromptRules>>,
+    /// `[[validate.mirrors]]`: folders that must hold the same files; like `prompts`.
+    pub mirrors: Option<Vec<MirrorPair>>,
+}
+
+/// One `[[validate.prompts]]` entry: the files its glob matches get its field rules.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptRules {
+    /// Files it applies to, relative to the project root (`commands/**/*.md`).
+    pub glob: String,
+    /// A built-in rule set to start from (`claude-command`, `claude-agent`, `claude-skill`,
+    /// `spw-command`); `fields` add to it or replace its rules of the same name.
+    #[serde(default)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub fields: Vec<FieldRule>,
+}
+
+/// A rule on one frontmatter field.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldRule {
+    pub name: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    /// The allowed values of an `enum` field.
+    #[serde(default)]
+    pub values: Vec<String>,
+    /// A regular expression a `string` value (or each item of a `string_array`) must match.
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// The type a frontmatter field must have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    String,
+    StringArray,
+    Enum,
+    Number,
+    Boolean,
+}
+
+/// One `[[validate.mirrors]]` entry: `mirror` must hold exactly the files of `source`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorPair {
+    pub source: PathBuf,
+    pub mirror: PathBuf,
 }
 
 /// `[serve]` of `switchyard.toml`; each field comes from the first file that sets it.
@@ -332,6 +429,32 @@ struct FileConfig {
     files: FilesSection,
     #[serde(default)]
     serve: ServeSection,
+    #[serde(default)]
+    audit: AuditSection,
+    #[serde(default)]
+    execution: ExecutionSection,
+    #[serde(default)]
+    validate: ValidateSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AuditSection {
+    audit_min_confidence: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExecutionSection {
+    max_revision_attempts: Option<u32>,
+    max_replan_attempts: Option<u32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ValidateSection {
+    prompts: Option<Vec<PromptRules>>,
+    mirrors: Option<Vec<MirrorPair>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -393,6 +516,8 @@ impl Config {
         };
         let (mut store_path, mut output_root, mut project_writable, mut core_root) = (None, None, None, None);
         let mut serve = ServeConfig::default();
+        let (mut min_confidence, mut max_revision_attempts, mut max_replan_attempts) = (None, None, None);
+        let mut validate = ValidateConfig::default();
         let project_file = overrides.project_root.as_deref().map(|root| root.join(CONFIG_FILE));
         for file in project_file.iter().chain(std::iter::once(&home.join(CONFIG_FILE))) {
             let read = read_file_config(file)?;
@@ -418,7 +543,26 @@ impl Config {
             }
             serve.allowed_hosts = serve.allowed_hosts.or(read.serve.allowed_hosts);
             serve.allowed_origins = serve.allowed_origins.or(read.serve.allowed_origins);
+            if let Some(confidence) = read.audit.audit_min_confidence
+                && !(0.0..=1.0).contains(&confidence)
+            {
+                return Err(Error::environment(format!(
+                    "{} sets [audit] audit_min_confidence = {confidence}, but a confidence is between 0.0 and 1.0: set a value in that range, or remove the line for the default 0.8",
+                    file.display()
+                )));
+            }
+            min_confidence = min_confidence.or(read.audit.audit_min_confidence);
+            max_revision_attempts = max_revision_attempts.or(read.execution.max_revision_attempts);
+            max_replan_attempts = max_replan_attempts.or(read.execution.max_replan_attempts);
+            validate.prompts = validate.prompts.or(read.validate.prompts);
+            validate.mirrors = validate.mirrors.or(read.validate.mirrors);
         }
+        let execution_defaults = ExecutionConfig::default();
+        let execution = ExecutionConfig {
+            max_revision_attempts: max_revision_attempts.unwrap_or(execution_defaults.max_revision_attempts),
+            max_replan_attempts: max_replan_attempts.unwrap_or(execution_defaults.max_replan_attempts),
+        };
+        let audit = AuditConfig { min_confidence: min_confidence.unwrap_or(AuditConfig::default().min_confidence) };
         let store_path = overrides.store.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
         // Under the home, not the project: a run folder never lands in a repository by surprise.
         let output_root = output_root.unwrap_or_else(|| home.join("runs"));
@@ -431,6 +575,9 @@ impl Config {
             project_writable: project_writable.unwrap_or(false),
             core_root,
             serve,
+            audit,
+            execution,
+            validate,
         })
     }
 }
@@ -538,6 +685,47 @@ mod tests {
             home.join("serve-token"),
         ];
         assert_eq!(places.secret, secret);
+    }
+
+    #[test]
+    fn audit_execution_and_validate_sections_are_read_with_their_defaults() {
+        let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let config = resolve_in(home.path(), Some(project.path())).unwrap();
+        assert_eq!(config.audit, AuditConfig { min_confidence: 0.8 });
+        assert_eq!(config.execution, ExecutionConfig { max_revision_attempts: 3, max_replan_attempts: 2 });
+        assert_eq!(config.validate, ValidateConfig::default());
+        fs::write(home.path().join("switchyard.toml"), "[execution]\nmax_replan_attempts = 5\n").unwrap();
+        fs::write(
+            project.path().join("switchyard.toml"),
+            r#"
+[audit]
+audit_min_confidence = 0.75
+[execution]
+max_revision_attempts = 4
+[[validate.prompts]]
+glob = "commands/**/*.md"
+preset = "spw-command"
+[[validate.prompts.fields]]
+name = "model"
+required = true
+type = "enum"
+values = ["haiku", "sonnet", "opus"]
+[[validate.mirrors]]
+source = "commands"
+mirror = "copy-ready/commands"
+"#,
+        )
+        .unwrap();
+        let config = resolve_in(home.path(), Some(project.path())).unwrap();
+        assert_eq!(config.audit.min_confidence, 0.75);
+        assert_eq!(config.execution, ExecutionConfig { max_revision_attempts: 4, max_replan_attempts: 5 });
+        let prompts = config.validate.prompts.unwrap();
+        assert_eq!((prompts[0].glob.as_str(), prompts[0].preset.as_deref()), ("commands/**/*.md", Some("spw-command")));
+        assert_eq!(prompts[0].fields[0].kind, FieldType::Enum);
+        assert_eq!(config.validate.mirrors.unwrap()[0].mirror, PathBuf::from("copy-ready/commands"));
+        fs::write(project.path().join("switchyard.toml"), "[audit]\naudit_min_confidence = 1.5\n").unwrap();
+        let error = resolve_in(home.path(), Some(project.path())).unwrap_err().to_string();
+        assert!(error.contains("between 0.0 and 1.0"), "{error}");
     }
 
     #[test]
