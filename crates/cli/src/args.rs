@@ -15,7 +15,7 @@ Logs: SWITCHYARD_LOG=debug (tracing filter syntax).";
 
 /// switchyard keeps LLM agents on rails: one step at a time, checked, recorded, resumable.
 #[derive(Debug, Parser)]
-#[command(name = "switchyard", version, about, after_help = AFTER_HELP)]
+#[command(name = "switchyard", version, about, after_help = AFTER_HELP, styles = HELP_STYLES)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -23,7 +23,17 @@ pub struct Cli {
     pub command: Commands,
 }
 
+/// Help as cargo prints it: headings and flags stand out, placeholders are quiet.
+const HELP_STYLES: clap::builder::Styles = clap::builder::Styles::styled()
+    .header(anstyle::AnsiColor::Green.on_default().bold())
+    .usage(anstyle::AnsiColor::Green.on_default().bold())
+    .literal(anstyle::AnsiColor::Cyan.on_default().bold())
+    .placeholder(anstyle::AnsiColor::Cyan.on_default());
+
+/// Options every command takes; `--help` lists them under their own heading, after the
+/// command's own.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct Global {
     /// Print machine-readable JSON on stdout (stable; snapshot-tested).
     #[arg(long, global = true)]

@@ -13,7 +13,7 @@ use switchyard_runtime::{AdvanceInput, Catalog, Config, Diagnostic, Found, Overr
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
-use crate::output::{Failure, Outcome, Printer};
+use crate::output::{Failure, Outcome, Printer, RunSummary};
 
 pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     let printer = Printer::new(cli.global.json, cli.global.color);
@@ -100,17 +100,14 @@ async fn run_command(
             if printer.json {
                 printer.json(&run)?;
             } else {
-                printer.line(&format!(
-                    "run {} · session {} · workflow {} ({})\nstatus {} · tip {} · {} nodes · control {:?}",
-                    run.id,
-                    run.session,
-                    run.workflow_id,
-                    run.workflow_hash,
-                    run.status,
-                    run.tip,
-                    run.node_count,
-                    run.control
-                ))?;
+                let nodes = runtime.run_nodes(run.id).await?;
+                let workflow = runtime.pinned_workflow(run.workflow_hash).await.ok();
+                printer.run_summary(&RunSummary {
+                    run: &run,
+                    tip: nodes.iter().find(|node| node.id == run.tip),
+                    workflow: workflow.as_ref().map(|loaded| &loaded.workflow),
+                    now_ms: runtime.now_ms(),
+                })?;
             }
             Ok(Outcome::Success)
         }
@@ -120,16 +117,7 @@ async fn run_command(
             if printer.json {
                 printer.json(&events)?;
             } else {
-                for event in &events {
-                    let run = event.run.map(|run| run.to_string()).unwrap_or_default();
-                    printer.line(&format!(
-                        "{:>5} {} {} {}",
-                        event.seq,
-                        event.at_ms,
-                        event.kind.name(),
-                        printer.dim(&summary(&event.kind, &run))
-                    ))?;
-                }
+                printer.event_log(&events)?;
             }
             Ok(Outcome::Success)
         }
@@ -146,18 +134,8 @@ async fn run_command(
             let sessions = runtime.sessions(query).await?;
             if printer.json {
                 printer.json(&sessions)?;
-            } else if sessions.is_empty() {
-                printer.line("no sessions")?;
             } else {
-                for session in &sessions {
-                    printer.line(&format!(
-                        "{} {} {:<26} {}",
-                        session.id,
-                        session.workflow_id.as_deref().unwrap_or("-"),
-                        session.status.map(|status| status.as_str()).unwrap_or("-"),
-                        session.title
-                    ))?;
-                }
+                printer.sessions(&sessions, runtime.now_ms())?;
             }
             Ok(Outcome::Success)
         }
@@ -306,42 +284,6 @@ fn kind_of(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-fn summary(kind: &switchyard_core::EventKind, run: &str) -> String {
-    use switchyard_core::EventKind as E;
-    match kind {
-        E::SessionCreated { title, .. } => format!("\"{title}\""),
-        E::RunStarted { workflow_id, workflow_hash, .. } => format!("{run} {workflow_id} {workflow_hash}"),
-        E::NodeCreated { node, step, status, cause, .. } => {
-            format!("{node} step={step} status={status} cause={cause:?}")
-        }
-        E::AdvanceRecorded { from, to, choice, edge_label, .. } => {
-            format!(
-                "{from} → {to} choice={} edge={}",
-                choice.as_deref().unwrap_or("-"),
-                edge_label.as_deref().unwrap_or("-")
-            )
-        }
-        E::GateDecided { approved, reason, .. } => {
-            if *approved {
-                "approved".to_owned()
-            } else {
-                format!("rejected: {}", reason.as_deref().unwrap_or(""))
-            }
-        }
-        E::HumanDecided { option, .. } => option.as_str().to_owned(),
-        E::CheckpointRecorded { automatic, phase, .. } => {
-            if *automatic {
-                format!("phase {} ended", phase.as_deref().unwrap_or("-"))
-            } else {
-                "manual".to_owned()
-            }
-        }
-        E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
-        E::RunFailed { code, .. } => code.clone(),
-        _ => String::new(),
     }
 }
 

@@ -1,10 +1,13 @@
 //! Everything the CLI prints: text for people, JSON for programs, and the one place errors are
 //! mapped to messages and exit codes.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use serde::Serialize;
-use switchyard_runtime::{Error, ErrorClass, ResponseKind, StepResponse};
+use switchyard_core::RunStatus;
+use switchyard_core::state::Control;
+use switchyard_runtime::{Error, ErrorClass, StepResponse};
+use switchyard_store::{NodeRecord, RunRecord, SessionRecord, StoredEvent};
 
 use crate::args::ColorChoice;
 
@@ -115,70 +118,194 @@ pub fn report_failure(failure: &Failure, json: bool) {
     eprintln!("switchyard: {} [{}]", failure.message, failure.code);
 }
 
-/// Writes to stdout, in colour only where that helps.
+/// Writes to stdout, in colour only where that helps: styles are written with `anstyle`, and an
+/// `anstream` stream strips them unless `--color always`, or `auto` on a terminal without
+/// `NO_COLOR`. JSON is never coloured.
 #[derive(Debug)]
 pub struct Printer {
     pub json: bool,
-    colour: bool,
+    colour: anstream::ColorChoice,
+}
+
+/// The styles of everything a person reads, in one place so every command colours alike.
+mod style {
+    use anstyle::{AnsiColor, Style};
+
+    pub const HEADING: Style = Style::new().bold();
+    pub const DIM: Style = Style::new().dimmed();
+    pub const ID: Style = AnsiColor::Cyan.on_default();
+    pub const NEXT: Style = AnsiColor::Green.on_default().bold();
+    pub const RED: Style = AnsiColor::Red.on_default();
+    pub const GREEN: Style = AnsiColor::Green.on_default();
+    pub const YELLOW: Style = AnsiColor::Yellow.on_default();
+    pub const BLUE: Style = AnsiColor::Blue.on_default();
 }
 
 impl Printer {
     pub fn new(json: bool, choice: ColorChoice) -> Self {
         let colour = match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
+            _ if json => anstream::ColorChoice::Never,
+            ColorChoice::Always => anstream::ColorChoice::Always,
+            ColorChoice::Never => anstream::ColorChoice::Never,
+            // A terminal that takes colour, unless NO_COLOR (or CLICOLOR=0) says otherwise.
+            ColorChoice::Auto => anstream::AutoStream::choice(&std::io::stdout()),
         };
         Self { json, colour }
     }
 
     pub fn json<T: Serialize>(&self, value: &T) -> Result<(), Failure> {
         let text = serde_json::to_string_pretty(value).map_err(|error| Failure::environment(error.to_string()))?;
-        self.line(&text)
-    }
-
-    pub fn line(&self, text: &str) -> Result<(), Failure> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{text}").map_err(|error| Failure::environment(format!("cannot write to stdout: {error}")))
     }
 
+    pub fn line(&self, text: &str) -> Result<(), Failure> {
+        let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.colour);
+        writeln!(out, "{text}").map_err(|error| Failure::environment(format!("cannot write to stdout: {error}")))
+    }
+
     pub fn bold(&self, text: &str) -> String {
-        self.paint(text, "1")
+        paint(text, style::HEADING)
     }
 
     pub fn dim(&self, text: &str) -> String {
-        self.paint(text, "2")
+        paint(text, style::DIM)
     }
 
     pub fn red(&self, text: &str) -> String {
-        self.paint(text, "31")
+        paint(text, style::RED)
     }
 
     pub fn green(&self, text: &str) -> String {
-        self.paint(text, "32")
+        paint(text, style::GREEN)
     }
 
     pub fn yellow(&self, text: &str) -> String {
-        self.paint(text, "33")
+        paint(text, style::YELLOW)
     }
 
-    fn paint(&self, text: &str, code: &str) -> String {
-        if self.colour { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    /// An id or token a person may copy into the next command.
+    pub fn id(&self, text: &str) -> String {
+        paint(text, style::ID)
     }
 
+    /// The `Next:` hint before the command to run next.
+    pub fn next_hint(&self, text: &str) -> String {
+        paint(text, style::NEXT)
+    }
+
+    /// A run status in its one vocabulary (`active`, `waiting_gate`, `completed`, …), coloured by
+    /// what it asks of a person: moving, waiting on someone, done, or stuck.
+    pub fn status(&self, status: RunStatus) -> String {
+        let style = match status {
+            RunStatus::Active => style::BLUE,
+            RunStatus::WaitingGate | RunStatus::WaitingForHumanDecision | RunStatus::Paused => style::YELLOW,
+            RunStatus::Completed => style::GREEN,
+            RunStatus::Blocked => style::RED,
+            RunStatus::Failed | RunStatus::Stopped => style::RED.bold(),
+        };
+        paint(status.as_str(), style)
+    }
+
+    /// The control word of a run (`running`, `paused`, `stopped`), as JSON spells it.
+    pub fn control(&self, control: Control) -> String {
+        let style = match control {
+            Control::Running => style::BLUE,
+            Control::Paused => style::YELLOW,
+            Control::Stopped => style::RED,
+        };
+        paint(control.as_str(), style)
+    }
+
+    /// Prints rows under a header as aligned columns without borders. On a terminal the table
+    /// fits its width: the `shrinking` columns (free text such as a goal) are cut to one line
+    /// with `…`, the others (ids, statuses) keep their width so they can be copied whole.
+    /// Elsewhere (a pipe, a file) nothing is cut.
+    pub fn table(&self, header: &[&str], rows: Vec<Vec<String>>, shrinking: &[usize]) -> Result<(), Failure> {
+        let mut table = comfy_table::Table::new();
+        table.load_style(comfy_table::presets::NOTHING).set_truncation_indicator("…");
+        table.set_header(header.iter().map(|title| paint(&title.to_uppercase(), style::HEADING)));
+        for cells in rows {
+            let mut row = comfy_table::Row::from(cells);
+            row.max_height(1);
+            table.add_row(row);
+        }
+        if table.width().is_some() {
+            table.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+        }
+        let last = header.len().saturating_sub(1);
+        for (index, column) in table.column_iter_mut().enumerate() {
+            // Two spaces between columns, none before the first or after the last.
+            column.set_padding((0, if index == last { 0 } else { 2 }));
+            if !shrinking.contains(&index) {
+                column.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+            }
+        }
+        self.line(&table.trim_fmt())
+    }
+}
+
+fn paint(text: &str, style: anstyle::Style) -> String {
+    format!("{style}{text}{style:#}")
+}
+
+/// The name a value has on the wire (`snake_case` serde names), for text that must use the same
+/// words as `--json`.
+pub fn wire_name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// A moment as a person reads it: the date and time in the system's time zone (`TZ`, else
+/// `/etc/localtime`), to the second.
+pub fn local_time(at_ms: i64) -> String {
+    match jiff::Timestamp::from_millisecond(at_ms) {
+        Ok(timestamp) => {
+            timestamp.to_zoned_datetime(jiff::tz::TimeZone::system()).strftime("%Y-%m-%d %H:%M:%S").to_string()
+        }
+        Err(_) => at_ms.to_string(),
+    }
+}
+
+/// How long ago a moment was, in its largest whole unit (`just now`, `5m ago`, `3h ago`,
+/// `2d ago`); past thirty days, the local date.
+pub fn age(at_ms: i64, now_ms: i64) -> String {
+    let seconds = (now_ms - at_ms).max(0) / 1000;
+    match seconds {
+        0..60 => "just now".to_owned(),
+        60..3_600 => format!("{}m ago", seconds / 60),
+        3_600..86_400 => format!("{}h ago", seconds / 3_600),
+        86_400..2_592_000 => format!("{}d ago", seconds / 86_400),
+        _ => local_time(at_ms).chars().take(10).collect(),
+    }
+}
+
+/// The first line of a free text, cut to at most `limit` characters with `…`.
+pub fn first_line(text: &str, limit: usize) -> String {
+    let line = text.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= limit {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(limit.saturating_sub(1)).collect();
+    // At a word's end, unless that would throw away more than half of what fits.
+    let cut = match cut.rfind(' ') {
+        Some(space) if space >= cut.len() / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
+}
+
+impl Printer {
     /// A step response as text: where the run is, what to do, and the exact next command.
     pub fn step_response(&self, response: &StepResponse) -> Result<(), Failure> {
         if self.json {
             return self.json(response);
         }
         let mut text = String::new();
-        let status = match response.kind {
-            ResponseKind::Ok | ResponseKind::Complete => self.green(response.status.as_str()),
-            ResponseKind::Blocked | ResponseKind::Failed | ResponseKind::Stopped => self.red(response.status.as_str()),
-            _ => self.yellow(response.status.as_str()),
-        };
+        let status = self.status(response.status);
         let mut flags = String::new();
         if response.forked {
             flags.push_str(" · forked: a new branch");
@@ -186,7 +313,12 @@ impl Printer {
         if response.replayed {
             flags.push_str(" · replayed: already recorded, nothing advanced");
         }
-        text.push_str(&format!("{} {} · {} · {status}{flags}\n", self.bold("run"), response.run, response.workflow.id));
+        text.push_str(&format!(
+            "{} {} · {} · {status}{flags}\n",
+            self.bold("run"),
+            self.id(&response.run.to_string()),
+            response.workflow.id
+        ));
         if let Some(validation) = &response.validation {
             text.push_str(&format!("\n{}\n", self.red("The last report was refused:")));
             for issue in &validation.issues {
@@ -274,8 +406,207 @@ impl Printer {
             text.push_str(&format!("\n{} [{}] {}\n", self.red("The run failed:"), failure.code, failure.message));
         }
         if let Some(token) = &response.tokens.continue_token {
-            text.push_str(&format!("\n{} switchyard continue {token} --notes-file NOTES.md\n", self.bold("Next:")));
+            text.push_str(&format!(
+                "\n{} switchyard continue {token} --notes-file NOTES.md\n",
+                self.next_hint("Next:")
+            ));
         }
         self.line(text.trim_end())
+    }
+}
+
+/// What `switchyard status` shows of a run: the run record, the node at its tip and the limits of
+/// the workflow it is pinned to.
+pub struct RunSummary<'a> {
+    pub run: &'a RunRecord,
+    pub tip: Option<&'a NodeRecord>,
+    pub workflow: Option<&'a switchyard_core::Workflow>,
+    pub now_ms: i64,
+}
+
+impl Printer {
+    /// `status` as a short block: where the run is, what is pending, how far it went against its
+    /// limits, and when it moved.
+    pub fn run_summary(&self, summary: &RunSummary<'_>) -> Result<(), Failure> {
+        let RunSummary { run, tip, workflow, now_ms } = summary;
+        let mut rows: Vec<(&str, String)> = vec![
+            ("run", format!("{} (session {})", self.id(&run.id.to_string()), self.id(&run.session.to_string()))),
+            ("workflow", format!("{} {}", run.workflow_id, self.dim(&run.workflow_hash.to_string()))),
+            ("status", self.status(run.status)),
+        ];
+        if !run.status.is_terminal() {
+            rows[2].1.push_str(&format!(" · control {}", self.control(run.control)));
+        }
+        let step = tip.and_then(|tip| workflow.and_then(|workflow| workflow.step(&tip.step)));
+        if let Some(tip) = tip {
+            let mut line = match step {
+                Some(step) => format!("{} — {}", self.bold(tip.step.as_str()), step.title),
+                None => self.bold(tip.step.as_str()),
+            };
+            if step.is_some_and(|step| step.gate) {
+                line.push_str(" (a human approves the result)");
+            }
+            let label = if run.status.is_terminal() { "last step" } else { "step" };
+            rows.push((label, line));
+            let counters = &tip.state.counters;
+            let done = counters.steps_completed;
+            let mut progress = vec![format!("{done} {} done", if done == 1 { "step" } else { "steps" })];
+            if let Some(step) = step {
+                progress.push(format!("failed attempts {} of {}", counters.attempts, step.max_attempts));
+            }
+            match workflow {
+                Some(workflow) => {
+                    let limits = &workflow.limits;
+                    progress.push(format!("cycles {} of {}", counters.cycles, limits.max_cycles));
+                    progress.push(format!("revisions {} of {}", counters.revisions, limits.max_revision_attempts));
+                    progress.push(format!("replans {} of {}", counters.replans, limits.max_replan_attempts));
+                }
+                None => progress.extend([
+                    format!("cycles {}", counters.cycles),
+                    format!("revisions {}", counters.revisions),
+                    format!("replans {}", counters.replans),
+                ]),
+            }
+            rows.push(("progress", progress.join(" · ")));
+        }
+        rows.push(("nodes", format!("{} · tip {}", run.node_count, self.id(&run.tip.to_string()))));
+        rows.push(("started", format!("{} ({})", local_time(run.created_at_ms), age(run.created_at_ms, *now_ms))));
+        rows.push(("updated", format!("{} ({})", local_time(run.updated_at_ms), age(run.updated_at_ms, *now_ms))));
+        let text: Vec<String> =
+            rows.into_iter().map(|(label, value)| format!("{} {value}", self.bold(&format!("{label:<10}")))).collect();
+        self.line(&text.join("\n"))?;
+        if let Some(next) = next_command(run) {
+            self.line(&format!("\n{} {next}", self.next_hint("Next:")))?;
+        }
+        Ok(())
+    }
+
+    /// `log` as a table: each event's number, local time, kind and what it says.
+    pub fn event_log(&self, events: &[StoredEvent]) -> Result<(), Failure> {
+        if events.is_empty() {
+            return self.line("no events");
+        }
+        let rows = events
+            .iter()
+            .map(|event| {
+                let run = event.run.map(|run| run.to_string()).unwrap_or_default();
+                vec![
+                    event.seq.to_string(),
+                    local_time(event.at_ms),
+                    event.kind.name().to_owned(),
+                    event_summary(&event.kind, &run),
+                ]
+            })
+            .collect();
+        self.table(&["seq", "time", "event", "details"], rows, &[3])
+    }
+
+    /// `sessions` as a table, most recently active first.
+    pub fn sessions(&self, sessions: &[SessionRecord], now_ms: i64) -> Result<(), Failure> {
+        if sessions.is_empty() {
+            return self.line("no sessions (start one with `switchyard start <workflow> --goal \"…\"`)");
+        }
+        let rows = sessions
+            .iter()
+            .map(|session| {
+                let workspace = session.workspace.as_deref().map(|path| {
+                    std::path::Path::new(path)
+                        .file_name()
+                        .map_or_else(|| path.to_owned(), |name| name.to_string_lossy().into_owned())
+                });
+                let place = match (workspace, &session.git_branch) {
+                    (Some(workspace), Some(branch)) => format!("{workspace} ({branch})"),
+                    (Some(workspace), None) => workspace,
+                    (None, Some(branch)) => format!("({branch})"),
+                    (None, None) => "-".to_owned(),
+                };
+                vec![
+                    self.id(&session.id.to_string()),
+                    session.status.map_or_else(|| "-".to_owned(), |status| self.status(status)),
+                    session.workflow_id.clone().unwrap_or_else(|| "-".to_owned()),
+                    first_line(&session.goal, 48),
+                    place,
+                    // One width for every age, so the columns after it do not move as ages grow.
+                    format!("{:<8}", age(session.created_at_ms, now_ms)),
+                    format!("{:<8}", age(session.updated_at_ms, now_ms)),
+                ]
+            })
+            .collect();
+        self.table(&["session", "status", "workflow", "goal", "workspace", "age", "active"], rows, &[3, 4])
+    }
+
+    /// `tool list` for a person: each file tool and the first sentence of what it does.
+    pub fn tools(&self, tools: &[switchyard_files::ToolDefinition]) -> Result<(), Failure> {
+        let rows = tools.iter().map(|tool| vec![self.bold(tool.name), first_sentence(tool.description)]).collect();
+        self.table(&["tool", "what it does"], rows, &[1])?;
+        self.line(&format!(
+            "\n{} switchyard tool <name> '<json arguments>' --run <run>   (arguments: switchyard tool list --json)",
+            self.next_hint("Call:")
+        ))
+    }
+}
+
+/// The command a person most likely runs next on a run, by its status.
+fn next_command(run: &RunRecord) -> Option<String> {
+    let id = run.id;
+    match run.status {
+        RunStatus::Active | RunStatus::Blocked => {
+            Some(format!("switchyard show {id}   (the step and its continue token)"))
+        }
+        RunStatus::WaitingGate => Some(format!("switchyard approve {id}   or   switchyard reject {id} --reason \"…\"")),
+        RunStatus::WaitingForHumanDecision => {
+            Some(format!("switchyard show {id}   (the options), then switchyard decide {id} <option>"))
+        }
+        RunStatus::Paused => Some(format!("switchyard resume {id}")),
+        RunStatus::Completed | RunStatus::Stopped | RunStatus::Failed => Some(format!("switchyard log {id}")),
+    }
+}
+
+/// A description's first sentence (up to the first `. ` or line end).
+fn first_sentence(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => line[..=end].to_owned(),
+        None => line.to_owned(),
+    }
+}
+
+/// What one event says, in the words `--json` uses.
+fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
+    use switchyard_core::EventKind as E;
+    match kind {
+        E::SessionCreated { title, .. } => format!("\"{title}\""),
+        E::RunStarted { workflow_id, workflow_hash, .. } => format!("{run} {workflow_id} {workflow_hash}"),
+        E::NodeCreated { node, step, status, cause, .. } => {
+            format!("{node} step {step} · {status} · {}", wire_name(cause))
+        }
+        E::AdvanceRecorded { from, to, choice, edge_label, .. } => {
+            let mut line = format!("{from} → {to}");
+            if let Some(edge) = edge_label {
+                line.push_str(&format!(" by edge {edge}"));
+            }
+            if let Some(choice) = choice {
+                line.push_str(&format!(" (chose {choice})"));
+            }
+            line
+        }
+        E::GateDecided { approved, reason, .. } => {
+            if *approved {
+                "approved".to_owned()
+            } else {
+                format!("rejected: {}", reason.as_deref().unwrap_or(""))
+            }
+        }
+        E::HumanDecided { option, .. } => option.as_str().to_owned(),
+        E::CheckpointRecorded { automatic, phase, .. } => {
+            if *automatic {
+                format!("phase {} ended", phase.as_deref().unwrap_or("-"))
+            } else {
+                "manual".to_owned()
+            }
+        }
+        E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
+        E::RunFailed { code, .. } => code.clone(),
+        _ => String::new(),
     }
 }

@@ -17,7 +17,11 @@ pub async fn run(
     run: Option<&str>,
 ) -> Result<Outcome, Failure> {
     if name == "list" {
-        printer.json(&tool_definitions())?;
+        if printer.json {
+            printer.json(&tool_definitions())?;
+        } else {
+            printer.tools(&tool_definitions())?;
+        }
         return Ok(Outcome::Success);
     }
     let arguments: Value = serde_json::from_str(arguments)
