@@ -576,7 +576,11 @@ fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
     use switchyard_core::EventKind as E;
     match kind {
         E::SessionCreated { title, .. } => format!("\"{title}\""),
-        E::RunStarted { workflow_id, workflow_hash, .. } => format!("{run} {workflow_id} {workflow_hash}"),
+        E::RunStarted { workflow_id, workflow_hash, .. } => {
+            // The hash's first 12 hex digits, as git shortens a commit; `--json` has it whole.
+            let hash = workflow_hash.to_string();
+            format!("{run} {workflow_id} {}", hash.get(.."sha256:".len() + 12).unwrap_or(&hash))
+        }
         E::NodeCreated { node, step, status, cause, .. } => {
             format!("{node} step {step} · {status} · {}", wire_name(cause))
         }
