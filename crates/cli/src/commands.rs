@@ -473,23 +473,20 @@ fn list(printer: &Printer, catalog: &Catalog) -> Result<Outcome, Failure> {
         printer.json(&listed)?;
         return Ok(Outcome::Success);
     }
-    for workflow in &listed {
-        let state = if workflow.valid {
-            String::new()
-        } else {
-            format!(" {}", printer.red("(invalid: run switchyard validate)"))
-        };
-        printer.line(&format!(
-            "{:<24} {:<8} {}{state}",
-            workflow.name,
-            serde_json::to_value(workflow.format).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
-            workflow.source.path
-        ))?;
-        for shadowed in workflow.shadows {
-            printer.line(&format!("{:<24} {}", "", printer.dim(&format!("shadows {}", shadowed.path))))?;
+    printer.workflows(&listed.iter().map(ListedWorkflow::row).collect::<Vec<_>>())?;
+    Ok(Outcome::Success)
+}
+
+impl ListedWorkflow<'_> {
+    fn row(&self) -> crate::output::WorkflowRow {
+        crate::output::WorkflowRow {
+            name: self.name.to_owned(),
+            format: crate::output::wire_name(self.format),
+            source: self.source.path.clone(),
+            valid: self.valid,
+            shadows: self.shadows.iter().map(|shadowed| shadowed.path.clone()).collect(),
         }
     }
-    Ok(Outcome::Success)
 }
 
 #[derive(Serialize)]

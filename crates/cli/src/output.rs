@@ -546,6 +546,39 @@ impl Printer {
     }
 }
 
+/// One workflow as `list` shows it to a person.
+pub struct WorkflowRow {
+    pub name: String,
+    pub format: String,
+    /// Where it was found: a path, or `builtin:<name>`.
+    pub source: String,
+    pub valid: bool,
+    /// The lower copies it hides.
+    pub shadows: Vec<String>,
+}
+
+impl Printer {
+    /// `list` as a table: name, format, where each workflow comes from, and what is wrong with it
+    /// or what it shadows.
+    pub fn workflows(&self, workflows: &[WorkflowRow]) -> Result<(), Failure> {
+        if workflows.is_empty() {
+            return self.line("no workflows");
+        }
+        let rows = workflows
+            .iter()
+            .map(|workflow| {
+                let mut notes = Vec::new();
+                if !workflow.valid {
+                    notes.push(self.red("invalid: run switchyard validate"));
+                }
+                notes.extend(workflow.shadows.iter().map(|path| self.dim(&format!("shadows {path}"))));
+                vec![self.bold(&workflow.name), workflow.format.clone(), workflow.source.clone(), notes.join("; ")]
+            })
+            .collect();
+        self.table(&["name", "format", "source", "notes"], rows, &[2, 3])
+    }
+}
+
 /// The command a person most likely runs next on a run, by its status.
 fn next_command(run: &RunRecord) -> Option<String> {
     let id = run.id;

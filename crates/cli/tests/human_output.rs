@@ -245,3 +245,19 @@ fn strip_ansi(text: &str) -> String {
     }
     plain
 }
+
+#[test]
+fn list_is_a_table_that_says_what_is_invalid_and_what_is_shadowed() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow("greeting.yaml", GREETING);
+    sandbox.write_workflow("dev-cycle.yaml", "name: dev-cycle\nstages:\n  - name: only\n    role: dev\n    model: m\n");
+    sandbox.write_workflow("broken.yaml", "id: broken\nsteps:\n  - id: a\n    prompt: \"{{ nope }}\"\n");
+    // A relative project, so the table's widths do not depend on where temporary folders are.
+    let listed = text(&sandbox, &["--project", ".", "list"]);
+    let shown = ok(&listed);
+    assert!(
+        shown.lines().next().is_some_and(|header| header.starts_with("NAME") && header.contains("SOURCE")),
+        "{shown}"
+    );
+    settings(&sandbox).bind(|| insta::assert_snapshot!("text_list", shown));
+}
