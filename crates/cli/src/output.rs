@@ -218,31 +218,112 @@ impl Printer {
     }
 
     /// Prints rows under a header as aligned columns without borders. On a terminal the table
-    /// fits its width: the `shrinking` columns (free text such as a goal) are cut to one line
-    /// with `…`, the others (ids, statuses) keep their width so they can be copied whole.
-    /// Elsewhere (a pipe, a file) nothing is cut.
-    pub fn table(&self, header: &[&str], rows: Vec<Vec<String>>, shrinking: &[usize]) -> Result<(), Failure> {
+    /// fits its width: [`Fit::Shrink`] columns (free text such as a goal) are cut to one line with
+    /// `…`, and where even that is too wide the [`Column::drop`] columns go, lowest first; the
+    /// others (ids, statuses) keep their width so they can be copied whole. Elsewhere (a pipe, a
+    /// file) nothing is cut.
+    pub fn table(&self, columns: &[Column], rows: Vec<Vec<String>>) -> Result<(), Failure> {
         let mut table = comfy_table::Table::new();
         table.load_style(comfy_table::presets::NOTHING).set_truncation_indicator("…");
-        table.set_header(header.iter().map(|title| paint(&title.to_uppercase(), style::HEADING)));
+        let mut header =
+            comfy_table::Row::from(columns.iter().map(|column| paint(&column.title.to_uppercase(), style::HEADING)));
+        header.max_height(1);
+        table.set_header(header);
         for cells in rows {
             let mut row = comfy_table::Row::from(cells);
             row.max_height(1);
             table.add_row(row);
         }
-        if table.width().is_some() {
-            table.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
-        }
-        let last = header.len().saturating_sub(1);
+        let widths = table.column_max_content_widths();
+        let last = columns.len().saturating_sub(1);
         for (index, column) in table.column_iter_mut().enumerate() {
             // Two spaces between columns, none before the first or after the last.
             column.set_padding((0, if index == last { 0 } else { 2 }));
-            if !shrinking.contains(&index) {
-                column.set_constraint(comfy_table::ColumnConstraint::ContentWidth);
+        }
+        if let Some(terminal) = table.width() {
+            table.set_content_arrangement(comfy_table::ContentArrangement::Dynamic);
+            let hidden = columns_to_hide(columns, &widths, terminal);
+            for (index, (column, spec)) in table.column_iter_mut().zip(columns).enumerate() {
+                let title = u16::try_from(spec.title.chars().count()).unwrap_or(u16::MAX);
+                let constraint = if hidden.contains(&index) {
+                    comfy_table::ColumnConstraint::Hidden
+                } else if spec.fit == Fit::Shrink {
+                    // Never narrower than its title, which would wrap the header.
+                    comfy_table::ColumnConstraint::LowerBoundary(comfy_table::Width::Fixed(title))
+                } else {
+                    comfy_table::ColumnConstraint::ContentWidth
+                };
+                column.set_constraint(constraint);
             }
         }
         self.line(&table.trim_fmt())
     }
+}
+
+/// How narrow a shrinking column may get (a few words) before columns are dropped to widen it.
+const SHRUNK_WIDTH: u16 = 16;
+
+/// One column of a [`Printer::table`].
+pub struct Column {
+    pub title: &'static str,
+    pub fit: Fit,
+    /// Where the terminal is too narrow for every column, columns with a `drop` rank go, lowest
+    /// first; `None` stays.
+    pub drop: Option<u8>,
+}
+
+impl Column {
+    /// A column printed whole: an id, a status, a name.
+    pub const fn whole(title: &'static str) -> Self {
+        Self { title, fit: Fit::Whole, drop: None }
+    }
+
+    /// A column of free text, cut to fit a terminal.
+    pub const fn shrink(title: &'static str) -> Self {
+        Self { title, fit: Fit::Shrink, drop: None }
+    }
+
+    /// The same column, dropped at this rank where the terminal is too narrow.
+    pub const fn dropped_at(self, rank: u8) -> Self {
+        Self { drop: Some(rank), ..self }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    Whole,
+    Shrink,
+}
+
+/// The columns to hide so the rest fits `terminal` columns: whole columns at their content
+/// width, shrinking ones at their narrowest, two spaces between each.
+fn columns_to_hide(columns: &[Column], widths: &[u16], terminal: u16) -> Vec<usize> {
+    let needed = |hidden: &[usize]| -> usize {
+        let visible: Vec<usize> = (0..columns.len()).filter(|index| !hidden.contains(index)).collect();
+        let cells: usize = visible
+            .iter()
+            .map(|&index| {
+                let width = widths.get(index).copied().unwrap_or(1);
+                let title = u16::try_from(columns[index].title.chars().count()).unwrap_or(u16::MAX);
+                usize::from(match columns[index].fit {
+                    Fit::Whole => width,
+                    Fit::Shrink => title.max(width.min(SHRUNK_WIDTH)),
+                })
+            })
+            .sum();
+        cells + 2 * visible.len().saturating_sub(1)
+    };
+    let mut droppable: Vec<(u8, usize)> =
+        columns.iter().enumerate().filter_map(|(index, column)| column.drop.map(|rank| (rank, index))).collect();
+    droppable.sort_unstable();
+    let mut hidden = Vec::new();
+    for (_, index) in droppable {
+        if needed(&hidden) <= usize::from(terminal) {
+            break;
+        }
+        hidden.push(index);
+    }
+    hidden
 }
 
 fn paint(text: &str, style: anstyle::Style) -> String {
@@ -498,7 +579,8 @@ impl Printer {
                 ]
             })
             .collect();
-        self.table(&["seq", "time", "event", "details"], rows, &[3])
+        let columns = [Column::whole("seq"), Column::whole("time"), Column::whole("event"), Column::shrink("details")];
+        self.table(&columns, rows)
     }
 
     /// `sessions` as a table, most recently active first.
@@ -532,13 +614,22 @@ impl Printer {
                 ]
             })
             .collect();
-        self.table(&["session", "status", "workflow", "goal", "workspace", "age", "active"], rows, &[3, 4])
+        let columns = [
+            Column::whole("session"),
+            Column::whole("status"),
+            Column::whole("workflow").dropped_at(3),
+            Column::shrink("goal"),
+            Column::shrink("workspace").dropped_at(1),
+            Column::whole("age").dropped_at(2),
+            Column::whole("active"),
+        ];
+        self.table(&columns, rows)
     }
 
     /// `tool list` for a person: each file tool and the first sentence of what it does.
     pub fn tools(&self, tools: &[switchyard_files::ToolDefinition]) -> Result<(), Failure> {
         let rows = tools.iter().map(|tool| vec![self.bold(tool.name), first_sentence(tool.description)]).collect();
-        self.table(&["tool", "what it does"], rows, &[1])?;
+        self.table(&[Column::whole("tool"), Column::shrink("what it does")], rows)?;
         self.line(&format!(
             "\n{} switchyard tool <name> '<json arguments>' --run <run>   (arguments: switchyard tool list --json)",
             self.next_hint("Call:")
@@ -575,7 +666,13 @@ impl Printer {
                 vec![self.bold(&workflow.name), workflow.format.clone(), workflow.source.clone(), notes.join("; ")]
             })
             .collect();
-        self.table(&["name", "format", "source", "notes"], rows, &[2, 3])
+        let columns = [
+            Column::whole("name"),
+            Column::whole("format").dropped_at(2),
+            Column::shrink("source"),
+            Column::shrink("notes").dropped_at(1),
+        ];
+        self.table(&columns, rows)
     }
 }
 

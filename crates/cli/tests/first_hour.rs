@@ -39,7 +39,7 @@ const PROMPT: &str = "first-hour \\#$ ";
 const COMMAND_DEADLINE: Duration = Duration::from_secs(60);
 
 /// A tmux server of the test's own (its own socket, no user configuration) with one shell in a
-/// 200-column window; killed when dropped, even when an assertion failed.
+/// window of the given width; killed when dropped, even when an assertion failed.
 struct Terminal {
     socket: PathBuf,
     /// The number of the next prompt the shell will show.
@@ -47,7 +47,7 @@ struct Terminal {
 }
 
 impl Terminal {
-    fn start(sandbox: &Sandbox) -> Self {
+    fn start(sandbox: &Sandbox, columns: u16) -> Self {
         require_tmux();
         let socket = sandbox.home.path().join("tmux.sock");
         let binary_dir = Path::new(env!("CARGO_BIN_EXE_switchyard")).parent().unwrap().to_owned();
@@ -59,7 +59,8 @@ impl Terminal {
         command
             .arg("-S")
             .arg(&socket)
-            .args(["-f", "/dev/null", "new-session", "-d", "-s", "first-hour", "-x", "200", "-y", "50", "-c"])
+            .args(["-f", "/dev/null", "new-session", "-d", "-s", "first-hour", "-x", &columns.to_string(), "-y", "50"])
+            .arg("-c")
             .arg(sandbox.project.path())
             .args(["bash", "--norc", "--noprofile", "-i"])
             // The server and its shell take this environment: a fresh home, UTC, the binary under
@@ -163,7 +164,7 @@ fn run_id(printed: &str) -> String {
 #[test]
 fn a_new_user_walks_from_a_fresh_project_to_a_finished_run_in_a_terminal() {
     let sandbox = Sandbox::new();
-    let mut terminal = Terminal::start(&sandbox);
+    let mut terminal = Terminal::start(&sandbox, 200);
 
     // `switchyard init` goes here, first: once it exists, type it, assert it prints its next three
     // commands, and keep the workflow file below as the one the user adds to what init wrote.
@@ -247,4 +248,20 @@ fn is_time(word: &str) -> bool {
 fn shaped(word: &str, pattern: &str) -> bool {
     word.len() == pattern.len()
         && word.chars().zip(pattern.chars()).all(|(c, p)| if p == 'd' { c.is_ascii_digit() } else { c == p })
+}
+
+#[test]
+fn sessions_fit_a_narrow_terminal_by_cutting_goals_not_ids() {
+    let sandbox = Sandbox::new();
+    let goal = "Rewrite the greeter so that it reads its greetings from a file and falls back to English";
+    let started = sandbox.run(&["start", "dev-cycle", "--goal", goal]).ok();
+    let session = support::string(&started["session"]);
+    let mut terminal = Terminal::start(&sandbox, 80);
+    let sessions = terminal.type_line("switchyard sessions");
+    for line in sessions.lines() {
+        assert!(line.chars().count() <= 80, "wider than the terminal ({} columns):\n{sessions}", line.chars().count());
+    }
+    let row = sessions.lines().nth(1).unwrap_or_default();
+    assert!(row.starts_with(&session), "the id whole, to copy:\n{sessions}");
+    assert!(row.contains("Rewrite the") && row.contains('…') && !row.contains("English"), "the goal cut:\n{sessions}");
 }
