@@ -13,23 +13,8 @@ use std::time::{Duration, Instant};
 
 use support::Sandbox;
 
-/// The workflow the user writes by hand: a check that refuses a careless report, then a gate.
-const GREETING: &str = r#"id: greeting
-title: Greeting
-steps:
-  - id: draft
-    title: Draft the greeting
-    prompt: Write a one-line greeting for the README. Say hello.
-    checks:
-      - kind: contains
-        value: hello
-        message: the greeting must say hello
-    next: review
-  - id: review
-    title: Review the greeting
-    prompt: Read the greeting aloud and report how it sounds.
-    gate: true
-"#;
+/// A small workflow with a check that blocks a careless report, then a gate a human approves.
+const GREETING: &str = include_str!("support/greeting.yaml");
 
 /// The shell's prompt: the number of the command it waits for, so the end of each command is
 /// seen on screen, whatever the command printed.

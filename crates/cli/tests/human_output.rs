@@ -6,23 +6,8 @@ mod support;
 
 use support::{Ran, Sandbox, continue_token, redactions, string};
 
-/// A small workflow with a check that blocks a careless report and a gate a human approves.
-const GREETING: &str = r#"id: greeting
-title: Greeting
-steps:
-  - id: draft
-    title: Draft the greeting
-    prompt: Write a one-line greeting for the README. Say hello.
-    checks:
-      - kind: contains
-        value: hello
-        message: the greeting must say hello
-    next: review
-  - id: review
-    title: Review the greeting
-    prompt: Read the greeting aloud and report how it sounds.
-    gate: true
-"#;
+/// A small workflow with a check that blocks a careless report, then a gate a human approves.
+const GREETING: &str = include_str!("support/greeting.yaml");
 
 /// The text output of `switchyard <args>` at UTC, without colour unless the arguments ask.
 fn text(sandbox: &Sandbox, args: &[&str]) -> Ran {
