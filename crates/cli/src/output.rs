@@ -370,10 +370,12 @@ pub fn first_line(text: &str, limit: usize) -> String {
     if line.chars().count() <= limit {
         return line.to_owned();
     }
-    let cut: String = line.chars().take(limit.saturating_sub(1)).collect();
+    let kept = limit.saturating_sub(1);
+    let cut: String = line.chars().take(kept).collect();
+    let whole_words = line.chars().nth(kept).is_some_and(char::is_whitespace);
     // At a word's end, unless that would throw away more than half of what fits.
     let cut = match cut.rfind(' ') {
-        Some(space) if space >= cut.len() / 2 => &cut[..space],
+        Some(space) if !whole_words && space >= cut.len() / 2 => &cut[..space],
         _ => cut.as_str(),
     };
     format!("{}…", cut.trim_end())
@@ -742,5 +744,45 @@ fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
         E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
         E::RunFailed { code, .. } => code.clone(),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{age, first_line};
+
+    fn check_age(seconds_ago: i64, expected: &str) {
+        let now_ms = 1_800_000_000_000;
+        assert_eq!(age(now_ms - seconds_ago * 1000, now_ms), expected, "{seconds_ago} s ago");
+    }
+
+    #[test]
+    fn ages_read_in_their_largest_whole_unit() {
+        check_age(0, "just now");
+        check_age(59, "just now");
+        check_age(60, "1m ago");
+        check_age(3_599, "59m ago");
+        check_age(3_600, "1h ago");
+        check_age(86_399, "23h ago");
+        check_age(86_400, "1d ago");
+        check_age(29 * 86_400, "29d ago");
+        // A clock that went back is not "in the future" for a person.
+        check_age(-5, "just now");
+    }
+
+    #[test]
+    fn ages_past_thirty_days_are_dates() {
+        let shown = age(0, 31 * 86_400 * 1000);
+        assert_eq!(shown.len(), "1970-01-01".len(), "{shown}");
+        assert!(shown.starts_with("19"), "{shown}");
+    }
+
+    #[test]
+    fn goals_are_cut_at_a_word_on_their_first_line() {
+        assert_eq!(first_line("Short goal", 48), "Short goal");
+        assert_eq!(first_line("First line\nsecond line", 48), "First line");
+        assert_eq!(first_line("Rewrite the greeter so that it reads its greetings", 20), "Rewrite the greeter…");
+        assert_eq!(first_line("Supercalifragilisticexpialidocious words", 12), "Supercalifr…");
+        assert_eq!(first_line("", 10), "");
     }
 }
