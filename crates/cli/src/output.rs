@@ -61,12 +61,27 @@ impl Failure {
     }
 
     pub fn exit_code(&self) -> u8 {
+        if self.code == OUTPUT_CLOSED {
+            return 0;
+        }
         match self.class {
             ErrorClass::Rule => 1,
             ErrorClass::Usage => 2,
         }
     }
+
+    /// A write to stdout that failed. A reader that stopped reading (`switchyard log … | head`)
+    /// is no failure: the command ends there, quietly and with exit 0, as ripgrep and cargo do.
+    fn stdout(error: &std::io::Error) -> Self {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            return Self { code: OUTPUT_CLOSED.to_owned(), ..Self::environment("stdout was closed") };
+        }
+        Self::environment(format!("cannot write to stdout: {error}"))
+    }
 }
+
+/// The code of [`Failure::stdout`] when the reader went away; never printed.
+const OUTPUT_CLOSED: &str = "OUTPUT_CLOSED";
 
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
@@ -103,6 +118,9 @@ struct ErrorBody<'a> {
 /// stdout so scripts can read the code.
 #[allow(clippy::print_stderr)]
 pub fn report_failure(failure: &Failure, json: bool) {
+    if failure.code == OUTPUT_CLOSED {
+        return;
+    }
     if json {
         let envelope = ErrorEnvelope {
             error: ErrorBody {
@@ -156,12 +174,12 @@ impl Printer {
     pub fn json<T: Serialize>(&self, value: &T) -> Result<(), Failure> {
         let text = serde_json::to_string_pretty(value).map_err(|error| Failure::environment(error.to_string()))?;
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{text}").map_err(|error| Failure::environment(format!("cannot write to stdout: {error}")))
+        writeln!(out, "{text}").map_err(|error| Failure::stdout(&error))
     }
 
     pub fn line(&self, text: &str) -> Result<(), Failure> {
         let mut out = anstream::AutoStream::new(std::io::stdout().lock(), self.colour);
-        writeln!(out, "{text}").map_err(|error| Failure::environment(format!("cannot write to stdout: {error}")))
+        writeln!(out, "{text}").map_err(|error| Failure::stdout(&error))
     }
 
     pub fn bold(&self, text: &str) -> String {

@@ -246,3 +246,18 @@ fn list_is_a_table_that_says_what_is_invalid_and_what_is_shadowed() {
     );
     settings(&sandbox).bind(|| insta::assert_snapshot!("text_list", shown));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    let sandbox = Sandbox::new();
+    // `switchyard schema workflow | head -1`: the reader is gone before the schema is written.
+    let mut child = sandbox
+        .command(&["schema", "workflow"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let ended = support::ran(&child.wait_with_output().unwrap());
+    assert_eq!((ended.code, ended.stderr.as_str()), (0, ""), "{ended:?}");
+}
