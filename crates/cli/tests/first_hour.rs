@@ -200,7 +200,9 @@ fn a_new_user_walks_from_a_fresh_project_to_a_finished_run_in_a_terminal() {
     // the codes; every other look at the screen drops them).
     let coloured = terminal.tmux(&["capture-pane", "-p", "-e", "-t", "first-hour"]).stdout;
     let coloured = String::from_utf8_lossy(&coloured);
-    assert!(coloured.contains("\x1b[1mSESSION") && coloured.contains("completed\x1b[39m"), "{coloured:?}");
+    // A colour sequence ends in `m`, right before the word it paints.
+    let painted = |word: &str| coloured.lines().any(|line| line.contains('\x1b') && line.contains(&format!("m{word}")));
+    assert!(painted("SESSION") && painted("completed"), "{coloured:?}");
     assert!(
         row.contains("completed") && row.contains("greeting") && (row.contains("just now") || row.contains(" ago")),
         "{sessions}"
