@@ -13,7 +13,7 @@ use switchyard_runtime::{AdvanceInput, Catalog, Config, Diagnostic, Found, Overr
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
-use crate::output::{Failure, Outcome, Printer, RunSummary};
+use crate::output::{Failure, Outcome, Printer, RunSummary, wire_name};
 
 pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     let printer = Printer::new(cli.global.json, cli.global.color);
@@ -400,7 +400,7 @@ fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
                 Err(error) => printer.line(&format!("{} {}: {error}", printer.red("error"), checked.path))?,
                 Ok(found) if found.compiled.workflow.is_some() => {
                     let what = if checked.bundle {
-                        format!("{} ({}, {:?})", checked.path, found.name, found.compiled.format)
+                        format!("{} ({}, {})", checked.path, found.name, wire_name(&found.compiled.format))
                     } else {
                         checked.path.clone()
                     };
@@ -481,7 +481,7 @@ impl ListedWorkflow<'_> {
     fn row(&self) -> crate::output::WorkflowRow {
         crate::output::WorkflowRow {
             name: self.name.to_owned(),
-            format: crate::output::wire_name(self.format),
+            format: wire_name(self.format),
             source: self.source.path.clone(),
             valid: self.valid,
             shadows: self.shadows.iter().map(|shadowed| shadowed.path.clone()).collect(),
@@ -569,10 +569,10 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
         text.push_str(&format!("\n{}\n", printer.bold("variables")));
         for variable in &workflow.variables {
             text.push_str(&format!(
-                "  {}: {} ({:?}){}\n",
+                "  {}: {} ({}){}\n",
                 variable.name,
                 variable.value_type.name(),
-                variable.layer,
+                wire_name(&variable.layer),
                 variable.default.as_ref().map(|value| format!(" = {value}")).unwrap_or_default()
             ));
         }
@@ -595,7 +595,7 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
         if step.output_schema.is_some() {
             facts.push("output contract".to_owned());
         }
-        facts.push(format!("notes {:?}", step.notes).to_lowercase());
+        facts.push(format!("notes {}", wire_name(&step.notes)));
         facts.push(format!("max attempts {}", step.max_attempts));
         if step.is_end() {
             facts.push("end".to_owned());
@@ -630,7 +630,7 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
                 line.push_str(&format!(" at most {max}×"));
             }
             if edge.kind != switchyard_core::workflow::EdgeKind::Normal {
-                line.push_str(&format!(" [{:?}]", edge.kind).to_lowercase());
+                line.push_str(&format!(" [{}]", wire_name(&edge.kind)));
             }
             if let Some(assignments) = rules.assign.get(&edge.label).filter(|assignments| !assignments.is_empty()) {
                 let assignments: Vec<String> =

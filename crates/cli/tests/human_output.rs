@@ -261,3 +261,16 @@ fn a_reader_that_stops_early_ends_the_command_quietly() {
     let ended = support::ran(&child.wait_with_output().unwrap());
     assert_eq!((ended.code, ended.stderr.as_str()), (0, ""), "{ended:?}");
 }
+
+#[test]
+fn validate_and_inspect_name_formats_and_kinds_as_json_does() {
+    let sandbox = Sandbox::new();
+    let bundle = switchyard_test_support::testdata().join("crewagent/hello-branch");
+    let validated = text(&sandbox, &["validate", &bundle.display().to_string()]);
+    let json = sandbox.run(&["validate", &bundle.display().to_string()]).ok();
+    assert_eq!(json["files"][0]["format"], "crewagent");
+    assert!(ok(&validated).contains("(hello-branch, crewagent)"), "{}", validated.stdout);
+    let inspected = text(&sandbox, &["inspect", "dev-cycle"]);
+    let shown = ok(&inspected);
+    assert!(shown.contains("notes required") && !shown.contains("Required"), "{shown}");
+}
