@@ -38,6 +38,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use switchyard_compiler::DeclaredLimits;
+use switchyard_core::workflow::Limits;
 
 use self::layer::Layer;
 pub use self::layer::{Environment, Origin};
@@ -104,8 +106,27 @@ pub struct ExecutionConfig {
 
 impl Default for ExecutionConfig {
     fn default() -> Self {
-        let limits = switchyard_core::workflow::Limits::default();
+        let limits = Limits::default();
         Self { max_revision_attempts: limits.max_revision_attempts, max_replan_attempts: limits.max_replan_attempts }
+    }
+}
+
+impl ExecutionConfig {
+    /// `limits` with each limit the workflow did not declare taken from this configuration.
+    pub fn limits_for(&self, declared: DeclaredLimits, limits: Limits) -> Limits {
+        Limits {
+            max_revision_attempts: if declared.max_revision_attempts {
+                limits.max_revision_attempts
+            } else {
+                self.max_revision_attempts
+            },
+            max_replan_attempts: if declared.max_replan_attempts {
+                limits.max_replan_attempts
+            } else {
+                self.max_replan_attempts
+            },
+            ..limits
+        }
     }
 }
 
