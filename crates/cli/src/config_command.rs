@@ -8,6 +8,9 @@ use switchyard_runtime::{Config, Overrides};
 
 use crate::output::{Failure, Outcome, Printer};
 
+/// The widest value the text output aligns the sources after.
+const MAX_ALIGNED_VALUE: usize = 48;
+
 /// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files.
 pub fn resolve(overrides: Overrides) -> Result<Config, switchyard_runtime::Error> {
     Config::resolve_with(overrides, &Environment::of_process())
@@ -29,14 +32,19 @@ pub fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Failure> 
         printer.json(&as_json(&settings))?;
         return Ok(Outcome::Success);
     }
-    let width = settings.iter().map(|setting| setting.key.len()).max().unwrap_or(0);
-    for setting in &settings {
-        let value = match &setting.value {
+    let shown: Vec<String> = settings
+        .iter()
+        .map(|setting| match &setting.value {
             Value::Null => "(unset)".to_owned(),
             Value::String(text) => text.clone(),
             other => other.to_string(),
-        };
-        printer.line(&format!("{:<width$}  {value}  ({})", setting.key, setting.origin))?;
+        })
+        .collect();
+    let key_width = settings.iter().map(|setting| setting.key.len()).max().unwrap_or(0);
+    // Values line up unless one is very long (a list of rule sets); that one just pushes its source out.
+    let value_width = shown.iter().map(String::len).filter(|width| *width <= MAX_ALIGNED_VALUE).max().unwrap_or(0);
+    for (setting, value) in settings.iter().zip(&shown) {
+        printer.line(&format!("{:<key_width$}  {value:<value_width$}  ({})", setting.key, setting.origin))?;
     }
     Ok(Outcome::Success)
 }

@@ -51,10 +51,14 @@ fn config_text_says_where_each_value_came_from() {
             .to_owned()
     };
     let project_file = sandbox.project.path().join("switchyard.toml").display().to_string();
-    assert!(line("serve.port").ends_with(&format!("9000  ({project_file}:3)")), "{}", line("serve.port"));
-    assert!(line("serve.token").contains(&format!("<redacted>  ({project_file}:4)")), "{}", line("serve.token"));
-    assert!(line("execution.max_revision_attempts").ends_with("1  (env SWITCHYARD_EXECUTION_MAX_REVISION_ATTEMPTS)"));
-    assert!(line("audit.audit_min_confidence").ends_with("0.8  (default)"));
+    let fields = |key: &str| line(key).split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(fields("serve.port"), ["serve.port", "9000", &format!("({project_file}:3)")]);
+    assert_eq!(fields("serve.token"), ["serve.token", "<redacted>", &format!("({project_file}:4)")]);
+    assert_eq!(
+        fields("execution.max_revision_attempts"),
+        ["execution.max_revision_attempts", "1", "(env", "SWITCHYARD_EXECUTION_MAX_REVISION_ATTEMPTS)"]
+    );
+    assert_eq!(fields("audit.audit_min_confidence"), ["audit.audit_min_confidence", "0.8", "(default)"]);
     assert!(line("home").ends_with("(env SWITCHYARD_HOME)"));
     assert!(!ran.stdout.contains("project-secret-1357"));
 }
