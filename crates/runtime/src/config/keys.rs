@@ -116,6 +116,18 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
     let mut positions = Positions::new();
     for (spanned_name, section) in root.get_ref() {
         let section_name: &str = spanned_name.get_ref();
+        let is_table = matches!(section.get_ref(), DeValue::Table(_));
+        if !is_table && !sections.contains(&section_name) {
+            let names = KEYS.iter().map(|key| key.name);
+            let fix = match switchyard_core::suggest::closest(section_name, names)
+                .and_then(|name| KEYS.iter().find(|key| key.name == name))
+            {
+                Some(key) => format!("did you mean `{}` under [{}]?", key.name, key.section),
+                None => "every key belongs to a section such as [serve]".to_owned(),
+            };
+            let at = position(text, spanned_name.span().start);
+            return Err(located(file, at, &format!("unknown key `{section_name}` outside any section; {fix}")));
+        }
         if !sections.contains(&section_name) {
             let fix = match switchyard_core::suggest::closest(section_name, sections.iter().copied()) {
                 Some(known) => format!("did you mean [{known}]?"),

@@ -311,6 +311,12 @@ fn an_unknown_key_names_the_file_the_line_the_column_and_the_closest_key_even_in
         nested.ends_with(":5:1: unknown key `tpye` in [[validate.prompts.fields]]; did you mean `type`?"),
         "{nested}"
     );
+    fs::write(&user_file, "output_root = \"runs\"\n").unwrap();
+    let top = resolve_in(home.path(), Some(project.path())).unwrap_err().to_string();
+    assert!(
+        top.ends_with(":1:1: unknown key `output_root` outside any section; did you mean `output_root` under [runs]?"),
+        "{top}"
+    );
     fs::write(&user_file, "[serve]\nzzz = 1\n").unwrap();
     let far = resolve_in(home.path(), Some(project.path())).unwrap_err().to_string();
     assert!(far.contains("unknown key `zzz` in [serve]; the keys of [serve] are `host`, `port`"), "{far}");
