@@ -68,11 +68,17 @@ async fn a_workflow_without_limits_gets_the_configured_revision_limit_and_one_wi
 async fn a_running_run_keeps_its_limits_when_the_configuration_changes() {
     let home = tempfile::tempdir().unwrap();
     let strict = runtime(home.path(), "[execution]\nmax_revision_attempts = 0\n").await;
-    let waiting = at_gate(&strict, &workflow_file(home.path(), "undeclared.yaml", UNDECLARED)).await;
+    let file = workflow_file(home.path(), "undeclared.yaml", UNDECLARED);
+    let waiting = at_gate(&strict, &file).await;
     drop(strict);
     let relaxed = runtime(home.path(), "").await;
     let after = relaxed.reject(waiting.run, "no".to_owned()).await.unwrap();
     assert_eq!(after.status, RunStatus::WaitingForHumanDecision, "the limit of 0 the run started with: {after:?}");
+    // The process-wide compile cache holds the source's own compile, not the strict run's copy.
+    let fresh = at_gate(&relaxed, &file).await;
+    assert_ne!(fresh.workflow.hash, waiting.workflow.hash);
+    let revising = relaxed.reject(fresh.run, "again".to_owned()).await.unwrap();
+    assert_eq!(revising.status, RunStatus::Active, "the default limit of 3: {revising:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
