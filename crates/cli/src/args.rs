@@ -38,11 +38,11 @@ pub struct Global {
     /// Print machine-readable JSON on stdout (stable; snapshot-tested).
     #[arg(long, global = true)]
     pub json: bool,
-    /// switchyard's home: keys, user workflows, the default store.
-    #[arg(long, global = true, env = "SWITCHYARD_HOME", value_name = "DIR")]
+    /// switchyard's home: keys, user workflows, the default store. [env: SWITCHYARD_HOME]
+    #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
-    /// The SQLite store file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path).
-    #[arg(long, global = true, env = "SWITCHYARD_STORE", value_name = "FILE")]
+    /// The SQLite store file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path). [env: SWITCHYARD_STORE]
+    #[arg(long, global = true, value_name = "FILE")]
     pub store: Option<PathBuf>,
     /// The project whose .switchyard/workflows/ is searched first (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
@@ -207,6 +207,8 @@ pub enum Commands {
     },
     /// Check every session's hash chain and every projection; say exactly what is wrong.
     Verify,
+    /// Print every effective setting of switchyard.toml, the environment and the flags, with where it came from.
+    Config,
     /// Manage the token signing keys.
     Keys {
         #[command(subcommand)]

@@ -9,7 +9,7 @@ use switchyard_core::state::DecisionOption;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_core::{RunId, RunStatus};
 use switchyard_runtime::catalog::Sourced;
-use switchyard_runtime::{AdvanceInput, Catalog, Config, Diagnostic, Found, Overrides, Runtime, StartRequest, Target};
+use switchyard_runtime::{AdvanceInput, Catalog, Diagnostic, Found, Overrides, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
@@ -35,9 +35,10 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Mcp(args) => return crate::serve::mcp(args, overrides).await,
         Commands::Serve(args) => return crate::serve::serve(args, overrides).await,
         Commands::Import { path, to, output } => return crate::import::run(&printer, path, to, output.as_deref()),
+        Commands::Config => return crate::config_command::run(&printer, overrides),
         _ => {}
     }
-    let config = Config::resolve(overrides)?;
+    let config = crate::config_command::resolve(overrides)?;
     match cli.command {
         Commands::Quickstart | Commands::Validate { .. } | Commands::Schema { .. } => unreachable!("handled above"),
         Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
@@ -193,6 +194,7 @@ async fn run_command(
         | Commands::Mcp(_)
         | Commands::Serve(_)
         | Commands::Import { .. }
+        | Commands::Config
         | Commands::Tool { .. } => {
             unreachable!("handled without a store")
         }

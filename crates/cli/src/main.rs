@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod config_command;
 mod import;
 mod output;
 mod quickstart;
@@ -11,7 +12,7 @@ mod tool;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 /// mimalloc instead of glibc's malloc: an advance allocates and frees on three threads (the
 /// request's, the store writer's, the state writer's), and glibc's per-thread arenas made that a
@@ -21,7 +22,9 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let arguments = args::Cli::parse();
+    let matches = args::Cli::command().get_matches();
+    let command = matches.subcommand_name().unwrap_or_default().to_owned();
+    let arguments = args::Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
@@ -44,6 +47,7 @@ fn main() -> ExitCode {
     match runtime.block_on(commands::run(arguments)) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(failure) => {
+            let failure = config_command::naming_the_command(failure, &command);
             output::report_failure(&failure, json);
             ExitCode::from(failure.exit_code())
         }

@@ -56,9 +56,6 @@ pub struct ServeArgs {
     pub conformance_fixtures: bool,
 }
 
-/// The environment variable that holds the serve token when neither `--token` nor `--token-file` is given.
-const TOKEN_VARIABLE: &str = "SWITCHYARD_SERVE_TOKEN";
-
 /// The default `serve` port.
 const DEFAULT_PORT: u16 = 7878;
 
@@ -128,15 +125,15 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
 
 /// Serves MCP over stdio; returns when the client closes stdin.
 pub async fn mcp(args: &McpArgs, overrides: Overrides) -> Result<Outcome, Failure> {
-    let config = Config::resolve(overrides)?;
+    let config = crate::config_command::resolve(overrides)?;
     let server = server(&config, args.conformance_fixtures, args.file_tools).await?;
     switchyard_mcp::serve_stdio(server).await.map_err(|error| Failure::environment(error.to_string()))?;
     Ok(Outcome::Success)
 }
 
-/// The bearer token and where it came from: `--token` or `--token-file`, then the environment,
-/// then `switchyard.toml`. Empty values count as unset, but an empty token file is refused. The
-/// token itself is never printed.
+/// The bearer token and where it came from: `--token` or `--token-file`, then the configuration
+/// (`SWITCHYARD_SERVE_TOKEN`, then `switchyard.toml`). Empty values count as unset, but an empty
+/// token file is refused. The token itself is never printed.
 fn bearer_token(args: &ServeArgs, config: &Config) -> Result<Option<(Secret, String)>, Failure> {
     if let Some(token) = args.token.clone().filter(|token| !token.is_empty()) {
         return Ok(Some((Secret::new(token), "--token".to_owned())));
@@ -145,9 +142,6 @@ fn bearer_token(args: &ServeArgs, config: &Config) -> Result<Option<(Secret, Str
         // The same checks as `[serve] token_file`: private to this user, trimmed, not empty.
         let token = ServeTokenSource::File(path.clone()).read()?;
         return Ok(Some((token, format!("--token-file {}", path.display()))));
-    }
-    if let Some(token) = std::env::var(TOKEN_VARIABLE).ok().filter(|token| !token.is_empty()) {
-        return Ok(Some((Secret::new(token), TOKEN_VARIABLE.to_owned())));
     }
     match &config.serve.token {
         Some(source) => Ok(Some((source.read()?, source.describe()))),
@@ -191,7 +185,7 @@ fn http_limits(configured: &ServeLimits) -> HttpLimits {
 
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
 pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Failure> {
-    let config = Config::resolve(overrides)?;
+    let config = crate::config_command::resolve(overrides)?;
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;

@@ -166,7 +166,16 @@ pub(crate) fn finish(
     let mut references = references;
     let mut seen = std::collections::BTreeSet::new();
     references.retain(|reference| seen.insert((reference.path.clone(), reference.role, reference.step.clone())));
-    BundleWorkflow { name, compiled: Compiled { workflow, diagnostics: report.diagnostics, format, references } }
+    BundleWorkflow {
+        name,
+        compiled: Compiled {
+            workflow,
+            diagnostics: report.diagnostics,
+            format,
+            references,
+            declared_limits: crate::DeclaredLimits::default(),
+        },
+    }
 }
 
 /// Splits `---` YAML frontmatter from a markdown file; a broken or missing one is empty.

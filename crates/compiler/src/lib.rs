@@ -88,6 +88,19 @@ pub struct Compiled {
     /// tasks, including conditional ones, each flagged when missing from the bundle.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<FileReference>,
+    /// Which limits the source set itself; not part of the IR, nor of its hash.
+    #[serde(skip)]
+    pub declared_limits: DeclaredLimits,
+}
+
+/// Which of the limits a configuration may give a default (`[execution]` of `switchyard.toml`)
+/// a source declared itself. The IR always holds every limit (the engine's defaults for the
+/// others), so its hash does not depend on any configuration; whoever starts a run fills the
+/// limits not declared from its configuration before pinning the run's copy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeclaredLimits {
+    pub max_revision_attempts: bool,
+    pub max_replan_attempts: bool,
 }
 
 impl Compiled {
@@ -111,6 +124,7 @@ pub fn compile_with(source: &Source, routines: &Routines) -> Compiled {
     let mut report = Report::new(&source.name);
     let mut format = Format::Native;
     let mut workflow = None;
+    let mut declared_limits = DeclaredLimits::default();
     if source.text.len() > MAX_WORKFLOW_SOURCE_BYTES {
         report.error(
             Loc::START,
@@ -120,6 +134,9 @@ pub fn compile_with(source: &Source, routines: &Routines) -> Compiled {
         );
     } else if let Some(root) = tree::parse(&source.text, &mut report) {
         format = detect(&root);
+        if format == Format::Native {
+            declared_limits = native::declared_limits(&root);
+        }
         let draft = match format {
             Format::Native => native::read(&root, &source.text, &mut report),
             Format::Stages => stages::read(&root, &source.text, &mut report),
@@ -134,7 +151,7 @@ pub fn compile_with(source: &Source, routines: &Routines) -> Compiled {
     let workflow = if report.has_errors() { None } else { workflow };
     let mut diagnostics = report.diagnostics;
     diagnostics.sort_by_key(|diagnostic| (diagnostic.line, diagnostic.column));
-    Compiled { workflow, diagnostics, format, references: Vec::new() }
+    Compiled { workflow, diagnostics, format, references: Vec::new(), declared_limits }
 }
 
 /// The format a single-file source would compile as, or `None` when the text is meant as no

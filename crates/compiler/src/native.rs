@@ -165,6 +165,16 @@ fn read_variables(node: &Node, source: &str, report: &mut Report) -> Vec<DraftVa
     variables
 }
 
+/// Which of the limits `[execution]` may default the source's `limits` sets.
+pub(crate) fn declared_limits(root: &Node) -> crate::DeclaredLimits {
+    let limits = root.get("limits");
+    let declared = |name: &str| limits.and_then(|limits| limits.get(name)).is_some();
+    crate::DeclaredLimits {
+        max_revision_attempts: declared("max_revision_attempts"),
+        max_replan_attempts: declared("max_replan_attempts"),
+    }
+}
+
 fn read_limits(node: &Node, source: &str, report: &mut Report) -> Limits {
     let defaults = Limits::default();
     let Some(fields) = Fields::read(node, "`limits`", LIMITS_FIELDS, source, report) else {

@@ -28,7 +28,7 @@ use switchyard_core::RunId;
 pub use switchyard_core::hash::sha256_hex;
 use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
 use switchyard_runtime::run_folder::{
-    MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
+    ITERATION_STATE_FILE, MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
 };
 use switchyard_runtime::{Config, Runtime, Target, tool_schema};
 
@@ -485,7 +485,9 @@ impl FileHost {
             return moved;
         }
         let output = resolved.mount.name == MountName::Output;
-        let kept = [MANIFEST_FILE, MANIFEST_LOCK_FILE].iter().any(|name| resolved.relative == Path::new(name));
+        let kept = [MANIFEST_FILE, MANIFEST_LOCK_FILE, ITERATION_STATE_FILE]
+            .iter()
+            .any(|name| resolved.relative == Path::new(name));
         if output && (resolved.relative.starts_with("state") || kept) {
             return Err(ToolError::security(
                 codes::READ_ONLY,

@@ -126,6 +126,7 @@ async fn hostile_paths_are_refused_with_their_codes() {
         ("write to the core", "{core-root}/evil".into(), codes::READ_ONLY),
         ("write to the project", "{project-root}/readme.md".into(), codes::READ_ONLY),
         ("write to the manifest", "manifest.json".into(), codes::READ_ONLY),
+        ("write to the iteration state", "_iteration_state.json".into(), codes::READ_ONLY),
         ("write next to the state document", "state/notes.md".into(), codes::READ_ONLY),
         ("write to the folder itself", "{output-root}".into(), codes::IS_DIRECTORY),
         ("write with a NUL byte", "a\0b".into(), codes::INVALID_PATH),

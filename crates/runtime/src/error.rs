@@ -40,6 +40,10 @@ pub enum Error {
     InvalidInput(String),
     #[error("{0}")]
     Environment(String),
+    /// The configuration (`switchyard.toml`, a `SWITCHYARD_*` variable) is wrong; the message
+    /// names where and how to fix it. Doors add which command it stopped.
+    #[error("{0}")]
+    Config(String),
 }
 
 impl Error {
@@ -65,6 +69,7 @@ impl Error {
             Self::ReplayMismatch { .. } => "REPLAY_MISMATCH",
             Self::InvalidInput(_) => "INVALID_INPUT",
             Self::Environment(_) => "ENVIRONMENT",
+            Self::Config(_) => "CONFIG_INVALID",
         }
     }
 

@@ -38,7 +38,7 @@ use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
-pub use crate::config::{Config, Overrides};
+pub use crate::config::{Config, ExecutionConfig, Overrides};
 pub use crate::error::{Error, ErrorClass};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
@@ -131,6 +131,8 @@ pub struct Runtime {
     /// Writes state documents off the request path; present with `output_root`, shared with the
     /// runtimes `for_workspace` derives.
     state_writer: Option<Arc<state_writer::StateWriter>>,
+    /// `[execution]`: the limits a run gets when its workflow does not declare them.
+    execution: ExecutionConfig,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -162,7 +164,15 @@ impl Runtime {
             clock: Arc::new(SystemClock),
             ids,
         })
-        .with_output_root(config.output_root.clone()))
+        .with_output_root(config.output_root.clone())
+        .with_execution(config.execution))
+    }
+
+    /// Gives runs started from now on `execution`'s limits wherever their workflow declares none.
+    #[must_use]
+    pub fn with_execution(mut self, execution: ExecutionConfig) -> Self {
+        self.execution = execution;
+        self
     }
 
     pub fn from_parts(parts: Parts) -> Self {
@@ -176,6 +186,7 @@ impl Runtime {
             loaded: Arc::default(),
             output_root: None,
             state_writer: None,
+            execution: ExecutionConfig::default(),
         }
     }
 
@@ -234,13 +245,17 @@ impl Runtime {
             )));
         }
         let found = self.find_workflow(request.workflow.as_deref(), request.file.as_deref())?;
-        let Some(workflow) = found.compiled.workflow.clone() else {
+        let Some(mut workflow) = found.compiled.workflow.clone() else {
             return Err(Error::InvalidWorkflow {
                 name: found.name,
                 source_path: found.location.path,
                 diagnostics: found.compiled.diagnostics,
             });
         };
+        // Filled here, on the run's own copy, never in the process-wide compile cache: the copy
+        // is pinned with the limits it ran under, so changing the configuration later changes no
+        // running run, and the default configuration changes no hash.
+        workflow.limits = self.execution.limits_for(found.compiled.declared_limits, workflow.limits);
         let loaded = self.load(workflow)?;
         let (session, run, node) = (self.ids.session(), self.ids.run(), self.ids.node());
         let started = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh { node })?;
@@ -534,11 +549,23 @@ impl Runtime {
         } else {
             Catalog::file(path).map(|found| vec![found])
         };
+        // The run's copy has the limits it started under where its source declares none.
+        let pinned = self.loaded_by_hash(record.workflow_hash).await.ok().map(|loaded| loaded.workflow.limits);
+        let started_with = pinned.map(|limits| ExecutionConfig {
+            max_revision_attempts: limits.max_revision_attempts,
+            max_replan_attempts: limits.max_replan_attempts,
+        });
         Ok(found
             .unwrap_or_default()
             .iter()
             .find(|found| {
-                found.compiled.workflow.as_ref().is_some_and(|workflow| workflow.hash() == record.workflow_hash)
+                found.compiled.workflow.as_ref().is_some_and(|workflow| {
+                    let mut workflow = workflow.clone();
+                    if let Some(execution) = started_with {
+                        workflow.limits = execution.limits_for(found.compiled.declared_limits, workflow.limits);
+                    }
+                    workflow.hash() == record.workflow_hash
+                })
             })
             .map(workflow_files)
             .unwrap_or_default())

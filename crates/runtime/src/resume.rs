@@ -111,6 +111,7 @@ impl Runtime {
         runtime.output_root = self.output_root.clone();
         runtime.loaded = std::sync::Arc::clone(&self.loaded);
         runtime.state_writer = self.state_writer.clone();
+        runtime.execution = self.execution;
         runtime
     }
 

@@ -1,5 +1,7 @@
-//! Run output folders: `{output-root}/<session>/`, its `manifest.json`, and the state document
-//! `state/workflow.md`, a projection of the run's log regenerated after every event.
+//! Run output folders: `{output-root}/<session>/`, its `manifest.json`, the state document
+//! `state/workflow.md`, a projection of the run's log regenerated after every event, and
+//! `_iteration_state.json`, the tip's revision and replan counters, written with every state
+//! document (and stale or missing like it, then rebuilt with it).
 //!
 //! The state document is rebuilt from the event that just committed plus its own previous
 //! frontmatter, which holds the bounded lists (`stepsCompleted`, `decisionLog`) of the node it
@@ -35,6 +37,8 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 pub const MANIFEST_LOCK_FILE: &str = ".manifest.lock";
 /// The state document, relative to the run folder.
 pub const STATE_DOCUMENT: &str = "state/workflow.md";
+/// The tip's iteration counters, relative to the run folder ([`IterationState`]).
+pub const ITERATION_STATE_FILE: &str = "_iteration_state.json";
 /// The version of the state document's frontmatter.
 pub const STATE_SCHEMA_VERSION: u64 = 1;
 /// The most recent decisions the state document lists; older ones are counted in
@@ -74,6 +78,30 @@ pub struct ManifestFile {
     pub bytes: u64,
     pub sha256: String,
     pub written_at: String,
+}
+
+/// `_iteration_state.json`: the counters of the run's tip that its limits bound, a projection
+/// like the state document it is written with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IterationState {
+    /// Gate rejections of the current step since it was last approved (`max_revision_attempts`).
+    pub revision_count: u32,
+    /// Replan edges taken in this branch (`max_replan_attempts`).
+    pub replan_count: u32,
+    /// RFC 3339, when the projection was made.
+    pub last_updated: String,
+}
+
+/// Writes `_iteration_state.json` into `folder`; a failure is logged: the file is rewritten with
+/// the next state document, and rebuilt when a read finds it missing.
+pub(crate) fn write_iteration_state(folder: &Path, state: &IterationState) {
+    let path = folder.join(ITERATION_STATE_FILE);
+    let written = serde_json::to_vec_pretty(state)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| write_atomically(&path, &bytes, Durability::Cached, Readers::Anyone));
+    if let Err(error) = written {
+        tracing::warn!(path = %path.display(), %error, "iteration state not written; it is rewritten with the next state document");
+    }
 }
 
 /// One entry of `decisionLog`.
@@ -270,7 +298,7 @@ impl Runtime {
         let parsed = existing.as_deref().and_then(parse_frontmatter);
         let fresh = parsed.as_ref().is_some_and(|frontmatter| {
             frontmatter.node_id == node.id.to_string() && frontmatter.event_seq == session.last_seq
-        });
+        }) && folder.join(ITERATION_STATE_FILE).is_file();
         let pending = self.pending_of(&context, &node.state);
         let (text, frontmatter) = match (existing, parsed) {
             (Some(text), Some(frontmatter)) if fresh && !force => (text, frontmatter),
@@ -340,6 +368,7 @@ impl Runtime {
             .map_err(|error| {
                 Error::environment(format!("cannot write the state document in {}: {error}", folder.display()))
             })?;
+            write_iteration_state(&folder, &render.iteration_state());
             if let Some(writer) = &self.state_writer {
                 writer.written_elsewhere(&folder, render.projection);
             }
@@ -358,7 +387,8 @@ impl Runtime {
         let folder = self.run_folder(run.session).ok_or_else(|| {
             Error::environment("this runtime has no output root: run folders and state documents are off")
         })?;
-        let complete = [MANIFEST_FILE, STATE_DOCUMENT].iter().all(|file| folder.join(file).is_file());
+        let complete =
+            [MANIFEST_FILE, STATE_DOCUMENT, ITERATION_STATE_FILE].iter().all(|file| folder.join(file).is_file());
         if !complete {
             // Reading the state document re-creates the folder and the manifest, then the document.
             self.state_document(run.id).await?;
@@ -512,17 +542,24 @@ impl Runtime {
     /// Renders the state document now, queues it for the state writer, and returns its text.
     fn write_state(&self, render: StateRender) -> Result<String, Error> {
         let text = render.render()?;
+        let iteration = render.iteration_state();
         match &self.state_writer {
-            Some(writer) => writer.write(&render.folder, Document::Text(text.clone()), render.projection),
-            None => write_atomically(
-                &render.folder.join(STATE_DOCUMENT),
-                text.as_bytes(),
-                Durability::Cached,
-                Readers::Anyone,
-            )
-            .map_err(|error| {
-                Error::environment(format!("cannot write the state document in {}: {error}", render.folder.display()))
-            })?,
+            Some(writer) => writer.write(&render.folder, Document::Text(text.clone(), iteration), render.projection),
+            None => {
+                write_atomically(
+                    &render.folder.join(STATE_DOCUMENT),
+                    text.as_bytes(),
+                    Durability::Cached,
+                    Readers::Anyone,
+                )
+                .map_err(|error| {
+                    Error::environment(format!(
+                        "cannot write the state document in {}: {error}",
+                        render.folder.display()
+                    ))
+                })?;
+                write_iteration_state(&render.folder, &iteration);
+            }
         }
         Ok(text)
     }
@@ -565,6 +602,16 @@ pub(crate) struct StateRender {
 }
 
 impl StateRender {
+    /// `_iteration_state.json` of the same tip and time as the document.
+    pub(crate) fn iteration_state(&self) -> IterationState {
+        let counters = &self.tip.state.counters;
+        IterationState {
+            revision_count: counters.revisions,
+            replan_count: counters.replans,
+            last_updated: self.updated_at.clone(),
+        }
+    }
+
     /// The document's text: the frontmatter (with the artifacts the manifest lists now) and the
     /// instructions for the agent.
     pub(crate) fn render(&self) -> Result<String, Error> {

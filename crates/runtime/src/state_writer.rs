@@ -29,20 +29,29 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 use crate::atomic_file::{Durability, Readers, write_atomically};
-use crate::run_folder::{Projection, StateRender};
+use crate::run_folder::{IterationState, Projection, StateRender, write_iteration_state};
 
-/// A state document to write: its text, or what to render it from on the writer's thread.
+/// A state document to write: its text (with the iteration state of the same tip), or what to
+/// render both from on the writer's thread.
 #[derive(Debug)]
 pub(crate) enum Document {
-    Text(String),
+    Text(String, IterationState),
     Render(Box<StateRender>),
 }
 
 impl Document {
+    /// `_iteration_state.json`, written with the document.
+    fn iteration_state(&self) -> IterationState {
+        match self {
+            Self::Text(_, iteration) => iteration.clone(),
+            Self::Render(render) => render.iteration_state(),
+        }
+    }
+
     /// The text; `None` (logged) when it cannot be rendered.
     fn into_text(self, folder: &Path) -> Option<String> {
         match self {
-            Self::Text(text) => Some(text),
+            Self::Text(text, _) => Some(text),
             Self::Render(render) => render
                 .render()
                 .inspect_err(|error| {
@@ -270,11 +279,13 @@ impl Waiting {
 /// A temporary file and a rename, no fsync: a document lost in a crash is rebuilt from the store
 /// on its next read (its `eventSeq` says it is stale).
 fn write_one(folder: &Path, document: Document) {
+    let iteration = document.iteration_state();
     let Some(text) = document.into_text(folder) else { return };
     let path = folder.join(crate::run_folder::STATE_DOCUMENT);
     if let Err(error) = write_atomically(&path, text.as_bytes(), Durability::Cached, Readers::Anyone) {
         tracing::warn!(path = %path.display(), %error, "state document not written; it is rebuilt on its next read");
     }
+    write_iteration_state(folder, &iteration);
 }
 
 #[cfg(test)]
@@ -310,11 +321,19 @@ mod tests {
     async fn a_document_of_an_earlier_event_never_replaces_a_later_one() {
         let folder = run_folder();
         let writer = StateWriter::start();
-        writer.write(folder.path(), Document::Text("event 5".to_owned()), projection(5));
-        writer.write(folder.path(), Document::Text("event 3, read before event 5 committed".to_owned()), projection(3));
+        writer.write(folder.path(), Document::Text("event 5".to_owned(), IterationState::default()), projection(5));
+        writer.write(
+            folder.path(),
+            Document::Text("event 3, read before event 5 committed".to_owned(), IterationState::default()),
+            projection(3),
+        );
         writer.flush().await;
         assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "event 5");
-        writer.write(folder.path(), Document::Text("event 5, artifacts refreshed".to_owned()), projection(5));
+        writer.write(
+            folder.path(),
+            Document::Text("event 5, artifacts refreshed".to_owned(), IterationState::default()),
+            projection(5),
+        );
         writer.flush().await;
         let text = std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap();
         assert_eq!(text, "event 5, artifacts refreshed", "the same event may be rendered again");
@@ -325,7 +344,11 @@ mod tests {
         let folders = [run_folder(), run_folder()];
         let writer = StateWriter::start();
         for (n, folder) in folders.iter().enumerate() {
-            writer.write(folder.path(), Document::Text(format!("document of run {n}")), projection(1));
+            writer.write(
+                folder.path(),
+                Document::Text(format!("document of run {n}"), IterationState::default()),
+                projection(1),
+            );
         }
         drop(writer);
         for (n, folder) in folders.iter().enumerate() {
@@ -336,7 +359,7 @@ mod tests {
 
     /// Queues `document <seq>` as `folder`'s document of event `seq`.
     fn queue(writer: &StateWriter, folder: &Path, seq: u64) {
-        writer.write(folder, Document::Text(format!("document {seq}")), projection(seq));
+        writer.write(folder, Document::Text(format!("document {seq}"), IterationState::default()), projection(seq));
     }
 
     /// Waits (up to ten seconds) for `folder`'s document to read `expected`, without a flush.
@@ -408,11 +431,11 @@ mod tests {
         let folders: Vec<tempfile::TempDir> = (0..=MAX_REMEMBERED).map(|_| run_folder()).collect();
         let writer = StateWriter::start();
         for folder in &folders[..MAX_REMEMBERED] {
-            writer.write(folder.path(), Document::Text("written".to_owned()), projection(1));
+            writer.write(folder.path(), Document::Text("written".to_owned(), IterationState::default()), projection(1));
         }
         writer.flush().await;
         let last = folders[MAX_REMEMBERED].path();
-        writer.write(last, Document::Text("queued".to_owned()), projection(2));
+        writer.write(last, Document::Text("queued".to_owned(), IterationState::default()), projection(2));
         assert!(lock(&writer.remembered).len() <= MAX_REMEMBERED, "the written ones were forgotten");
         assert_eq!(writer.projection(last).map(|projection| projection.seq), Some(2));
         assert_eq!(writer.projection(folders[0].path()), None);

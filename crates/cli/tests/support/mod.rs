@@ -147,7 +147,7 @@ pub fn redactions(paths: &[&Path]) -> insta::Settings {
     settings
 }
 
-fn regex_escape(text: &str) -> String {
+pub fn regex_escape(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             let special = "\\.+*?()|[]{}^$#&-~".contains(c);

@@ -154,8 +154,13 @@ mod tests {
     use super::*;
 
     fn entry(text_bytes: usize, last_used: u64) -> FileEntry {
-        let compiled =
-            Compiled { workflow: None, diagnostics: Vec::new(), format: Format::Native, references: Vec::new() };
+        let compiled = Compiled {
+            workflow: None,
+            diagnostics: Vec::new(),
+            format: Format::Native,
+            references: Vec::new(),
+            declared_limits: switchyard_compiler::DeclaredLimits::default(),
+        };
         FileEntry { text: "x".repeat(text_bytes), routines: Vec::new(), compiled, compiles: 1, last_used }
     }
 

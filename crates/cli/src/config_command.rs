@@ -1,0 +1,74 @@
+//! `switchyard config`: every effective setting and where it came from; and the one way the CLI
+//! resolves its configuration, with the process's environment, naming the command a bad
+//! configuration stopped.
+
+use serde_json::{Map, Value, json};
+use switchyard_runtime::config::{Environment, Origin, settings::Setting};
+use switchyard_runtime::{Config, Overrides};
+
+use crate::output::{Failure, Outcome, Printer};
+
+/// The widest value the text output aligns the sources after.
+const MAX_ALIGNED_VALUE: usize = 48;
+
+/// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files.
+pub fn resolve(overrides: Overrides) -> Result<Config, switchyard_runtime::Error> {
+    Config::resolve_with(overrides, &Environment::of_process())
+}
+
+/// A configuration failure names the command it stopped (`switchyard start stopped: …`), since
+/// only the CLI knows the command; other failures pass unchanged.
+pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
+    if failure.code == "CONFIG_INVALID" {
+        failure.message = format!("switchyard {command} stopped: {}", failure.message);
+    }
+    failure
+}
+
+/// Prints every setting: key, value and where it came from, or the same as one JSON object.
+pub fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Failure> {
+    let settings = resolve(overrides)?.settings();
+    if printer.json {
+        printer.json(&as_json(&settings))?;
+        return Ok(Outcome::Success);
+    }
+    let shown: Vec<String> = settings
+        .iter()
+        .map(|setting| match &setting.value {
+            Value::Null => "(unset)".to_owned(),
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let key_width = settings.iter().map(|setting| setting.key.len()).max().unwrap_or(0);
+    // Values line up unless one is very long (a list of rule sets); that one just pushes its source out.
+    let value_width = shown.iter().map(String::len).filter(|width| *width <= MAX_ALIGNED_VALUE).max().unwrap_or(0);
+    for (setting, value) in settings.iter().zip(&shown) {
+        printer.line(&format!("{:<key_width$}  {value:<value_width$}  ({})", setting.key, setting.origin))?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// `{"settings": {key: {value, source, kind, variable}}}`: `source` as the text prints it,
+/// `kind` one of `default`, `file`, `env`, `flag`.
+fn as_json(settings: &[Setting]) -> Value {
+    let entries: Map<String, Value> = settings
+        .iter()
+        .map(|setting| {
+            let kind = match &setting.origin {
+                Origin::Default => "default",
+                Origin::File { .. } => "file",
+                Origin::Environment(_) => "env",
+                Origin::Flag(_) => "flag",
+            };
+            let entry = json!({
+                "value": setting.value,
+                "source": setting.origin.to_string(),
+                "kind": kind,
+                "variable": setting.variable,
+            });
+            (setting.key.clone(), entry)
+        })
+        .collect();
+    json!({ "settings": entries })
+}

@@ -1,0 +1,238 @@
+//! Every key `switchyard.toml` knows, once: its section, what its value is, its environment
+//! variable; and the walk that refuses any other key, naming where it is and the closest known one.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::error::Error;
+
+/// What a key's value is, which says how an environment variable is read for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A string (an address, a name).
+    Text,
+    /// A path, relative to the file that sets it.
+    Path,
+    /// A string never shown: printed as `<redacted>`.
+    Secret,
+    /// A whole number.
+    Integer,
+    /// A number with a fraction.
+    Float,
+    /// `true` or `false`.
+    Boolean,
+    /// A list of strings; comma-separated in an environment variable.
+    List,
+    /// A list of tables (`[[validate.prompts]]`): no environment variable.
+    Tables,
+}
+
+/// One key of `switchyard.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub section: &'static str,
+    pub name: &'static str,
+    pub kind: Kind,
+}
+
+impl Key {
+    /// `section.name`, the key's name in `switchyard config`.
+    pub fn dotted(&self) -> String {
+        format!("{}.{}", self.section, self.name)
+    }
+
+    /// `SWITCHYARD_<SECTION>_<KEY>`, upper-case, the section not repeated when the key already
+    /// starts with it (`[audit] audit_min_confidence` is `SWITCHYARD_AUDIT_MIN_CONFIDENCE`);
+    /// `None` for a list of tables, which no variable can hold.
+    pub fn variable(&self) -> Option<String> {
+        if self.kind == Kind::Tables {
+            return None;
+        }
+        let prefix = format!("{}_", self.section);
+        let name = self.name.strip_prefix(&prefix).unwrap_or(self.name);
+        Some(format!("SWITCHYARD_{}_{}", self.section, name).to_uppercase())
+    }
+}
+
+const fn key(section: &'static str, name: &'static str, kind: Kind) -> Key {
+    Key { section, name, kind }
+}
+
+/// Every key, in the order `switchyard config` and `docs/configuration.md` list them.
+pub const KEYS: &[Key] = &[
+    key("store", "path", Kind::Path),
+    key("runs", "output_root", Kind::Path),
+    key("files", "project_writable", Kind::Boolean),
+    key("files", "core_root", Kind::Path),
+    key("serve", "host", Kind::Text),
+    key("serve", "port", Kind::Integer),
+    key("serve", "token_file", Kind::Path),
+    key("serve", "token", Kind::Secret),
+    key("serve", "allowed_hosts", Kind::List),
+    key("serve", "allowed_origins", Kind::List),
+    key("serve", "max_connections", Kind::Integer),
+    key("serve", "max_pending_connections", Kind::Integer),
+    key("serve", "header_timeout_seconds", Kind::Integer),
+    key("serve", "body_timeout_seconds", Kind::Integer),
+    key("serve", "max_sessions", Kind::Integer),
+    key("serve", "session_idle_seconds", Kind::Integer),
+    key("audit", "audit_min_confidence", Kind::Float),
+    key("execution", "max_revision_attempts", Kind::Integer),
+    key("execution", "max_replan_attempts", Kind::Integer),
+    key("validate", "prompts", Kind::Tables),
+    key("validate", "mirrors", Kind::Tables),
+];
+
+/// The variable `SWITCHYARD_STORE` has always set the store; it stays an alias of
+/// `SWITCHYARD_STORE_PATH`.
+pub const STORE_VARIABLE: &str = "SWITCHYARD_STORE";
+/// The variable that sets the home, which decides where the user's file is: no file key.
+pub const HOME_VARIABLE: &str = "SWITCHYARD_HOME";
+
+/// The key `section.name`, if there is one.
+pub fn find(section: &str, name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|key| key.section == section && key.name == name)
+}
+
+/// The keys of one entry of a list of tables.
+const PROMPT_KEYS: &[&str] = &["glob", "preset", "fields"];
+const FIELD_KEYS: &[&str] = &["name", "required", "type", "values", "pattern"];
+const MIRROR_KEYS: &[&str] = &["source", "mirror"];
+
+/// Where each key a file sets is written: `section.name` to its 1-based line and column.
+pub type Positions = BTreeMap<String, (usize, usize)>;
+
+/// Checks that every key of `text` (the file `file`) is known, and says where each is written.
+/// Values are not looked at: their types are checked when the file is read into its sections.
+pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
+    let root = DeTable::parse(text).map_err(|error| {
+        let at = error.span().map_or((1, 1), |span| position(text, span.start));
+        located(file, at, &format!("{}; fix the TOML syntax", error.message().trim_end()))
+    })?;
+    let sections = section_names();
+    let mut positions = Positions::new();
+    for (spanned_name, section) in root.get_ref() {
+        let section_name: &str = spanned_name.get_ref();
+        let is_table = matches!(section.get_ref(), DeValue::Table(_));
+        if !is_table && !sections.contains(&section_name) {
+            let names = KEYS.iter().map(|key| key.name);
+            let fix = match switchyard_core::suggest::closest(section_name, names)
+                .and_then(|name| KEYS.iter().find(|key| key.name == name))
+            {
+                Some(key) => format!("did you mean `{}` under [{}]?", key.name, key.section),
+                None => "every key belongs to a section such as [serve]".to_owned(),
+            };
+            let at = position(text, spanned_name.span().start);
+            return Err(located(file, at, &format!("unknown key `{section_name}` outside any section; {fix}")));
+        }
+        if !sections.contains(&section_name) {
+            let fix = match switchyard_core::suggest::closest(section_name, sections.iter().copied()) {
+                Some(known) => format!("did you mean [{known}]?"),
+                None => format!(
+                    "the sections are {}",
+                    sections.iter().map(|name| format!("[{name}]")).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            let at = position(text, spanned_name.span().start);
+            return Err(located(file, at, &format!("unknown section [{section_name}]; {fix}")));
+        }
+        let DeValue::Table(table) = section.get_ref() else { continue };
+        let names: Vec<&str> = KEYS.iter().filter(|key| key.section == section_name).map(|key| key.name).collect();
+        for (name, value) in table {
+            let at = position(text, name.span().start);
+            check_name(file, at, name.get_ref().as_ref(), &names, &format!("[{section_name}]"))?;
+            positions.insert(format!("{section_name}.{}", name.get_ref()), at);
+            match (section_name, name.get_ref().as_ref()) {
+                ("validate", "prompts") => check_entries(file, text, value, PROMPT_KEYS, "[[validate.prompts]]", true)?,
+                ("validate", "mirrors") => {
+                    check_entries(file, text, value, MIRROR_KEYS, "[[validate.mirrors]]", false)?
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(positions)
+}
+
+/// The sections, in the order of [`KEYS`].
+pub fn section_names() -> Vec<&'static str> {
+    let mut sections: Vec<&str> = KEYS.iter().map(|key| key.section).collect();
+    sections.dedup();
+    sections
+}
+
+/// Checks the keys of each table of a list of tables (and, for prompts, of their `fields`).
+fn check_entries(
+    file: &Path,
+    text: &str,
+    value: &Spanned<DeValue<'_>>,
+    names: &[&str],
+    label: &str,
+    with_fields: bool,
+) -> Result<(), Error> {
+    let DeValue::Array(entries) = value.get_ref() else { return Ok(()) };
+    for entry in entries {
+        let DeValue::Table(table) = entry.get_ref() else { continue };
+        for (name, value) in table {
+            check_name(file, position(text, name.span().start), name.get_ref().as_ref(), names, label)?;
+            if with_fields && name.get_ref().as_ref() == "fields" {
+                check_entries(file, text, value, FIELD_KEYS, "[[validate.prompts.fields]]", false)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_name(file: &Path, at: (usize, usize), name: &str, known: &[&str], label: &str) -> Result<(), Error> {
+    if known.contains(&name) {
+        return Ok(());
+    }
+    let fix = match switchyard_core::suggest::closest(name, known.iter().copied()) {
+        Some(closest) => format!("did you mean `{closest}`?"),
+        None => format!(
+            "the keys of {label} are {}",
+            known.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    Err(located(file, at, &format!("unknown key `{name}` in {label}; {fix}")))
+}
+
+/// `file:line:column: message`, the shape of every located configuration error.
+pub fn located(file: &Path, (line, column): (usize, usize), message: &str) -> Error {
+    Error::Config(format!("{}:{line}:{column}: {message}", file.display()))
+}
+
+/// The 1-based line and column (in characters) of byte `offset` of `text`.
+pub fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    (before.matches('\n').count() + 1, before[line_start..].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variables_follow_the_section_and_key_without_repeating_the_section() {
+        let variable = |section: &str, name: &str| find(section, name).and_then(Key::variable);
+        assert_eq!(variable("audit", "audit_min_confidence").as_deref(), Some("SWITCHYARD_AUDIT_MIN_CONFIDENCE"));
+        assert_eq!(variable("serve", "port").as_deref(), Some("SWITCHYARD_SERVE_PORT"));
+        assert_eq!(
+            variable("execution", "max_revision_attempts").as_deref(),
+            Some("SWITCHYARD_EXECUTION_MAX_REVISION_ATTEMPTS")
+        );
+        assert_eq!(variable("serve", "token").as_deref(), Some("SWITCHYARD_SERVE_TOKEN"));
+        assert_eq!(variable("validate", "prompts"), None);
+    }
+
+    #[test]
+    fn positions_count_lines_and_characters_from_one() {
+        assert_eq!(position("a\nbé = 1\n", 0), (1, 1));
+        assert_eq!(position("a\nbé = 1\n", 2), (2, 1));
+        assert_eq!(position("a\nbé = 1\n", 6), (2, 4));
+    }
+}

@@ -1,0 +1,94 @@
+//! `[execution]` of `switchyard.toml` through the runtime: the limits a workflow gets when it does
+//! not declare them, pinned with the run's copy; a workflow's own limits win; the default
+//! configuration changes no workflow's hash.
+
+use std::path::{Path, PathBuf};
+
+use switchyard_core::state::RunStatus;
+use switchyard_runtime::{AdvanceInput, Catalog, Config, Overrides, Runtime, StartRequest, StepResponse};
+
+const UNDECLARED: &str = "id: undeclared\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
+const DECLARED: &str = "id: declared\nlimits: {max_revision_attempts: 3}\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
+
+/// A runtime whose home holds `switchyard_toml` (none when empty), over the home's store.
+async fn runtime(home: &Path, switchyard_toml: &str) -> Runtime {
+    let file = home.join("switchyard.toml");
+    if switchyard_toml.is_empty() {
+        let _ = std::fs::remove_file(&file);
+    } else {
+        std::fs::write(&file, switchyard_toml).unwrap();
+    }
+    let config = Config::resolve(Overrides { home: Some(home.to_owned()), ..Overrides::default() }).unwrap();
+    Runtime::open(&config).await.unwrap()
+}
+
+fn workflow_file(home: &Path, name: &str, text: &str) -> PathBuf {
+    let path = home.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Starts `file` and submits the gated step, so the run waits at the gate.
+async fn at_gate(runtime: &Runtime, file: &Path) -> StepResponse {
+    let request = StartRequest { file: Some(file.to_owned()), goal: "limits".to_owned(), ..StartRequest::default() };
+    let started = runtime.start(request).await.unwrap();
+    submit(runtime, &started).await
+}
+
+async fn submit(runtime: &Runtime, response: &StepResponse) -> StepResponse {
+    let token = response.tokens.continue_token.clone().expect("the agent has a step");
+    let input = AdvanceInput { notes: Some("a draft".to_owned()), ..AdvanceInput::default() };
+    let waiting = runtime.advance(&token, None, input).await.unwrap();
+    assert_eq!(waiting.status, RunStatus::WaitingGate, "{waiting:?}");
+    waiting
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_workflow_without_limits_gets_the_configured_revision_limit_and_one_with_its_own_keeps_it() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = runtime(home.path(), "[execution]\nmax_revision_attempts = 1\n").await;
+    let undeclared = at_gate(&runtime, &workflow_file(home.path(), "undeclared.yaml", UNDECLARED)).await;
+    let declared = at_gate(&runtime, &workflow_file(home.path(), "declared.yaml", DECLARED)).await;
+    for (run, first_gate) in [(undeclared.run, &undeclared), (declared.run, &declared)] {
+        // One rejection is within both limits: the agent revises.
+        let revising = runtime.reject(run, "again".to_owned()).await.unwrap();
+        assert_eq!(revising.status, RunStatus::Active, "{first_gate:?}");
+        submit(&runtime, &revising).await;
+    }
+    // The second rejection is past the configured limit of 1, not past the workflow's own 3.
+    let undeclared_after = runtime.reject(undeclared.run, "still not".to_owned()).await.unwrap();
+    assert_eq!(undeclared_after.status, RunStatus::WaitingForHumanDecision, "{undeclared_after:?}");
+    let declared_after = runtime.reject(declared.run, "still not".to_owned()).await.unwrap();
+    assert_eq!(declared_after.status, RunStatus::Active, "{declared_after:?}");
+    let pinned = runtime.pinned_workflow(undeclared.workflow.hash).await.unwrap();
+    assert_eq!(pinned.workflow.limits.max_revision_attempts, 1, "the run's copy holds the limit it ran under");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_running_run_keeps_its_limits_when_the_configuration_changes() {
+    let home = tempfile::tempdir().unwrap();
+    let strict = runtime(home.path(), "[execution]\nmax_revision_attempts = 0\n").await;
+    let file = workflow_file(home.path(), "undeclared.yaml", UNDECLARED);
+    let waiting = at_gate(&strict, &file).await;
+    drop(strict);
+    let relaxed = runtime(home.path(), "").await;
+    let after = relaxed.reject(waiting.run, "no".to_owned()).await.unwrap();
+    assert_eq!(after.status, RunStatus::WaitingForHumanDecision, "the limit of 0 the run started with: {after:?}");
+    // The process-wide compile cache holds the source's own compile, not the strict run's copy.
+    let fresh = at_gate(&relaxed, &file).await;
+    assert_ne!(fresh.workflow.hash, waiting.workflow.hash);
+    let revising = relaxed.reject(fresh.run, "again".to_owned()).await.unwrap();
+    assert_eq!(revising.status, RunStatus::Active, "the default limit of 3: {revising:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_default_configuration_changes_no_workflow_hash() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = runtime(home.path(), "").await;
+    for (name, text) in [("undeclared.yaml", UNDECLARED), ("declared.yaml", DECLARED)] {
+        let file = workflow_file(home.path(), name, text);
+        let compiled_hash = Catalog::file(&file).unwrap().compiled.workflow.unwrap().hash();
+        let request = StartRequest { file: Some(file), goal: "hash".to_owned(), ..StartRequest::default() };
+        assert_eq!(runtime.start(request).await.unwrap().workflow.hash, compiled_hash, "{name}");
+    }
+}
