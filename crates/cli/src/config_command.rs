@@ -16,11 +16,11 @@ pub fn resolve(overrides: Overrides) -> Result<Config, switchyard_runtime::Error
     Config::resolve_with(overrides, &Environment::of_process())
 }
 
-/// A configuration failure names the command it stopped (`switchyard start stopped: …`), since
+/// A configuration failure names the command it stopped (printed as ``switchyard: `start` stopped: …``), since
 /// only the CLI knows the command; other failures pass unchanged.
 pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
     if failure.code == "CONFIG_INVALID" {
-        failure.message = format!("switchyard {command} stopped: {}", failure.message);
+        failure.message = format!("`{command}` stopped: {}", failure.message);
     }
     failure
 }

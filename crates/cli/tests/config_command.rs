@@ -70,7 +70,7 @@ fn a_bad_configuration_stops_every_command_naming_it_and_the_file_line_and_close
     std::fs::write(&file, "[audit]\naudit_min_confidence = 0.9\n\naudit_min_confidnce = 0.7\n").unwrap();
     let expected = |command: &str| {
         format!(
-            "switchyard: switchyard {command} stopped: {}:4:1: unknown key `audit_min_confidnce` in [audit]; did you mean `audit_min_confidence`?",
+            "switchyard: `{command}` stopped: {}:4:1: unknown key `audit_min_confidnce` in [audit]; did you mean `audit_min_confidence`?",
             file.display()
         )
     };
@@ -81,5 +81,5 @@ fn a_bad_configuration_stops_every_command_naming_it_and_the_file_line_and_close
         assert!(ran.stderr.contains("[CONFIG_INVALID]"), "{}", ran.stderr);
     }
     let ran = support::ran(&sandbox.command(&["status", "run_x"]).env("SWITCHYARD_SERVE_PORT", "x").output().unwrap());
-    assert!(ran.stderr.contains("switchyard status stopped: "), "{}", ran.stderr);
+    assert!(ran.stderr.contains("switchyard: `status` stopped: "), "{}", ran.stderr);
 }
