@@ -12,6 +12,7 @@ mod tool;
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 /// mimalloc instead of glibc's malloc: an advance allocates and frees on three threads (the
 /// request's, the store writer's, the state writer's), and glibc's per-thread arenas made that a
@@ -21,7 +22,10 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let arguments = args::Cli::parse();
+    let arguments = match args::Cli::try_parse() {
+        Ok(arguments) => arguments,
+        Err(error) => return usage_error(&error),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
@@ -48,4 +52,40 @@ fn main() -> ExitCode {
             ExitCode::from(failure.exit_code())
         }
     }
+}
+
+/// A command line clap refused. `--help` and `--version` print as clap prints them; a usage error
+/// goes to stderr as clap words it, and with `--json` also as the error envelope on stdout, as
+/// every other failure does, so a script reading stdout learns why nothing ran (exit 2).
+fn usage_error(error: &clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        error.exit();
+    }
+    if json_requested(std::env::args_os().skip(1)) {
+        let rendered = error.render().to_string();
+        let message = rendered.trim().strip_prefix("error: ").unwrap_or(rendered.trim());
+        let mut failure = output::Failure::usage(message);
+        failure.details = Some(serde_json::json!({ "kind": kind_name(error.kind()) }));
+        output::print_error_envelope(&failure);
+    }
+    let _ = error.print();
+    ExitCode::from(2)
+}
+
+/// Whether `--json` is among the arguments clap could not parse (it is global: anywhere before
+/// a `--`).
+fn json_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    arguments.take_while(|argument| argument != "--").any(|argument| argument == "--json")
+}
+
+/// clap's kind of usage error in snake case (`unknown_argument`, `missing_required_argument`).
+fn kind_name(kind: ErrorKind) -> String {
+    let mut name = String::new();
+    for (index, character) in format!("{kind:?}").chars().enumerate() {
+        if character.is_ascii_uppercase() && index > 0 {
+            name.push('_');
+        }
+        name.push(character.to_ascii_lowercase());
+    }
+    name
 }

@@ -101,18 +101,23 @@ struct ErrorBody<'a> {
 #[allow(clippy::print_stderr)]
 pub fn report_failure(failure: &Failure, json: bool) {
     if json {
-        let envelope = ErrorEnvelope {
-            error: ErrorBody {
-                code: &failure.code,
-                message: &failure.message,
-                retryable: failure.retryable,
-                details: failure.details.as_ref(),
-            },
-        };
-        let text = serde_json::to_string_pretty(&envelope).expect("error envelope serialises");
-        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        print_error_envelope(failure);
     }
     eprintln!("switchyard: {} [{}]", failure.message, failure.code);
+}
+
+/// The error envelope `--json` promises on stdout for every failure.
+pub fn print_error_envelope(failure: &Failure) {
+    let envelope = ErrorEnvelope {
+        error: ErrorBody {
+            code: &failure.code,
+            message: &failure.message,
+            retryable: failure.retryable,
+            details: failure.details.as_ref(),
+        },
+    };
+    let text = serde_json::to_string_pretty(&envelope).expect("error envelope serialises");
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 /// Writes to stdout, in colour only where that helps.
