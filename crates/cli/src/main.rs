@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod import;
+mod next;
 mod output;
 mod quickstart;
 mod serve;

@@ -278,8 +278,11 @@ impl Printer {
         if let Some(failure) = &response.failure {
             text.push_str(&format!("\n{} [{}] {}\n", self.red("The run failed:"), failure.code, failure.message));
         }
-        if let Some(token) = &response.tokens.continue_token {
-            text.push_str(&format!("\n{} switchyard continue {token} --notes-file NOTES.md\n", self.bold("Next:")));
+        if let Some((command, fill_in)) = crate::next::next_command(response) {
+            text.push_str(&format!("\n{} {command}\n", self.bold("Next:")));
+            for line in fill_in {
+                text.push_str(&format!("{}\n", self.dim(&line)));
+            }
         }
         self.line(text.trim_end())
     }

@@ -142,9 +142,10 @@ impl From<Error> for ToolError {
         let cause = error.code();
         let message = error.to_string();
         let (code, retry) = match &error {
-            Error::InvalidInput(_) | Error::InvalidName { .. } | Error::AmbiguousWorkflow { .. } => {
-                (ErrorCode::ValidationError, Retry::NotRetryable)
-            }
+            Error::InvalidInput(_)
+            | Error::InvalidName { .. }
+            | Error::AmbiguousWorkflow { .. }
+            | Error::ReportNotFilledIn { .. } => (ErrorCode::ValidationError, Retry::NotRetryable),
             Error::WorkflowNotFound { .. } | Error::NotFound { .. } => (ErrorCode::NotFound, Retry::NotRetryable),
             Error::InvalidWorkflow { .. } => (ErrorCode::PreconditionFailed, Retry::NotRetryable),
             Error::Token(token) => match token {
@@ -170,6 +171,9 @@ impl From<Error> for ToolError {
             _ => (ErrorCode::InternalError, Retry::NotRetryable),
         };
         let mut details = json!({ "cause": cause });
+        if let Error::ReportNotFilledIn { paths } = &error {
+            details["placeholders"] = json!(paths);
+        }
         if let Error::InvalidWorkflow { diagnostics, .. } = &error {
             details["diagnostics"] = json!(diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>());
         }

@@ -36,6 +36,11 @@ pub enum Error {
         "this call was already made with a different payload (recorded {recorded_sha256}, now {sent_sha256}); the first result stands. To do something else, get a fresh token with `switchyard show` and call again"
     )]
     ReplayMismatch { recorded_sha256: String, sent_sha256: String },
+    #[error(
+        "the report still holds placeholders at {}: replace each `<fill in: …>` with your own value and send it again; nothing was recorded and no attempt was used",
+        paths.join(", ")
+    )]
+    ReportNotFilledIn { paths: Vec<String> },
     #[error("{0}")]
     InvalidInput(String),
     #[error("{0}")]
@@ -63,6 +68,7 @@ impl Error {
             Self::Store(error) => error.code(),
             Self::NotFound { .. } => "NOT_FOUND",
             Self::ReplayMismatch { .. } => "REPLAY_MISMATCH",
+            Self::ReportNotFilledIn { .. } => "REPORT_NOT_FILLED_IN",
             Self::InvalidInput(_) => "INVALID_INPUT",
             Self::Environment(_) => "ENVIRONMENT",
         }

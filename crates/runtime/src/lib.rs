@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod keys;
+pub mod report_template;
 pub mod response;
 mod resume;
 pub mod run_folder;
@@ -40,6 +41,7 @@ pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, Overrides};
 pub use crate::error::{Error, ErrorClass};
+pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
@@ -314,6 +316,7 @@ impl Runtime {
         expected_run: Option<RunId>,
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
+        refuse_placeholders(&input)?;
         self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await
     }
 
@@ -328,6 +331,7 @@ impl Runtime {
         input: AdvanceInput,
         to: EdgeTarget,
     ) -> Result<StepResponse, Error> {
+        refuse_placeholders(&input)?;
         self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone()))).await
     }
 
@@ -875,6 +879,7 @@ impl Runtime {
             run: context.run.id,
             node,
             workflow: WorkflowRef { id: workflow.workflow.id.clone(), hash: workflow.hash },
+            report: step.as_ref().map(ReportTemplate::for_step),
             step,
             tokens,
             forked: flags.forked,
@@ -948,6 +953,13 @@ fn check_run(record: &TokenRecord, expected_run: Option<RunId>) -> Result<(), Er
         })),
         _ => Ok(()),
     }
+}
+
+/// Refuses a report that still holds a placeholder of its [`ReportTemplate`]: sent as is, a
+/// template copied from a response must neither advance the run nor use up an attempt.
+fn refuse_placeholders(input: &AdvanceInput) -> Result<(), Error> {
+    let paths = report_template::unfilled(input);
+    if paths.is_empty() { Ok(()) } else { Err(Error::ReportNotFilledIn { paths }) }
 }
 
 fn check_payload(recorded: &str, sent: &str) -> Result<(), Error> {
