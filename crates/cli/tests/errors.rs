@@ -49,6 +49,27 @@ fn tokens_that_are_malformed_tampered_foreign_or_of_the_wrong_kind_are_told_apar
 }
 
 #[test]
+fn an_id_given_for_a_token_is_named_with_the_command_that_prints_its_token() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "ids"]).ok();
+    let run = string(&start["run"]);
+    for (id, what) in [(run.clone(), "run"), (string(&start["session"]), "session"), (string(&start["node"]), "node")] {
+        for command in ["continue", "checkpoint"] {
+            let ran = sandbox.run(&[command, &id, "--notes", "x"]);
+            let error = &ran.expect(2)["error"];
+            assert_eq!(error["code"], "ID_NOT_TOKEN", "{command} {id}: {error}");
+            let message = string(&error["message"]);
+            assert!(message.contains(&format!("is a {what} id, not a")), "{message}");
+            assert!(message.contains(&format!("`switchyard show {id}`")), "{message}");
+        }
+    }
+    // The command it names gives the token that works.
+    let shown = sandbox.run(&["show", &run]).ok();
+    sandbox.run(&["continue", &continue_token(&shown), "--notes", "plan"]).ok();
+    assert_eq!(sandbox.count_events(&run, "checkpoint_recorded"), 0, "nothing was recorded by the refused calls");
+}
+
+#[test]
 fn usage_errors_exit_2_and_rule_violations_exit_1() {
     let sandbox = Sandbox::new();
     let cases: [(&[&str], i32, &str); 7] = [

@@ -640,6 +640,23 @@ async fn a_next_call_sent_verbatim_is_refused_before_anything_is_recorded() {
 }
 
 #[tokio::test]
+async fn a_run_id_sent_as_continue_token_is_named_with_where_its_token_comes_from() {
+    let fixture = fixture().await;
+    let started = fixture.start().await;
+    let run = started["runId"].as_str().unwrap().to_owned();
+    for arguments in
+        [json!({ "continueToken": run }), json!({ "continueToken": run, "output": { "notesMarkdown": "done" } })]
+    {
+        let refused = fixture.error("continue_workflow", arguments).await;
+        assert_eq!(refused["code"], "TOKEN_INVALID_FORMAT", "{refused}");
+        assert_eq!(refused["details"]["cause"], "ID_NOT_TOKEN");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains("is a run id, not a continue token"), "{message}");
+        assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    }
+}
+
+#[tokio::test]
 async fn the_next_call_carries_the_artifacts_the_schema_requires_and_filled_in_it_advances() {
     let fixture = fixture().await;
     let started = fixture

@@ -30,6 +30,15 @@ pub enum Error {
     Engine(#[from] switchyard_engine::Error),
     #[error(transparent)]
     Store(#[from] switchyard_store::Error),
+    #[error(
+        "`{id}` is a {what} id, not a {expected} token; `switchyard show {id}` prints {}",
+        match *what {
+            "node" => "the tokens at that point of its run",
+            "session" => "the current tokens of its run, the continue token (`ct_…`) among them",
+            _ => "the run's current tokens, the continue token (`ct_…`) among them",
+        }
+    )]
+    IdNotToken { what: &'static str, id: String, expected: &'static str },
     #[error("no {what} `{id}` in this store ({store})")]
     NotFound { what: &'static str, id: String, store: String },
     #[error(
@@ -64,6 +73,7 @@ impl Error {
             Self::InvalidWorkflow { .. } => "WORKFLOW_INVALID",
             Self::InvalidName { .. } => "INVALID_NAME",
             Self::Token(error) => error.code(),
+            Self::IdNotToken { .. } => "ID_NOT_TOKEN",
             Self::Engine(error) => error.code(),
             Self::Store(error) => error.code(),
             Self::NotFound { .. } => "NOT_FOUND",

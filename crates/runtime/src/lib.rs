@@ -761,11 +761,19 @@ impl Runtime {
                 Ok((record.run, record.id, None))
             }
             Target::Token(text) => {
+                refuse_id_as_token(text, TokenKind::Continue)?;
                 let token: switchyard_core::token::Token = text.parse()?;
                 let record = self.token_record(text, token.kind, None).await?;
                 Ok((record.run, record.node, record.attempt.filter(|_| token.kind == TokenKind::Continue)))
             }
         }
+    }
+
+    /// Verifies a token of `kind`. A run, session or node id given instead is told apart from a
+    /// malformed token: the caller is told what it is and where its token comes from.
+    fn verify_token(&self, text: &str, kind: TokenKind) -> Result<switchyard_core::token::Token, Error> {
+        refuse_id_as_token(text, kind)?;
+        Ok(self.keys.verify(text, kind)?)
     }
 
     /// Verifies a token of `kind` and looks up what it stands for.
@@ -775,7 +783,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<TokenRecord, Error> {
-        let token = self.keys.verify(text, kind)?;
+        let token = self.verify_token(text, kind)?;
         let record = self.store.token(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         check_run(&record, expected_run)?;
         Ok(record)
@@ -788,7 +796,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<(TokenRecord, RunContext, NodeRecord), Error> {
-        let token = self.keys.verify(text, kind)?;
+        let token = self.verify_token(text, kind)?;
         let scope = self.store.token_scope(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         let record = scope.token;
         check_run(&record, expected_run)?;
@@ -952,6 +960,19 @@ fn check_run(record: &TokenRecord, expected_run: Option<RunId>) -> Result<(), Er
             requested_run: run.to_string(),
         })),
         _ => Ok(()),
+    }
+}
+
+/// Refuses a run, session or node id given where a token of `kind` is expected, saying what it is
+/// and where its token comes from, rather than calling it a malformed token.
+fn refuse_id_as_token(text: &str, kind: TokenKind) -> Result<(), Error> {
+    let id = text.trim();
+    let what = [(RunId::PREFIX, "run"), (SessionId::PREFIX, "session"), (NodeId::PREFIX, "node")]
+        .into_iter()
+        .find_map(|(prefix, what)| id.starts_with(prefix).then_some(what));
+    match what {
+        Some(what) => Err(Error::IdNotToken { what, id: id.to_owned(), expected: kind.name() }),
+        None => Ok(()),
     }
 }
 
