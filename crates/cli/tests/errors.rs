@@ -73,7 +73,7 @@ fn an_id_given_for_a_token_is_named_with_the_command_that_prints_its_token() {
 fn usage_errors_exit_2_and_rule_violations_exit_1() {
     let sandbox = Sandbox::new();
     let cases: [(&[&str], i32, &str); 7] = [
-        (&["start", "../../etc/passwd", "--goal", "x"], 2, "INVALID_NAME"),
+        (&["start", "../../no/such/workflow", "--goal", "x"], 2, "INVALID_NAME"),
         (&["start", "no-such-workflow", "--goal", "x"], 2, "WORKFLOW_NOT_FOUND"),
         (&["start", "dev-cycle", "--goal", "x", "--context", "[1,2]"], 2, "USAGE"),
         (&["start", "dev-cycle", "--goal", "x", "--context", "{not json"], 2, "USAGE"),

@@ -657,6 +657,21 @@ async fn a_run_id_sent_as_continue_token_is_named_with_where_its_token_comes_fro
 }
 
 #[tokio::test]
+async fn an_agent_cannot_start_a_workflow_file_by_naming_its_path() {
+    let fixture = fixture().await;
+    let file = fixture.workspace.path().join("wf.yaml");
+    std::fs::write(&file, "id: by-path\ntitle: T\nsteps:\n  - id: only\n    title: Only\n    prompt: Do it.\n")
+        .unwrap();
+    let start = |name: String| {
+        fixture.error("start_workflow", json!({ "workflowId": name, "workspacePath": fixture.path(), "goal": "x" }))
+    };
+    assert_eq!(start(file.display().to_string()).await["code"], "VALIDATION_ERROR", "no id has a separator");
+    let refused = start("wf.yaml".to_owned()).await;
+    assert_eq!(refused["details"]["cause"], "INVALID_NAME", "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("not a workflow name"), "{refused}");
+}
+
+#[tokio::test]
 async fn the_next_call_carries_the_artifacts_the_schema_requires_and_filled_in_it_advances() {
     let fixture = fixture().await;
     let started = fixture
