@@ -69,6 +69,9 @@ impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let details = match &error {
             Error::InvalidWorkflow { diagnostics, .. } => serde_json::to_value(diagnostics).ok(),
+            Error::ReplayMismatch { run, differs, recorded_sha256, sent_sha256, .. } => Some(serde_json::json!({
+                "run": run, "differs": differs, "recorded_sha256": recorded_sha256, "sent_sha256": sent_sha256,
+            })),
             _ => None,
         };
         let mut message = error.to_string();

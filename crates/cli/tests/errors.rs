@@ -70,6 +70,34 @@ fn an_id_given_for_a_token_is_named_with_the_command_that_prints_its_token() {
 }
 
 #[test]
+fn a_token_used_again_with_other_content_is_explained_in_words_with_the_way_to_a_fresh_token() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "replays"]).ok();
+    let run = string(&start["run"]);
+    let token = continue_token(&start);
+    sandbox.run(&["continue", &token, "--notes", "the plan"]).ok();
+    let again = sandbox.run(&["continue", &token, "--notes", "another plan", "--context", "{\"k\": 1}"]);
+    let error = &again.expect(1)["error"];
+    assert_eq!(error["code"], "REPLAY_MISMATCH");
+    let message = string(&error["message"]);
+    assert!(message.contains("already used, with different context and notes"), "{message}");
+    assert!(message.contains("the run has moved on"), "{message}");
+    assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    let is_hash = |text: &str| text.len() == 64 && text.chars().all(|c| c.is_ascii_hexdigit());
+    assert!(!message.split(|c: char| !c.is_ascii_hexdigit()).any(is_hash), "no hash in the words: {message}");
+    assert!(!again.stderr.split(|c: char| !c.is_ascii_hexdigit()).any(is_hash), "{}", again.stderr);
+    assert!(is_hash(&string(&error["details"]["recorded_sha256"])), "{error}");
+    assert!(is_hash(&string(&error["details"]["sent_sha256"])), "{error}");
+    assert_eq!(error["details"]["differs"], json!(["context", "notes"]));
+
+    // Checkpoint notes are told apart the same way.
+    let checkpoint = string(&sandbox.run(&["show", &run]).ok()["tokens"]["checkpoint_token"]);
+    sandbox.run(&["checkpoint", &checkpoint, "--notes", "halfway"]).ok();
+    let error = &sandbox.run(&["checkpoint", &checkpoint, "--notes", "elsewhere"]).expect(1)["error"];
+    assert!(string(&error["message"]).contains("checkpoint token was already used, with different notes"), "{error}");
+}
+
+#[test]
 fn usage_errors_exit_2_and_rule_violations_exit_1() {
     let sandbox = Sandbox::new();
     let cases: [(&[&str], i32, &str); 7] = [

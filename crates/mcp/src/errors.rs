@@ -90,7 +90,9 @@ impl ErrorCode {
             }
             Self::TokenUnknownNode => "a well-formed, signed token this store does not know",
             Self::TokenSessionLocked => "another process holds the store; retry after `retry.afterMs`",
-            Self::ReplayMismatch => "this call was already made with a different payload; the first result stands",
+            Self::ReplayMismatch => {
+                "this token was already used with other content (`details.differs` names the fields); the first call stands and the run has moved on: get a fresh token"
+            }
             Self::HumanActionRequired => "the run waits for a human (gate or decision); retry after `retry.afterMs`",
         }
     }
@@ -172,6 +174,12 @@ impl From<Error> for ToolError {
             _ => (ErrorCode::InternalError, Retry::NotRetryable),
         };
         let mut details = json!({ "cause": cause });
+        if let Error::ReplayMismatch { run, differs, recorded_sha256, sent_sha256, .. } = &error {
+            details["runId"] = json!(run);
+            details["differs"] = json!(differs);
+            details["recordedSha256"] = json!(recorded_sha256);
+            details["sentSha256"] = json!(sent_sha256);
+        }
         if let Error::ReportNotFilledIn { paths } = &error {
             details["placeholders"] = json!(paths);
         }

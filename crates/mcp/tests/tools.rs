@@ -550,6 +550,12 @@ async fn a_completed_run_offers_no_token_and_its_last_report_only_replays() {
         .await;
     assert_eq!(other["code"], "REPLAY_MISMATCH", "{other}");
     assert_eq!(fixture.event_count(&run).await, before, "neither call wrote anything");
+    // Said in words, with the way to a fresh token; the hashes only in the details.
+    let message = other["message"].as_str().unwrap();
+    assert!(message.contains("continue token was already used, with different notes"), "{message}");
+    assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    assert!(!message.contains(other["details"]["recordedSha256"].as_str().unwrap()), "{message}");
+    assert_eq!(other["details"]["differs"], json!(["notes"]));
 }
 
 #[tokio::test]

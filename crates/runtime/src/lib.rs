@@ -40,7 +40,7 @@ use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, Overrides};
-pub use crate::error::{Error, ErrorClass};
+pub use crate::error::{Error, ErrorClass, ReplayedCall};
 pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
@@ -351,8 +351,13 @@ impl Runtime {
             None => sha256_hex(&canonical_json(&input)),
             Some(to) => sha256_hex(&canonical_json(&serde_json::json!({ "input": input, "to": to }))),
         };
-        if let Some(recorded) = self.store.recorded(&key).await? {
-            return self.replay(&recorded, &payload).await;
+        let mut parts = serde_json::to_value(&input).unwrap_or(Value::Null);
+        if let (Some(to), Value::Object(parts)) = (&to, &mut parts) {
+            parts.insert("to".to_owned(), serde_json::json!(to));
+        }
+        let call = OnceCall { key, payload, fields: field_hashes(&parts), run: record.run };
+        if let Some(recorded) = self.store.recorded(&call.key).await? {
+            return self.replay(&recorded, &call).await;
         }
         let advance = switchyard_engine::Advance {
             attempt,
@@ -365,7 +370,7 @@ impl Runtime {
             Some(to) => Command::AdvanceTo { advance, to },
             None => Command::Advance(advance),
         };
-        self.execute(&context, &node, command, Some((key, payload))).await
+        self.execute(&context, &node, command, Some(call)).await
     }
 
     /// Approves the result a gate waits on.
@@ -418,12 +423,16 @@ impl Runtime {
     ) -> Result<CheckpointResponse, Error> {
         let (record, context, node) = self.token_scope(checkpoint_token, TokenKind::Checkpoint, expected_run).await?;
         let attempt = record.attempt.unwrap_or_else(|| AttemptId::first_for(record.node));
-        let key = format!("checkpoint:{}:{attempt}", record.node);
-        let payload = sha256_hex(&canonical_json(&notes));
+        let call = OnceCall {
+            key: format!("checkpoint:{}:{attempt}", record.node),
+            payload: sha256_hex(&canonical_json(&notes)),
+            fields: field_hashes(&serde_json::json!({ "notes": notes })),
+            run: record.run,
+        };
         let response =
             |replayed| CheckpointResponse { session: record.session, run: record.run, node: record.node, replayed };
-        if let Some(recorded) = self.store.recorded(&key).await? {
-            check_payload(&recorded.payload_sha256, &payload)?;
+        if let Some(recorded) = self.store.recorded(&call.key).await? {
+            check_payload(&recorded, &call)?;
             return Ok(response(true));
         }
         let transition = switchyard_engine::transition(
@@ -432,7 +441,11 @@ impl Runtime {
             Command::Checkpoint { attempt: Some(attempt), notes },
             Fresh { node: self.ids.node() },
         )?;
-        let claim = Claim { key, payload_sha256: payload.clone(), outcome: serde_json::json!({ "node": record.node }) };
+        let claim = Claim {
+            key: call.key.clone(),
+            payload_sha256: call.payload.clone(),
+            outcome: serde_json::json!({ "node": record.node, "fields": call.fields }),
+        };
         let projected = self.output_root.is_some().then(|| transition.events.clone());
         match self.append(&context, transition.events, Some(claim), Vec::new()).await? {
             Appended::Committed { last_seq, .. } => {
@@ -444,7 +457,7 @@ impl Runtime {
                 Ok(response(false))
             }
             Appended::AlreadyRecorded(recorded) => {
-                check_payload(&recorded.payload_sha256, &payload)?;
+                check_payload(&recorded, &call)?;
                 Ok(response(true))
             }
         }
@@ -559,12 +572,16 @@ impl Runtime {
         self.deciding_again(|| async {
             let context = self.run_context(run).await?;
             let node = self.node_record(context.run.tip).await?;
-            let key = format!("{key_kind}:{}", node.id);
-            let payload = sha256_hex(&canonical_json(&command_payload(&command)));
-            if let Some(recorded) = self.store.recorded(&key).await? {
-                return self.replay(&recorded, &payload).await;
+            let call = OnceCall {
+                key: format!("{key_kind}:{}", node.id),
+                payload: sha256_hex(&canonical_json(&command_payload(&command))),
+                fields: field_hashes(&command_fields(&command)),
+                run,
+            };
+            if let Some(recorded) = self.store.recorded(&call.key).await? {
+                return self.replay(&recorded, &call).await;
             }
-            self.execute(&context, &node, command.clone(), Some((key, payload))).await
+            self.execute(&context, &node, command.clone(), Some(call)).await
         })
         .await
     }
@@ -600,7 +617,7 @@ impl Runtime {
         context: &RunContext,
         node: &NodeRecord,
         command: Command,
-        claim: Option<(String, String)>,
+        call: Option<OnceCall>,
     ) -> Result<StepResponse, Error> {
         let fresh = Fresh { node: self.ids.node() };
         let Transition { events, node: created, control } =
@@ -616,11 +633,10 @@ impl Runtime {
             }
             None => NewTokens::default(),
         };
-        let payload = claim.as_ref().map(|(_, payload)| payload.clone());
-        let claim = claim.map(|(key, payload_sha256)| Claim {
-            key,
-            payload_sha256,
-            outcome: serde_json::json!({ "node": target_id }),
+        let claim = call.as_ref().map(|call| Claim {
+            key: call.key.clone(),
+            payload_sha256: call.payload.clone(),
+            outcome: serde_json::json!({ "node": target_id, "fields": call.fields }),
         });
         let projected = self.output_root.is_some().then(|| events.clone());
         match self.append(context, events, claim, tokens.records.clone()).await? {
@@ -639,7 +655,10 @@ impl Runtime {
                 }
                 Ok(response)
             }
-            Appended::AlreadyRecorded(recorded) => self.replay(&recorded, payload.as_deref().unwrap_or_default()).await,
+            Appended::AlreadyRecorded(recorded) => match &call {
+                Some(call) => self.replay(&recorded, call).await,
+                None => Err(Error::environment(format!("`{}` was recorded by a call that claims none", recorded.key))),
+            },
         }
     }
 
@@ -662,8 +681,8 @@ impl Runtime {
     }
 
     /// Answers a call that was already made, from what was recorded; advances nothing.
-    async fn replay(&self, recorded: &switchyard_store::Recorded, payload: &str) -> Result<StepResponse, Error> {
-        check_payload(&recorded.payload_sha256, payload)?;
+    async fn replay(&self, recorded: &switchyard_store::Recorded, call: &OnceCall) -> Result<StepResponse, Error> {
+        check_payload(recorded, call)?;
         let node: NodeId =
             recorded.outcome.get("node").and_then(Value::as_str).and_then(|text| text.parse().ok()).ok_or_else(
                 || Error::environment(format!("the recorded outcome of `{}` is unreadable", recorded.key)),
@@ -983,12 +1002,58 @@ fn refuse_placeholders(input: &AdvanceInput) -> Result<(), Error> {
     if paths.is_empty() { Ok(()) } else { Err(Error::ReportNotFilledIn { paths }) }
 }
 
-fn check_payload(recorded: &str, sent: &str) -> Result<(), Error> {
-    if recorded == sent {
-        Ok(())
-    } else {
-        Err(Error::ReplayMismatch { recorded_sha256: recorded.to_owned(), sent_sha256: sent.to_owned() })
+/// A call that takes effect once: repeated with the same payload it replays the recorded answer;
+/// with another payload it is refused, naming the fields that differ.
+#[derive(Debug, Clone)]
+struct OnceCall {
+    key: String,
+    /// The SHA-256 of the payload, as recorded.
+    payload: String,
+    /// The SHA-256 of each field of the payload, recorded in the claim's outcome so a mismatch
+    /// can say which fields differ.
+    fields: Map<String, Value>,
+    /// The run the call acts on, for the way to a fresh token.
+    run: RunId,
+}
+
+/// The SHA-256 of each top-level field of a payload object.
+fn field_hashes(payload: &Value) -> Map<String, Value> {
+    payload
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| (name.clone(), Value::String(sha256_hex(&canonical_json(value)))))
+        .collect()
+}
+
+fn check_payload(recorded: &switchyard_store::Recorded, call: &OnceCall) -> Result<(), Error> {
+    if recorded.payload_sha256 == call.payload {
+        return Ok(());
     }
+    // Calls recorded before their fields were kept say only that something differs.
+    let differs = match recorded.outcome.get("fields").and_then(Value::as_object) {
+        Some(fields) => {
+            let mut names: Vec<String> = fields
+                .keys()
+                .chain(call.fields.keys())
+                .filter(|name| fields.get(*name) != call.fields.get(*name))
+                .cloned()
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        }
+        None => Vec::new(),
+    };
+    let kind = recorded.key.split(':').next().unwrap_or_default();
+    Err(Error::ReplayMismatch {
+        call: ReplayedCall::from_key_kind(kind),
+        run: call.run.to_string(),
+        differs,
+        recorded_sha256: recorded.payload_sha256.clone(),
+        sent_sha256: call.payload.clone(),
+    })
 }
 
 /// The part of a human command that decides whether a repeat is the same call.
@@ -997,6 +1062,17 @@ fn command_payload(command: &Command) -> Value {
         Command::Approve { note } => serde_json::json!({ "approve": note }),
         Command::Reject { reason } => serde_json::json!({ "reject": reason }),
         Command::Decide { option, note } => serde_json::json!({ "decide": option.as_str(), "note": note }),
+        _ => Value::Null,
+    }
+}
+
+/// The fields of a human command, named as a mismatch names them (not its payload, which keeps
+/// the shape it always had so recorded calls still match).
+fn command_fields(command: &Command) -> Value {
+    match command {
+        Command::Approve { note } => serde_json::json!({ "decision": "approve", "note": note }),
+        Command::Reject { reason } => serde_json::json!({ "decision": "reject", "reason": reason }),
+        Command::Decide { option, note } => serde_json::json!({ "option": option.as_str(), "note": note }),
         _ => Value::Null,
     }
 }
