@@ -44,6 +44,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
         Commands::Inspect { name, file } => {
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
+            let (name, file) = name_or_file(name, file);
             let found = match (name, file) {
                 (_, Some(file)) => Catalog::file(&file)?,
                 (Some(name), None) => catalog.find(&name)?,
@@ -84,6 +85,7 @@ async fn run_command(
                 Some(text) => json_object("--context", &text)?,
                 None => Map::new(),
             };
+            let (workflow, file) = name_or_file(workflow, file);
             let request = StartRequest { workflow, file, goal, context, workspace: Some(workspace.unwrap_or(project)) };
             step(printer, &runtime.start(request).await?)
         }
@@ -217,6 +219,15 @@ fn advanced(printer: &Printer, response: &switchyard_runtime::StepResponse) -> R
         switchyard_runtime::ResponseKind::Blocked | switchyard_runtime::ResponseKind::Failed => Outcome::RuleViolation,
         _ => Outcome::Success,
     })
+}
+
+/// A workflow named by an existing file's path (`./wf.yaml`, `dir/wf.json`) is that file, as if
+/// given with `--file`.
+fn name_or_file(name: Option<String>, file: Option<PathBuf>) -> (Option<String>, Option<PathBuf>) {
+    match name.as_deref().and_then(switchyard_runtime::catalog::file_named_as_workflow) {
+        Some(path) if file.is_none() => (None, Some(path)),
+        _ => (name, file),
+    }
 }
 
 async fn run_id(runtime: &Runtime, text: &str) -> Result<RunId, Failure> {

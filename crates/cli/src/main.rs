@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod config_command;
 mod import;
+mod next;
 mod output;
 mod quickstart;
 mod serve;
@@ -12,6 +13,7 @@ mod tool;
 
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
 
 /// mimalloc instead of glibc's malloc: an advance allocates and frees on three threads (the
@@ -22,9 +24,13 @@ use clap::{CommandFactory, FromArgMatches};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let matches = args::Cli::command().get_matches();
-    let command = matches.subcommand_name().unwrap_or_default().to_owned();
-    let arguments = args::Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    let parsed = args::Cli::command().try_get_matches().and_then(|matches| {
+        Ok((matches.subcommand_name().unwrap_or_default().to_owned(), args::Cli::from_arg_matches(&matches)?))
+    });
+    let (command, arguments) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => return usage_error(&error),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
@@ -52,4 +58,40 @@ fn main() -> ExitCode {
             ExitCode::from(failure.exit_code())
         }
     }
+}
+
+/// A command line clap refused. `--help` and `--version` print as clap prints them; a usage error
+/// goes to stderr as clap words it, and with `--json` also as the error envelope on stdout, as
+/// every other failure does, so a script reading stdout learns why nothing ran (exit 2).
+fn usage_error(error: &clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        error.exit();
+    }
+    if json_requested(std::env::args_os().skip(1)) {
+        let rendered = error.render().to_string();
+        let message = rendered.trim().strip_prefix("error: ").unwrap_or(rendered.trim());
+        let mut failure = output::Failure::usage(message);
+        failure.details = Some(serde_json::json!({ "kind": kind_name(error.kind()) }));
+        output::print_error_envelope(&failure);
+    }
+    let _ = error.print();
+    ExitCode::from(2)
+}
+
+/// Whether `--json` is among the arguments clap could not parse (it is global: anywhere before
+/// a `--`).
+fn json_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    arguments.take_while(|argument| argument != "--").any(|argument| argument == "--json")
+}
+
+/// clap's kind of usage error in snake case (`unknown_argument`, `missing_required_argument`).
+fn kind_name(kind: ErrorKind) -> String {
+    let mut name = String::new();
+    for (index, character) in format!("{kind:?}").chars().enumerate() {
+        if character.is_ascii_uppercase() && index > 0 {
+            name.push('_');
+        }
+        name.push(character.to_ascii_lowercase());
+    }
+    name
 }

@@ -87,6 +87,9 @@ impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let details = match &error {
             Error::InvalidWorkflow { diagnostics, .. } => serde_json::to_value(diagnostics).ok(),
+            Error::ReplayMismatch { run, differs, recorded_sha256, sent_sha256, .. } => Some(serde_json::json!({
+                "run": run, "differs": differs, "recorded_sha256": recorded_sha256, "sent_sha256": sent_sha256,
+            })),
             _ => None,
         };
         let mut message = error.to_string();
@@ -122,18 +125,23 @@ pub fn report_failure(failure: &Failure, json: bool) {
         return;
     }
     if json {
-        let envelope = ErrorEnvelope {
-            error: ErrorBody {
-                code: &failure.code,
-                message: &failure.message,
-                retryable: failure.retryable,
-                details: failure.details.as_ref(),
-            },
-        };
-        let text = serde_json::to_string_pretty(&envelope).expect("error envelope serialises");
-        let _ = writeln!(std::io::stdout().lock(), "{text}");
+        print_error_envelope(failure);
     }
     eprintln!("switchyard: {} [{}]", failure.message, failure.code);
+}
+
+/// The error envelope `--json` promises on stdout for every failure.
+pub fn print_error_envelope(failure: &Failure) {
+    let envelope = ErrorEnvelope {
+        error: ErrorBody {
+            code: &failure.code,
+            message: &failure.message,
+            retryable: failure.retryable,
+            details: failure.details.as_ref(),
+        },
+    };
+    let text = serde_json::to_string_pretty(&envelope).expect("error envelope serialises");
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 /// Writes to stdout, in colour only where that helps: styles are written with `anstyle`, and an
@@ -506,11 +514,11 @@ impl Printer {
         if let Some(failure) = &response.failure {
             text.push_str(&format!("\n{} [{}] {}\n", self.red("The run failed:"), failure.code, failure.message));
         }
-        if let Some(token) = &response.tokens.continue_token {
-            text.push_str(&format!(
-                "\n{} switchyard continue {token} --notes-file NOTES.md\n",
-                self.next_hint("Next:")
-            ));
+        if let Some((command, fill_in)) = crate::next::next_command(response) {
+            text.push_str(&format!("\n{} {command}\n", self.next_hint("Next:")));
+            for line in fill_in {
+                text.push_str(&format!("{}\n", self.dim(&line)));
+            }
         }
         self.line(text.trim_end())
     }

@@ -49,10 +49,59 @@ fn tokens_that_are_malformed_tampered_foreign_or_of_the_wrong_kind_are_told_apar
 }
 
 #[test]
+fn an_id_given_for_a_token_is_named_with_the_command_that_prints_its_token() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "ids"]).ok();
+    let run = string(&start["run"]);
+    for (id, what) in [(run.clone(), "run"), (string(&start["session"]), "session"), (string(&start["node"]), "node")] {
+        for command in ["continue", "checkpoint"] {
+            let ran = sandbox.run(&[command, &id, "--notes", "x"]);
+            let error = &ran.expect(2)["error"];
+            assert_eq!(error["code"], "ID_NOT_TOKEN", "{command} {id}: {error}");
+            let message = string(&error["message"]);
+            assert!(message.contains(&format!("is a {what} id, not a")), "{message}");
+            assert!(message.contains(&format!("`switchyard show {id}`")), "{message}");
+        }
+    }
+    // The command it names gives the token that works.
+    let shown = sandbox.run(&["show", &run]).ok();
+    sandbox.run(&["continue", &continue_token(&shown), "--notes", "plan"]).ok();
+    assert_eq!(sandbox.count_events(&run, "checkpoint_recorded"), 0, "nothing was recorded by the refused calls");
+}
+
+#[test]
+fn a_token_used_again_with_other_content_is_explained_in_words_with_the_way_to_a_fresh_token() {
+    let sandbox = Sandbox::new();
+    let start = sandbox.run(&["start", "dev-cycle", "--goal", "replays"]).ok();
+    let run = string(&start["run"]);
+    let token = continue_token(&start);
+    sandbox.run(&["continue", &token, "--notes", "the plan"]).ok();
+    let again = sandbox.run(&["continue", &token, "--notes", "another plan", "--context", "{\"k\": 1}"]);
+    let error = &again.expect(1)["error"];
+    assert_eq!(error["code"], "REPLAY_MISMATCH");
+    let message = string(&error["message"]);
+    assert!(message.contains("already used, with different context and notes"), "{message}");
+    assert!(message.contains("the run has moved on"), "{message}");
+    assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    let is_hash = |text: &str| text.len() == 64 && text.chars().all(|c| c.is_ascii_hexdigit());
+    assert!(!message.split(|c: char| !c.is_ascii_hexdigit()).any(is_hash), "no hash in the words: {message}");
+    assert!(!again.stderr.split(|c: char| !c.is_ascii_hexdigit()).any(is_hash), "{}", again.stderr);
+    assert!(is_hash(&string(&error["details"]["recorded_sha256"])), "{error}");
+    assert!(is_hash(&string(&error["details"]["sent_sha256"])), "{error}");
+    assert_eq!(error["details"]["differs"], json!(["context", "notes"]));
+
+    // Checkpoint notes are told apart the same way.
+    let checkpoint = string(&sandbox.run(&["show", &run]).ok()["tokens"]["checkpoint_token"]);
+    sandbox.run(&["checkpoint", &checkpoint, "--notes", "halfway"]).ok();
+    let error = &sandbox.run(&["checkpoint", &checkpoint, "--notes", "elsewhere"]).expect(1)["error"];
+    assert!(string(&error["message"]).contains("checkpoint token was already used, with different notes"), "{error}");
+}
+
+#[test]
 fn usage_errors_exit_2_and_rule_violations_exit_1() {
     let sandbox = Sandbox::new();
     let cases: [(&[&str], i32, &str); 7] = [
-        (&["start", "../../etc/passwd", "--goal", "x"], 2, "INVALID_NAME"),
+        (&["start", "../../no/such/workflow", "--goal", "x"], 2, "INVALID_NAME"),
         (&["start", "no-such-workflow", "--goal", "x"], 2, "WORKFLOW_NOT_FOUND"),
         (&["start", "dev-cycle", "--goal", "x", "--context", "[1,2]"], 2, "USAGE"),
         (&["start", "dev-cycle", "--goal", "x", "--context", "{not json"], 2, "USAGE"),

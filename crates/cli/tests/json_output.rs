@@ -96,3 +96,35 @@ steps:
     let settings = redactions(&[sandbox.home.path(), sandbox.project.path()]);
     settings.bind(|| insta::assert_snapshot!("inspect_text_rules", inspected.stdout));
 }
+
+#[test]
+fn usage_errors_under_json_print_the_error_envelope_on_stdout() {
+    let sandbox = Sandbox::new();
+    let cases: [(&[&str], &str); 4] = [
+        (&["continue", "ct_x", "--bogus"], "unknown_argument"),
+        (&["continue"], "missing_required_argument"),
+        (&["sessions", "--limit", "many"], "value_validation"),
+        (&["no-such-command"], "invalid_subcommand"),
+    ];
+    for (args, kind) in cases {
+        let ran = sandbox.run(args);
+        let envelope = ran.expect(2);
+        assert_eq!(envelope["error"]["code"], "USAGE", "{args:?}: {envelope}");
+        assert_eq!(envelope["error"]["details"]["kind"], kind, "{args:?}: {envelope}");
+        assert!(ran.stderr.contains("error:"), "clap's own message still goes to stderr: {}", ran.stderr);
+    }
+    // `--json` after the subcommand counts too; after `--` it is an argument, not the flag.
+    let after = sandbox.run_text(&["continue", "--bogus", "--json"]);
+    assert_eq!(after.expect(2)["error"]["code"], "USAGE");
+    let quoted = sandbox.run_text(&["continue", "--bogus", "--", "--json"]);
+    assert_eq!((quoted.code, quoted.stdout.as_str()), (2, ""));
+    // Help and version are no errors: printed as they always were, exit 0.
+    for args in [&["--json", "--help"][..], &["--json", "--version"], &["--json", "continue", "--help"]] {
+        let ran = sandbox.run_text(args);
+        assert_eq!(ran.code, 0, "{args:?}: {}", ran.stderr);
+        assert!(serde_json::from_str::<serde_json::Value>(&ran.stdout).is_err(), "{args:?}: {}", ran.stdout);
+    }
+    let envelope = sandbox.run(&["continue", "ct_x", "--bogus"]).expect(2);
+    let settings = redactions(&[]);
+    settings.bind(|| insta::assert_json_snapshot!("usage_error_envelope", envelope));
+}

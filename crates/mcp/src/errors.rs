@@ -90,7 +90,9 @@ impl ErrorCode {
             }
             Self::TokenUnknownNode => "a well-formed, signed token this store does not know",
             Self::TokenSessionLocked => "another process holds the store; retry after `retry.afterMs`",
-            Self::ReplayMismatch => "this call was already made with a different payload; the first result stands",
+            Self::ReplayMismatch => {
+                "this token was already used with other content (`details.differs` names the fields); the first call stands and the run has moved on: get a fresh token"
+            }
             Self::HumanActionRequired => "the run waits for a human (gate or decision); retry after `retry.afterMs`",
         }
     }
@@ -142,9 +144,10 @@ impl From<Error> for ToolError {
         let cause = error.code();
         let message = error.to_string();
         let (code, retry) = match &error {
-            Error::InvalidInput(_) | Error::InvalidName { .. } | Error::AmbiguousWorkflow { .. } => {
-                (ErrorCode::ValidationError, Retry::NotRetryable)
-            }
+            Error::InvalidInput(_)
+            | Error::InvalidName { .. }
+            | Error::AmbiguousWorkflow { .. }
+            | Error::ReportNotFilledIn { .. } => (ErrorCode::ValidationError, Retry::NotRetryable),
             Error::WorkflowNotFound { .. } | Error::NotFound { .. } => (ErrorCode::NotFound, Retry::NotRetryable),
             Error::InvalidWorkflow { .. } => (ErrorCode::PreconditionFailed, Retry::NotRetryable),
             Error::Token(token) => match token {
@@ -153,6 +156,7 @@ impl From<Error> for ToolError {
                 TokenError::Unknown => (ErrorCode::TokenUnknownNode, Retry::NotRetryable),
                 _ => (ErrorCode::TokenScopeMismatch, Retry::NotRetryable),
             },
+            Error::IdNotToken { .. } => (ErrorCode::TokenInvalidFormat, Retry::NotRetryable),
             Error::ReplayMismatch { .. } => (ErrorCode::ReplayMismatch, Retry::NotRetryable),
             // A report over a size limit is bad arguments, not a refusal by the run's state.
             Error::Engine(_) if cause == "INPUT_TOO_LARGE" => (ErrorCode::ValidationError, Retry::NotRetryable),
@@ -170,6 +174,15 @@ impl From<Error> for ToolError {
             _ => (ErrorCode::InternalError, Retry::NotRetryable),
         };
         let mut details = json!({ "cause": cause });
+        if let Error::ReplayMismatch { run, differs, recorded_sha256, sent_sha256, .. } = &error {
+            details["runId"] = json!(run);
+            details["differs"] = json!(differs);
+            details["recordedSha256"] = json!(recorded_sha256);
+            details["sentSha256"] = json!(sent_sha256);
+        }
+        if let Error::ReportNotFilledIn { paths } = &error {
+            details["placeholders"] = json!(paths);
+        }
         if let Error::InvalidWorkflow { diagnostics, .. } = &error {
             details["diagnostics"] = json!(diagnostics.iter().map(ToString::to_string).collect::<Vec<_>>());
         }

@@ -75,10 +75,14 @@ pub fn execution(execution: &Execution) -> String {
         let call = serde_json::json!({ "tool": next.tool, "params": next.params });
         let _ =
             writeln!(text, "\n## Next call\n```json\n{}\n```", serde_json::to_string_pretty(&call).unwrap_or_default());
-        if execution.next_intent == NextIntent::PerformPendingThenContinue {
+        if execution.next_intent == NextIntent::PerformPendingThenContinue && !next.fill_in.is_empty() {
+            let _ = writeln!(text, "Replace each `<fill in: …>` with your report before you send it:");
+            for fill in &next.fill_in {
+                let _ = writeln!(text, "- `{}`: {}", fill.path, fill.what);
+            }
             let _ = writeln!(
                 text,
-                "Add your report to it: `output` with `notesMarkdown` (and `artifacts` when the step asks for them); sent without one, it only shows this step again."
+                "Sent with a placeholder left in, it is refused (`VALIDATION_ERROR`) and nothing is recorded."
             );
         }
     }

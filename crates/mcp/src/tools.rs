@@ -351,7 +351,7 @@ impl Tools {
             .tokens
             .continue_token
             .as_ref()
-            .map(|token| NextCall { tool: CONTINUE_WORKFLOW, params: json!({ "continueToken": token }) });
+            .map(|token| NextCall::verbatim(CONTINUE_WORKFLOW, json!({ "continueToken": token })));
         let text = format!(
             "Checkpoint recorded on {} (run {}){}. Resume later with continue_workflow {{continueToken: \"{}\", intent: \"rehydrate\"}}.",
             checkpoint.node,
@@ -405,9 +405,11 @@ impl Tools {
         let mut list = Vec::new();
         for candidate in &candidates {
             let confidence = serde_json::to_value(candidate.confidence).unwrap_or(Value::Null);
-            let next_call = candidate.resume_token.as_ref().map(|token| NextCall {
-                tool: CONTINUE_WORKFLOW,
-                params: json!({ "continueToken": token, "intent": "rehydrate", "workspacePath": args.workspace_path.0 }),
+            let next_call = candidate.resume_token.as_ref().map(|token| {
+                NextCall::verbatim(
+                    CONTINUE_WORKFLOW,
+                    json!({ "continueToken": token, "intent": "rehydrate", "workspacePath": args.workspace_path.0 }),
+                )
             });
             text.push_str(&format!(
                 "\n### {} ({})\n- session {} · workflow {} · status {} · pending {}\n- matched: {} · branch {}\n- {}\n- resume: {}\n",

@@ -17,6 +17,26 @@ pub const HUMAN_RETRY_AFTER_MS: u64 = 30_000;
 pub struct NextCall {
     pub tool: &'static str,
     pub params: Value,
+    /// Each `<fill in: …>` placeholder in `params` and what goes there; absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fill_in: Vec<FillInView>,
+}
+
+impl NextCall {
+    /// A call to send as it is: no placeholder in it.
+    pub fn verbatim(tool: &'static str, params: Value) -> Self {
+        Self { tool, params, fill_in: Vec::new() }
+    }
+}
+
+/// One placeholder of a next call.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FillInView {
+    /// `notes`, `choice`, or a JSON pointer into the report (`/artifacts/findings/0/severity`).
+    pub path: String,
+    /// What goes there.
+    pub what: String,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -245,19 +265,37 @@ impl Execution {
         let (next_intent, next_call) = match kind {
             ResponseKind::Ok | ResponseKind::Blocked => (
                 NextIntent::PerformPendingThenContinue,
-                // Only what the agent copies as is: a placeholder report (`"…"` as notes) would
-                // advance the run with it when the call is sent verbatim. Sent as is, this call
-                // looks at the step again; the report goes in `output`, as the text says.
-                continue_token
-                    .as_ref()
-                    .map(|token| NextCall { tool: CONTINUE_WORKFLOW, params: json!({ "continueToken": token }) }),
+                // The report the step asks for, with the runtime's `<fill in: …>` placeholders
+                // (the artifacts the output schema requires, a choice where one is needed): once
+                // filled in, this call can succeed. Sent verbatim, the runtime refuses it before
+                // anything is recorded (`REPORT_NOT_FILLED_IN`).
+                continue_token.as_ref().map(|token| {
+                    let mut params = json!({ "continueToken": token });
+                    let mut fill_in = Vec::new();
+                    if let Some(report) = &response.report {
+                        let mut output = json!({ "notesMarkdown": report.notes });
+                        if let Some(artifacts) = &report.artifacts {
+                            output["artifacts"] = artifacts.clone();
+                        }
+                        params["output"] = output;
+                        if let Some(choice) = &report.choice {
+                            params["choice"] = json!(choice);
+                        }
+                        fill_in = report
+                            .fill_in
+                            .iter()
+                            .map(|fill| FillInView { path: fill.path.clone(), what: fill.what.clone() })
+                            .collect();
+                    }
+                    NextCall { tool: CONTINUE_WORKFLOW, params, fill_in }
+                }),
             ),
             ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision | ResponseKind::Paused => (
                 NextIntent::AwaitUserConfirmation,
-                Some(NextCall {
-                    tool: CONTINUE_WORKFLOW,
-                    params: json!({ "continueToken": resume_token, "intent": "rehydrate" }),
-                }),
+                Some(NextCall::verbatim(
+                    CONTINUE_WORKFLOW,
+                    json!({ "continueToken": resume_token, "intent": "rehydrate" }),
+                )),
             ),
             ResponseKind::Complete => (NextIntent::Complete, None),
             ResponseKind::Failed | ResponseKind::Stopped => (NextIntent::RehydrateOnly, None),

@@ -550,6 +550,12 @@ async fn a_completed_run_offers_no_token_and_its_last_report_only_replays() {
         .await;
     assert_eq!(other["code"], "REPLAY_MISMATCH", "{other}");
     assert_eq!(fixture.event_count(&run).await, before, "neither call wrote anything");
+    // Said in words, with the way to a fresh token; the hashes only in the details.
+    let message = other["message"].as_str().unwrap();
+    assert!(message.contains("continue token was already used, with different notes"), "{message}");
+    assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    assert!(!message.contains(other["details"]["recordedSha256"].as_str().unwrap()), "{message}");
+    assert_eq!(other["details"]["differs"], json!(["notes"]));
 }
 
 #[tokio::test]
@@ -620,20 +626,82 @@ async fn advancing_a_finished_run_is_refused_and_gates_wait_for_a_human() {
 }
 
 #[tokio::test]
-async fn a_next_call_sent_verbatim_never_advances_with_placeholder_notes() {
+async fn a_next_call_sent_verbatim_is_refused_before_anything_is_recorded() {
     let fixture = fixture().await;
     let started = fixture.start().await;
     let run = started["runId"].as_str().unwrap().to_owned();
     let params = started["nextCall"]["params"].clone();
-    let fields: Vec<&String> = params.as_object().unwrap().keys().collect();
-    assert_eq!(fields, ["continueToken"], "no placeholder report to copy: {params}");
+    let notes = params["output"]["notesMarkdown"].as_str().unwrap_or_default();
+    assert!(notes.starts_with("<fill in: "), "the report to fill in is part of the call: {params}");
     let events = fixture.event_count(&run).await;
-    let verbatim = fixture.ok("continue_workflow", params).await;
-    assert_eq!(verbatim["nodeId"], started["nodeId"], "sent as is, the call does not advance: {verbatim}");
-    assert_eq!(verbatim["pending"]["stepId"], started["pending"]["stepId"]);
+    let refused = fixture.error("continue_workflow", params).await;
+    assert_eq!(refused["code"], "VALIDATION_ERROR", "{refused}");
+    assert_eq!(refused["details"]["cause"], "REPORT_NOT_FILLED_IN");
+    assert_eq!(refused["details"]["placeholders"], json!(["notes"]));
     assert_eq!(fixture.event_count(&run).await, events, "nothing is recorded");
-    let (_, _, text) = fixture.call("continue_workflow", started["nextCall"]["params"].clone()).await;
-    assert!(text.contains("Add your report to it: `output`"), "the text says where the report goes: {text}");
+    let (_, _, text) = fixture
+        .call("continue_workflow", json!({ "continueToken": started["continueToken"], "intent": "rehydrate" }))
+        .await;
+    assert!(text.contains("Replace each `<fill in: …>`"), "the text says what to fill in: {text}");
+}
+
+#[tokio::test]
+async fn a_run_id_sent_as_continue_token_is_named_with_where_its_token_comes_from() {
+    let fixture = fixture().await;
+    let started = fixture.start().await;
+    let run = started["runId"].as_str().unwrap().to_owned();
+    for arguments in
+        [json!({ "continueToken": run }), json!({ "continueToken": run, "output": { "notesMarkdown": "done" } })]
+    {
+        let refused = fixture.error("continue_workflow", arguments).await;
+        assert_eq!(refused["code"], "TOKEN_INVALID_FORMAT", "{refused}");
+        assert_eq!(refused["details"]["cause"], "ID_NOT_TOKEN");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains("is a run id, not a continue token"), "{message}");
+        assert!(message.contains(&format!("`switchyard show {run}`")), "{message}");
+    }
+}
+
+#[tokio::test]
+async fn an_agent_cannot_start_a_workflow_file_by_naming_its_path() {
+    let fixture = fixture().await;
+    let file = fixture.workspace.path().join("wf.yaml");
+    std::fs::write(&file, "id: by-path\ntitle: T\nsteps:\n  - id: only\n    title: Only\n    prompt: Do it.\n")
+        .unwrap();
+    let start = |name: String| {
+        fixture.error("start_workflow", json!({ "workflowId": name, "workspacePath": fixture.path(), "goal": "x" }))
+    };
+    assert_eq!(start(file.display().to_string()).await["code"], "VALIDATION_ERROR", "no id has a separator");
+    let refused = start("wf.yaml".to_owned()).await;
+    assert_eq!(refused["details"]["cause"], "INVALID_NAME", "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("not a workflow name"), "{refused}");
+}
+
+#[tokio::test]
+async fn the_next_call_carries_the_artifacts_the_schema_requires_and_filled_in_it_advances() {
+    let fixture = fixture().await;
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "code-review", "workspacePath": fixture.path(), "goal": "Review the parser" }),
+        )
+        .await;
+    let next = &started["nextCall"];
+    assert_eq!(
+        next["params"]["output"]["artifacts"],
+        json!({ "intent": "<fill in: string>", "files": ["<fill in: string>"] }),
+        "{next}"
+    );
+    let paths: Vec<&str> = next["fillIn"].as_array().unwrap().iter().filter_map(|fill| fill["path"].as_str()).collect();
+    assert_eq!(paths, ["notes", "/artifacts/intent", "/artifacts/files/0"]);
+    let mut params = next["params"].clone();
+    params["output"] =
+        json!({ "notesMarkdown": "Read it.", "artifacts": { "intent": "faster parsing", "files": ["parser.rs"] } });
+    let advanced = fixture.ok("continue_workflow", params).await;
+    assert_eq!(advanced["kind"], "ok", "{advanced}");
+    assert_eq!(advanced["pending"]["stepId"], "assess");
+    let severity = &advanced["nextCall"]["params"]["output"]["artifacts"]["findings"][0]["severity"];
+    assert_eq!(severity, "<fill in: one of blocker, major, minor, nit>");
 }
 
 #[tokio::test]

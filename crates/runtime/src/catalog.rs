@@ -160,7 +160,9 @@ impl Catalog {
     /// declaring the same id, or one file's name that is another's id) the answer is
     /// [`Error::AmbiguousWorkflow`] listing them, never a pick.
     pub fn find(&self, name: &str) -> Result<Found, Error> {
-        validate_workflow_id(name).map_err(|message| Error::InvalidName { message })?;
+        if let Err(message) = validate_workflow_id(name) {
+            return Err(if looks_like_path(name) { path_given_as_name(name) } else { Error::InvalidName { message } });
+        }
         let folders = self.folders();
         let by_file_name = Self::find_by_file_name(&folders, name)?;
         if let Some(found) = &by_file_name
@@ -177,6 +179,7 @@ impl Catalog {
             .collect();
         let mut matches: Vec<Found> = by_file_name.into_iter().chain(by_id).collect();
         match matches.len() {
+            0 if looks_like_path(name) => Err(path_given_as_name(name)),
             0 => Err(Error::WorkflowNotFound { name: name.to_owned(), available: listed }),
             1 => Ok(matches.remove(0)),
             _ => Err(Error::AmbiguousWorkflow {
@@ -347,6 +350,38 @@ impl Catalog {
 
 /// The name a bundle folder or archive is listed under: its file name without `.bmad`/`.zip`,
 /// when that is a valid workflow id.
+/// The workflow file a name given where a workflow name goes stands for: a name that looks like
+/// a path (see [`looks_like_path`]) and is an existing file. A command line, which may name any
+/// file with `--file`, takes it as that file; an agent's door never does (names only find
+/// workflows through discovery).
+pub fn file_named_as_workflow(name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    (looks_like_path(name) && path.is_file()).then(|| path.to_owned())
+}
+
+/// Whether a workflow name is really a file path: it holds a path separator, or ends in a
+/// workflow file's extension (`.yaml`, `.yml`, `.json`, `.bmad`, `.zip`).
+pub fn looks_like_path(name: &str) -> bool {
+    name.contains(['/', '\\'])
+        || has_extension(Path::new(name), &EXTENSIONS)
+        || has_extension(Path::new(name), &ARCHIVE_EXTENSIONS)
+}
+
+/// The refusal of a file path given as a workflow name, saying what to do instead.
+fn path_given_as_name(name: &str) -> Error {
+    let problem = if Path::new(name).is_file() {
+        "is a file path, not a workflow name"
+    } else {
+        "looks like a file path, not a workflow name, and there is no such file"
+    };
+    Error::InvalidName {
+        message: format!(
+            "`{}` {problem}: on the command line pass a workflow file with `--file PATH`, or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it",
+            name.escape_debug()
+        ),
+    }
+}
+
 fn bundle_stem(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let stem =

@@ -30,12 +30,32 @@ pub enum Error {
     Engine(#[from] switchyard_engine::Error),
     #[error(transparent)]
     Store(#[from] switchyard_store::Error),
+    #[error(
+        "`{id}` is a {what} id, not a {expected} token; `switchyard show {id}` prints {}",
+        match *what {
+            "node" => "the tokens at that point of its run",
+            "session" => "the current tokens of its run, the continue token (`ct_…`) among them",
+            _ => "the run's current tokens, the continue token (`ct_…`) among them",
+        }
+    )]
+    IdNotToken { what: &'static str, id: String, expected: &'static str },
     #[error("no {what} `{id}` in this store ({store})")]
     NotFound { what: &'static str, id: String, store: String },
+    #[error("{}", replay_mismatch_message(*call, run, differs))]
+    ReplayMismatch {
+        call: ReplayedCall,
+        run: String,
+        /// The fields that differ from the recorded call (`notes`, `artifacts`, `context`,
+        /// `choice`, `to`, `note`, …); empty when the recorded call did not keep them.
+        differs: Vec<String>,
+        recorded_sha256: String,
+        sent_sha256: String,
+    },
     #[error(
-        "this call was already made with a different payload (recorded {recorded_sha256}, now {sent_sha256}); the first result stands. To do something else, get a fresh token with `switchyard show` and call again"
+        "the report still holds placeholders at {}: replace each `<fill in: …>` with your own value and send it again; nothing was recorded and no attempt was used",
+        paths.join(", ")
     )]
-    ReplayMismatch { recorded_sha256: String, sent_sha256: String },
+    ReportNotFilledIn { paths: Vec<String> },
     #[error("{0}")]
     InvalidInput(String),
     #[error("{0}")]
@@ -44,6 +64,54 @@ pub enum Error {
     /// names where and how to fix it. Doors add which command it stopped.
     #[error("{0}")]
     Config(String),
+}
+
+/// Which call was made twice with different content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplayedCall {
+    /// A report with a continue token.
+    Advance,
+    /// Notes with a checkpoint token.
+    Checkpoint,
+    /// An approval or rejection of a gate.
+    Gate,
+    /// A human decision.
+    Decision,
+}
+
+impl ReplayedCall {
+    /// The call a recorded key's first part (`advance`, `checkpoint`, `gate`, `decide`) names.
+    pub fn from_key_kind(kind: &str) -> Self {
+        match kind {
+            "checkpoint" => Self::Checkpoint,
+            "gate" => Self::Gate,
+            "decide" => Self::Decision,
+            _ => Self::Advance,
+        }
+    }
+}
+
+/// A replay mismatch in words: what was used twice, what differed, and how to go on.
+fn replay_mismatch_message(call: ReplayedCall, run: &str, differs: &[String]) -> String {
+    let other = match differs {
+        [] => "other content".to_owned(),
+        [one] => format!("different {one}"),
+        [rest @ .., last] => format!("different {} and {last}", rest.join(", ")),
+    };
+    match call {
+        ReplayedCall::Advance => format!(
+            "this continue token was already used, with {other}: that first report was recorded and the run has moved on, so this one was not taken. For a fresh token at the run's current step run `switchyard show {run}`, then send your report with the continue token it prints"
+        ),
+        ReplayedCall::Checkpoint => format!(
+            "this checkpoint token was already used, with {other}: that first checkpoint stands and this one was not recorded. `switchyard show {run}` prints the run's current checkpoint token"
+        ),
+        ReplayedCall::Gate => format!(
+            "this gate was already decided, with {other}: the first decision stands and the run has moved on. `switchyard show {run}` shows where it is now"
+        ),
+        ReplayedCall::Decision => format!(
+            "this decision was already made, with {other}: the first one stands and the run has moved on. `switchyard show {run}` shows where it is now"
+        ),
+    }
 }
 
 impl Error {
@@ -63,10 +131,12 @@ impl Error {
             Self::InvalidWorkflow { .. } => "WORKFLOW_INVALID",
             Self::InvalidName { .. } => "INVALID_NAME",
             Self::Token(error) => error.code(),
+            Self::IdNotToken { .. } => "ID_NOT_TOKEN",
             Self::Engine(error) => error.code(),
             Self::Store(error) => error.code(),
             Self::NotFound { .. } => "NOT_FOUND",
             Self::ReplayMismatch { .. } => "REPLAY_MISMATCH",
+            Self::ReportNotFilledIn { .. } => "REPORT_NOT_FILLED_IN",
             Self::InvalidInput(_) => "INVALID_INPUT",
             Self::Environment(_) => "ENVIRONMENT",
             Self::Config(_) => "CONFIG_INVALID",

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod keys;
+pub mod report_template;
 pub mod response;
 mod resume;
 pub mod run_folder;
@@ -39,7 +40,8 @@ use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, ExecutionConfig, Overrides};
-pub use crate::error::{Error, ErrorClass};
+pub use crate::error::{Error, ErrorClass, ReplayedCall};
+pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
@@ -329,6 +331,7 @@ impl Runtime {
         expected_run: Option<RunId>,
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
+        refuse_placeholders(&input)?;
         self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await
     }
 
@@ -343,6 +346,7 @@ impl Runtime {
         input: AdvanceInput,
         to: EdgeTarget,
     ) -> Result<StepResponse, Error> {
+        refuse_placeholders(&input)?;
         self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone()))).await
     }
 
@@ -362,8 +366,13 @@ impl Runtime {
             None => sha256_hex(&canonical_json(&input)),
             Some(to) => sha256_hex(&canonical_json(&serde_json::json!({ "input": input, "to": to }))),
         };
-        if let Some(recorded) = self.store.recorded(&key).await? {
-            return self.replay(&recorded, &payload).await;
+        let mut parts = serde_json::to_value(&input).unwrap_or(Value::Null);
+        if let (Some(to), Value::Object(parts)) = (&to, &mut parts) {
+            parts.insert("to".to_owned(), serde_json::json!(to));
+        }
+        let call = OnceCall { key, payload, fields: field_hashes(&parts), run: record.run };
+        if let Some(recorded) = self.store.recorded(&call.key).await? {
+            return self.replay(&recorded, &call).await;
         }
         let advance = switchyard_engine::Advance {
             attempt,
@@ -376,7 +385,7 @@ impl Runtime {
             Some(to) => Command::AdvanceTo { advance, to },
             None => Command::Advance(advance),
         };
-        self.execute(&context, &node, command, Some((key, payload))).await
+        self.execute(&context, &node, command, Some(call)).await
     }
 
     /// Approves the result a gate waits on.
@@ -429,12 +438,16 @@ impl Runtime {
     ) -> Result<CheckpointResponse, Error> {
         let (record, context, node) = self.token_scope(checkpoint_token, TokenKind::Checkpoint, expected_run).await?;
         let attempt = record.attempt.unwrap_or_else(|| AttemptId::first_for(record.node));
-        let key = format!("checkpoint:{}:{attempt}", record.node);
-        let payload = sha256_hex(&canonical_json(&notes));
+        let call = OnceCall {
+            key: format!("checkpoint:{}:{attempt}", record.node),
+            payload: sha256_hex(&canonical_json(&notes)),
+            fields: field_hashes(&serde_json::json!({ "notes": notes })),
+            run: record.run,
+        };
         let response =
             |replayed| CheckpointResponse { session: record.session, run: record.run, node: record.node, replayed };
-        if let Some(recorded) = self.store.recorded(&key).await? {
-            check_payload(&recorded.payload_sha256, &payload)?;
+        if let Some(recorded) = self.store.recorded(&call.key).await? {
+            check_payload(&recorded, &call)?;
             return Ok(response(true));
         }
         let transition = switchyard_engine::transition(
@@ -443,7 +456,11 @@ impl Runtime {
             Command::Checkpoint { attempt: Some(attempt), notes },
             Fresh { node: self.ids.node() },
         )?;
-        let claim = Claim { key, payload_sha256: payload.clone(), outcome: serde_json::json!({ "node": record.node }) };
+        let claim = Claim {
+            key: call.key.clone(),
+            payload_sha256: call.payload.clone(),
+            outcome: serde_json::json!({ "node": record.node, "fields": call.fields }),
+        };
         let projected = self.output_root.is_some().then(|| transition.events.clone());
         match self.append(&context, transition.events, Some(claim), Vec::new()).await? {
             Appended::Committed { last_seq, .. } => {
@@ -455,7 +472,7 @@ impl Runtime {
                 Ok(response(false))
             }
             Appended::AlreadyRecorded(recorded) => {
-                check_payload(&recorded.payload_sha256, &payload)?;
+                check_payload(&recorded, &call)?;
                 Ok(response(true))
             }
         }
@@ -582,12 +599,16 @@ impl Runtime {
         self.deciding_again(|| async {
             let context = self.run_context(run).await?;
             let node = self.node_record(context.run.tip).await?;
-            let key = format!("{key_kind}:{}", node.id);
-            let payload = sha256_hex(&canonical_json(&command_payload(&command)));
-            if let Some(recorded) = self.store.recorded(&key).await? {
-                return self.replay(&recorded, &payload).await;
+            let call = OnceCall {
+                key: format!("{key_kind}:{}", node.id),
+                payload: sha256_hex(&canonical_json(&command_payload(&command))),
+                fields: field_hashes(&command_fields(&command)),
+                run,
+            };
+            if let Some(recorded) = self.store.recorded(&call.key).await? {
+                return self.replay(&recorded, &call).await;
             }
-            self.execute(&context, &node, command.clone(), Some((key, payload))).await
+            self.execute(&context, &node, command.clone(), Some(call)).await
         })
         .await
     }
@@ -623,7 +644,7 @@ impl Runtime {
         context: &RunContext,
         node: &NodeRecord,
         command: Command,
-        claim: Option<(String, String)>,
+        call: Option<OnceCall>,
     ) -> Result<StepResponse, Error> {
         let fresh = Fresh { node: self.ids.node() };
         let Transition { events, node: created, control } =
@@ -639,11 +660,10 @@ impl Runtime {
             }
             None => NewTokens::default(),
         };
-        let payload = claim.as_ref().map(|(_, payload)| payload.clone());
-        let claim = claim.map(|(key, payload_sha256)| Claim {
-            key,
-            payload_sha256,
-            outcome: serde_json::json!({ "node": target_id }),
+        let claim = call.as_ref().map(|call| Claim {
+            key: call.key.clone(),
+            payload_sha256: call.payload.clone(),
+            outcome: serde_json::json!({ "node": target_id, "fields": call.fields }),
         });
         let projected = self.output_root.is_some().then(|| events.clone());
         match self.append(context, events, claim, tokens.records.clone()).await? {
@@ -662,7 +682,10 @@ impl Runtime {
                 }
                 Ok(response)
             }
-            Appended::AlreadyRecorded(recorded) => self.replay(&recorded, payload.as_deref().unwrap_or_default()).await,
+            Appended::AlreadyRecorded(recorded) => match &call {
+                Some(call) => self.replay(&recorded, call).await,
+                None => Err(Error::environment(format!("`{}` was recorded by a call that claims none", recorded.key))),
+            },
         }
     }
 
@@ -685,8 +708,8 @@ impl Runtime {
     }
 
     /// Answers a call that was already made, from what was recorded; advances nothing.
-    async fn replay(&self, recorded: &switchyard_store::Recorded, payload: &str) -> Result<StepResponse, Error> {
-        check_payload(&recorded.payload_sha256, payload)?;
+    async fn replay(&self, recorded: &switchyard_store::Recorded, call: &OnceCall) -> Result<StepResponse, Error> {
+        check_payload(recorded, call)?;
         let node: NodeId =
             recorded.outcome.get("node").and_then(Value::as_str).and_then(|text| text.parse().ok()).ok_or_else(
                 || Error::environment(format!("the recorded outcome of `{}` is unreadable", recorded.key)),
@@ -784,11 +807,19 @@ impl Runtime {
                 Ok((record.run, record.id, None))
             }
             Target::Token(text) => {
+                refuse_id_as_token(text, TokenKind::Continue)?;
                 let token: switchyard_core::token::Token = text.parse()?;
                 let record = self.token_record(text, token.kind, None).await?;
                 Ok((record.run, record.node, record.attempt.filter(|_| token.kind == TokenKind::Continue)))
             }
         }
+    }
+
+    /// Verifies a token of `kind`. A run, session or node id given instead is told apart from a
+    /// malformed token: the caller is told what it is and where its token comes from.
+    fn verify_token(&self, text: &str, kind: TokenKind) -> Result<switchyard_core::token::Token, Error> {
+        refuse_id_as_token(text, kind)?;
+        Ok(self.keys.verify(text, kind)?)
     }
 
     /// Verifies a token of `kind` and looks up what it stands for.
@@ -798,7 +829,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<TokenRecord, Error> {
-        let token = self.keys.verify(text, kind)?;
+        let token = self.verify_token(text, kind)?;
         let record = self.store.token(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         check_run(&record, expected_run)?;
         Ok(record)
@@ -811,7 +842,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<(TokenRecord, RunContext, NodeRecord), Error> {
-        let token = self.keys.verify(text, kind)?;
+        let token = self.verify_token(text, kind)?;
         let scope = self.store.token_scope(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         let record = scope.token;
         check_run(&record, expected_run)?;
@@ -902,6 +933,7 @@ impl Runtime {
             run: context.run.id,
             node,
             workflow: WorkflowRef { id: workflow.workflow.id.clone(), hash: workflow.hash },
+            report: step.as_ref().map(ReportTemplate::for_step),
             step,
             tokens,
             forked: flags.forked,
@@ -977,12 +1009,78 @@ fn check_run(record: &TokenRecord, expected_run: Option<RunId>) -> Result<(), Er
     }
 }
 
-fn check_payload(recorded: &str, sent: &str) -> Result<(), Error> {
-    if recorded == sent {
-        Ok(())
-    } else {
-        Err(Error::ReplayMismatch { recorded_sha256: recorded.to_owned(), sent_sha256: sent.to_owned() })
+/// Refuses a run, session or node id given where a token of `kind` is expected, saying what it is
+/// and where its token comes from, rather than calling it a malformed token.
+fn refuse_id_as_token(text: &str, kind: TokenKind) -> Result<(), Error> {
+    let id = text.trim();
+    let what = [(RunId::PREFIX, "run"), (SessionId::PREFIX, "session"), (NodeId::PREFIX, "node")]
+        .into_iter()
+        .find_map(|(prefix, what)| id.starts_with(prefix).then_some(what));
+    match what {
+        Some(what) => Err(Error::IdNotToken { what, id: id.to_owned(), expected: kind.name() }),
+        None => Ok(()),
     }
+}
+
+/// Refuses a report that still holds a placeholder of its [`ReportTemplate`]: sent as is, a
+/// template copied from a response must neither advance the run nor use up an attempt.
+fn refuse_placeholders(input: &AdvanceInput) -> Result<(), Error> {
+    let paths = report_template::unfilled(input);
+    if paths.is_empty() { Ok(()) } else { Err(Error::ReportNotFilledIn { paths }) }
+}
+
+/// A call that takes effect once: repeated with the same payload it replays the recorded answer;
+/// with another payload it is refused, naming the fields that differ.
+#[derive(Debug, Clone)]
+struct OnceCall {
+    key: String,
+    /// The SHA-256 of the payload, as recorded.
+    payload: String,
+    /// The SHA-256 of each field of the payload, recorded in the claim's outcome so a mismatch
+    /// can say which fields differ.
+    fields: Map<String, Value>,
+    /// The run the call acts on, for the way to a fresh token.
+    run: RunId,
+}
+
+/// The SHA-256 of each top-level field of a payload object.
+fn field_hashes(payload: &Value) -> Map<String, Value> {
+    payload
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| (name.clone(), Value::String(sha256_hex(&canonical_json(value)))))
+        .collect()
+}
+
+fn check_payload(recorded: &switchyard_store::Recorded, call: &OnceCall) -> Result<(), Error> {
+    if recorded.payload_sha256 == call.payload {
+        return Ok(());
+    }
+    // Calls recorded before their fields were kept say only that something differs.
+    let differs = match recorded.outcome.get("fields").and_then(Value::as_object) {
+        Some(fields) => {
+            let mut names: Vec<String> = fields
+                .keys()
+                .chain(call.fields.keys())
+                .filter(|name| fields.get(*name) != call.fields.get(*name))
+                .cloned()
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        }
+        None => Vec::new(),
+    };
+    let kind = recorded.key.split(':').next().unwrap_or_default();
+    Err(Error::ReplayMismatch {
+        call: ReplayedCall::from_key_kind(kind),
+        run: call.run.to_string(),
+        differs,
+        recorded_sha256: recorded.payload_sha256.clone(),
+        sent_sha256: call.payload.clone(),
+    })
 }
 
 /// The part of a human command that decides whether a repeat is the same call.
@@ -991,6 +1089,17 @@ fn command_payload(command: &Command) -> Value {
         Command::Approve { note } => serde_json::json!({ "approve": note }),
         Command::Reject { reason } => serde_json::json!({ "reject": reason }),
         Command::Decide { option, note } => serde_json::json!({ "decide": option.as_str(), "note": note }),
+        _ => Value::Null,
+    }
+}
+
+/// The fields of a human command, named as a mismatch names them (not its payload, which keeps
+/// the shape it always had so recorded calls still match).
+fn command_fields(command: &Command) -> Value {
+    match command {
+        Command::Approve { note } => serde_json::json!({ "decision": "approve", "note": note }),
+        Command::Reject { reason } => serde_json::json!({ "decision": "reject", "reason": reason }),
+        Command::Decide { option, note } => serde_json::json!({ "option": option.as_str(), "note": note }),
         _ => Value::Null,
     }
 }

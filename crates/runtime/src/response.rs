@@ -6,6 +6,8 @@ use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId, WorkflowHash};
 use switchyard_engine::PendingStep;
 
+use crate::report_template::ReportTemplate;
+
 /// What the caller should do next, in one word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -96,6 +98,9 @@ pub struct StepResponse {
     pub workflow: WorkflowRef,
     /// The step the agent should do now (active or blocked runs).
     pub step: Option<PendingStep>,
+    /// The report on `step` to send with the continue token, with `<fill in: …>` placeholders:
+    /// the next call a door shows is one that succeeds once they are filled in.
+    pub report: Option<ReportTemplate>,
     pub tokens: Tokens,
     /// This call started a new branch: the node acted on already had a child.
     pub forked: bool,
