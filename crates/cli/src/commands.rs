@@ -78,12 +78,13 @@ async fn run_command(
     project: PathBuf,
 ) -> Result<Outcome, Failure> {
     match command {
-        Commands::Start { workflow, file, goal, context, workspace } => {
+        Commands::Start { workflow, file, goal, context, workspace, strict_status } => {
             let context = match context {
                 Some(text) => json_object("--context", &text)?,
                 None => Map::new(),
             };
-            let request = StartRequest { workflow, file, goal, context, workspace: Some(workspace.unwrap_or(project)) };
+            let workspace = Some(workspace.unwrap_or(project));
+            let request = StartRequest { workflow, file, goal, context, workspace, strict_status };
             step(printer, &runtime.start(request).await?)
         }
         Commands::Show { target } => step(printer, &runtime.show(&target.parse()?).await?),
@@ -341,6 +342,20 @@ fn summary(kind: &switchyard_core::EventKind, run: &str) -> String {
         }
         E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
         E::RunFailed { code, .. } => code.clone(),
+        E::ReportWarned { step, warnings, downgraded, .. } => {
+            let mut parts = vec![format!("step={step}")];
+            if !warnings.is_empty() {
+                parts.push(format!("warnings={}", warnings.len()));
+            }
+            for finding in downgraded {
+                let why = if finding.validated { "below" } else { "not validated" };
+                parts.push(format!(
+                    "downgraded {} confidence={} ({why} {})",
+                    finding.path, finding.confidence, finding.min_confidence
+                ));
+            }
+            parts.join(" ")
+        }
         _ => String::new(),
     }
 }

@@ -137,6 +137,26 @@ pub enum NextIntent {
     Complete,
 }
 
+/// An advance's status report warnings and downgraded audit findings.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportWarningsView {
+    pub warnings: Vec<IssueView>,
+    pub downgraded: Vec<DowngradedView>,
+}
+
+/// A blocked audit finding that did not block: below the run's threshold, or not validated.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DowngradedView {
+    /// JSON pointer of the finding in the artifacts sent.
+    pub path: String,
+    pub summary: String,
+    pub confidence: f64,
+    pub validated: bool,
+    pub min_confidence: f64,
+}
+
 /// Why a run failed.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -170,6 +190,9 @@ pub struct Execution {
     pub decision: Option<DecisionView>,
     pub failure: Option<FailureView>,
     pub recap: Option<RecapView>,
+    /// What this advance's status report did not block on: missing extended fields, and audit findings downgraded below the run's audit_min_confidence. Absent when nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_warnings: Option<ReportWarningsView>,
     #[schemars(with = "Map<String, Value>")]
     pub progress: Value,
     pub next_intent: NextIntent,
@@ -290,6 +313,28 @@ impl Execution {
                 text: recap.text,
                 truncated: recap.truncated,
                 dropped: recap.dropped,
+            }),
+            report_warnings: response.report.as_ref().map(|report| ReportWarningsView {
+                warnings: report
+                    .warnings
+                    .iter()
+                    .map(|issue| IssueView {
+                        code: issue.code.clone(),
+                        path: issue.path.clone(),
+                        message: issue.message.clone(),
+                    })
+                    .collect(),
+                downgraded: report
+                    .downgraded
+                    .iter()
+                    .map(|finding| DowngradedView {
+                        path: finding.path.clone(),
+                        summary: finding.summary.clone(),
+                        confidence: finding.confidence,
+                        validated: finding.validated,
+                        min_confidence: finding.min_confidence,
+                    })
+                    .collect(),
             }),
             progress: serde_json::to_value(&response.progress).unwrap_or(Value::Null),
             next_intent,
