@@ -36,7 +36,9 @@ fn strict_status_blocks_a_report_with_only_core_fields() {
             arguments.push("--strict-status");
         }
         let start = sandbox.run(&arguments).ok();
-        let audited = sandbox.run(&["continue", &continue_token(&start), "--artifacts", &LOW_CONFIDENCE.replace("blocked", "pass")]).ok();
+        let audited = sandbox
+            .run(&["continue", &continue_token(&start), "--artifacts", &LOW_CONFIDENCE.replace("blocked", "pass")])
+            .ok();
         let answer = sandbox.run(&["continue", &continue_token(&audited), "--artifacts", core_only]).expect(code);
         if strict {
             assert_eq!(answer["validation"]["issues"].as_array().unwrap().len(), 3, "{answer}");

@@ -903,11 +903,17 @@ async fn an_audit_advance_answers_with_its_downgraded_finding() {
         "validated": false, "skills_used": [], "skills_missing": [], "model_override_reason": null
     });
     let (is_error, answer, text) = fixture
-        .call("continue_workflow", json!({ "continueToken": started["continueToken"], "output": { "artifacts": report } }))
+        .call(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "artifacts": report } }),
+        )
         .await;
     assert!(!is_error, "{answer}");
     assert_eq!(answer["kind"], "ok", "a downgraded finding does not block: {answer}");
     let section = &text[text.find("## Report warnings").expect("the text shows the warning")..];
     let section = section.split("\n\n").next().unwrap();
-    insta::assert_json_snapshot!("audit_downgrade", json!({ "reportWarnings": answer["reportWarnings"], "text": section }));
+    insta::assert_json_snapshot!(
+        "audit_downgrade",
+        json!({ "reportWarnings": answer["reportWarnings"], "text": section })
+    );
 }
