@@ -149,7 +149,7 @@ fn check_object(value: &Value, base: &str, options: CheckOptions, top: bool, fin
         Some(other) => findings.push(reason.finding(
             Rule::Type,
             Severity::Error,
-            format!(
+            &format!(
                 "is {}, not a string or null: send the reason as a string, or null when the model was not overridden",
                 json_kind(other)
             ),
@@ -185,12 +185,12 @@ fn check_object(value: &Value, base: &str, options: CheckOptions, top: bool, fin
                 None if value.is_null() => findings.push(list.finding(
                     Rule::NotNull,
                     Severity::Error,
-                    "is null: leave `findings` out, or send a list of finding reports".to_owned(),
+                    "is null: leave `findings` out, or send a list of finding reports",
                 )),
                 None => findings.push(list.finding(
                     Rule::Type,
                     Severity::Error,
-                    format!("is {}, not a list: send a list of finding reports", json_kind(value)),
+                    &format!("is {}, not a list: send a list of finding reports", json_kind(value)),
                 )),
             }
         }
@@ -220,7 +220,7 @@ struct Field<'a> {
 }
 
 impl Field<'_> {
-    fn finding(&self, rule: Rule, severity: Severity, what: String) -> Finding {
+    fn finding(&self, rule: Rule, severity: Severity, what: &str) -> Finding {
         Finding {
             pointer: self.pointer.clone(),
             field: self.name.clone(),
@@ -235,7 +235,7 @@ impl Field<'_> {
             Severity::Error => "add it",
             Severity::Warning => "add it (strict status reports require it)",
         };
-        findings.push(self.finding(Rule::Required, severity, format!("is missing: {how}")));
+        findings.push(self.finding(Rule::Required, severity, &format!("is missing: {how}")));
     }
 
     /// Checks a field that must be present and not null; a null is an error whatever
@@ -251,11 +251,11 @@ impl Field<'_> {
             Some(Value::Null) => findings.push(self.finding(
                 Rule::NotNull,
                 Severity::Error,
-                "is null: send a value, or leave the field out".to_owned(),
+                "is null: send a value, or leave the field out",
             )),
             Some(value) => {
                 if let Err((rule, what)) = rule(value) {
-                    findings.push(self.finding(rule, Severity::Error, what));
+                    findings.push(self.finding(rule, Severity::Error, &what));
                 }
             }
         }

@@ -14,8 +14,8 @@ const STRICT: CheckOptions = CheckOptions { kind: ReportKind::Status, strict: tr
 const AUDIT: CheckOptions = CheckOptions { kind: ReportKind::Audit, strict: false };
 
 /// Checks `report` and compares its findings, each written `<pointer> <rule> <severity>`.
-fn check(report: Value, options: CheckOptions, expected: &[&str]) {
-    let findings = status_report::check(Some(&report), "", options);
+fn check(report: &Value, options: CheckOptions, expected: &[&str]) {
+    let findings = status_report::check(Some(report), "", options);
     let actual: Vec<String> = findings
         .iter()
         .map(|finding| format!("{} {} {:?}", finding.pointer, finding.rule.as_str(), finding.severity).to_lowercase())
@@ -48,15 +48,15 @@ fn with(mut report: Value, field: &str, value: Option<Value>) -> Value {
 
 #[test]
 fn a_report_with_all_five_fields_passes_in_both_modes() {
-    check(full(), STATUS, &[]);
-    check(full(), STRICT, &[]);
+    check(&full(), STATUS, &[]);
+    check(&full(), STRICT, &[]);
 }
 
 #[test]
 fn a_report_with_only_core_fields_warns_by_default_and_fails_when_strict() {
     let core = json!({"status": "pass", "summary": "done"});
     check(
-        core.clone(),
+        &core,
         STATUS,
         &[
             "/skills_used required warning",
@@ -65,7 +65,7 @@ fn a_report_with_only_core_fields_warns_by_default_and_fails_when_strict() {
         ],
     );
     check(
-        core,
+        &core,
         STRICT,
         &["/skills_used required error", "/skills_missing required error", "/model_override_reason required error"],
     );
@@ -73,31 +73,31 @@ fn a_report_with_only_core_fields_warns_by_default_and_fails_when_strict() {
 
 #[test]
 fn core_fields_are_required_and_typed() {
-    check(with(full(), "status", None), STATUS, &["/status required error"]);
-    check(with(full(), "status", Some(json!("done"))), STATUS, &["/status enum error"]);
-    check(with(full(), "status", Some(json!(true))), STATUS, &["/status type error"]);
-    check(with(full(), "summary", None), STATUS, &["/summary required error"]);
-    check(with(full(), "summary", Some(json!("  "))), STATUS, &["/summary non_empty error"]);
-    check(with(full(), "summary", Some(json!(["a"]))), STATUS, &["/summary type error"]);
-    check(json!("pass"), STATUS, &[" type error"]);
+    check(&with(full(), "status", None), STATUS, &["/status required error"]);
+    check(&with(full(), "status", Some(json!("done"))), STATUS, &["/status enum error"]);
+    check(&with(full(), "status", Some(json!(true))), STATUS, &["/status type error"]);
+    check(&with(full(), "summary", None), STATUS, &["/summary required error"]);
+    check(&with(full(), "summary", Some(json!("  "))), STATUS, &["/summary non_empty error"]);
+    check(&with(full(), "summary", Some(json!(["a"]))), STATUS, &["/summary type error"]);
+    check(&json!("pass"), STATUS, &[" type error"]);
 }
 
 #[test]
 fn null_and_missing_are_told_apart() {
     // A null status is something sent that is not a value; a missing one was not sent.
-    check(with(full(), "status", Some(Value::Null)), STATUS, &["/status not_null error"]);
-    check(with(full(), "skills_used", Some(Value::Null)), STATUS, &["/skills_used not_null error"]);
-    check(with(full(), "skills_used", None), STATUS, &["/skills_used required warning"]);
+    check(&with(full(), "status", Some(Value::Null)), STATUS, &["/status not_null error"]);
+    check(&with(full(), "skills_used", Some(Value::Null)), STATUS, &["/skills_used not_null error"]);
+    check(&with(full(), "skills_used", None), STATUS, &["/skills_used required warning"]);
     // `model_override_reason` is a string or null: null is the value "not overridden".
-    check(with(full(), "model_override_reason", Some(Value::Null)), STRICT, &[]);
-    check(with(full(), "model_override_reason", None), STRICT, &["/model_override_reason required error"]);
+    check(&with(full(), "model_override_reason", Some(Value::Null)), STRICT, &[]);
+    check(&with(full(), "model_override_reason", None), STRICT, &["/model_override_reason required error"]);
 }
 
 #[test]
 fn extended_fields_of_the_wrong_type_are_errors_in_both_modes() {
-    check(with(full(), "skills_used", Some(json!("git"))), STATUS, &["/skills_used type error"]);
-    check(with(full(), "skills_missing", Some(json!(["a", 3]))), STATUS, &["/skills_missing type error"]);
-    check(with(full(), "model_override_reason", Some(json!(1))), STATUS, &["/model_override_reason type error"]);
+    check(&with(full(), "skills_used", Some(json!("git"))), STATUS, &["/skills_used type error"]);
+    check(&with(full(), "skills_missing", Some(json!(["a", 3]))), STATUS, &["/skills_missing type error"]);
+    check(&with(full(), "model_override_reason", Some(json!(1))), STATUS, &["/model_override_reason type error"]);
 }
 
 fn audit(status: &str, confidence: f64, validated: bool) -> Value {
@@ -118,14 +118,14 @@ fn audit(status: &str, confidence: f64, validated: bool) -> Value {
 
 #[test]
 fn audit_reports_require_confidence_and_validated() {
-    check(audit("blocked", 0.65, false), AUDIT, &[]);
-    check(with(audit("blocked", 0.9, true), "confidence", None), AUDIT, &["/confidence required error"]);
-    check(with(audit("blocked", 0.9, true), "confidence", Some(json!("high"))), AUDIT, &["/confidence type error"]);
-    check(with(audit("blocked", 0.9, true), "confidence", Some(json!(1.2))), AUDIT, &["/confidence range error"]);
-    check(with(audit("blocked", 0.9, true), "validated", None), AUDIT, &["/validated required error"]);
-    check(with(audit("blocked", 0.9, true), "validated", Some(json!("yes"))), AUDIT, &["/validated type error"]);
+    check(&audit("blocked", 0.65, false), AUDIT, &[]);
+    check(&with(audit("blocked", 0.9, true), "confidence", None), AUDIT, &["/confidence required error"]);
+    check(&with(audit("blocked", 0.9, true), "confidence", Some(json!("high"))), AUDIT, &["/confidence type error"]);
+    check(&with(audit("blocked", 0.9, true), "confidence", Some(json!(1.2))), AUDIT, &["/confidence range error"]);
+    check(&with(audit("blocked", 0.9, true), "validated", None), AUDIT, &["/validated required error"]);
+    check(&with(audit("blocked", 0.9, true), "validated", Some(json!("yes"))), AUDIT, &["/validated type error"]);
     // A status report is not asked for them.
-    check(full(), STATUS, &[]);
+    check(&full(), STATUS, &[]);
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn audit_findings_are_reports_of_the_same_shape() {
         Some(json!([audit("blocked", 0.9, true), {"status": "blocked", "summary": "x", "validated": true}])),
     );
     check(
-        report,
+        &report,
         AUDIT,
         &[
             "/findings/1/skills_used required warning",
@@ -145,8 +145,8 @@ fn audit_findings_are_reports_of_the_same_shape() {
             "/findings/1/confidence required error",
         ],
     );
-    check(with(audit("pass", 1.0, true), "findings", Some(Value::Null)), AUDIT, &["/findings not_null error"]);
-    check(with(audit("pass", 1.0, true), "findings", Some(json!({}))), AUDIT, &["/findings type error"]);
+    check(&with(audit("pass", 1.0, true), "findings", Some(Value::Null)), AUDIT, &["/findings not_null error"]);
+    check(&with(audit("pass", 1.0, true), "findings", Some(json!({}))), AUDIT, &["/findings type error"]);
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn an_unvalidated_blocker_is_downgraded_whatever_its_confidence() {
     let mut run = Run::start(AUDITED);
     let transition = send(&mut run, audit("blocked", 1.0, false));
     assert_eq!(run.step(), "done");
-    assert_eq!(downgraded(&transition)[0].validated, false);
+    assert!(!downgraded(&transition)[0].validated);
 }
 
 #[test]
