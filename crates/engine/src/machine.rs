@@ -2,8 +2,8 @@
 //!
 //! Every handler builds the new node's state (if any) and the events in a fixed order:
 //! `NodeCreated`, then the command's own fact (`AdvanceRecorded`, `GateDecided`,
-//! `HumanDecided`), then what followed from it (automatic checkpoint, `RunCompleted`,
-//! `RunFailed`).
+//! `HumanDecided`), then, for an advance whose status report warned, `ReportWarned`, then what
+//! followed from it (automatic checkpoint, `RunCompleted`, `RunFailed`).
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};

@@ -60,6 +60,12 @@ pub struct IssueView {
     pub message: String,
 }
 
+impl From<&switchyard_core::state::ValidationIssue> for IssueView {
+    fn from(issue: &switchyard_core::state::ValidationIssue) -> Self {
+        Self { code: issue.code.clone(), path: issue.path.clone(), message: issue.message.clone() }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationView {
@@ -236,15 +242,7 @@ impl Execution {
             cycle: step.cycle,
         });
         let validation = response.validation.as_ref().map(|validation| ValidationView {
-            issues: validation
-                .issues
-                .iter()
-                .map(|issue| IssueView {
-                    code: issue.code.clone(),
-                    path: issue.path.clone(),
-                    message: issue.message.clone(),
-                })
-                .collect(),
+            issues: validation.issues.iter().map(IssueView::from).collect(),
             expected_schema: pending.as_ref().and_then(|pending| pending.output_schema.clone()),
             notes_required: pending.as_ref().is_some_and(|pending| pending.notes_required),
             sent,
@@ -315,15 +313,7 @@ impl Execution {
                 dropped: recap.dropped,
             }),
             report_warnings: response.report.as_ref().map(|report| ReportWarningsView {
-                warnings: report
-                    .warnings
-                    .iter()
-                    .map(|issue| IssueView {
-                        code: issue.code.clone(),
-                        path: issue.path.clone(),
-                        message: issue.message.clone(),
-                    })
-                    .collect(),
+                warnings: report.warnings.iter().map(IssueView::from).collect(),
                 downgraded: report
                     .downgraded
                     .iter()
