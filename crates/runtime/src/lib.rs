@@ -706,7 +706,24 @@ impl Runtime {
         let context = self.run_context(node.run).await?;
         let tokens = self.tokens_for(&context, node.id, &node.state, AttemptId::first_for(node.id)).await?;
         let forked = node.cause == NodeCause::Fork;
-        Ok(self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true }))
+        let mut response =
+            self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true });
+        if has_reports(&context.workflow.workflow) {
+            response.report = self.recorded_report(&node).await?;
+        }
+        Ok(response)
+    }
+
+    /// The report warnings recorded with the advance that created `node`: its `ReportWarned`
+    /// follows the node's `NodeCreated` and `AdvanceRecorded`, so a replay answers with them too.
+    async fn recorded_report(&self, node: &NodeRecord) -> Result<Option<ReportWarnings>, Error> {
+        let events = self.store.events(node.session, node.created_seq, 3).await?;
+        Ok(events.into_iter().find_map(|event| match event.kind {
+            EventKind::ReportWarned { node: warned, warnings, downgraded, .. } if warned == node.id => {
+                Some(ReportWarnings { warnings, downgraded })
+            }
+            _ => None,
+        }))
     }
 
     fn view<'a>(&self, context: &'a RunContext, node: &'a NodeRecord, reports: ReportPolicy) -> RunView<'a> {

@@ -69,7 +69,7 @@ async fn a_downgraded_finding_is_recorded_answered_and_handed_off() {
         "skills_used": [], "skills_missing": [], "model_override_reason": null,
         "findings": [finding("blocked", 0.79, true), finding("blocked", 0.95, false)]
     });
-    let advanced = send(&runtime, &started, report).await;
+    let advanced = send(&runtime, &started, report.clone()).await;
     assert_eq!(advanced.status, RunStatus::Active, "{advanced:?}");
     let downgraded = &advanced.report.as_ref().expect("the answer carries the downgrade").downgraded;
     let paths: Vec<&str> = downgraded.iter().map(|finding| finding.path.as_str()).collect();
@@ -85,6 +85,11 @@ async fn a_downgraded_finding_is_recorded_answered_and_handed_off() {
         events.iter().any(|event| matches!(event, EventKind::ReportWarned { downgraded, .. } if downgraded.len() == 2))
     );
 
+    // A replay answers with what was recorded, warnings included, and appends nothing.
+    let replayed = send(&runtime, &started, report.clone()).await;
+    assert!(replayed.replayed);
+    assert_eq!(replayed.report, advanced.report);
+
     let handoff = std::fs::read_to_string(output.join(started.session.to_string()).join(HANDOFF_FILE)).unwrap();
     assert!(handoff.starts_with(DOWNGRADED_FINDINGS_HEADING), "{handoff}");
     assert!(
@@ -92,6 +97,7 @@ async fn a_downgraded_finding_is_recorded_answered_and_handed_off() {
         "{handoff}"
     );
     assert!(handoff.contains("`/artifacts/findings/1`: not validated (confidence 0.95)"), "{handoff}");
+    assert_eq!(handoff.matches("- step `audit`").count(), 2, "{handoff}");
 
     // A second audit's downgrade goes under the same heading.
     let advanced = send(&runtime, &advanced, json!({"status": "pass", "summary": "done"})).await;
