@@ -419,47 +419,41 @@ impl<'a> Machine<'a> {
             kind: if rules.audit { ReportKind::Audit } else { ReportKind::Status },
             strict: policy.strict_status || rules.status_report == Some(StatusReportMode::Strict),
         };
+        let review = status_report::review(artifacts, "/artifacts", options, policy.audit_min_confidence);
         let mut warnings = Vec::new();
-        let mut clean = true;
-        for finding in status_report::check(artifacts, "/artifacts", options) {
+        for finding in review.findings {
             let issue = ValidationIssue {
                 code: "STATUS_REPORT".to_owned(),
                 path: finding.pointer,
                 message: format!("{} (rule {})", finding.message, finding.rule.as_str()),
             };
             match finding.severity {
-                Severity::Error => {
-                    clean = false;
-                    issues.push(issue);
-                }
+                Severity::Error => issues.push(issue),
                 Severity::Warning => warnings.push(issue),
             }
         }
-        let mut downgraded = Vec::new();
-        if let (true, true, Some(report)) = (rules.audit, clean, artifacts) {
-            let verdict = status_report::gate(report, "/artifacts", policy.audit_min_confidence);
-            for finding in verdict.blocking {
-                issues.push(ValidationIssue {
-                    code: "AUDIT_FINDING".to_owned(),
-                    path: finding.pointer,
-                    message: format!(
-                        "the audit found a validated blocker with confidence {} (at least the run's audit_min_confidence {}): \"{}\"; fix it, audit again and advance with the new report",
-                        finding.confidence, policy.audit_min_confidence, finding.summary
-                    ),
-                });
-            }
-            downgraded = verdict
-                .downgraded
-                .into_iter()
-                .map(|finding| DowngradedFinding {
-                    path: finding.pointer,
-                    summary: finding.summary,
-                    confidence: finding.confidence,
-                    validated: finding.validated,
-                    min_confidence: policy.audit_min_confidence,
-                })
-                .collect();
+        let verdict = review.verdict.unwrap_or_default();
+        for finding in verdict.blocking {
+            issues.push(ValidationIssue {
+                code: "AUDIT_FINDING".to_owned(),
+                path: finding.pointer,
+                message: format!(
+                    "the audit found a validated blocker with confidence {} (at least the run's audit_min_confidence {}): \"{}\"; fix it, audit again and advance with the new report",
+                    finding.confidence, policy.audit_min_confidence, finding.summary
+                ),
+            });
         }
+        let downgraded: Vec<DowngradedFinding> = verdict
+            .downgraded
+            .into_iter()
+            .map(|finding| DowngradedFinding {
+                path: finding.pointer,
+                summary: finding.summary,
+                confidence: finding.confidence,
+                validated: finding.validated,
+                min_confidence: policy.audit_min_confidence,
+            })
+            .collect();
         (!warnings.is_empty() || !downgraded.is_empty()).then(|| EventKind::ReportWarned {
             node: self.fresh.node,
             step: step.id.clone(),

@@ -308,6 +308,35 @@ pub fn gate(report: &Value, base: &str, min_confidence: f64) -> Verdict {
     verdict
 }
 
+/// A report checked and, when it is a clean audit report, weighed.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize)]
+pub struct Review {
+    pub findings: Vec<Finding>,
+    /// The gate's verdict: only for an audit report without errors (a report the checker
+    /// refuses is not weighed).
+    pub verdict: Option<Verdict>,
+}
+
+impl Review {
+    /// Whether anything blocks: an error finding, or a blocking audit finding.
+    pub fn blocks(&self) -> bool {
+        self.findings.iter().any(|finding| finding.severity == Severity::Error)
+            || self.verdict.as_ref().is_some_and(|verdict| !verdict.blocking.is_empty())
+    }
+}
+
+/// [`check`], then for a clean audit report [`gate`] at `min_confidence`: what the engine does
+/// on an advance, and what `switchyard validate` does with a standalone status file.
+pub fn review(report: Option<&Value>, base: &str, options: CheckOptions, min_confidence: f64) -> Review {
+    let findings = check(report, base, options);
+    let clean = findings.iter().all(|finding| finding.severity != Severity::Error);
+    let verdict = match (options.kind, report) {
+        (ReportKind::Audit, Some(report)) if clean => Some(gate(report, base, min_confidence)),
+        _ => None,
+    };
+    Review { findings, verdict }
+}
+
 fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -333,3 +333,17 @@ fn steps_without_a_report_are_not_checked() {
     assert_eq!(run.step(), "b");
     assert_eq!(names(&transition), ["node_created", "advance_recorded"]);
 }
+
+#[test]
+fn a_review_weighs_only_clean_audit_reports() {
+    let options = AUDIT;
+    let low = status_report::review(Some(&audit("blocked", 0.5, true)), "", options, 0.8);
+    assert!(!low.blocks());
+    assert_eq!(low.verdict.unwrap().downgraded.len(), 1);
+    let high = status_report::review(Some(&audit("blocked", 0.9, true)), "", options, 0.8);
+    assert!(high.blocks());
+    let broken = status_report::review(Some(&with(audit("blocked", 0.9, true), "validated", None)), "", options, 0.8);
+    assert!(broken.blocks() && broken.verdict.is_none());
+    let status = status_report::review(Some(&audit("blocked", 0.9, true)), "", STATUS, 0.8);
+    assert!(!status.blocks() && status.verdict.is_none(), "a status report is not gated");
+}
