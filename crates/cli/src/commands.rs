@@ -687,6 +687,14 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
         for check in &rules.checks {
             text.push_str(&format!("      check: {}\n", describe_check(check)));
         }
+        match (rules.audit, rules.status_report) {
+            (true, mode) => text.push_str(&format!(
+                "      audit report{}: a validated blocked finding at or above the run's audit_min_confidence blocks, others are downgraded\n",
+                if mode == Some(switchyard_core::workflow::StatusReportMode::Strict) { " (strict)" } else { "" }
+            )),
+            (false, Some(mode)) => text.push_str(&format!("      status report ({mode:?})\n").to_lowercase()),
+            (false, None) => {}
+        }
         for edge in &step.edges {
             let to = match &edge.target {
                 switchyard_core::workflow::EdgeTarget::Step(step) => step.to_string(),

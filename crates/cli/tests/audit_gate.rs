@@ -1,6 +1,6 @@
 //! Status reports and the audit gate through the binary: `start --strict-status` blocks a
 //! report with only the core fields (exit 1), a downgraded audit finding is in the `continue`
-//! answer and in `log`.
+//! answer and in `log`, and `inspect` names both kinds of step.
 
 mod support;
 
@@ -46,4 +46,14 @@ fn strict_status_blocks_a_report_with_only_core_fields() {
             assert_eq!(answer["report"]["warnings"].as_array().unwrap().len(), 3, "{answer}");
         }
     }
+}
+
+#[test]
+fn inspect_shows_status_reports_and_audits() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow("audited.yaml", AUDITED);
+    let inspect = sandbox.run_text(&["inspect", "audited"]);
+    assert_eq!(inspect.code, 0, "{}", inspect.stderr);
+    assert!(inspect.stdout.contains("audit report: a validated blocked finding"), "{}", inspect.stdout);
+    assert!(inspect.stdout.contains("status report (graduated)"), "{}", inspect.stdout);
 }
