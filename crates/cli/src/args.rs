@@ -103,6 +103,9 @@ pub enum Commands {
         /// The workspace the run is about (its git branch and HEAD are recorded). Default: --project.
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
+        /// Check every status report of the run strictly: all five fields required.
+        #[arg(long)]
+        strict_status: bool,
     },
     /// Show the pending step of a run (or of any earlier point, to fork from it).
     Show {

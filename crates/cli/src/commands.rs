@@ -80,13 +80,14 @@ async fn run_command(
     project: PathBuf,
 ) -> Result<Outcome, Failure> {
     match command {
-        Commands::Start { workflow, file, goal, context, workspace } => {
+        Commands::Start { workflow, file, goal, context, workspace, strict_status } => {
             let context = match context {
                 Some(text) => json_object("--context", &text)?,
                 None => Map::new(),
             };
             let (workflow, file) = name_or_file(workflow, file);
-            let request = StartRequest { workflow, file, goal, context, workspace: Some(workspace.unwrap_or(project)) };
+            let workspace = Some(workspace.unwrap_or(project));
+            let request = StartRequest { workflow, file, goal, context, workspace, strict_status };
             step(printer, &runtime.start(request).await?)
         }
         Commands::Show { target } => step(printer, &runtime.show(&target.parse()?).await?),
@@ -623,6 +624,14 @@ fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
         }
         for check in &rules.checks {
             text.push_str(&format!("      check: {}\n", describe_check(check)));
+        }
+        match (rules.audit, rules.status_report) {
+            (true, mode) => text.push_str(&format!(
+                "      audit report{}: a validated blocked finding at or above the run's audit_min_confidence blocks, others are downgraded\n",
+                if mode == Some(switchyard_core::workflow::StatusReportMode::Strict) { " (strict)" } else { "" }
+            )),
+            (false, Some(mode)) => text.push_str(&format!("      status report ({mode:?})\n").to_lowercase()),
+            (false, None) => {}
         }
         for edge in &step.edges {
             let to = match &edge.target {

@@ -434,6 +434,19 @@ impl Printer {
                 text.push_str(&format!("  - [{}] {}: {}\n", issue.code, issue.path, issue.message));
             }
         }
+        if let Some(report) = &response.report_warnings {
+            text.push_str(&format!("\n{}\n", self.bold("The report was accepted with warnings:")));
+            for issue in &report.warnings {
+                text.push_str(&format!("  - [{}] {}: {}\n", issue.code, issue.path, issue.message));
+            }
+            for finding in &report.downgraded {
+                let why = if finding.validated { "below the threshold" } else { "not validated; threshold" };
+                text.push_str(&format!(
+                    "  - downgraded {}: {} (confidence {}, {why} {}; see _handoff.md)\n",
+                    finding.path, finding.summary, finding.confidence, finding.min_confidence
+                ));
+            }
+        }
         if let Some(step) = &response.step {
             text.push_str(&format!("\n{} {} — {}\n", self.bold("step"), step.step, step.title));
             let mut facts = Vec::new();
@@ -769,6 +782,20 @@ fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
         }
         E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
         E::RunFailed { code, .. } => code.clone(),
+        E::ReportWarned { step, warnings, downgraded, .. } => {
+            let mut parts = vec![format!("step {step}")];
+            if !warnings.is_empty() {
+                parts.push(format!("{} report warning(s)", warnings.len()));
+            }
+            for finding in downgraded {
+                let why = if finding.validated { "below" } else { "not validated, threshold" };
+                parts.push(format!(
+                    "downgraded {} (confidence {}, {why} {})",
+                    finding.path, finding.confidence, finding.min_confidence
+                ));
+            }
+            parts.join(" · ")
+        }
         _ => String::new(),
     }
 }

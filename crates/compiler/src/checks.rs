@@ -687,6 +687,8 @@ fn lower_rules(step: &DraftStep) -> StepRules {
         gate_when: step.rules.gate_when.as_ref().map(|condition| condition.value.clone()),
         checks: step.rules.checks.clone(),
         assign,
+        status_report: step.rules.status_report,
+        audit: step.rules.audit,
     }
 }
 

@@ -1,7 +1,9 @@
 //! The located draft: what a front-end read from its source, before the checks turn it into
 //! the IR. Every name and expression keeps its location for the checks' diagnostics.
 
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
+use switchyard_core::workflow::{
+    DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, StatusReportMode, ValueType,
+};
 
 use crate::diagnostic::Loc;
 use crate::fields::Located;
@@ -74,6 +76,8 @@ pub(crate) struct DraftRules {
     pub gate_when: Option<Located<String>>,
     pub checks: Vec<OutputCheck>,
     pub checks_at: Option<Loc>,
+    pub status_report: Option<StatusReportMode>,
+    pub audit: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -1,11 +1,11 @@
 //! IR to native YAML: what `switchyard import` writes. Every IR field is written explicitly,
 //! so compiling the output gives the same IR, and so the same workflow hash.
 
-use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, ValueType, Workflow};
+use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, StatusReportMode, ValueType, Workflow};
 
 use crate::schema::{
-    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
-    NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
+    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStatusReport,
+    NativeStep, NativeStrict, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
 };
 
 /// Why a workflow could not be written in the native format.
@@ -67,6 +67,11 @@ pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
             when: rules.run_when.clone(),
             gate_when: rules.gate_when.clone(),
             checks: (!rules.checks.is_empty()).then(|| rules.checks.clone()),
+            status_report: rules.status_report.map(|mode| match mode {
+                StatusReportMode::Graduated => NativeStatusReport::Enabled(true),
+                StatusReportMode::Strict => NativeStatusReport::Mode(NativeStrict::Strict),
+            }),
+            audit: rules.audit.then_some(true),
         });
     }
     // In declaration order, which the workflow hash keeps.
@@ -98,6 +103,7 @@ pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
             max_replan_attempts: Some(workflow.limits.max_replan_attempts),
         }),
         start: (first != Some(&workflow.entry)).then(|| workflow.entry.to_string()),
+        strict_status: None,
         steps,
     }
 }

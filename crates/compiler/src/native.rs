@@ -2,15 +2,28 @@
 //! The field lists here and the serde types in `schema` describe the same format; a test keeps
 //! them in step.
 
-use switchyard_core::workflow::{DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, ValueType};
+use switchyard_core::workflow::{
+    DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, StatusReportMode, ValueType,
+};
 
 use crate::diagnostic::{Report, codes};
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftVariable, DraftWorkflow};
 use crate::fields::{Fields, Located};
 use crate::tree::{Node, Value};
 
-pub(crate) const WORKFLOW_FIELDS: &[&str] =
-    &["$schema", "id", "version", "title", "description", "tags", "variables", "limits", "start", "steps"];
+pub(crate) const WORKFLOW_FIELDS: &[&str] = &[
+    "$schema",
+    "id",
+    "version",
+    "title",
+    "description",
+    "tags",
+    "variables",
+    "limits",
+    "start",
+    "strict_status",
+    "steps",
+];
 pub(crate) const VARIABLE_FIELDS: &[&str] = &["type", "default", "layer", "description"];
 pub(crate) const LIMITS_FIELDS: &[&str] = &["max_cycles", "max_revision_attempts", "max_replan_attempts"];
 pub(crate) const STEP_FIELDS: &[&str] = &[
@@ -30,6 +43,8 @@ pub(crate) const STEP_FIELDS: &[&str] = &[
     "when",
     "gate_when",
     "checks",
+    "status_report",
+    "audit",
 ];
 pub(crate) const EDGE_FIELDS: &[&str] =
     &["to", "end", "label", "default", "when", "when_text", "max_traversals", "kind", "set"];
@@ -49,6 +64,9 @@ const LAYERS: &[(&str, Layer)] = &[
     ("useful", Layer::Useful),
     ("ephemeral", Layer::Ephemeral),
 ];
+/// `status_report: true | false | strict`.
+const STATUS_REPORTS: &[(&str, Option<StatusReportMode>)] =
+    &[("true", Some(StatusReportMode::Graduated)), ("false", None), ("strict", Some(StatusReportMode::Strict))];
 const NOTES: &[(&str, NotesPolicy)] = &[("required", NotesPolicy::Required), ("optional", NotesPolicy::Optional)];
 const EDGE_KINDS: &[(&str, EdgeKind)] =
     &[("normal", EdgeKind::Normal), ("loop", EdgeKind::Loop), ("replan", EdgeKind::Replan)];
@@ -70,7 +88,8 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
     let tags = read_tags(&fields, report);
     let variables = fields.get("variables").map(|node| read_variables(node, source, report)).unwrap_or_default();
     let limits = fields.get("limits").map(|node| read_limits(node, source, report)).unwrap_or_default();
-    let steps = match fields.list("steps", report) {
+    let strict_status = fields.boolean("strict_status", report).is_some_and(|strict| strict.value);
+    let mut steps: Vec<DraftStep> = match fields.list("steps", report) {
         Some(items) => items.iter().filter_map(|item| read_step(item, source, report)).collect(),
         None => {
             if fields.get("steps").is_none() {
@@ -84,6 +103,14 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
             Vec::new()
         }
     };
+    if strict_status {
+        // Workflow-wide strictness is written into each reporting step, so the IR says it once.
+        for rules in
+            steps.iter_mut().map(|step| &mut step.rules).filter(|rules| rules.status_report.is_some() || rules.audit)
+        {
+            rules.status_report = Some(StatusReportMode::Strict);
+        }
+    }
     Some(DraftWorkflow { id, version, title, description, tags, start, steps, variables, limits })
 }
 
@@ -210,6 +237,8 @@ fn read_step(node: &Node, source: &str, report: &mut Report) -> Option<DraftStep
     let mut rules = DraftRules {
         run_when: fields.string("when", report),
         gate_when: fields.string("gate_when", report),
+        status_report: fields.choice("status_report", STATUS_REPORTS, report).and_then(|mode| mode.value),
+        audit: fields.boolean("audit", report).is_some_and(|audit| audit.value),
         ..DraftRules::default()
     };
     if let Some(node) = fields.get("checks") {

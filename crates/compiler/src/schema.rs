@@ -45,6 +45,9 @@ pub struct NativeWorkflow {
     /// Id of the step a run starts at. Default: the first step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<String>,
+    /// Every status report and audit report of the workflow is checked strictly: the extended fields (`skills_used`, `skills_missing`, `model_override_reason`) are required, not warned about. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_status: Option<bool>,
     /// The steps, in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<NativeStep>,
@@ -168,6 +171,29 @@ pub struct NativeStep {
     /// Checks on the notes (the step's written output) or, with `kind: condition`, on the artifacts and context; a failing check blocks the advance with `OUTPUT_CHECK`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<Vec<OutputCheck>>,
+    /// The step's artifacts are a status report: `status` (`pass` or `blocked`) and a non-empty `summary` are required; `skills_used`, `skills_missing` and `model_override_reason` are warned about when missing (`true`) or required (`strict`). Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_report: Option<NativeStatusReport>,
+    /// The step is an audit: its artifacts are the audit-extended status report (with `confidence` 0.0-1.0 and `validated`, optionally `findings`); a blocked finding blocks the advance only when validated and at least as confident as `[audit] audit_min_confidence`, and is otherwise recorded as a downgraded warning. Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit: Option<bool>,
+}
+
+/// `status_report`: `true`, `false` or `strict`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum NativeStatusReport {
+    /// `true`: checked graduated (missing extended fields are warnings); `false`: no status report.
+    Enabled(bool),
+    /// `strict`: every field is required.
+    Mode(NativeStrict),
+}
+
+/// The word `strict`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NativeStrict {
+    Strict,
 }
 
 /// Notes policy of a step.

@@ -4,12 +4,13 @@
 use switchyard_core::workflow::{EdgeKind, Limits};
 
 use crate::diagnostic::{Report, codes, did_you_mean};
-use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
+use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
 use crate::fields::{Fields, Located};
 use crate::tree::Node;
 
 pub(crate) const WORKFLOW_FIELDS: &[&str] = &["name", "description", "loop_on_changes", "max_cycles", "stages"];
-pub(crate) const STAGE_FIELDS: &[&str] = &["name", "role", "model", "human_gate", "context_reset", "on_complete"];
+pub(crate) const STAGE_FIELDS: &[&str] =
+    &["name", "role", "model", "human_gate", "context_reset", "on_complete", "audit"];
 const ON_COMPLETE_WORDS: &[&str] = &["loop", "close"];
 
 /// Reads a stages workflow. Returns `None` only when the document is too broken to hold stages.
@@ -66,6 +67,7 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
         };
         let prompt = stage_prompt(&id.value, stage, first.as_ref().map(|first| first.value.as_str()), loops);
         steps.push(DraftStep {
+            rules: DraftRules { audit: stage.audit, ..DraftRules::default() },
             role: Some(stage.role.clone()),
             model: Some(stage.model.clone()),
             gate: stage.human_gate,
@@ -95,6 +97,8 @@ struct Stage {
     model: String,
     human_gate: bool,
     context_reset: bool,
+    /// The stage is an audit: its artifacts are the audit-extended status report.
+    audit: bool,
     on_complete: Vec<Located<String>>,
 }
 
@@ -124,6 +128,7 @@ fn read_stage(node: &Node, source: &str, report: &mut Report) -> Option<Stage> {
         model,
         human_gate: fields.boolean("human_gate", report).is_some_and(|v| v.value),
         context_reset: fields.boolean("context_reset", report).is_some_and(|v| v.value),
+        audit: fields.boolean("audit", report).is_some_and(|v| v.value),
         on_complete,
         name,
     })

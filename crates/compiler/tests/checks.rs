@@ -446,3 +446,56 @@ fn an_output_schema_whose_reference_cannot_be_resolved_is_refused_as_start_refus
         &["5:13 error[output-schema-invalid]"],
     );
 }
+
+#[test]
+fn status_reports_and_audits_compile_into_step_rules_and_round_trip() {
+    use switchyard_core::workflow::StatusReportMode;
+    let text = "id: demo\nsteps:\n  - id: work\n    prompt: Work.\n    status_report: true\n    next: review\n  - id: review\n    prompt: Review.\n    audit: true\n    next: ship\n  - id: ship\n    prompt: Ship.\n    status_report: strict\n";
+    let workflow = check(text, &[]).workflow.unwrap();
+    let rules = |id: &str| workflow.rules(&StepId::new(id)).clone();
+    assert_eq!((rules("work").status_report, rules("work").audit), (Some(StatusReportMode::Graduated), false));
+    assert_eq!((rules("review").status_report, rules("review").audit), (None, true));
+    assert_eq!(rules("ship").status_report, Some(StatusReportMode::Strict));
+    let exported = switchyard_compiler::to_native_yaml(&workflow).unwrap();
+    assert_eq!(compile_text(&exported).workflow.unwrap().hash(), workflow.hash(), "{exported}");
+}
+
+#[test]
+fn strict_status_makes_every_reporting_step_strict_and_leaves_the_others_alone() {
+    use switchyard_core::workflow::StatusReportMode;
+    let text = "id: demo\nstrict_status: true\nsteps:\n  - id: work\n    prompt: Work.\n    status_report: true\n    next: review\n  - id: review\n    prompt: Review.\n    audit: true\n    next: ship\n  - id: ship\n    prompt: Ship.\n";
+    let workflow = check(text, &[]).workflow.unwrap();
+    assert_eq!(workflow.rules(&StepId::new("work")).status_report, Some(StatusReportMode::Strict));
+    assert_eq!(workflow.rules(&StepId::new("review")).status_report, Some(StatusReportMode::Strict));
+    assert!(!workflow.rules.contains_key(&StepId::new("ship")), "a step without a report has no rules");
+    // Without the new fields, the workflow is what it always was.
+    let plain = check(
+        &text
+            .replace("strict_status: true\n", "")
+            .replace("    status_report: true\n", "")
+            .replace("    audit: true\n", ""),
+        &[],
+    );
+    assert!(plain.workflow.unwrap().rules.is_empty());
+}
+
+#[test]
+fn status_report_values_are_checked() {
+    let compiled = check(
+        "id: demo\nsteps:\n  - id: work\n    prompt: Work.\n    status_report: strcit\n    audit: yes\n",
+        &["5:20 error[invalid-value]", "6:12 error[invalid-type]"],
+    );
+    assert_eq!(help_of(&compiled, "invalid-value"), "did you mean `strict`?");
+}
+
+#[test]
+fn stages_map_audit_to_an_audit_step() {
+    let workflow = check(
+        "name: mini\nstages:\n  - {name: write, role: writer, model: m}\n  - {name: check, role: auditor, model: m, audit: true}\n",
+        &[],
+    )
+    .workflow
+    .unwrap();
+    assert!(workflow.rules(&StepId::new("check")).audit);
+    assert!(!workflow.rules.contains_key(&StepId::new("write")));
+}

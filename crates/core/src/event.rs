@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::id::{AttemptId, NodeId, RunId};
-use crate::state::{DecisionOption, NodeKind, NodeState, RunStatus};
+use crate::state::{DecisionOption, DowngradedFinding, NodeKind, NodeState, ReportPolicy, RunStatus, ValidationIssue};
 use crate::workflow::{StepId, WorkflowHash};
 
 /// One fact about a session, with the run and node it concerns.
@@ -57,6 +57,11 @@ pub enum EventKind {
         /// runs started before it was recorded, and when there are none.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         references: Vec<WorkflowFile>,
+        /// How the run checks status reports and gates audits. Recorded only for workflows
+        /// with a status report or an audit step (or a run started with strict status reports);
+        /// absent, the defaults of [`ReportPolicy`] apply.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        report_policy: Option<ReportPolicy>,
     },
     NodeCreated {
         node: NodeId,
@@ -78,6 +83,17 @@ pub enum EventKind {
         choice: Option<String>,
         /// The edge taken, if the advance moved the run on.
         edge_label: Option<String>,
+    },
+    /// What an advance's status report did not block on: missing extended fields and audit
+    /// findings downgraded below the run's threshold. Follows the `AdvanceRecorded` it is about.
+    ReportWarned {
+        /// The node the advance created.
+        node: NodeId,
+        step: StepId,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<ValidationIssue>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        downgraded: Vec<DowngradedFinding>,
     },
     GateDecided {
         node: NodeId,
@@ -124,6 +140,7 @@ impl EventKind {
             Self::RunStarted { .. } => "run_started",
             Self::NodeCreated { .. } => "node_created",
             Self::AdvanceRecorded { .. } => "advance_recorded",
+            Self::ReportWarned { .. } => "report_warned",
             Self::GateDecided { .. } => "gate_decided",
             Self::HumanDecided { .. } => "human_decided",
             Self::CheckpointRecorded { .. } => "checkpoint_recorded",

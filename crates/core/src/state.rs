@@ -191,6 +191,45 @@ pub struct ValidationIssue {
     pub message: String,
 }
 
+/// How a run checks status reports and gates audits, fixed when the run starts (the runtime
+/// records it in `RunStarted`), so a later change of configuration never changes a running
+/// run's decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct ReportPolicy {
+    /// A blocked audit finding blocks the advance only at this confidence or above (and when
+    /// validated); below, it is downgraded to a warning.
+    pub audit_min_confidence: f64,
+    /// Every status report of the run is checked strictly, whatever its step says.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict_status: bool,
+}
+
+impl ReportPolicy {
+    /// The threshold of `[audit] audit_min_confidence` when nothing sets it.
+    pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.8;
+}
+
+impl Default for ReportPolicy {
+    fn default() -> Self {
+        Self { audit_min_confidence: Self::DEFAULT_MIN_CONFIDENCE, strict_status: false }
+    }
+}
+
+/// A blocked audit finding that did not block: it was below the run's threshold or not
+/// validated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub struct DowngradedFinding {
+    /// JSON pointer of the finding in what was sent (`/artifacts`, `/artifacts/findings/2`).
+    pub path: String,
+    pub summary: String,
+    pub confidence: f64,
+    pub validated: bool,
+    /// The run's threshold the finding was measured against.
+    pub min_confidence: f64,
+}
+
 /// Why a run waits for a human decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

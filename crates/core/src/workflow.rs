@@ -69,6 +69,25 @@ pub struct StepRules {
     /// not each other's results.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub assign: BTreeMap<String, BTreeMap<String, String>>,
+    /// The step's artifacts are a status report (`status`, `summary` and the extended fields),
+    /// checked on every advance; see `switchyard_engine::status_report`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_report: Option<StatusReportMode>,
+    /// The step is an audit: its artifacts are the audit-extended status report (with
+    /// `confidence` and `validated`, optionally `findings`), and a blocked finding blocks the
+    /// advance only when it is validated and at least as confident as the run's threshold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub audit: bool,
+}
+
+/// How strictly a step's status report is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StatusReportMode {
+    /// The core fields are required; a missing extended field is a warning.
+    Graduated,
+    /// Every field is required.
+    Strict,
 }
 
 impl StepRules {

@@ -7,15 +7,17 @@
 //! prompt <template, rest of line>
 //! schema <JSON Schema, rest of line>
 //! edge <label> -> <step id | complete> [default] [loop | replan] [max=<n>] [if <CEL, rest of line>]
+//! report [strict]
+//! audit
 //! ```
 //! `prompt`, `schema` and `edge` apply to the step above them. The first step is the entry.
 
 use serde_json::{Map, Value};
 use switchyard_core::id::{AttemptId, NodeId};
-use switchyard_core::state::{Control, NodeState};
+use switchyard_core::state::{Control, NodeState, ReportPolicy};
 use switchyard_core::workflow::{
-    DEFAULT_MAX_ATTEMPTS, Edge, EdgeKind, EdgeTarget, IR_VERSION, Layer, Limits, NotesPolicy, Step, StepId, ValueType,
-    Variable, Workflow,
+    DEFAULT_MAX_ATTEMPTS, Edge, EdgeKind, EdgeTarget, IR_VERSION, Layer, Limits, NotesPolicy, StatusReportMode, Step,
+    StepId, ValueType, Variable, Workflow,
 };
 
 use crate::{Advance, Command, Error, Fresh, LoadedWorkflow, RunView, Transition};
@@ -121,6 +123,17 @@ pub(crate) fn workflow(text: &str) -> Workflow {
                     .or_default()
                     .insert(name.to_owned(), expression.to_owned());
             }
+            // `report [strict]`: the last step's artifacts are a status report.
+            "report" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                let mode = if rest == "strict" { StatusReportMode::Strict } else { StatusReportMode::Graduated };
+                workflow.rules.entry(id).or_default().status_report = Some(mode);
+            }
+            // `audit`: the last step is an audit.
+            "audit" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().audit = true;
+            }
             "schema" => workflow.steps.last_mut().unwrap().output_schema = Some(serde_json::from_str(rest).unwrap()),
             "edge" => {
                 let (head, condition) = match rest.split_once(" if ") {
@@ -203,6 +216,8 @@ pub(crate) struct Run {
     pub control: Control,
     pub tip: NodeId,
     pub state: NodeState,
+    /// The run's report policy, handed to every transition.
+    pub reports: ReportPolicy,
     text: String,
     next_id: u64,
 }
@@ -222,6 +237,7 @@ impl Run {
             control: Control::Running,
             tip,
             state,
+            reports: ReportPolicy::default(),
             text: text.to_owned(),
             next_id: 2,
         }
@@ -235,6 +251,7 @@ impl Run {
             control: self.control,
             tip: self.tip,
             state: self.state.clone(),
+            reports: self.reports,
             text: self.text.clone(),
             next_id: self.next_id + 1000,
         }
@@ -247,6 +264,7 @@ impl Run {
             state: &self.state,
             has_children: false,
             goal: &self.goal,
+            reports: self.reports,
         };
         let transition = crate::transition(&self.loaded, view, command, Fresh { node: node_id(self.next_id) })?;
         self.next_id += 1;

@@ -13,6 +13,7 @@ mod loaded;
 mod machine;
 mod output_checks;
 mod pending;
+pub mod status_report;
 pub mod table;
 
 #[cfg(test)]
@@ -22,7 +23,7 @@ mod tests;
 
 use switchyard_core::event::EventKind;
 use switchyard_core::id::{AttemptId, NodeId};
-use switchyard_core::state::{Control, DecisionOption, NodeState};
+use switchyard_core::state::{Control, DecisionOption, NodeState, ReportPolicy};
 use switchyard_core::workflow::EdgeTarget;
 
 pub use crate::error::Error;
@@ -43,6 +44,8 @@ pub struct RunView<'a> {
     /// The node already has a child: a new node starts a new branch (a fork).
     pub has_children: bool,
     pub goal: &'a str,
+    /// How the run checks status reports and gates audits, as recorded when it started.
+    pub reports: ReportPolicy,
 }
 
 /// A command from an agent or a human.

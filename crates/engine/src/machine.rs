@@ -2,8 +2,8 @@
 //!
 //! Every handler builds the new node's state (if any) and the events in a fixed order:
 //! `NodeCreated`, then the command's own fact (`AdvanceRecorded`, `GateDecided`,
-//! `HumanDecided`), then what followed from it (automatic checkpoint, `RunCompleted`,
-//! `RunFailed`).
+//! `HumanDecided`), then, for an advance whose status report warned, `ReportWarned`, then what
+//! followed from it (automatic checkpoint, `RunCompleted`, `RunFailed`).
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
@@ -13,14 +13,15 @@ use switchyard_core::limits::{
     json_depth,
 };
 use switchyard_core::state::{
-    Control, Counters, DecisionOption, DecisionReason, FailureCode, NodeKind, NodeState, Phase, RunStatus, Submission,
-    Validation, ValidationIssue,
+    Control, Counters, DecisionOption, DecisionReason, DowngradedFinding, FailureCode, NodeKind, NodeState, Phase,
+    RunStatus, Submission, Validation, ValidationIssue,
 };
-use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, Step};
+use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, StatusReportMode, Step};
 
 use crate::edges::{self, Selection};
 use crate::error::{Error, list_options};
 use crate::loaded::{Conditions, LoadedWorkflow, Scope};
+use crate::status_report::{self, CheckOptions, ReportKind, Severity};
 use crate::table::{self, CommandKind, Outcome, Rejection};
 use crate::{Advance, Command, Fresh, RunView, Transition};
 
@@ -310,6 +311,7 @@ impl<'a> Machine<'a> {
                 });
             }
         }
+        let report = self.check_report(step, advance.artifacts.as_ref(), &mut issues);
         let delta = advance.context.clone().unwrap_or_default();
         issues.extend(context_type_issues(self.loaded, &delta));
         let mut context = state.context.clone();
@@ -392,7 +394,72 @@ impl<'a> Machine<'a> {
             choice: advance.choice,
             edge_label: moved.edge_label.clone(),
         };
-        Ok(self.created(kind, moved, recorded))
+        let mut transition = self.created(kind, moved, recorded);
+        if let Some(warned) = report {
+            // Right after the advance it is about, before what followed from it.
+            transition.events.insert(2, warned);
+        }
+        Ok(transition)
+    }
+
+    /// Checks the status or audit report a step's artifacts carry: errors and blocking audit
+    /// findings become issues; warnings and downgraded findings become a `ReportWarned` event.
+    fn check_report(
+        &self,
+        step: &Step,
+        artifacts: Option<&Value>,
+        issues: &mut Vec<ValidationIssue>,
+    ) -> Option<EventKind> {
+        let rules = self.loaded.workflow.rules(&step.id);
+        if rules.status_report.is_none() && !rules.audit {
+            return None;
+        }
+        let policy = self.view.reports;
+        let options = CheckOptions {
+            kind: if rules.audit { ReportKind::Audit } else { ReportKind::Status },
+            strict: policy.strict_status || rules.status_report == Some(StatusReportMode::Strict),
+        };
+        let review = status_report::review(artifacts, "/artifacts", options, policy.audit_min_confidence);
+        let mut warnings = Vec::new();
+        for finding in review.findings {
+            let issue = ValidationIssue {
+                code: "STATUS_REPORT".to_owned(),
+                path: finding.pointer,
+                message: format!("{} (rule {})", finding.message, finding.rule.as_str()),
+            };
+            match finding.severity {
+                Severity::Error => issues.push(issue),
+                Severity::Warning => warnings.push(issue),
+            }
+        }
+        let verdict = review.verdict.unwrap_or_default();
+        for finding in verdict.blocking {
+            issues.push(ValidationIssue {
+                code: "AUDIT_FINDING".to_owned(),
+                path: finding.pointer,
+                message: format!(
+                    "the audit found a validated blocker with confidence {} (at least the run's audit_min_confidence {}): \"{}\"; fix it, audit again and advance with the new report",
+                    finding.confidence, policy.audit_min_confidence, finding.summary
+                ),
+            });
+        }
+        let downgraded: Vec<DowngradedFinding> = verdict
+            .downgraded
+            .into_iter()
+            .map(|finding| DowngradedFinding {
+                path: finding.pointer,
+                summary: finding.summary,
+                confidence: finding.confidence,
+                validated: finding.validated,
+                min_confidence: policy.audit_min_confidence,
+            })
+            .collect();
+        (!warnings.is_empty() || !downgraded.is_empty()).then(|| EventKind::ReportWarned {
+            node: self.fresh.node,
+            step: step.id.clone(),
+            warnings,
+            downgraded,
+        })
     }
 
     /// A blocked attempt: the context stays as it was; past `max_attempts` the block is terminal.

@@ -70,6 +70,8 @@ pub struct StartArguments {
     pub goal: String,
     /// Initial context values (declared workflow variables).
     pub context: Option<Map<String, Value>>,
+    /// Check every status report of this run strictly: skills_used, skills_missing and model_override_reason are required, not warned about. Default false.
+    pub strict_status: Option<bool>,
     /// Accepted for WorkRail compatibility; switchyard records nothing for it.
     #[allow(dead_code, reason = "accepted so WorkRail clients can send it; nothing reads it")]
     pub model_tier: Option<ModelTier>,

@@ -66,6 +66,20 @@ pub fn execution(execution: &Execution) -> String {
             let _ = writeln!(text, "\n## Stopped\nA human stopped this run.");
         }
     }
+    if let Some(report) = &execution.report_warnings {
+        let _ = writeln!(text, "\n## Report warnings\nYour report was accepted with these warnings:");
+        for warning in &report.warnings {
+            let _ = writeln!(text, "- `{}`: {}", warning.path, warning.message);
+        }
+        for finding in &report.downgraded {
+            let why = if finding.validated { "below the threshold" } else { "not validated" };
+            let _ = writeln!(
+                text,
+                "- downgraded finding `{}` (confidence {}, {why}; audit_min_confidence {}): {}",
+                finding.path, finding.confidence, finding.min_confidence, finding.summary
+            );
+        }
+    }
     if let Some(recap) = &execution.recap
         && !recap.text.is_empty()
     {

@@ -269,6 +269,7 @@ impl Tools {
                 goal: args.goal,
                 context: args.context.unwrap_or_default(),
                 workspace: Some(path),
+                strict_status: args.strict_status.unwrap_or_default(),
             })
             .await?;
         Ok(execution_answer(&response, None, None))

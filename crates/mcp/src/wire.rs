@@ -80,6 +80,12 @@ pub struct IssueView {
     pub message: String,
 }
 
+impl From<&switchyard_core::state::ValidationIssue> for IssueView {
+    fn from(issue: &switchyard_core::state::ValidationIssue) -> Self {
+        Self { code: issue.code.clone(), path: issue.path.clone(), message: issue.message.clone() }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ValidationView {
@@ -157,6 +163,26 @@ pub enum NextIntent {
     Complete,
 }
 
+/// An advance's status report warnings and downgraded audit findings.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportWarningsView {
+    pub warnings: Vec<IssueView>,
+    pub downgraded: Vec<DowngradedView>,
+}
+
+/// A blocked audit finding that did not block: below the run's threshold, or not validated.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DowngradedView {
+    /// JSON pointer of the finding in the artifacts sent.
+    pub path: String,
+    pub summary: String,
+    pub confidence: f64,
+    pub validated: bool,
+    pub min_confidence: f64,
+}
+
 /// Why a run failed.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -190,6 +216,9 @@ pub struct Execution {
     pub decision: Option<DecisionView>,
     pub failure: Option<FailureView>,
     pub recap: Option<RecapView>,
+    /// What this advance's status report did not block on: missing extended fields, and audit findings downgraded below the run's audit_min_confidence. Absent when nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report_warnings: Option<ReportWarningsView>,
     #[schemars(with = "Map<String, Value>")]
     pub progress: Value,
     pub next_intent: NextIntent,
@@ -233,15 +262,7 @@ impl Execution {
             cycle: step.cycle,
         });
         let validation = response.validation.as_ref().map(|validation| ValidationView {
-            issues: validation
-                .issues
-                .iter()
-                .map(|issue| IssueView {
-                    code: issue.code.clone(),
-                    path: issue.path.clone(),
-                    message: issue.message.clone(),
-                })
-                .collect(),
+            issues: validation.issues.iter().map(IssueView::from).collect(),
             expected_schema: pending.as_ref().and_then(|pending| pending.output_schema.clone()),
             notes_required: pending.as_ref().is_some_and(|pending| pending.notes_required),
             sent,
@@ -328,6 +349,20 @@ impl Execution {
                 text: recap.text,
                 truncated: recap.truncated,
                 dropped: recap.dropped,
+            }),
+            report_warnings: response.report_warnings.as_ref().map(|report| ReportWarningsView {
+                warnings: report.warnings.iter().map(IssueView::from).collect(),
+                downgraded: report
+                    .downgraded
+                    .iter()
+                    .map(|finding| DowngradedView {
+                        path: finding.path.clone(),
+                        summary: finding.summary.clone(),
+                        confidence: finding.confidence,
+                        validated: finding.validated,
+                        min_confidence: finding.min_confidence,
+                    })
+                    .collect(),
             }),
             progress: serde_json::to_value(&response.progress).unwrap_or(Value::Null),
             next_intent,

@@ -951,3 +951,37 @@ async fn manage_workflow_source_refuses_what_is_not_an_absolute_directory() {
     assert!(wrong["message"].as_str().unwrap().contains("/action"), "{wrong}");
     assert!(!fixture._home.path().join("attached-sources.json").exists(), "nothing written");
 }
+
+#[tokio::test]
+async fn an_audit_advance_answers_with_its_downgraded_finding() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "audited",
+        "id: audited\nsteps:\n  - {id: audit, prompt: Audit the change., notes: optional, audit: true, next: ship}\n  - {id: ship, prompt: Ship.}\n",
+    );
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "audited", "workspacePath": fixture.path(), "goal": "Audit", "strictStatus": false }),
+        )
+        .await;
+    let report = json!({
+        "status": "blocked", "summary": "Potential logic error in wave resume", "confidence": 0.65,
+        "validated": false, "skills_used": [], "skills_missing": [], "model_override_reason": null
+    });
+    let (is_error, answer, text) = fixture
+        .call(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "artifacts": report } }),
+        )
+        .await;
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["kind"], "ok", "a downgraded finding does not block: {answer}");
+    let section = &text[text.find("## Report warnings").expect("the text shows the warning")..];
+    let section = section.split("\n\n").next().unwrap();
+    insta::assert_json_snapshot!(
+        "audit_downgrade",
+        json!({ "reportWarnings": answer["reportWarnings"], "text": section })
+    );
+}

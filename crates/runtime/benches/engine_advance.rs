@@ -30,7 +30,14 @@ fn engine_advance(c: &mut Criterion) {
             choice: Some("again".to_owned()),
         })
     };
-    let view = RunView { control: Control::Running, node, state: &state, has_children: false, goal };
+    let view = RunView {
+        control: Control::Running,
+        node,
+        state: &state,
+        has_children: false,
+        goal,
+        reports: Default::default(),
+    };
     let decided = transition(&loaded, view, command(), Fresh { node: next }).expect("the advance is accepted");
     assert!(decided.node.is_some(), "the advance creates a node");
 

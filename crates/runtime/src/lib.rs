@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause, WorkflowFile};
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::limits::MAX_GOAL_BYTES;
-use switchyard_core::state::{DecisionOption, Phase};
+use switchyard_core::state::{DecisionOption, Phase, ReportPolicy};
 use switchyard_core::token::{Keyring, TokenError, TokenKind};
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
@@ -43,7 +43,8 @@ pub use crate::config::{Config, ExecutionConfig, Overrides};
 pub use crate::error::{Error, ErrorClass, ReplayedCall};
 pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
-    CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
+    CheckpointResponse, DecisionView, FailureView, GateView, Progress, ReportWarnings, ResponseKind, StepResponse,
+    Tokens, WorkflowRef,
 };
 // What doors name or show of the compiler's output as it is (diagnostics, source formats, a
 // bundle's files), the native format's schema and its writer: doors depend on the runtime only.
@@ -62,6 +63,9 @@ pub struct StartRequest {
     pub context: Map<String, Value>,
     /// The workspace the run is about (its git branch and HEAD are recorded).
     pub workspace: Option<PathBuf>,
+    /// Check every status report of the run strictly (every field required), whatever the
+    /// workflow says.
+    pub strict_status: bool,
 }
 
 /// An agent's report on a step.
@@ -135,6 +139,9 @@ pub struct Runtime {
     state_writer: Option<Arc<state_writer::StateWriter>>,
     /// `[execution]`: the limits a run gets when its workflow does not declare them.
     execution: ExecutionConfig,
+    /// `[audit] audit_min_confidence`, recorded with each run that has status reports when it
+    /// starts; the run keeps its own afterwards.
+    audit_min_confidence: f64,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -167,13 +174,21 @@ impl Runtime {
             ids,
         })
         .with_output_root(config.output_root.clone())
-        .with_execution(config.execution))
+        .with_execution(config.execution)
+        .with_audit_min_confidence(config.audit.min_confidence))
     }
 
     /// Gives runs started from now on `execution`'s limits wherever their workflow declares none.
     #[must_use]
     pub fn with_execution(mut self, execution: ExecutionConfig) -> Self {
         self.execution = execution;
+        self
+    }
+
+    /// The audit threshold runs started from now on record (`[audit] audit_min_confidence`).
+    #[must_use]
+    pub fn with_audit_min_confidence(mut self, min_confidence: f64) -> Self {
+        self.audit_min_confidence = min_confidence;
         self
     }
 
@@ -189,6 +204,7 @@ impl Runtime {
             output_root: None,
             state_writer: None,
             execution: ExecutionConfig::default(),
+            audit_min_confidence: ReportPolicy::DEFAULT_MIN_CONFIDENCE,
         }
     }
 
@@ -265,6 +281,11 @@ impl Runtime {
             Some(dir) => workspace::git_facts(dir).await,
             None => (None, None),
         };
+        // Recorded only where it can matter, so other runs' events stay as they were.
+        let report_policy = (has_reports(&loaded.workflow) || request.strict_status).then_some(ReportPolicy {
+            audit_min_confidence: self.audit_min_confidence,
+            strict_status: request.strict_status,
+        });
         let mut events = vec![
             EventKind::SessionCreated {
                 goal: request.goal.clone(),
@@ -278,6 +299,7 @@ impl Runtime {
                 workflow_hash: loaded.hash,
                 source: found.location.describe(),
                 references: workflow_files(&found),
+                report_policy,
             },
         ];
         events.extend(started.events);
@@ -452,7 +474,7 @@ impl Runtime {
         }
         let transition = switchyard_engine::transition(
             &context.workflow,
-            self.view(&context, &node),
+            self.view(&context, &node, ReportPolicy::default()),
             Command::Checkpoint { attempt: Some(attempt), notes },
             Fresh { node: self.ids.node() },
         )?;
@@ -647,8 +669,20 @@ impl Runtime {
         call: Option<OnceCall>,
     ) -> Result<StepResponse, Error> {
         let fresh = Fresh { node: self.ids.node() };
+        let advancing = matches!(command, Command::Advance(_) | Command::AdvanceTo { .. });
+        let reports = if advancing && has_reports(&context.workflow.workflow) {
+            self.report_policy(&context.run).await?
+        } else {
+            ReportPolicy::default()
+        };
         let Transition { events, node: created, control } =
-            switchyard_engine::transition(&context.workflow, self.view(context, node), command, fresh)?;
+            switchyard_engine::transition(&context.workflow, self.view(context, node, reports), command, fresh)?;
+        let report = events.iter().find_map(|event| match event {
+            EventKind::ReportWarned { warnings, downgraded, .. } => {
+                Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() })
+            }
+            _ => None,
+        });
         let forked = events.iter().any(|event| matches!(event, EventKind::NodeCreated { cause: NodeCause::Fork, .. }));
         let (target_id, target_state) = match &created {
             Some((id, state)) => (*id, state.clone()),
@@ -673,9 +707,13 @@ impl Runtime {
                 } else {
                     tokens.minted(&self.keys)
                 };
-                let response =
+                let mut response =
                     self.respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
+                response.report_warnings = report;
                 if let Some(events) = projected {
+                    if response.report_warnings.as_ref().is_some_and(|report| !report.downgraded.is_empty()) {
+                        self.append_downgraded_findings(context, &events);
+                    }
                     let created = created.as_ref().map(|(id, state)| (*id, state));
                     self.project_event(context, node, created, control, last_seq, &events, response.step.as_ref())
                         .await;
@@ -718,17 +756,50 @@ impl Runtime {
         let context = self.run_context(node.run).await?;
         let tokens = self.tokens_for(&context, node.id, &node.state, AttemptId::first_for(node.id)).await?;
         let forked = node.cause == NodeCause::Fork;
-        Ok(self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true }))
+        let mut response =
+            self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true });
+        if has_reports(&context.workflow.workflow) {
+            response.report_warnings = self.recorded_report(&node).await?;
+        }
+        Ok(response)
     }
 
-    fn view<'a>(&self, context: &'a RunContext, node: &'a NodeRecord) -> RunView<'a> {
+    /// The report warnings recorded with the advance that created `node`: its `ReportWarned`
+    /// follows the node's `NodeCreated` and `AdvanceRecorded`, so a replay answers with them too.
+    async fn recorded_report(&self, node: &NodeRecord) -> Result<Option<ReportWarnings>, Error> {
+        let events = self.store.events(node.session, node.created_seq, 3).await?;
+        Ok(events.into_iter().find_map(|event| match event.kind {
+            EventKind::ReportWarned { node: warned, warnings, downgraded, .. } if warned == node.id => {
+                Some(ReportWarnings { warnings, downgraded })
+            }
+            _ => None,
+        }))
+    }
+
+    fn view<'a>(&self, context: &'a RunContext, node: &'a NodeRecord, reports: ReportPolicy) -> RunView<'a> {
         RunView {
             control: context.run.control,
             node: node.id,
             state: &node.state,
             has_children: node.child_count > 0,
             goal: &context.goal,
+            reports,
         }
+    }
+
+    /// The report policy a run recorded when it started; the defaults for a run that recorded
+    /// none (started before policies were recorded).
+    async fn report_policy(&self, run: &RunRecord) -> Result<ReportPolicy, Error> {
+        // A session's first events are its creation and its run's start.
+        let events = self.store.events(run.session, 0, 8).await?;
+        Ok(events
+            .into_iter()
+            .filter(|event| event.run == Some(run.id))
+            .find_map(|event| match event.kind {
+                EventKind::RunStarted { report_policy, .. } => report_policy,
+                _ => None,
+            })
+            .unwrap_or_default())
     }
 
     fn stamp(&self, run: RunId, events: Vec<EventKind>) -> Vec<NewEvent> {
@@ -942,6 +1013,7 @@ impl Runtime {
             gate,
             decision,
             failure,
+            report_warnings: None,
             progress: Progress {
                 steps_completed: state.counters.steps_completed,
                 cycle: state.counters.cycles,
@@ -1121,6 +1193,11 @@ fn workflow_files(found: &Found) -> Vec<WorkflowFile> {
         }
     }
     files
+}
+
+/// Whether any step of the workflow checks a status report (audits included).
+fn has_reports(workflow: &Workflow) -> bool {
+    workflow.rules.values().any(|rules| rules.status_report.is_some() || rules.audit)
 }
 
 /// A session title: the goal's first line, shortened.

@@ -1,7 +1,7 @@
 //! What the runtime answers: the views every door renders in its own wire format.
 
 use serde::Serialize;
-use switchyard_core::state::{DecisionOption, DecisionReason, Validation};
+use switchyard_core::state::{DecisionOption, DecisionReason, DowngradedFinding, Validation, ValidationIssue};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId, WorkflowHash};
 use switchyard_engine::PendingStep;
@@ -111,6 +111,19 @@ pub struct StepResponse {
     pub decision: Option<DecisionView>,
     pub failure: Option<FailureView>,
     pub progress: Progress,
+    /// What this advance's status report did not block on; absent when nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report_warnings: Option<ReportWarnings>,
+}
+
+/// An advance's status report warnings (missing extended fields) and its audit findings
+/// downgraded below the run's threshold, as recorded in the `report_warned` event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportWarnings {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<ValidationIssue>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub downgraded: Vec<DowngradedFinding>,
 }
 
 /// The answer to a checkpoint.

@@ -55,6 +55,10 @@ const MAX_ARTIFACTS: usize = 100;
 /// How many times a state document read takes the run's tip and last event again while the run
 /// keeps moving.
 const MAX_CONSISTENT_READS: usize = 3;
+/// The run folder's handoff notes, where downgraded audit findings are appended.
+pub const HANDOFF_FILE: &str = "_handoff.md";
+/// The section of [`HANDOFF_FILE`] that lists downgraded audit findings.
+pub const DOWNGRADED_FINDINGS_HEADING: &str = "## Downgraded Findings";
 /// What `allowedNext[].to` says for an edge that completes the run.
 pub const COMPLETE_TARGET: &str = "$complete";
 
@@ -395,6 +399,57 @@ impl Runtime {
             self.flush_state_documents().await;
         }
         Ok(folder)
+    }
+
+    /// Appends the audit findings a command's `ReportWarned` events downgraded to the run
+    /// folder's `_handoff.md`, under `## Downgraded Findings` (the section is started when the
+    /// file does not end in it). Called once per committed command, so a replay appends nothing;
+    /// failures are logged: the findings stay in the event log (`switchyard log`).
+    pub(crate) fn append_downgraded_findings(&self, context: &RunContext, events: &[EventKind]) {
+        let Some(folder) = self.run_folder(context.run.session) else { return };
+        let mut entries = String::new();
+        for event in events {
+            let EventKind::ReportWarned { node, step, downgraded, .. } = event else { continue };
+            for finding in downgraded {
+                let why = if finding.validated {
+                    format!(
+                        "confidence {} is below audit_min_confidence {}",
+                        finding.confidence, finding.min_confidence
+                    )
+                } else {
+                    format!("not validated (confidence {})", finding.confidence)
+                };
+                entries.push_str(&format!(
+                    "- step `{step}`, node `{node}`, `{}`: {why}. {}\n",
+                    finding.path,
+                    finding.summary.replace('\n', " ")
+                ));
+            }
+        }
+        if entries.is_empty() {
+            return;
+        }
+        let path = folder.join(HANDOFF_FILE);
+        let result = (|| -> std::io::Result<()> {
+            std::fs::create_dir_all(&folder)?;
+            let existing = std::fs::read_to_string(&path).unwrap_or_default();
+            let last_heading = existing.lines().rev().find(|line| line.starts_with("## "));
+            let mut text = String::new();
+            if last_heading != Some(DOWNGRADED_FINDINGS_HEADING) {
+                if !existing.is_empty() {
+                    text.push_str(if existing.ends_with('\n') { "\n" } else { "\n\n" });
+                }
+                text.push_str(DOWNGRADED_FINDINGS_HEADING);
+                text.push_str("\n\n");
+            }
+            text.push_str(&entries);
+            // One append of the whole text, so a concurrent reader never sees half an entry.
+            let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+            std::io::Write::write_all(&mut file, text.as_bytes())
+        })();
+        if let Err(error) = result {
+            tracing::warn!(run = %context.run.id, %error, path = %path.display(), "downgraded findings not appended to the handoff notes; they are in the event log");
+        }
     }
 
     /// Creates whatever is missing of `folder`, `state/` and `manifest.json`, idempotently: several

@@ -218,6 +218,7 @@ impl Projector {
                 Some(run)
             }
             EventKind::AdvanceRecorded { .. }
+            | EventKind::ReportWarned { .. }
             | EventKind::GateDecided { .. }
             | EventKind::HumanDecided { .. }
             | EventKind::CheckpointRecorded { .. } => match event.run {

@@ -4,7 +4,9 @@
 
 use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
-use switchyard_core::state::{DecisionOption, NodeKind, NodeState, Phase, RunStatus};
+use switchyard_core::state::{
+    DecisionOption, DowngradedFinding, NodeKind, NodeState, Phase, ReportPolicy, RunStatus, ValidationIssue,
+};
 use switchyard_core::workflow::{StepId, WorkflowHash};
 use switchyard_store::event::GENESIS_HASH;
 use switchyard_store::{NewEvent, StoredEvent};
@@ -35,6 +37,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
             workflow_hash: WorkflowHash([0xab; 32]),
             source: "builtin".to_owned(),
             references: Vec::new(),
+            report_policy: None,
         },
         EventKind::NodeCreated {
             node,
@@ -69,6 +72,31 @@ fn one_of_every_kind() -> Vec<EventKind> {
         EventKind::RunStopped { reason: None },
         EventKind::RunCompleted { node: next },
         EventKind::RunFailed { node: next, code: "NO_ELIGIBLE_EDGE".to_owned(), message: "no edge matched".to_owned() },
+        // Added later: appended so the first twelve keep their ids, times and snapshots.
+        EventKind::ReportWarned {
+            node: next,
+            step: StepId::new("audit"),
+            warnings: vec![ValidationIssue {
+                code: "STATUS_REPORT".to_owned(),
+                path: "/artifacts/skills_used".to_owned(),
+                message: "`skills_used` is missing".to_owned(),
+            }],
+            downgraded: vec![DowngradedFinding {
+                path: "/artifacts/findings/0".to_owned(),
+                summary: "possible race".to_owned(),
+                confidence: 0.65,
+                validated: false,
+                min_confidence: 0.8,
+            }],
+        },
+        // A run of a workflow with status reports records its report policy.
+        EventKind::RunStarted {
+            workflow_id: "audited".to_owned(),
+            workflow_hash: WorkflowHash([0xcd; 32]),
+            source: "builtin".to_owned(),
+            references: Vec::new(),
+            report_policy: Some(ReportPolicy { audit_min_confidence: 0.75, strict_status: true }),
+        },
     ]
 }
 
@@ -79,6 +107,7 @@ fn covered(kind: &EventKind) -> &'static str {
         | EventKind::RunStarted { .. }
         | EventKind::NodeCreated { .. }
         | EventKind::AdvanceRecorded { .. }
+        | EventKind::ReportWarned { .. }
         | EventKind::GateDecided { .. }
         | EventKind::HumanDecided { .. }
         | EventKind::CheckpointRecorded { .. }
@@ -96,10 +125,13 @@ fn stored_json_of_every_event_kind_is_pinned() {
     let run = RunId::from_bytes([2; 16]);
     let kinds = one_of_every_kind();
     let mut names: Vec<_> = kinds.iter().map(covered).collect();
+    names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 12, "one event of every kind, each once");
+    assert_eq!(names.len(), 13, "one event of every kind (run_started twice)");
+    let mut seen = std::collections::BTreeSet::new();
     for (index, kind) in kinds.into_iter().enumerate() {
-        let name = kind.name();
+        // The second event of a kind is pinned as `<kind>_2`.
+        let name = if seen.insert(kind.name()) { kind.name().to_owned() } else { format!("{}_2", kind.name()) };
         let event = NewEvent {
             id: EventId::from_bytes([index as u8 + 10; 16]),
             run: (index > 0).then_some(run),

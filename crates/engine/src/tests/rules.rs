@@ -406,7 +406,14 @@ fn accepting_at_a_revision_limit_moves_on() {
 #[test]
 fn acting_on_a_node_with_children_forks() {
     let run = Run::start(LINEAR);
-    let view = RunView { control: Control::Running, node: run.tip, state: &run.state, has_children: true, goal: "g" };
+    let view = RunView {
+        control: Control::Running,
+        node: run.tip,
+        state: &run.state,
+        has_children: true,
+        goal: "g",
+        reports: Default::default(),
+    };
     let decision = transition(&run.loaded, view, plain(), Fresh { node: node_id(9) }).unwrap();
     assert!(
         matches!(&decision.events[0], EventKind::NodeCreated { cause: NodeCause::Fork, parent: Some(p), .. } if *p == run.tip)

@@ -187,8 +187,14 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
     for (index, (pick, action)) in steps.iter().enumerate() {
         let at = pick.as_ref().map_or(nodes.len() - 1, |pick| pick.index(nodes.len()));
         let parent = &nodes[at];
-        let view =
-            RunView { control, node: parent.id, state: &parent.state, has_children: parent.children > 0, goal: "goal" };
+        let view = RunView {
+            control,
+            node: parent.id,
+            state: &parent.state,
+            has_children: parent.children > 0,
+            goal: "goal",
+            reports: Default::default(),
+        };
         let fresh = Fresh { node: node_id(100 + index as u64) };
         let step = loaded.workflow.step(&parent.state.step).unwrap();
         let result = transition(&loaded, view, command(action, step), fresh);

@@ -77,7 +77,14 @@ fn transition_does_what_the_table_says_for_every_status_and_command() {
         let views = views_for(row.status);
         assert!(!views.is_empty(), "no view for status {}", row.status);
         for (control, state) in views {
-            let view = RunView { control, node: node_id(1), state: &state, has_children: false, goal: "g" };
+            let view = RunView {
+                control,
+                node: node_id(1),
+                state: &state,
+                has_children: false,
+                goal: "g",
+                reports: Default::default(),
+            };
             let result = transition(&loaded, view, command(row.command), Fresh { node: node_id(2) });
             let context = format!("({}, {}) on {:?} with {control:?}", row.status, row.command.as_str(), state.phase);
             match (row.outcome, result) {
@@ -99,7 +106,14 @@ fn transition_does_what_the_table_says_for_every_status_and_command() {
 fn rejections_carry_retryability_where_waiting_helps() {
     let loaded = load(WORKFLOW);
     let gate = state(Phase::WaitingGate { submission: Submission::default() });
-    let view = RunView { control: Control::Running, node: node_id(1), state: &gate, has_children: false, goal: "g" };
+    let view = RunView {
+        control: Control::Running,
+        node: node_id(1),
+        state: &gate,
+        has_children: false,
+        goal: "g",
+        reports: Default::default(),
+    };
     let error = transition(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
     assert_eq!(error.code(), "AWAITING_GATE");
     assert!(error.retryable());

@@ -172,6 +172,7 @@ impl SessionScript {
                 workflow_hash: workflow.hash(),
                 source: "builtin".to_owned(),
                 references: Vec::new(),
+                report_policy: None,
             },
         )
     }
