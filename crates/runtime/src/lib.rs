@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod keys;
+pub mod observe;
 pub mod response;
 mod resume;
 pub mod run_folder;
@@ -21,6 +22,7 @@ pub mod workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause, WorkflowFile};
@@ -40,6 +42,7 @@ pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, Overrides};
 pub use crate::error::{Error, ErrorClass};
+use crate::observe::{Metrics, Observed};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ResponseKind, StepResponse, Tokens, WorkflowRef,
 };
@@ -131,6 +134,10 @@ pub struct Runtime {
     /// Writes state documents off the request path; present with `output_root`, shared with the
     /// runtimes `for_workspace` derives.
     state_writer: Option<Arc<state_writer::StateWriter>>,
+    /// Counters, gauges and the commit histogram, shared with the runtimes `for_workspace` derives.
+    metrics: Metrics,
+    /// The store's file, when the runtime opened one (`store_size_bytes`).
+    store_path: Option<PathBuf>,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -162,7 +169,8 @@ impl Runtime {
             clock: Arc::new(SystemClock),
             ids,
         })
-        .with_output_root(config.output_root.clone()))
+        .with_output_root(config.output_root.clone())
+        .with_store_path(config.store_path.clone()))
     }
 
     pub fn from_parts(parts: Parts) -> Self {
@@ -176,7 +184,63 @@ impl Runtime {
             loaded: Arc::default(),
             output_root: None,
             state_writer: None,
+            metrics: Metrics::default(),
+            store_path: None,
         }
+    }
+
+    fn with_store_path(mut self, path: PathBuf) -> Self {
+        self.store_path = Some(path);
+        self
+    }
+
+    /// The runtime's metrics, for a door that serves them (`switchyard serve`'s `/metrics`).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The bytes the store's file and its write-ahead log take on disk now; `None` for a runtime
+    /// built from parts without a file. One `stat` per file: cheap enough for every scrape.
+    pub fn store_size_bytes(&self) -> Option<u64> {
+        let path = self.store_path.as_ref()?;
+        let main = std::fs::metadata(path).ok()?.len();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Some(main + std::fs::metadata(PathBuf::from(wal)).map_or(0, |metadata| metadata.len()))
+    }
+
+    /// How many runs wait at a gate now, read from the store; sets the `gates_waiting` gauge,
+    /// which commands keep current from then on. A server calls it once when it starts, so the
+    /// gauge never costs a query per scrape.
+    pub async fn count_waiting_gates(&self) -> Result<i64, Error> {
+        let mut count: i64 = 0;
+        let mut before = None;
+        loop {
+            let query = switchyard_store::SessionQuery {
+                status: Some(RunStatus::WaitingGate),
+                limit: switchyard_store::MAX_PAGE,
+                before,
+                ..switchyard_store::SessionQuery::default()
+            };
+            let page = self.store.list_sessions(query).await?;
+            count += i64::try_from(page.len()).unwrap_or(i64::MAX);
+            match page.last() {
+                Some(last) if page.len() == switchyard_store::MAX_PAGE as usize => {
+                    before = Some((last.updated_at_ms, last.id));
+                }
+                _ => break,
+            }
+        }
+        self.metrics.gates_waiting.set(count);
+        Ok(count)
+    }
+
+    /// Appends a batch, timing the commit for the metrics.
+    async fn commit(&self, batch: Batch) -> Result<Appended, Error> {
+        let started = Instant::now();
+        let appended = self.store.append(batch).await;
+        self.metrics.committed_in(started.elapsed());
+        Ok(appended?)
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -264,6 +328,7 @@ impl Runtime {
             },
         ];
         events.extend(started.events);
+        let observed = Observed::of(session, run, &loaded.workflow.id, &events, None, None);
         let (node_id, state) =
             started.node.ok_or_else(|| Error::environment("the engine started a run without a node"))?;
         let tokens = self.fresh_tokens(session, run, node_id, Offered::at(&state, Control::Running));
@@ -277,7 +342,7 @@ impl Runtime {
             pin: Some(loaded.workflow.clone()),
             guard: None,
         };
-        let appended = self.store.append(batch).await?;
+        let appended = self.commit(batch).await?;
         let context = RunContext {
             run: RunRecord {
                 id: run,
@@ -297,6 +362,9 @@ impl Runtime {
         };
         let response =
             self.respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default());
+        if matches!(appended, Appended::Committed { .. }) {
+            observed.committed(&self.metrics, response.status);
+        }
         if let (Appended::Committed { last_seq, .. }, true) = (appended, self.output_root.is_some()) {
             let node = self.node_record(node_id).await?;
             self.open_run_folder(&context, &node, last_seq, response.step.as_ref());
@@ -619,6 +687,14 @@ impl Runtime {
             outcome: serde_json::json!({ "node": target_id }),
         });
         let projected = self.output_root.is_some().then(|| events.clone());
+        let observed = Observed::of(
+            context.run.session,
+            context.run.id,
+            &context.workflow.workflow.id,
+            &events,
+            Some((node.id, &node.state.step)),
+            Some(context.run.status),
+        );
         match self.append(context, events, claim, tokens.records.clone()).await? {
             Appended::Committed { last_seq, .. } => {
                 let minted = if tokens.records.is_empty() {
@@ -628,6 +704,7 @@ impl Runtime {
                 };
                 let response =
                     self.respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
+                observed.committed(&self.metrics, response.status);
                 if let Some(events) = projected {
                     let created = created.as_ref().map(|(id, state)| (*id, state));
                     self.project_event(context, node, created, control, last_seq, &events, response.step.as_ref())
@@ -654,7 +731,7 @@ impl Runtime {
             pin: None,
             guard: Some(RunGuard { run: context.run.id, control: context.run.control }),
         };
-        Ok(self.store.append(batch).await?)
+        self.commit(batch).await
     }
 
     /// Answers a call that was already made, from what was recorded; advances nothing.

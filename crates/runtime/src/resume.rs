@@ -111,6 +111,8 @@ impl Runtime {
         runtime.output_root = self.output_root.clone();
         runtime.loaded = std::sync::Arc::clone(&self.loaded);
         runtime.state_writer = self.state_writer.clone();
+        runtime.metrics = self.metrics.clone();
+        runtime.store_path = self.store_path.clone();
         runtime
     }
 

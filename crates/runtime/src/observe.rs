@@ -1,0 +1,227 @@
+//! What operators see of the runtime: one structured log line per lifecycle event, and the
+//! runtime's metrics, both fed here once a command's batch is committed, whichever door sent the
+//! command (CLI, MCP, file door, an embedding program).
+//!
+//! The log lines are `tracing` events at info with the target `switchyard::lifecycle` and stable
+//! field names (`event`, `run`, `session`, `workflow`, `step`, `node`, and a few per event;
+//! `docs/operations.md` lists them). They carry ids and names only: never a token, a key, notes,
+//! artifacts, a goal or a reason a human typed.
+//!
+//! The metrics are prometheus-client values (atomics behind `Arc`s), cheap to update on the
+//! command path; a door that serves them registers them with [`Metrics::register`].
+
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::{Registry, Unit};
+use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::state::Phase;
+use switchyard_core::workflow::StepId;
+use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
+
+/// The `tracing` target of the lifecycle log lines, for filters
+/// (`SWITCHYARD_LOG=switchyard::lifecycle=info`).
+pub const LIFECYCLE_TARGET: &str = "switchyard::lifecycle";
+
+/// How a run ended, as the `run_finished` line and `switchyard_runs_finished_total` say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct Outcome {
+    /// `completed`, `failed` or `stopped`.
+    pub outcome: &'static str,
+}
+
+/// The runtime's metrics: counters and a gauge kept current as commands commit, and the commit
+/// latency measured around the store's append.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    /// Runs started.
+    pub runs_started: Counter,
+    /// Runs that reached an end, by outcome.
+    pub runs_finished: Family<Outcome, Counter>,
+    /// Advances recorded, blocked ones included.
+    pub advances: Counter,
+    /// Advances that failed their checks (each one uses an attempt).
+    pub blocked_attempts: Counter,
+    /// Runs whose tip waits at a gate for a human, as this process saw them change (see
+    /// [`crate::Runtime::count_waiting_gates`] for the starting value).
+    pub gates_waiting: Gauge,
+    /// Seconds one command's batch took to commit (the store's append, from call to answer).
+    pub commit_seconds: Histogram,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            runs_started: Counter::default(),
+            runs_finished: Family::default(),
+            advances: Counter::default(),
+            blocked_attempts: Counter::default(),
+            gates_waiting: Gauge::default(),
+            // 100 µs to about 1.6 s: a grouped SQLite commit with `synchronous=FULL` takes a few
+            // milliseconds on an SSD, and a slow disk or a long writer queue shows in the top buckets.
+            commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 15)),
+        }
+    }
+}
+
+impl Metrics {
+    /// Registers every metric under `switchyard_…` names (`docs/operations.md`).
+    pub fn register(&self, registry: &mut Registry) {
+        registry.register("switchyard_runs_started", "Runs started", self.runs_started.clone());
+        registry.register(
+            "switchyard_runs_finished",
+            "Runs that reached an end, by outcome",
+            self.runs_finished.clone(),
+        );
+        registry.register("switchyard_advances", "Advances recorded, blocked ones included", self.advances.clone());
+        registry.register(
+            "switchyard_blocked_attempts",
+            "Advances that failed their checks",
+            self.blocked_attempts.clone(),
+        );
+        registry.register(
+            "switchyard_gates_waiting",
+            "Runs whose current step waits at a gate for a human",
+            self.gates_waiting.clone(),
+        );
+        registry.register_with_unit(
+            "switchyard_commit",
+            "Time one command's batch took to commit to the store",
+            Unit::Seconds,
+            self.commit_seconds.clone(),
+        );
+    }
+
+    pub(crate) fn committed_in(&self, elapsed: Duration) {
+        self.commit_seconds.observe(elapsed.as_secs_f64());
+    }
+}
+
+/// One lifecycle event a committed batch contains.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Fact {
+    RunStarted { node: NodeId, step: StepId },
+    StepCompleted { node: NodeId, step: StepId, next_node: NodeId },
+    AdvanceBlocked { node: NodeId, step: StepId },
+    GateWaiting { node: NodeId, step: StepId },
+    GateDecided { node: NodeId, step: StepId, approved: bool },
+    RunFinished { node: Option<NodeId>, outcome: &'static str, code: Option<String> },
+}
+
+/// What a command's batch will say once committed: read from its events before they go to the
+/// store, so nothing of the notes or artifacts is kept, and told with [`Observed::committed`].
+#[derive(Debug)]
+pub(crate) struct Observed {
+    session: SessionId,
+    run: RunId,
+    workflow: String,
+    facts: Vec<Fact>,
+    /// Advances recorded, blocked ones included.
+    advances: u64,
+    /// The run's status before the command (`None` for a run being started).
+    before: Option<RunStatus>,
+}
+
+impl Observed {
+    /// Reads the facts of `events`; `acted_on` is the node the command acted on and its step.
+    pub(crate) fn of(
+        session: SessionId,
+        run: RunId,
+        workflow: &str,
+        events: &[EventKind],
+        acted_on: Option<(NodeId, &StepId)>,
+        before: Option<RunStatus>,
+    ) -> Self {
+        let created = |wanted: NodeId| {
+            events.iter().find_map(|event| match event {
+                EventKind::NodeCreated { node, state, .. } if *node == wanted => Some(state),
+                _ => None,
+            })
+        };
+        let acted_step = acted_on.map(|(_, step)| step.clone());
+        let mut facts = Vec::new();
+        let mut advances = 0;
+        for event in events {
+            match event {
+                EventKind::NodeCreated { node, cause: NodeCause::Start, step, .. } => {
+                    facts.push(Fact::RunStarted { node: *node, step: step.clone() });
+                }
+                EventKind::AdvanceRecorded { from, to, .. } => {
+                    advances += 1;
+                    let step = acted_step.clone().unwrap_or_else(|| StepId::new(""));
+                    match created(*to).map(|state| (&state.phase, &state.step)) {
+                        Some((Phase::Blocked { .. }, _)) => facts.push(Fact::AdvanceBlocked { node: *from, step }),
+                        Some((Phase::WaitingGate { .. }, gated)) => {
+                            facts.push(Fact::GateWaiting { node: *to, step: gated.clone() });
+                        }
+                        _ => facts.push(Fact::StepCompleted { node: *from, step, next_node: *to }),
+                    }
+                }
+                EventKind::GateDecided { node, to, approved, .. } => {
+                    let step = acted_step.clone().unwrap_or_else(|| StepId::new(""));
+                    facts.push(Fact::GateDecided { node: *node, step: step.clone(), approved: *approved });
+                    // An approved gate moves the run on: the gated step is done.
+                    if *approved {
+                        facts.push(Fact::StepCompleted { node: *node, step, next_node: *to });
+                    }
+                }
+                EventKind::RunCompleted { node } => {
+                    facts.push(Fact::RunFinished { node: Some(*node), outcome: "completed", code: None });
+                }
+                EventKind::RunFailed { node, code, .. } => {
+                    facts.push(Fact::RunFinished { node: Some(*node), outcome: "failed", code: Some(code.clone()) });
+                }
+                EventKind::RunStopped { .. } => {
+                    facts.push(Fact::RunFinished {
+                        node: acted_on.map(|(node, _)| node),
+                        outcome: "stopped",
+                        code: None,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Self { session, run, workflow: workflow.to_owned(), facts, advances, before }
+    }
+
+    /// Logs each fact and updates the metrics; `after` is the run's status once committed.
+    pub(crate) fn committed(self, metrics: &Metrics, after: RunStatus) {
+        let waiting = |status: Option<RunStatus>| i64::from(status == Some(RunStatus::WaitingGate));
+        let change = waiting(Some(after)) - waiting(self.before);
+        if change != 0 {
+            metrics.gates_waiting.inc_by(change);
+        }
+        metrics.advances.inc_by(self.advances);
+        let (run, session, workflow) = (self.run.to_string(), self.session.to_string(), self.workflow.as_str());
+        for fact in self.facts {
+            match fact {
+                Fact::RunStarted { node, step } => {
+                    metrics.runs_started.inc();
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "run_started", run, session, workflow, step = step.as_str(), node = %node, "run started");
+                }
+                Fact::StepCompleted { node, step, next_node } => {
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "step_completed", run, session, workflow, step = step.as_str(), node = %node, next_node = %next_node, "step completed");
+                }
+                Fact::AdvanceBlocked { node, step } => {
+                    metrics.blocked_attempts.inc();
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "advance_blocked", run, session, workflow, step = step.as_str(), node = %node, "advance blocked by the step's checks");
+                }
+                Fact::GateWaiting { node, step } => {
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "gate_waiting", run, session, workflow, step = step.as_str(), node = %node, "gate waits for a human");
+                }
+                Fact::GateDecided { node, step, approved } => {
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "gate_decided", run, session, workflow, step = step.as_str(), node = %node, approved, "gate decided");
+                }
+                Fact::RunFinished { node, outcome, code } => {
+                    metrics.runs_finished.get_or_create(&Outcome { outcome }).inc();
+                    let node = node.map(|node| node.to_string());
+                    tracing::info!(target: LIFECYCLE_TARGET, event = "run_finished", run, session, workflow, node, outcome, code, "run finished");
+                }
+            }
+        }
+    }
+}
