@@ -53,11 +53,19 @@ pub struct Metrics {
     pub commit_seconds: Histogram,
 }
 
+/// Every outcome `run_finished` reports, each series there from the start so a rate over it
+/// reads 0 rather than nothing.
+const OUTCOMES: [&str; 3] = ["completed", "failed", "stopped"];
+
 impl Default for Metrics {
     fn default() -> Self {
+        let runs_finished = Family::<Outcome, Counter>::default();
+        for outcome in OUTCOMES {
+            drop(runs_finished.get_or_create(&Outcome { outcome }));
+        }
         Self {
             runs_started: Counter::default(),
-            runs_finished: Family::default(),
+            runs_finished,
             advances: Counter::default(),
             blocked_attempts: Counter::default(),
             gates_waiting: Gauge::default(),
