@@ -507,6 +507,18 @@ struct StoreSection {
 }
 
 impl Config {
+    /// The configuration in force: `overrides` first, then the project's `switchyard.toml`, then
+    /// the home's, then defaults. The home defaults to the user's data folder
+    /// (`~/.local/share/switchyard` on Linux); the store to `<home>/switchyard.sqlite3`.
+    ///
+    /// ```
+    /// use switchyard_runtime::{Config, Overrides};
+    ///
+    /// let home = tempfile::tempdir().unwrap();
+    /// let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+    /// assert_eq!(config.store_path, home.path().join("switchyard.sqlite3"));
+    /// # Ok::<(), switchyard_runtime::Error>(())
+    /// ```
     pub fn resolve(overrides: Overrides) -> Result<Self, Error> {
         let home = match overrides.home {
             Some(home) => home,

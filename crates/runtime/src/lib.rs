@@ -3,6 +3,40 @@
 //! [`Runtime`] finds workflows, starts runs, turns tokens into (run, node, attempt), asks the
 //! engine for the transition, appends it to the store in one batch, and shapes the answer.
 //! It decides no engine rule itself: `switchyard_engine::transition` does.
+//!
+//! # Using switchyard from another Rust program
+//!
+//! Resolve a [`Config`] (a home for the key file and the SQLite store), [`Runtime::open`] it,
+//! [`Runtime::start`] a run, hand the pending step to whoever does the work, and
+//! [`Runtime::advance`] with the continue token and a report. Every door of switchyard (the CLI,
+//! the MCP server, the file tools) goes through these same calls, so a run started here can be
+//! continued with `switchyard continue` and shows in `switchyard sessions`.
+//!
+//! ```
+//! use switchyard_runtime::{AdvanceInput, Config, Overrides, ResponseKind, Runtime, StartRequest};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let home = tempfile::tempdir()?;
+//! let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+//! let runtime = Runtime::open(&config).await?;
+//!
+//! let request = StartRequest { workflow: Some("dev-cycle".into()), goal: "Add a --verbose flag".into(), ..StartRequest::default() };
+//! let started = runtime.start(request).await?;
+//! let step = started.step.as_ref().expect("a new run has a pending step");
+//! assert_eq!(step.step.as_str(), "plan");
+//!
+//! let token = started.tokens.continue_token.as_deref().expect("the agent may advance");
+//! let report = AdvanceInput { notes: Some("Plan: add the flag and a test.".into()), ..AdvanceInput::default() };
+//! let advanced = runtime.advance(token, Some(started.run), report).await?;
+//! // `plan` is gated: the run waits for a human, who approves it with `Runtime::approve`.
+//! assert_eq!(advanced.kind, ResponseKind::WaitingGate);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `crates/runtime/examples/embed.rs` is the same walk as a program, and `docs/library.md` says
+//! more.
 
 pub mod atomic_file;
 pub mod attached;
@@ -52,23 +86,49 @@ pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, nati
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
-/// What to start.
+/// What to start: a workflow by name (or a file), the goal, and the run's starting context.
+///
+/// ```
+/// let request = switchyard_runtime::StartRequest {
+///     workflow: Some("code-review".into()),
+///     goal: "Review PR 9".into(),
+///     ..Default::default()
+/// };
+/// assert!(request.file.is_none());
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct StartRequest {
-    /// A workflow name, found through discovery.
+    /// A workflow name, found through discovery: the project's `.switchyard/workflows/`, then the
+    /// home's `workflows/`, then attached folders, then the built-ins (`dev-cycle`,
+    /// `bug-investigation`, `code-review`).
     pub workflow: Option<String>,
     /// A workflow file, used instead of discovery.
     pub file: Option<PathBuf>,
+    /// What the run is for, in the words of whoever asked; prompts quote it.
     pub goal: String,
+    /// The run's starting context: the variables conditions and prompts read.
     pub context: Map<String, Value>,
     /// The workspace the run is about (its git branch and HEAD are recorded).
     pub workspace: Option<PathBuf>,
 }
 
-/// An agent's report on a step.
+/// An agent's report on a step: what [`Runtime::advance`] checks against the step's rules.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let report = switchyard_runtime::AdvanceInput {
+///     notes: Some("Scoped the review to the parser.".into()),
+///     artifacts: Some(json!({ "files": ["src/parser.rs"] })),
+///     ..Default::default()
+/// };
+/// assert!(report.choice.is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct AdvanceInput {
+    /// What was done, decided and why, in Markdown; most steps require it.
     pub notes: Option<String>,
+    /// Structured results, checked against the step's output schema when it has one.
     pub artifacts: Option<Value>,
     /// A context delta: a `null` value deletes the key.
     pub context: Option<Map<String, Value>>,
@@ -76,7 +136,15 @@ pub struct AdvanceInput {
     pub choice: Option<String>,
 }
 
-/// How a door names a point in a run.
+/// How a door names a point in a run: parse a run, session or node id, or a token, from text.
+///
+/// ```
+/// use switchyard_runtime::Target;
+///
+/// assert!(matches!("run_aaaaaaaaaaaaaaaaaaaaaaaaaa".parse::<Target>(), Ok(Target::Run(_))));
+/// assert!(matches!("st_AaIMVrGuvFybOmpV7e9NEbeo".parse::<Target>(), Ok(Target::Token(_))));
+/// assert!("PR-9".parse::<Target>().is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Session(SessionId),
@@ -154,6 +222,23 @@ pub struct Parts {
 impl Runtime {
     /// Opens the embedded SQLite store and the key file named by `config`, creating them on
     /// first use.
+    ///
+    /// Several processes may open the same home at once (the CLI beside `switchyard serve`):
+    /// the store serialises their writes and the key file is created once.
+    ///
+    /// ```
+    /// use switchyard_runtime::{Config, Overrides, Runtime};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+    /// let runtime = Runtime::open(&config).await?;
+    /// assert!(config.store_path.is_file());
+    /// # drop(runtime);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn open(config: &Config) -> Result<Self, Error> {
         std::fs::create_dir_all(&config.home).map_err(|error| {
             Error::environment(format!("cannot create switchyard home {}: {error}", config.home.display()))
@@ -289,7 +374,27 @@ impl Runtime {
 
     // ---------------------------------------------------------------- starting
 
-    /// Starts a run of a workflow and returns its first pending step.
+    /// Starts a run of a workflow and returns its first pending step, with the tokens to act on
+    /// it. The workflow is compiled and pinned by hash: editing its file later never changes
+    /// this run.
+    ///
+    /// Errors: an unknown name (`WORKFLOW_NOT_FOUND`, with the closest names), a workflow that
+    /// does not compile (every diagnostic), a goal over the size limit.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, ResponseKind};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// let started = runtime
+    ///     .start(StartRequest { workflow: Some("bug-investigation".into()), goal: "Crash on empty input".into(), ..Default::default() })
+    ///     .await?;
+    /// assert_eq!(started.kind, ResponseKind::Ok);
+    /// assert!(started.step.is_some() && started.tokens.continue_token.is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn start(&self, request: StartRequest) -> Result<StepResponse, Error> {
         if request.goal.len() > MAX_GOAL_BYTES {
             return Err(Error::invalid_input(format!(
@@ -376,6 +481,31 @@ impl Runtime {
 
     /// Advances the step a continue token names. With `expected_run`, a token of another run is
     /// refused (`TOKEN_WRONG_RUN`): a guard against a token pasted from another conversation.
+    ///
+    /// A report that fails the step's checks is not an error: the answer's `kind` is
+    /// [`ResponseKind::Blocked`], `validation` says what is wrong, and a fresh continue token
+    /// retries. Sending the same token and report again replays the recorded answer
+    /// (`replayed`); the same token with another report is refused (`REPLAY_MISMATCH`).
+    ///
+    /// ```
+    /// # use switchyard_runtime::{AdvanceInput, Config, Overrides, Runtime, StartRequest, ResponseKind};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// let token = started.tokens.continue_token.clone().unwrap();
+    /// // No notes where the step requires them: blocked, with what to fix and a retry token.
+    /// let blocked = runtime.advance(&token, Some(started.run), AdvanceInput::default()).await?;
+    /// assert_eq!(blocked.kind, ResponseKind::Blocked);
+    ///
+    /// let retry = blocked.tokens.continue_token.unwrap();
+    /// let report = AdvanceInput { notes: Some("The plan.".into()), ..Default::default() };
+    /// let advanced = runtime.advance(&retry, Some(started.run), report).await?;
+    /// assert_eq!(advanced.kind, ResponseKind::WaitingGate);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn advance(
         &self,
         continue_token: &str,
@@ -518,6 +648,21 @@ impl Runtime {
 
     /// The pending step at a point of a run, with tokens to act on it. On a node that was
     /// already acted on, the continue token is a fresh attempt: advancing it forks the run.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, Target};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// // Later, perhaps in another process: where does the run stand?
+    /// let shown = runtime.show(&Target::Run(started.run)).await?;
+    /// assert_eq!(shown.node, started.node);
+    /// assert_eq!(shown.step.map(|step| step.step), started.step.map(|step| step.step));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn show(&self, target: &Target) -> Result<StepResponse, Error> {
         let (run, node, attempt) = self.resolve(target).await?;
         let context = self.run_context(run).await?;
@@ -541,6 +686,21 @@ impl Runtime {
         Ok(tokens.continue_token)
     }
 
+    /// The run a target names, as the store keeps it: its workflow, status, control, tip and
+    /// times.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, Target};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// let run = runtime.run(&Target::Session(started.session)).await?;
+    /// assert_eq!((run.id, run.workflow_id.as_str(), run.tip), (started.run, "dev-cycle", started.node));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(&self, target: &Target) -> Result<RunRecord, Error> {
         let (run, _, _) = self.resolve(target).await?;
         self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))
