@@ -19,7 +19,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 use switchyard_core::event::{EventKind, NodeCause};
-use switchyard_core::state::Phase;
+use switchyard_core::state::{FailureCode, Phase};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 
@@ -162,11 +162,21 @@ impl Observed {
                     advances += 1;
                     let step = acted_step.clone().unwrap_or_else(|| StepId::new(""));
                     match created(*to).map(|state| (&state.phase, &state.step)) {
-                        Some((Phase::Blocked { .. }, _)) => facts.push(Fact::AdvanceBlocked { node: *from, step }),
+                        // The last attempt failing its checks fails the run: still a blocked
+                        // attempt, and `run_finished` follows from the `RunFailed` event.
+                        Some((
+                            Phase::Blocked { .. } | Phase::Failed { code: FailureCode::AttemptsExhausted, .. },
+                            _,
+                        )) => facts.push(Fact::AdvanceBlocked { node: *from, step }),
                         Some((Phase::WaitingGate { .. }, gated)) => {
                             facts.push(Fact::GateWaiting { node: *to, step: gated.clone() });
                         }
-                        _ => facts.push(Fact::StepCompleted { node: *from, step, next_node: *to }),
+                        Some((Phase::Pending | Phase::Completed, _)) => {
+                            facts.push(Fact::StepCompleted { node: *from, step, next_node: *to });
+                        }
+                        // Accepted but held for a human's decision (a limit reached), or failed
+                        // for want of an edge: the step is not done; `run_finished` says a failure.
+                        Some((Phase::WaitingForHumanDecision { .. } | Phase::Failed { .. }, _)) | None => {}
                     }
                 }
                 EventKind::GateDecided { node, to, approved, .. } => {

@@ -88,3 +88,19 @@ async fn count_waiting_gates_starts_the_gauge_from_the_store() {
     assert_eq!(reader.count_waiting_gates().await.unwrap(), 3);
     assert_eq!(reader.metrics().gates_waiting.get(), 3);
 }
+
+#[tokio::test]
+async fn a_last_attempt_failing_its_checks_counts_as_blocked_and_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = common::runtime(dir.path());
+    let metrics = runtime.metrics();
+    let mut response = start(&runtime).await;
+    let attempts = response.step.as_ref().unwrap().attempts_left;
+    for _ in 0..attempts {
+        response = runtime.advance(&continue_token(&response), None, AdvanceInput::default()).await.unwrap();
+    }
+    assert_eq!(response.kind, switchyard_runtime::ResponseKind::Failed);
+    assert_eq!((metrics.advances.get(), metrics.blocked_attempts.get()), (u64::from(attempts), u64::from(attempts)));
+    let failed = metrics.runs_finished.get_or_create_owned(&switchyard_runtime::observe::Outcome { outcome: "failed" });
+    assert_eq!(failed.get(), 1);
+}
