@@ -682,35 +682,23 @@ fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
 
     let session = mcp_session(&server);
     let workspace = home.path().display().to_string();
-    let started = mcp_call(
-        &server,
-        &session,
-        2,
-        "start_workflow",
-        &json!({ "workflowId": "dev-cycle", "workspacePath": workspace, "goal": "metrics" }),
-    );
-    let token = started["result"]["structuredContent"]["continueToken"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{started}"))
-        .to_owned();
-    let blocked = mcp_call(
-        &server,
-        &session,
+    let call = |id: u64, tool: &str, arguments: Value| mcp_call(&server, &session, id, tool, &arguments);
+    let token = |answer: &Value, field: &str| {
+        answer["result"]["structuredContent"][field]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {field} in {answer}"))
+            .to_owned()
+    };
+    let started =
+        call(2, "start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": workspace, "goal": "metrics" }));
+    let report = |text: &str| json!({ "notesMarkdown": text });
+    let blocked = call(
         3,
         "continue_workflow",
-        &json!({ "continueToken": token, "output": { "notesMarkdown": "" } }),
+        json!({ "continueToken": token(&started, "continueToken"), "output": report("") }),
     );
-    let retry = blocked["result"]["structuredContent"]["retryContinueToken"]
-        .as_str()
-        .unwrap_or_else(|| panic!("blocked: {blocked}"))
-        .to_owned();
-    let gated = mcp_call(
-        &server,
-        &session,
-        4,
-        "continue_workflow",
-        &json!({ "continueToken": retry, "output": { "notesMarkdown": "a plan" } }),
-    );
+    let retry = token(&blocked, "retryContinueToken");
+    let gated = call(4, "continue_workflow", json!({ "continueToken": retry, "output": report("a plan") }));
     assert_eq!(gated["result"]["isError"], false, "{gated}");
 
     let (status, _, body) = scrape(&server, &[]);
