@@ -109,15 +109,64 @@ impl Metrics {
     }
 }
 
-/// One lifecycle event a committed batch contains.
+/// The lifecycle events, each one `event` value of the log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lifecycle {
+    RunStarted,
+    StepCompleted,
+    AdvanceBlocked,
+    GateWaiting,
+    GateDecided,
+    RunFinished,
+}
+
+impl Lifecycle {
+    /// The `event` field, stable: operators filter on it.
+    fn name(self) -> &'static str {
+        match self {
+            Self::RunStarted => "run_started",
+            Self::StepCompleted => "step_completed",
+            Self::AdvanceBlocked => "advance_blocked",
+            Self::GateWaiting => "gate_waiting",
+            Self::GateDecided => "gate_decided",
+            Self::RunFinished => "run_finished",
+        }
+    }
+
+    /// The line's message, for people reading the text format.
+    fn message(self) -> &'static str {
+        match self {
+            Self::RunStarted => "run started",
+            Self::StepCompleted => "step completed",
+            Self::AdvanceBlocked => "advance blocked by the step's checks",
+            Self::GateWaiting => "gate waits for a human",
+            Self::GateDecided => "gate decided",
+            Self::RunFinished => "run finished",
+        }
+    }
+}
+
+/// One lifecycle event a committed batch contains, with the fields its line carries besides the
+/// run's (a field left `None` is left out of the line).
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Fact {
-    RunStarted { node: NodeId, step: StepId },
-    StepCompleted { node: NodeId, step: StepId, next_node: NodeId },
-    AdvanceBlocked { node: NodeId, step: StepId },
-    GateWaiting { node: NodeId, step: StepId },
-    GateDecided { node: NodeId, step: StepId, approved: bool },
-    RunFinished { node: Option<NodeId>, outcome: &'static str, code: Option<String> },
+struct Fact {
+    kind: Lifecycle,
+    step: Option<StepId>,
+    node: Option<NodeId>,
+    next_node: Option<NodeId>,
+    approved: Option<bool>,
+    outcome: Option<&'static str>,
+    code: Option<String>,
+}
+
+impl Fact {
+    fn new(kind: Lifecycle, node: Option<NodeId>, step: Option<StepId>) -> Self {
+        Self { kind, step, node, next_node: None, approved: None, outcome: None, code: None }
+    }
+
+    fn finished(node: Option<NodeId>, outcome: &'static str, code: Option<String>) -> Self {
+        Self { outcome: Some(outcome), code, ..Self::new(Lifecycle::RunFinished, node, None) }
+    }
 }
 
 /// What a command's batch will say once committed: read from its events before they go to the
@@ -156,23 +205,24 @@ impl Observed {
         for event in events {
             match event {
                 EventKind::NodeCreated { node, cause: NodeCause::Start, step, .. } => {
-                    facts.push(Fact::RunStarted { node: *node, step: step.clone() });
+                    facts.push(Fact::new(Lifecycle::RunStarted, Some(*node), Some(step.clone())));
                 }
                 EventKind::AdvanceRecorded { from, to, .. } => {
                     advances += 1;
-                    let step = acted_step.clone().unwrap_or_else(|| StepId::new(""));
+                    let step = acted_step.clone();
                     match created(*to).map(|state| (&state.phase, &state.step)) {
                         // The last attempt failing its checks fails the run: still a blocked
                         // attempt, and `run_finished` follows from the `RunFailed` event.
                         Some((
                             Phase::Blocked { .. } | Phase::Failed { code: FailureCode::AttemptsExhausted, .. },
                             _,
-                        )) => facts.push(Fact::AdvanceBlocked { node: *from, step }),
+                        )) => facts.push(Fact::new(Lifecycle::AdvanceBlocked, Some(*from), step)),
                         Some((Phase::WaitingGate { .. }, gated)) => {
-                            facts.push(Fact::GateWaiting { node: *to, step: gated.clone() });
+                            facts.push(Fact::new(Lifecycle::GateWaiting, Some(*to), Some(gated.clone())));
                         }
                         Some((Phase::Pending | Phase::Completed, _)) => {
-                            facts.push(Fact::StepCompleted { node: *from, step, next_node: *to });
+                            let next_node = Some(*to);
+                            facts.push(Fact { next_node, ..Fact::new(Lifecycle::StepCompleted, Some(*from), step) });
                         }
                         // Accepted but held for a human's decision (a limit reached), or failed
                         // for want of an edge: the step is not done; `run_finished` says a failure.
@@ -180,25 +230,22 @@ impl Observed {
                     }
                 }
                 EventKind::GateDecided { node, to, approved, .. } => {
-                    let step = acted_step.clone().unwrap_or_else(|| StepId::new(""));
-                    facts.push(Fact::GateDecided { node: *node, step: step.clone(), approved: *approved });
+                    let decided = Fact::new(Lifecycle::GateDecided, Some(*node), acted_step.clone());
+                    facts.push(Fact { approved: Some(*approved), ..decided });
                     // An approved gate moves the run on: the gated step is done.
                     if *approved {
-                        facts.push(Fact::StepCompleted { node: *node, step, next_node: *to });
+                        let completed = Fact::new(Lifecycle::StepCompleted, Some(*node), acted_step.clone());
+                        facts.push(Fact { next_node: Some(*to), ..completed });
                     }
                 }
                 EventKind::RunCompleted { node } => {
-                    facts.push(Fact::RunFinished { node: Some(*node), outcome: "completed", code: None });
+                    facts.push(Fact::finished(Some(*node), "completed", None));
                 }
                 EventKind::RunFailed { node, code, .. } => {
-                    facts.push(Fact::RunFinished { node: Some(*node), outcome: "failed", code: Some(code.clone()) });
+                    facts.push(Fact::finished(Some(*node), "failed", Some(code.clone())));
                 }
                 EventKind::RunStopped { .. } => {
-                    facts.push(Fact::RunFinished {
-                        node: acted_on.map(|(node, _)| node),
-                        outcome: "stopped",
-                        code: None,
-                    });
+                    facts.push(Fact::finished(acted_on.map(|(node, _)| node), "stopped", None));
                 }
                 _ => {}
             }
@@ -214,32 +261,35 @@ impl Observed {
             metrics.gates_waiting.inc_by(change);
         }
         metrics.advances.inc_by(self.advances);
-        let (run, session, workflow) = (self.run.to_string(), self.session.to_string(), self.workflow.as_str());
         for fact in self.facts {
-            match fact {
-                Fact::RunStarted { node, step } => {
+            match fact.kind {
+                Lifecycle::RunStarted => {
                     metrics.runs_started.inc();
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "run_started", run, session, workflow, step = step.as_str(), node = %node, "run started");
                 }
-                Fact::StepCompleted { node, step, next_node } => {
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "step_completed", run, session, workflow, step = step.as_str(), node = %node, next_node = %next_node, "step completed");
-                }
-                Fact::AdvanceBlocked { node, step } => {
+                Lifecycle::AdvanceBlocked => {
                     metrics.blocked_attempts.inc();
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "advance_blocked", run, session, workflow, step = step.as_str(), node = %node, "advance blocked by the step's checks");
                 }
-                Fact::GateWaiting { node, step } => {
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "gate_waiting", run, session, workflow, step = step.as_str(), node = %node, "gate waits for a human");
+                Lifecycle::RunFinished => {
+                    metrics.runs_finished.get_or_create(&Outcome { outcome: fact.outcome.unwrap_or_default() }).inc();
                 }
-                Fact::GateDecided { node, step, approved } => {
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "gate_decided", run, session, workflow, step = step.as_str(), node = %node, approved, "gate decided");
-                }
-                Fact::RunFinished { node, outcome, code } => {
-                    metrics.runs_finished.get_or_create(&Outcome { outcome }).inc();
-                    let node = node.map(|node| node.to_string());
-                    tracing::info!(target: LIFECYCLE_TARGET, event = "run_finished", run, session, workflow, node, outcome, code, "run finished");
-                }
+                Lifecycle::StepCompleted | Lifecycle::GateWaiting | Lifecycle::GateDecided => {}
             }
+            tracing::info!(
+                target: LIFECYCLE_TARGET,
+                event = fact.kind.name(),
+                // Values are only formatted when the line is enabled: off, a commit pays nothing.
+                run = %self.run,
+                session = %self.session,
+                workflow = self.workflow.as_str(),
+                step = fact.step.as_ref().map(StepId::as_str),
+                node = fact.node.map(|node| node.to_string()),
+                next_node = fact.next_node.map(|node| node.to_string()),
+                approved = fact.approved,
+                outcome = fact.outcome,
+                code = fact.code,
+                "{}",
+                fact.kind.message()
+            );
         }
     }
 }
