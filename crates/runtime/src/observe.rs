@@ -12,6 +12,9 @@
 
 use std::time::Duration;
 
+/// The Prometheus client the metrics are made of, for a program that registers them with a
+/// registry of its own ([`Metrics::register`]) without naming the crate's version twice.
+pub use prometheus_client;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -78,6 +81,18 @@ impl Default for Metrics {
 
 impl Metrics {
     /// Registers every metric under `switchyard_…` names (`docs/operations.md`).
+    ///
+    /// ```
+    /// use switchyard_runtime::observe::{Metrics, prometheus_client};
+    ///
+    /// let metrics = Metrics::default();
+    /// let mut registry = prometheus_client::registry::Registry::default();
+    /// metrics.register(&mut registry);
+    /// metrics.advances.inc();
+    /// let mut text = String::new();
+    /// prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+    /// assert!(text.contains("switchyard_advances_total 1"));
+    /// ```
     pub fn register(&self, registry: &mut Registry) {
         registry.register("switchyard_runs_started", "Runs started", self.runs_started.clone());
         registry.register(
