@@ -11,7 +11,7 @@ Exit codes:
   2  usage or environment error: bad arguments, unknown id, bad token, store or file problem
 
 Data goes to stdout, everything else to stderr. Colour only on a terminal; NO_COLOR is respected.
-Logs: SWITCHYARD_LOG=debug (tracing filter syntax).";
+Logs: SWITCHYARD_LOG=debug (tracing filter syntax); --log-format json for one JSON object a line.";
 
 /// switchyard keeps LLM agents on rails: one step at a time, checked, recorded, resumable.
 #[derive(Debug, Parser)]
@@ -50,6 +50,15 @@ pub struct Global {
     /// When to colour text output.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// How log lines on stderr look: `text` for people, `json` (one object a line) for log collectors.
+    #[arg(long, global = true, value_enum, env = "SWITCHYARD_LOG_FORMAT", default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -23,6 +23,19 @@ use clap::{CommandFactory, FromArgMatches};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Logs go to stderr, whatever the format: stdout carries data (and, for `switchyard mcp`, protocol
+/// frames only). JSON lines put each event's fields at the top level, beside `timestamp`, `level`
+/// and `target`, so a collector reads `event`, `run` and `session` without digging.
+fn init_logs(format: args::LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false);
+    match format {
+        args::LogFormat::Text => logs.init(),
+        args::LogFormat::Json => logs.json().flatten_event(true).with_span_list(false).init(),
+    }
+}
+
 fn main() -> ExitCode {
     let parsed = args::Cli::command().try_get_matches().and_then(|matches| {
         Ok((matches.subcommand_name().unwrap_or_default().to_owned(), args::Cli::from_arg_matches(&matches)?))
@@ -31,9 +44,7 @@ fn main() -> ExitCode {
         Ok(parsed) => parsed,
         Err(error) => return usage_error(&error),
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    init_logs(arguments.global.log_format);
     // The HTTP server serves many clients at once; every other command is one request.
     let mut builder = match arguments.command {
         args::Commands::Serve(_) => tokio::runtime::Builder::new_multi_thread(),

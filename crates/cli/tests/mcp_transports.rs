@@ -2,7 +2,7 @@
 //! stdout, malformed frames answered with JSON-RPC errors, a client leaving mid-call) and the
 //! HTTP guard of `switchyard serve` (loopback by default, Host and Origin checks from flags or
 //! `[serve]`, the bearer token off loopback from a flag, a token file, the environment or
-//! `[serve]`, oversized bodies, a client leaving mid-request).
+//! `[serve]`, oversized bodies, a client leaving mid-request), and `/metrics` behind that guard.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -177,6 +177,12 @@ fn serve_refused(command: Command, extra: &[&str]) -> (Option<i32>, String) {
 
 /// Sends one HTTP/1.1 request and returns the status code and body.
 fn request(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let (status, _, body) = exchange(address, method, path, headers, body);
+    (status, body)
+}
+
+/// Sends one HTTP/1.1 request and returns the status code, the response head and the body.
+fn exchange(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(address.replace("0.0.0.0", "127.0.0.1")).unwrap();
     let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
@@ -191,8 +197,8 @@ fn request(address: &str, method: &str, path: &str, headers: &[(&str, &str)], bo
     let mut answer = String::new();
     let _ = stream.read_to_string(&mut answer);
     let status = answer.split_whitespace().nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
-    (status, body)
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (status, head.to_owned(), body.to_owned())
 }
 
 const MCP_HEADERS: [(&str, &str); 2] =
@@ -583,4 +589,186 @@ fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
         .count();
     assert_eq!(answered, requests, "every tools/list answered, whole");
     assert!(!logs.is_empty(), "debug logs share the pipe");
+}
+
+/// `GET /metrics` with `headers`: the status, the response head and the body.
+fn scrape(server: &Server, headers: &[(&str, &str)]) -> (u16, String, String) {
+    exchange(&server.address, "GET", "/metrics", headers, "")
+}
+
+/// Reads an OpenMetrics text exposition strictly: every sample's name was declared by a `# TYPE`
+/// line of a known type before it, every value is a number, and the text ends with `# EOF`.
+/// Returns each sample (`name{labels}`) with its value.
+fn parse_exposition(text: &str) -> std::collections::HashMap<String, f64> {
+    let mut types = std::collections::HashMap::new();
+    let mut samples = std::collections::HashMap::new();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.last(), Some(&"# EOF"), "the exposition ends with # EOF:\n{text}");
+    for line in &lines[..lines.len() - 1] {
+        if let Some(declared) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = declared.split_once(' ').unwrap_or_else(|| panic!("bad TYPE line `{line}`"));
+            assert!(["counter", "gauge", "histogram", "info"].contains(&kind), "`{line}`");
+            types.insert(name.to_owned(), kind.to_owned());
+            continue;
+        }
+        if line.starts_with("# HELP ") || line.starts_with("# UNIT ") {
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("bad sample line `{line}`"));
+        let name = series.split('{').next().unwrap();
+        assert!(
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':'),
+            "bad metric name in `{line}`"
+        );
+        assert!(series == name || series.ends_with('}'), "bad labels in `{line}`");
+        let family = ["_total", "_bucket", "_count", "_sum"]
+            .iter()
+            .find_map(|suffix| name.strip_suffix(suffix).filter(|family| types.contains_key(*family)))
+            .unwrap_or(name);
+        assert!(types.contains_key(family), "`{name}` has no # TYPE line before it:\n{text}");
+        let value: f64 = value.parse().unwrap_or_else(|_| panic!("not a number in `{line}`"));
+        samples.insert(series.to_owned(), value);
+    }
+    samples
+}
+
+/// One MCP call over HTTP in `session`: the JSON-RPC answer, read from the SSE stream.
+fn mcp_call(server: &Server, session: &str, id: u64, tool: &str, arguments: &Value) -> Value {
+    let call = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
+    let headers: Vec<(&str, &str)> = MCP_HEADERS.iter().copied().chain([("Mcp-Session-Id", session)]).collect();
+    let (status, _, body) = exchange(&server.address, "POST", "/mcp", &headers, &call.to_string());
+    assert_eq!(status, 200, "{body}");
+    body.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .find(|answer| answer["id"] == id)
+        .unwrap_or_else(|| panic!("no answer to {id} in {body}"))
+}
+
+/// Opens an MCP session over HTTP and returns its id.
+fn mcp_session(server: &Server) -> String {
+    let (status, head, body) = exchange(&server.address, "POST", "/mcp", &MCP_HEADERS, &initialize(1).to_string());
+    assert_eq!(status, 200, "{body}");
+    let session = head
+        .lines()
+        .find_map(|line| line.split_once(':').filter(|(name, _)| name.eq_ignore_ascii_case("mcp-session-id")))
+        .map(|(_, value)| value.trim().to_owned())
+        .unwrap_or_else(|| panic!("no session id in {head}"));
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let headers: Vec<(&str, &str)> =
+        MCP_HEADERS.iter().copied().chain([("Mcp-Session-Id", session.as_str())]).collect();
+    assert_eq!(exchange(&server.address, "POST", "/mcp", &headers, &initialized.to_string()).0, 202);
+    session
+}
+
+#[test]
+fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
+    let home = tempfile::tempdir().unwrap();
+    let server = serve(&home, &[]);
+    let (status, head, body) = scrape(&server, &[]);
+    assert_eq!(status, 200, "{body}");
+    assert!(head.to_ascii_lowercase().contains("content-type: application/openmetrics-text"), "{head}");
+    let before = parse_exposition(&body);
+    for name in ["switchyard_advances_total", "switchyard_blocked_attempts_total", "switchyard_gates_waiting"] {
+        assert_eq!(before.get(name), Some(&0.0), "{name} starts at 0:\n{body}");
+    }
+    for declared in [
+        "# TYPE switchyard_commit_seconds histogram",
+        "# TYPE switchyard_store_size_bytes gauge",
+        "# TYPE switchyard_runs_finished counter",
+    ] {
+        assert!(body.contains(declared), "`{declared}` in:\n{body}");
+    }
+
+    let session = mcp_session(&server);
+    let workspace = home.path().display().to_string();
+    let call = |id: u64, tool: &str, arguments: Value| mcp_call(&server, &session, id, tool, &arguments);
+    let token = |answer: &Value, field: &str| {
+        answer["result"]["structuredContent"][field]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {field} in {answer}"))
+            .to_owned()
+    };
+    let started =
+        call(2, "start_workflow", json!({ "workflowId": "dev-cycle", "workspacePath": workspace, "goal": "metrics" }));
+    let report = |text: &str| json!({ "notesMarkdown": text });
+    let blocked = call(
+        3,
+        "continue_workflow",
+        json!({ "continueToken": token(&started, "continueToken"), "output": report("") }),
+    );
+    let retry = token(&blocked, "retryContinueToken");
+    let gated = call(4, "continue_workflow", json!({ "continueToken": retry, "output": report("a plan") }));
+    assert_eq!(gated["result"]["isError"], false, "{gated}");
+
+    let (status, _, body) = scrape(&server, &[]);
+    assert_eq!(status, 200);
+    let after = parse_exposition(&body);
+    let value = |name: &str| after.get(name).copied().unwrap_or_else(|| panic!("no `{name}` in:\n{body}"));
+    assert_eq!(value("switchyard_runs_started_total"), 1.0);
+    assert_eq!(value("switchyard_advances_total"), 2.0);
+    assert_eq!(value("switchyard_blocked_attempts_total"), 1.0);
+    assert_eq!(value("switchyard_gates_waiting"), 1.0);
+    assert!(value("switchyard_commit_seconds_count") >= 3.0, "start and two advances committed:\n{body}");
+    assert!(value("switchyard_store_size_bytes") > 0.0);
+    assert!(body.contains("# TYPE switchyard_http_requests counter"), "{body}");
+    assert_eq!(value(r#"switchyard_runs_finished_total{outcome="completed"}"#), 0.0, "outcomes start at 0");
+    assert_eq!(value(r#"switchyard_http_requests_total{route="/metrics",status="200"}"#), 1.0, "the first scrape");
+    assert!(value(r#"switchyard_http_requests_total{route="/mcp",status="200"}"#) >= 4.0, "{body}");
+}
+
+#[test]
+fn serve_metrics_sit_behind_the_same_guard_as_mcp() {
+    let home = tempfile::tempdir().unwrap();
+    let server = serve(&home, &["--token", "metrics-s3cret"]);
+    let (status, _, body) = scrape(&server, &[]);
+    assert_eq!(status, 401, "no token, no metrics: {body}");
+    assert_eq!(scrape(&server, &[("Authorization", "Bearer wrong")]).0, 401);
+    let bearer = ("Authorization", "Bearer metrics-s3cret");
+    let (status, _, body) = scrape(&server, &[bearer]);
+    assert_eq!(status, 200, "{body}");
+    parse_exposition(&body);
+    let (status, _, body) = scrape(&server, &[bearer, ("Host", "evil.example")]);
+    assert_eq!(status, 403, "a foreign Host is refused even with the token: {body}");
+    assert_eq!(scrape(&server, &[bearer, ("Origin", "http://evil.example")]).0, 403);
+    let (_, _, body) = scrape(&server, &[bearer]);
+    let refused = parse_exposition(&body);
+    assert_eq!(refused.get(r#"switchyard_http_requests_total{route="/metrics",status="401"}"#), Some(&2.0), "{body}");
+    assert_eq!(refused.get(r#"switchyard_http_requests_total{route="/metrics",status="403"}"#), Some(&2.0), "{body}");
+}
+
+#[test]
+fn stdio_with_json_logs_keeps_stdout_for_frames_and_logs_lifecycle_on_stderr() {
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().display().to_string();
+    let mut child = switchyard_at(home.path())
+        .args(["--log-format", "json", "mcp"])
+        .env("SWITCHYARD_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{}", initialize(1)).unwrap();
+    writeln!(stdin, "{}", json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).unwrap();
+    let start = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "start_workflow",
+        "arguments": { "workflowId": "dev-cycle", "workspacePath": workspace, "goal": "logs" } } });
+    writeln!(stdin, "{start}").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let frame: Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("stdout carries only frames: `{line}`"));
+        assert_eq!(frame["jsonrpc"], "2.0", "{line}");
+    }
+    let started: Vec<Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap_or_else(|_| panic!("not a JSON log line: `{line}`")))
+        .filter(|line| line["event"] == "run_started")
+        .collect();
+    assert_eq!(started.len(), 1, "{stderr}");
+    assert_eq!(started[0]["workflow"], "dev-cycle");
 }

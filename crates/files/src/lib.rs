@@ -284,6 +284,8 @@ impl FileHost {
         // clock gives every time that is recorded.
         let started = Instant::now();
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("").to_owned();
+        // Only a well-formed run id goes into the log, never whatever text the agent sent.
+        let named_run = arguments.get("run").and_then(Value::as_str).and_then(|text| text.parse::<RunId>().ok());
         // `resolved` is recorded once the path is resolved to its mount.
         let span = tracing::info_span!("file_tool", tool, resolved = tracing::field::Empty);
         let result = tracing::Instrument::instrument(self.dispatch(tool, arguments, run), span.clone()).await;
@@ -294,7 +296,11 @@ impl FileHost {
         match &result {
             Ok(content) => tracing::info!(tool, path, bytes = content.len(), micros, outcome = "ok", "file tool call"),
             Err(error) if error.security => {
-                tracing::warn!(tool, path, micros, code = error.code, message = %error.message, "security: file tool refused");
+                // The lifecycle field names of the runtime's log lines (`docs/operations.md`), so
+                // one filter on `event` finds refusals beside runs; the run is the caller's or
+                // the one the arguments name, since a refused call may never have resolved one.
+                let run = run.or(named_run).map(|run| run.to_string());
+                tracing::warn!(event = "security_refused", run, tool, path, micros, code = error.code, message = %error.message, "security: file tool refused");
             }
             Err(error) => {
                 tracing::info!(tool, path, micros, outcome = error.code, message = %error.message, "file tool call")

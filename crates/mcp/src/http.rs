@@ -36,6 +36,7 @@ use switchyard_runtime::config::Secret;
 
 use crate::SwitchyardServer;
 use crate::admission::{Admission, ConnectionBounds, Pass};
+use crate::metrics::{HttpMetrics, route_of};
 use crate::stdio::{UTF8_BOM, decode_frame, oversized_refusal};
 
 /// The largest request body `/mcp` accepts.
@@ -204,6 +205,7 @@ struct Door {
     guard: Guard,
     limits: HttpLimits,
     sessions: Arc<LocalSessionManager>,
+    metrics: Arc<HttpMetrics>,
 }
 
 /// A plain-text answer that also closes the connection, for peers the server will not serve.
@@ -218,9 +220,17 @@ fn json_rpc(status: StatusCode, answer: &Value) -> Response {
     (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], answer.to_string()).into_response()
 }
 
+/// Every request, counted by route and status once answered (`switchyard_http_requests`).
+async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Response {
+    let route = route_of(request.uri().path());
+    let response = admit(&door, request, next).await;
+    door.metrics.count(route, response.status());
+    response
+}
+
 /// The guard, then (for a `POST`) the body within its time and size bounds, decoded as stdio
 /// decodes a line, and the session bound; only then rmcp.
-async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Response {
+async fn admit(door: &Door, request: Request, next: Next) -> Response {
     if let Err((status, message)) = door.guard.check(request.headers()) {
         // Refused peers do not keep their connection: what they can hold is one request's worth.
         let mut response = closing(status, message);
@@ -254,7 +264,7 @@ async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Re
         Ok(Ok(collected)) => collected.to_bytes(),
     };
     if parts.uri.path() == "/mcp"
-        && let Some(answer) = refusal_before_rmcp(&door, &parts.headers, &bytes).await
+        && let Some(answer) = refusal_before_rmcp(door, &parts.headers, &bytes).await
     {
         return answer;
     }
@@ -288,8 +298,11 @@ async fn refusal_before_rmcp(door: &Door, headers: &HeaderMap, body: &Bytes) -> 
     Some(response)
 }
 
-/// The router: `/mcp` (streamable HTTP) and `/health`, both behind the guard.
+/// The router: `/mcp` (streamable HTTP), `/health` and `/metrics` (OpenMetrics text), all behind
+/// the guard. `/metrics` is a route of its own that reads only what is in memory (and the store
+/// file's size), so scraping never holds up `/mcp`.
 pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: CancellationToken) -> Router {
+    let metrics = Arc::new(HttpMetrics::new(server.clone()));
     let config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown)
         .with_max_request_body_bytes(MAX_BODY_BYTES)
@@ -310,10 +323,18 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
         },
         limits: options.limits,
         sessions,
+        metrics: Arc::clone(&metrics),
     });
     Router::new()
         .nest_service("/mcp", service)
         .route("/health", axum::routing::get(|| async { "ok" }))
+        .route(
+            "/metrics",
+            axum::routing::get(move || {
+                let metrics = Arc::clone(&metrics);
+                async move { metrics.answer() }
+            }),
+        )
         .layer(middleware::from_fn_with_state(door_state, door))
 }
 
@@ -335,10 +356,14 @@ pub async fn serve(
         (Some(_), None) => "bearer token required".to_owned(),
         (None, _) => "loopback only, no token".to_owned(),
     };
+    // The gates-waiting gauge starts from the store once; commands keep it current after that.
+    if let Err(error) = server.runtime().count_waiting_gates().await {
+        tracing::warn!(%error, "cannot count the runs waiting at a gate: switchyard_gates_waiting starts at 0");
+    }
     tracing::info!(%address, "serving MCP over HTTP");
     #[allow(clippy::print_stderr)]
     {
-        eprintln!("switchyard: serving MCP at http://{address}/mcp ({auth})");
+        eprintln!("switchyard: serving MCP at http://{address}/mcp ({auth}); metrics at http://{address}/metrics");
     }
     let app = router(server, &options, shutdown.child_token());
     let admission = Admission::new(ConnectionBounds {

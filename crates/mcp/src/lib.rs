@@ -11,6 +11,7 @@ pub mod arguments;
 pub mod errors;
 pub mod fixtures;
 pub mod http;
+mod metrics;
 pub mod render;
 pub mod schemas;
 pub mod server;

@@ -471,7 +471,17 @@ pub struct Overrides {
 impl Config {
     /// The configuration of `overrides`, the files and the defaults, without the environment:
     /// what tests and embedders that pass everything explicitly want. The CLI reads the process's
-    /// environment too, with [`Config::resolve_with`].
+    /// environment too, with [`Config::resolve_with`]. The home defaults to the user's data
+    /// folder (`~/.local/share/switchyard` on Linux); the store to `<home>/switchyard.sqlite3`.
+    ///
+    /// ```
+    /// use switchyard_runtime::{Config, Overrides};
+    ///
+    /// let home = tempfile::tempdir().unwrap();
+    /// let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+    /// assert_eq!(config.store_path, home.path().join("switchyard.sqlite3"));
+    /// # Ok::<(), switchyard_runtime::Error>(())
+    /// ```
     pub fn resolve(overrides: Overrides) -> Result<Self, Error> {
         Self::resolve_with(overrides, &Environment::default())
     }

@@ -3,6 +3,40 @@
 //! [`Runtime`] finds workflows, starts runs, turns tokens into (run, node, attempt), asks the
 //! engine for the transition, appends it to the store in one batch, and shapes the answer.
 //! It decides no engine rule itself: `switchyard_engine::transition` does.
+//!
+//! # Using switchyard from another Rust program
+//!
+//! Resolve a [`Config`] (a home for the key file and the SQLite store), [`Runtime::open`] it,
+//! [`Runtime::start`] a run, hand the pending step to whoever does the work, and
+//! [`Runtime::advance`] with the continue token and a report. Every door of switchyard (the CLI,
+//! the MCP server, the file tools) goes through these same calls, so a run started here can be
+//! continued with `switchyard continue` and shows in `switchyard sessions`.
+//!
+//! ```
+//! use switchyard_runtime::{AdvanceInput, Config, Overrides, ResponseKind, Runtime, StartRequest};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let home = tempfile::tempdir()?;
+//! let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+//! let runtime = Runtime::open(&config).await?;
+//!
+//! let request = StartRequest { workflow: Some("dev-cycle".into()), goal: "Add a --verbose flag".into(), ..StartRequest::default() };
+//! let started = runtime.start(request).await?;
+//! let step = started.step.as_ref().expect("a new run has a pending step");
+//! assert_eq!(step.step.as_str(), "plan");
+//!
+//! let token = started.tokens.continue_token.as_deref().expect("the agent may advance");
+//! let report = AdvanceInput { notes: Some("Plan: add the flag and a test.".into()), ..AdvanceInput::default() };
+//! let advanced = runtime.advance(token, Some(started.run), report).await?;
+//! // `plan` is gated: the run waits for a human, who approves it with `Runtime::approve`.
+//! assert_eq!(advanced.kind, ResponseKind::WaitingGate);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! `crates/runtime/examples/embed.rs` is the same walk as a program, and `docs/library.md` says
+//! more.
 
 pub mod atomic_file;
 pub mod attached;
@@ -11,6 +45,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod keys;
+pub mod observe;
 pub mod report_template;
 pub mod response;
 mod resume;
@@ -22,6 +57,7 @@ pub mod workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause, WorkflowFile};
@@ -41,6 +77,7 @@ pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, ExecutionConfig, Overrides};
 pub use crate::error::{Error, ErrorClass, ReplayedCall};
+use crate::observe::{Metrics, Observed};
 pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
     CheckpointResponse, DecisionView, FailureView, GateView, Progress, ReportWarnings, ResponseKind, StepResponse,
@@ -52,14 +89,27 @@ pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, nati
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
-/// What to start.
+/// What to start: a workflow by name (or a file), the goal, and the run's starting context.
+///
+/// ```
+/// let request = switchyard_runtime::StartRequest {
+///     workflow: Some("code-review".into()),
+///     goal: "Review PR 9".into(),
+///     ..Default::default()
+/// };
+/// assert!(request.file.is_none());
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct StartRequest {
-    /// A workflow name, found through discovery.
+    /// A workflow name, found through discovery: the project's `.switchyard/workflows/`, then the
+    /// home's `workflows/`, then attached folders, then the built-ins (`dev-cycle`,
+    /// `bug-investigation`, `code-review`).
     pub workflow: Option<String>,
     /// A workflow file, used instead of discovery.
     pub file: Option<PathBuf>,
+    /// What the run is for, in the words of whoever asked; prompts quote it.
     pub goal: String,
+    /// The run's starting context: the variables conditions and prompts read.
     pub context: Map<String, Value>,
     /// The workspace the run is about (its git branch and HEAD are recorded).
     pub workspace: Option<PathBuf>,
@@ -68,10 +118,23 @@ pub struct StartRequest {
     pub strict_status: bool,
 }
 
-/// An agent's report on a step.
+/// An agent's report on a step: what [`Runtime::advance`] checks against the step's rules.
+///
+/// ```
+/// use serde_json::json;
+///
+/// let report = switchyard_runtime::AdvanceInput {
+///     notes: Some("Scoped the review to the parser.".into()),
+///     artifacts: Some(json!({ "files": ["src/parser.rs"] })),
+///     ..Default::default()
+/// };
+/// assert!(report.choice.is_none());
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct AdvanceInput {
+    /// What was done, decided and why, in Markdown; most steps require it.
     pub notes: Option<String>,
+    /// Structured results, checked against the step's output schema when it has one.
     pub artifacts: Option<Value>,
     /// A context delta: a `null` value deletes the key.
     pub context: Option<Map<String, Value>>,
@@ -79,7 +142,15 @@ pub struct AdvanceInput {
     pub choice: Option<String>,
 }
 
-/// How a door names a point in a run.
+/// How a door names a point in a run: parse a run, session or node id, or a token, from text.
+///
+/// ```
+/// use switchyard_runtime::Target;
+///
+/// assert!(matches!("run_aaaaaaaaaaaaaaaaaaaaaaaaaa".parse::<Target>(), Ok(Target::Run(_))));
+/// assert!(matches!("st_AaIMVrGuvFybOmpV7e9NEbeo".parse::<Target>(), Ok(Target::Token(_))));
+/// assert!("PR-9".parse::<Target>().is_err());
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Session(SessionId),
@@ -142,6 +213,10 @@ pub struct Runtime {
     /// `[audit] audit_min_confidence`, recorded with each run that has status reports when it
     /// starts; the run keeps its own afterwards.
     audit_min_confidence: f64,
+    /// Counters, gauges and the commit histogram, shared with the runtimes `for_workspace` derives.
+    metrics: Metrics,
+    /// The store's file, when the runtime opened one (`store_size_bytes`).
+    store_path: Option<PathBuf>,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -158,6 +233,23 @@ pub struct Parts {
 impl Runtime {
     /// Opens the embedded SQLite store and the key file named by `config`, creating them on
     /// first use.
+    ///
+    /// Several processes may open the same home at once (the CLI beside `switchyard serve`):
+    /// the store serialises their writes and the key file is created once.
+    ///
+    /// ```
+    /// use switchyard_runtime::{Config, Overrides, Runtime};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
+    /// let runtime = Runtime::open(&config).await?;
+    /// assert!(config.store_path.is_file());
+    /// # drop(runtime);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn open(config: &Config) -> Result<Self, Error> {
         std::fs::create_dir_all(&config.home).map_err(|error| {
             Error::environment(format!("cannot create switchyard home {}: {error}", config.home.display()))
@@ -175,7 +267,8 @@ impl Runtime {
         })
         .with_output_root(config.output_root.clone())
         .with_execution(config.execution)
-        .with_audit_min_confidence(config.audit.min_confidence))
+        .with_audit_min_confidence(config.audit.min_confidence)
+        .with_store_path(config.store_path.clone()))
     }
 
     /// Gives runs started from now on `execution`'s limits wherever their workflow declares none.
@@ -205,7 +298,63 @@ impl Runtime {
             state_writer: None,
             execution: ExecutionConfig::default(),
             audit_min_confidence: ReportPolicy::DEFAULT_MIN_CONFIDENCE,
+            metrics: Metrics::default(),
+            store_path: None,
         }
+    }
+
+    fn with_store_path(mut self, path: PathBuf) -> Self {
+        self.store_path = Some(path);
+        self
+    }
+
+    /// The runtime's metrics, for a door that serves them (`switchyard serve`'s `/metrics`).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The bytes the store's file and its write-ahead log take on disk now; `None` for a runtime
+    /// built from parts without a file. One `stat` per file: cheap enough for every scrape.
+    pub fn store_size_bytes(&self) -> Option<u64> {
+        let path = self.store_path.as_ref()?;
+        let main = std::fs::metadata(path).ok()?.len();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        Some(main + std::fs::metadata(PathBuf::from(wal)).map_or(0, |metadata| metadata.len()))
+    }
+
+    /// How many runs wait at a gate now, read from the store; sets the `gates_waiting` gauge,
+    /// which commands keep current from then on. A server calls it once when it starts, so the
+    /// gauge never costs a query per scrape.
+    pub async fn count_waiting_gates(&self) -> Result<i64, Error> {
+        let mut count: i64 = 0;
+        let mut before = None;
+        loop {
+            let query = switchyard_store::SessionQuery {
+                status: Some(RunStatus::WaitingGate),
+                limit: switchyard_store::MAX_PAGE,
+                before,
+                ..switchyard_store::SessionQuery::default()
+            };
+            let page = self.store.list_sessions(query).await?;
+            count += i64::try_from(page.len()).unwrap_or(i64::MAX);
+            match page.last() {
+                Some(last) if page.len() == switchyard_store::MAX_PAGE as usize => {
+                    before = Some((last.updated_at_ms, last.id));
+                }
+                _ => break,
+            }
+        }
+        self.metrics.gates_waiting.set(count);
+        Ok(count)
+    }
+
+    /// Appends a batch, timing the commit for the metrics.
+    async fn commit(&self, batch: Batch) -> Result<Appended, Error> {
+        let started = Instant::now();
+        let appended = self.store.append(batch).await;
+        self.metrics.committed_in(started.elapsed());
+        Ok(appended?)
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -254,7 +403,27 @@ impl Runtime {
 
     // ---------------------------------------------------------------- starting
 
-    /// Starts a run of a workflow and returns its first pending step.
+    /// Starts a run of a workflow and returns its first pending step, with the tokens to act on
+    /// it. The workflow is compiled and pinned by hash: editing its file later never changes
+    /// this run.
+    ///
+    /// Errors: an unknown name (`WORKFLOW_NOT_FOUND`, with the closest names), a workflow that
+    /// does not compile (every diagnostic), a goal over the size limit.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, ResponseKind};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// let started = runtime
+    ///     .start(StartRequest { workflow: Some("bug-investigation".into()), goal: "Crash on empty input".into(), ..Default::default() })
+    ///     .await?;
+    /// assert_eq!(started.kind, ResponseKind::Ok);
+    /// assert!(started.step.is_some() && started.tokens.continue_token.is_some());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn start(&self, request: StartRequest) -> Result<StepResponse, Error> {
         if request.goal.len() > MAX_GOAL_BYTES {
             return Err(Error::invalid_input(format!(
@@ -303,6 +472,7 @@ impl Runtime {
             },
         ];
         events.extend(started.events);
+        let observed = Observed::of(session, run, &loaded.workflow.id, &events, None, None);
         let (node_id, state) =
             started.node.ok_or_else(|| Error::environment("the engine started a run without a node"))?;
         let tokens = self.fresh_tokens(session, run, node_id, Offered::at(&state, Control::Running));
@@ -316,7 +486,7 @@ impl Runtime {
             pin: Some(loaded.workflow.clone()),
             guard: None,
         };
-        let appended = self.store.append(batch).await?;
+        let appended = self.commit(batch).await?;
         let context = RunContext {
             run: RunRecord {
                 id: run,
@@ -336,6 +506,9 @@ impl Runtime {
         };
         let response =
             self.respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default());
+        if matches!(appended, Appended::Committed { .. }) {
+            observed.committed(&self.metrics, response.status);
+        }
         if let (Appended::Committed { last_seq, .. }, true) = (appended, self.output_root.is_some()) {
             let node = self.node_record(node_id).await?;
             self.open_run_folder(&context, &node, last_seq, response.step.as_ref());
@@ -347,6 +520,31 @@ impl Runtime {
 
     /// Advances the step a continue token names. With `expected_run`, a token of another run is
     /// refused (`TOKEN_WRONG_RUN`): a guard against a token pasted from another conversation.
+    ///
+    /// A report that fails the step's checks is not an error: the answer's `kind` is
+    /// [`ResponseKind::Blocked`], `validation` says what is wrong, and a fresh continue token
+    /// retries. Sending the same token and report again replays the recorded answer
+    /// (`replayed`); the same token with another report is refused (`REPLAY_MISMATCH`).
+    ///
+    /// ```
+    /// # use switchyard_runtime::{AdvanceInput, Config, Overrides, Runtime, StartRequest, ResponseKind};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// let token = started.tokens.continue_token.clone().unwrap();
+    /// // No notes where the step requires them: blocked, with what to fix and a retry token.
+    /// let blocked = runtime.advance(&token, Some(started.run), AdvanceInput::default()).await?;
+    /// assert_eq!(blocked.kind, ResponseKind::Blocked);
+    ///
+    /// let retry = blocked.tokens.continue_token.unwrap();
+    /// let report = AdvanceInput { notes: Some("The plan.".into()), ..Default::default() };
+    /// let advanced = runtime.advance(&retry, Some(started.run), report).await?;
+    /// assert_eq!(advanced.kind, ResponseKind::WaitingGate);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn advance(
         &self,
         continue_token: &str,
@@ -504,6 +702,21 @@ impl Runtime {
 
     /// The pending step at a point of a run, with tokens to act on it. On a node that was
     /// already acted on, the continue token is a fresh attempt: advancing it forks the run.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, Target};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// // Later, perhaps in another process: where does the run stand?
+    /// let shown = runtime.show(&Target::Run(started.run)).await?;
+    /// assert_eq!(shown.node, started.node);
+    /// assert_eq!(shown.step.map(|step| step.step), started.step.map(|step| step.step));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn show(&self, target: &Target) -> Result<StepResponse, Error> {
         let (run, node, attempt) = self.resolve(target).await?;
         let context = self.run_context(run).await?;
@@ -527,6 +740,21 @@ impl Runtime {
         Ok(tokens.continue_token)
     }
 
+    /// The run a target names, as the store keeps it: its workflow, status, control, tip and
+    /// times.
+    ///
+    /// ```
+    /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, Target};
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), switchyard_runtime::Error> {
+    /// # let home = tempfile::tempdir().unwrap();
+    /// # let runtime = Runtime::open(&Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?).await?;
+    /// # let started = runtime.start(StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..Default::default() }).await?;
+    /// let run = runtime.run(&Target::Session(started.session)).await?;
+    /// assert_eq!((run.id, run.workflow_id.as_str(), run.tip), (started.run, "dev-cycle", started.node));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn run(&self, target: &Target) -> Result<RunRecord, Error> {
         let (run, _, _) = self.resolve(target).await?;
         self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))
@@ -700,6 +928,14 @@ impl Runtime {
             outcome: serde_json::json!({ "node": target_id, "fields": call.fields }),
         });
         let projected = self.output_root.is_some().then(|| events.clone());
+        let observed = Observed::of(
+            context.run.session,
+            context.run.id,
+            &context.workflow.workflow.id,
+            &events,
+            Some((node.id, &node.state.step)),
+            Some(context.run.status),
+        );
         match self.append(context, events, claim, tokens.records.clone()).await? {
             Appended::Committed { last_seq, .. } => {
                 let minted = if tokens.records.is_empty() {
@@ -710,6 +946,7 @@ impl Runtime {
                 let mut response =
                     self.respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
                 response.report_warnings = report;
+                observed.committed(&self.metrics, response.status);
                 if let Some(events) = projected {
                     if response.report_warnings.as_ref().is_some_and(|report| !report.downgraded.is_empty()) {
                         self.append_downgraded_findings(context, &events);
@@ -742,7 +979,7 @@ impl Runtime {
             pin: None,
             guard: Some(RunGuard { run: context.run.id, control: context.run.control }),
         };
-        Ok(self.store.append(batch).await?)
+        self.commit(batch).await
     }
 
     /// Answers a call that was already made, from what was recorded; advances nothing.

@@ -87,14 +87,24 @@ pub struct Progress {
     pub replans: u32,
 }
 
-/// The answer to every command that acts on a run.
+/// The answer to every command that acts on a run (`start`, `advance`, `show`, the gates and
+/// controls): where the run stands, what to do next, and the tokens to do it with.
+///
+/// Read `kind` first: [`ResponseKind::Ok`] and [`ResponseKind::Blocked`] come with a `step` and
+/// a continue token; [`ResponseKind::WaitingGate`] with `gate`, for a human's
+/// `Runtime::approve` or `Runtime::reject`; a finished run with neither.
+/// The `--json` output of the CLI is this type serialised.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepResponse {
+    /// What the caller should do next.
     pub kind: ResponseKind,
+    /// The run's status as the store records it.
     pub status: RunStatus,
     pub session: SessionId,
     pub run: RunId,
+    /// The node this answer is about: the run's new tip after a command that moved it.
     pub node: NodeId,
+    /// The workflow the run is pinned to, by id and hash.
     pub workflow: WorkflowRef,
     /// The step the agent should do now (active or blocked runs).
     pub step: Option<PendingStep>,
@@ -106,10 +116,15 @@ pub struct StepResponse {
     pub forked: bool,
     /// This call had already been made: the recorded result is returned and nothing advanced.
     pub replayed: bool,
+    /// What was wrong with the last advance, when it was blocked.
     pub validation: Option<Validation>,
+    /// The step whose result waits for a human, when one does.
     pub gate: Option<GateView>,
+    /// The options a human must choose from, when a limit was reached.
     pub decision: Option<DecisionView>,
+    /// Why the run failed, when it did.
     pub failure: Option<FailureView>,
+    /// Counters: steps completed, cycles, attempts, revisions, replans.
     pub progress: Progress,
     /// What this advance's status report did not block on; absent when nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -98,21 +98,24 @@ impl Runtime {
             user_dir: self.catalog.user_dir.clone(),
             attached_file: self.catalog.attached_file.clone(),
         };
-        let mut runtime = Runtime::from_parts(crate::Parts {
+        // One process, one cache of loaded workflows, one state writer and one set of metrics,
+        // whichever workspace a call names: a fresh cache per call would compile the pinned
+        // workflow on every call. Every field is named, so a new one is a decision here.
+        Runtime {
             store: std::sync::Arc::clone(&self.store),
             store_label: self.store_label.clone(),
             keys: self.keys.clone(),
             catalog,
             clock: std::sync::Arc::clone(&self.clock),
             ids: std::sync::Arc::clone(&self.ids),
-        });
-        // One process, one cache of loaded workflows and one state writer, whichever workspace
-        // a call names: a fresh cache per call would compile the pinned workflow on every call.
-        runtime.output_root = self.output_root.clone();
-        runtime.loaded = std::sync::Arc::clone(&self.loaded);
-        runtime.state_writer = self.state_writer.clone();
-        runtime.execution = self.execution;
-        runtime
+            loaded: std::sync::Arc::clone(&self.loaded),
+            output_root: self.output_root.clone(),
+            state_writer: self.state_writer.clone(),
+            execution: self.execution,
+            audit_min_confidence: self.audit_min_confidence,
+            metrics: self.metrics.clone(),
+            store_path: self.store_path.clone(),
+        }
     }
 
     /// Up to [`MAX_RESUME_CANDIDATES`] sessions, best first.
