@@ -55,8 +55,47 @@ const MAX_DEPTH: usize = 16;
 enum Entry {
     /// A file, or a symlink inside the project to one: its content's SHA-256.
     File(String),
-    /// Why it cannot be compared, with its code.
-    Problem { code: &'static str, message: String, help: String },
+    /// Why it cannot be compared.
+    Problem(Problem),
+}
+
+enum Problem {
+    /// A symlink to `target`, which does not exist.
+    Broken { target: String },
+    /// A symlink to `target`, which resolves to `resolved` outside the project.
+    Escaping { target: String, resolved: PathBuf },
+    /// Not a regular file, too large, or unreadable.
+    Unread(Unread),
+}
+
+impl Problem {
+    /// The code, what is wrong with the file the report names `shown`, and how to fix it.
+    fn describe(&self, shown: &str) -> (&'static str, String, String) {
+        match self {
+            Self::Broken { target } => (
+                codes::BROKEN_SYMLINK,
+                format!("{shown} is a symlink to `{target}`, which does not exist"),
+                "point the link at an existing file, or replace it with a copy of the file".to_owned(),
+            ),
+            Self::Escaping { target, resolved } => (
+                codes::ESCAPING_SYMLINK,
+                format!("{shown} is a symlink to `{target}`, which lies outside the project ({})", resolved.display()),
+                "link to a file inside the project, or replace the link with a copy".to_owned(),
+            ),
+            Self::Unread(unread) => {
+                let help = match unread {
+                    Unread::NotRegular(_) => "replace it with a regular file".to_owned(),
+                    Unread::TooLarge(_) => {
+                        format!(
+                            "mirrors compare files up to {MAX_MIRRORED_FILE_BYTES} bytes; keep large files out of them"
+                        )
+                    }
+                    Unread::Io(_) => "make it readable".to_owned(),
+                };
+                (codes::UNREADABLE, unread.reason(Path::new(shown)), help)
+            }
+        }
+    }
 }
 
 /// Checks every pair; `shown` turns a path into the text the report names it by.
@@ -99,14 +138,9 @@ fn check_pair(root: &Path, canonical_root: &Path, pair: &MirrorPair, shown: &dyn
         let (source_shown, mirror_shown) = (shown(&source_file), shown(&mirror_file));
         let mut violations = Vec::new();
         let mut problem = |path_shown: &str, other: &str, entry: Option<&Entry>| {
-            if let Some(Entry::Problem { code, message, help }) = entry {
-                violations.push(violation(
-                    path_shown.to_owned(),
-                    Some(other.to_owned()),
-                    code,
-                    message.clone(),
-                    help.clone(),
-                ));
+            if let Some(Entry::Problem(problem)) = entry {
+                let (code, message, help) = problem.describe(path_shown);
+                violations.push(violation(path_shown.to_owned(), Some(other.to_owned()), code, message, help));
             }
         };
         problem(&source_shown, &mirror_shown, sources.get(relative));
@@ -193,25 +227,13 @@ fn walk(base: &Path, folder: &Path, canonical_root: &Path, depth: usize, found: 
 fn symlink(path: &Path, canonical_root: &Path) -> Entry {
     let target = fs::read_link(path).map(|target| target.display().to_string()).unwrap_or_default();
     let Ok(resolved) = fs::canonicalize(path) else {
-        return Entry::Problem {
-            code: codes::BROKEN_SYMLINK,
-            message: format!("{} is a symlink to `{target}`, which does not exist", path.display()),
-            help: "point the link at an existing file, or replace it with a copy of the file".to_owned(),
-        };
+        return Entry::Problem(Problem::Broken { target });
     };
     if !resolved.starts_with(canonical_root) {
-        return Entry::Problem {
-            code: codes::ESCAPING_SYMLINK,
-            message: format!(
-                "{} is a symlink to `{target}`, which lies outside the project ({})",
-                path.display(),
-                resolved.display()
-            ),
-            help: "link to a file inside the project, or replace the link with a copy".to_owned(),
-        };
+        return Entry::Problem(Problem::Escaping { target, resolved });
     }
     if resolved.is_dir() {
-        // A linked folder is compared as a whole elsewhere or not at all: never followed.
+        // A linked folder is never followed (a loop would never end); it is equal to a link to the same place.
         return Entry::File(format!("folder:{}", resolved.display()));
     }
     content(path)
@@ -220,16 +242,7 @@ fn symlink(path: &Path, canonical_root: &Path) -> Entry {
 fn content(path: &Path) -> Entry {
     match read_bounded(path, MAX_MIRRORED_FILE_BYTES) {
         Ok(bytes) => Entry::File(sha256_hex(&bytes)),
-        Err(unread) => {
-            let help = match unread {
-                Unread::NotRegular(_) => "replace it with a regular file".to_owned(),
-                Unread::TooLarge(_) => {
-                    format!("mirrors compare files up to {MAX_MIRRORED_FILE_BYTES} bytes; keep large files out of them")
-                }
-                Unread::Io(_) => "make it readable".to_owned(),
-            };
-            Entry::Problem { code: codes::UNREADABLE, message: unread.reason(path), help }
-        }
+        Err(unread) => Entry::Problem(Problem::Unread(unread)),
     }
 }
 
