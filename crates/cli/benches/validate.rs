@@ -7,6 +7,10 @@
 //!   once each (`expressions::parse_condition`), so this row shows the cost of a file whose
 //!   conditions are new.
 //! - `native_1000`: the 3 built-in workflows (native and stage list), copied likewise.
+//! - `mixed_1000_strict`: a project validated as a whole (`switchyard --project <dir> validate
+//!   --strict`, no paths): 400 copies of the built-in workflows in `.switchyard/workflows/` and
+//!   600 prompt files at the presets' places (200 Claude Code commands, 150 subagents, 100
+//!   skills, 150 SPW commands), the SPW commands mirrored into a second folder and compared.
 //!
 //! `SWITCHYARD_BIN=<path>` times another build of the binary (to compare two builds alternately).
 
@@ -27,8 +31,20 @@ fn validate(c: &mut Criterion) {
         ("workrail_27", folder(&root.join("workrail-27"), &workrail, workrail.len())),
         ("native_1000", folder(&root.join("native-1000"), &native_sources(), FILES)),
     ];
+    let mixed = root.join("mixed-1000");
+    mixed_project(&mixed);
     let mut group = c.benchmark_group("validate");
     group.sample_size(10).measurement_time(Duration::from_secs(10)).warm_up_time(Duration::from_secs(1));
+    run_project(&mixed);
+    group.bench_function(BenchmarkId::new("mixed_1000_strict", FILES), |b| {
+        b.iter_custom(|iters| {
+            let began = Instant::now();
+            for _ in 0..iters {
+                run_project(&mixed);
+            }
+            began.elapsed()
+        });
+    });
     for (name, (folder, files)) in &cases {
         run(folder);
         group.bench_function(BenchmarkId::new(*name, files), |b| {
@@ -56,6 +72,67 @@ fn run(folder: &Path) {
         .status()
         .expect("run switchyard validate");
     assert!(status.success(), "validate found errors in {}", folder.display());
+}
+
+/// Runs `switchyard --project <project> validate --strict` and checks it found no error.
+fn run_project(project: &Path) {
+    let binary = std::env::var_os("SWITCHYARD_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchyard").into());
+    let status = Command::new(binary)
+        .arg("--project")
+        .arg(project)
+        .args(["validate", "--strict"])
+        .env("SWITCHYARD_HOME", project.join("home"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("run switchyard validate");
+    assert!(status.success(), "validate found errors in {}", project.display());
+}
+
+/// A project of 400 workflows and 600 prompt files of every preset, its SPW commands mirrored.
+fn mixed_project(project: &Path) {
+    folder(&project.join(".switchyard/workflows"), &native_sources(), 400);
+    let prompts: [(&str, usize, &str); 4] = [
+        (
+            ".claude/commands/group-{group}/command-{n}.md",
+            200,
+            "---\ndescription: Review the change\nallowed-tools: Read, Grep, Bash(git diff:*)\nargument-hint: \"[path]\"\n---\nReview $ARGUMENTS and report what breaks.\n",
+        ),
+        (
+            ".claude/agents/agent-{n}.md",
+            150,
+            "---\nname: reviewer-{n}\ndescription: Reviews code for correctness\ntools: [Read, Grep, Glob]\nmodel: sonnet\npermissionMode: plan\n---\nYou review code. Report findings by severity.\n",
+        ),
+        (
+            ".claude/skills/skill-{n}/SKILL.md",
+            100,
+            "---\nname: skill-{n}\ndescription: Fills PDF forms from a JSON description\nallowed-tools: Read, Bash(python:*)\nlicense: Apache-2.0\n---\nRun the scripts in this folder.\n",
+        ),
+        (
+            "commands/spw/command-{n}.md",
+            150,
+            "---\nname: command-{n}\ndescription: Execute one task of a spec\nargument-hint: \"<spec> [task]\"\nallowed-tools: [Read, Edit, Bash]\nmodel: sonnet\n---\nExecute $ARGUMENTS.\n",
+        ),
+    ];
+    for (pattern, count, text) in prompts {
+        for n in 0..count {
+            let name = pattern.replace("{group}", &(n % 10).to_string()).replace("{n}", &n.to_string());
+            let path = project.join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).expect("create a prompt folder");
+            let text = text.replace("{n}", &n.to_string());
+            std::fs::write(&path, &text).expect("write a prompt file");
+            if let Ok(spw) = path.strip_prefix(project.join("commands/spw")) {
+                let mirrored = project.join("copy-ready/commands/spw").join(spw);
+                std::fs::create_dir_all(mirrored.parent().unwrap()).expect("create the mirror");
+                std::fs::write(mirrored, &text).expect("write a mirrored file");
+            }
+        }
+    }
+    std::fs::write(
+        project.join("switchyard.toml"),
+        "[[validate.mirrors]]\nsource = \"commands/spw\"\nmirror = \"copy-ready/commands/spw\"\n",
+    )
+    .expect("write switchyard.toml");
 }
 
 /// A source to copy: its id, its text, the file extension.
