@@ -14,6 +14,7 @@
 //!
 //! `SWITCHYARD_BIN=<path>` times another build of the binary (to compare two builds alternately).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,32 +27,30 @@ fn validate(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validate-bench");
     let _ = std::fs::remove_dir_all(&root);
     let workrail = workrail_sources();
-    let cases = [
-        ("workrail_1000", folder(&root.join("workrail-1000"), &workrail, FILES)),
-        ("workrail_27", folder(&root.join("workrail-27"), &workrail, workrail.len())),
-        ("native_1000", folder(&root.join("native-1000"), &native_sources(), FILES)),
-    ];
     let mixed = root.join("mixed-1000");
     mixed_project(&mixed);
+    let folder_case = |name: &'static str, (folder, files): (PathBuf, usize)| {
+        (name, vec![OsString::from("validate"), folder.into_os_string()], files)
+    };
+    let cases = [
+        folder_case("workrail_1000", folder(&root.join("workrail-1000"), &workrail, FILES)),
+        folder_case("workrail_27", folder(&root.join("workrail-27"), &workrail, workrail.len())),
+        folder_case("native_1000", folder(&root.join("native-1000"), &native_sources(), FILES)),
+        (
+            "mixed_1000_strict",
+            vec![OsString::from("--project"), mixed.into_os_string(), "validate".into(), "--strict".into()],
+            FILES,
+        ),
+    ];
     let mut group = c.benchmark_group("validate");
     group.sample_size(10).measurement_time(Duration::from_secs(10)).warm_up_time(Duration::from_secs(1));
-    run_project(&mixed);
-    group.bench_function(BenchmarkId::new("mixed_1000_strict", FILES), |b| {
-        b.iter_custom(|iters| {
-            let began = Instant::now();
-            for _ in 0..iters {
-                run_project(&mixed);
-            }
-            began.elapsed()
-        });
-    });
-    for (name, (folder, files)) in &cases {
-        run(folder);
+    for (name, arguments, files) in &cases {
+        run(arguments, &root);
         group.bench_function(BenchmarkId::new(*name, files), |b| {
             b.iter_custom(|iters| {
                 let began = Instant::now();
                 for _ in 0..iters {
-                    run(folder);
+                    run(arguments, &root);
                 }
                 began.elapsed()
             });
@@ -61,32 +60,18 @@ fn validate(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// Runs `switchyard validate` over `folder` and checks it found no error.
-fn run(folder: &Path) {
+/// Runs `switchyard <arguments>` (with a home of its own under `root`) and checks it found no
+/// error.
+fn run(arguments: &[OsString], root: &Path) {
     let binary = std::env::var_os("SWITCHYARD_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchyard").into());
     let status = Command::new(binary)
-        .arg("validate")
-        .arg(folder)
+        .args(arguments)
+        .env("SWITCHYARD_HOME", root.join("home"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .expect("run switchyard validate");
-    assert!(status.success(), "validate found errors in {}", folder.display());
-}
-
-/// Runs `switchyard --project <project> validate --strict` and checks it found no error.
-fn run_project(project: &Path) {
-    let binary = std::env::var_os("SWITCHYARD_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_switchyard").into());
-    let status = Command::new(binary)
-        .arg("--project")
-        .arg(project)
-        .args(["validate", "--strict"])
-        .env("SWITCHYARD_HOME", project.join("home"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .expect("run switchyard validate");
-    assert!(status.success(), "validate found errors in {}", project.display());
+    assert!(status.success(), "switchyard {arguments:?} found errors");
 }
 
 /// A project of 400 workflows and 600 prompt files of every preset, its SPW commands mirrored.
