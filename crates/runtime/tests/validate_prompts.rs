@@ -93,7 +93,7 @@ fn a_second_yaml_document_gets_a_sentence_for_a_person() {
     expect(
         &spw,
         "---\nname: a\ndescription: b\nargument-hint: c\nallowed-tools: [Read]\n---\nmodel: opus\n",
-        &["1:1 error[prompt-missing-field]", "7:1 error[prompt-second-frontmatter]"],
+        &["1:1 error[prompt-missing-field]", "7:1 warning[prompt-second-frontmatter]"],
     );
 }
 

@@ -606,7 +606,10 @@ fn second_frontmatter(found: &mut Found<'_>, body: &str, closing_line: u32, set:
     let key = line.split_once(':').map(|(key, _)| key.trim()).unwrap_or_default();
     let is_rule = set.rules.iter().any(|rule| rule.name == key);
     if is_rule && !fields.iter().any(|(known, _)| known.value == key) {
-        found.error(
+        // A warning: prompt text may well start with "description: …"; a required field it
+        // meant to set is reported missing anyway.
+        found.push(
+            Severity::Warning,
             at,
             Some(key),
             "frontmatter",
