@@ -8,10 +8,18 @@
 //!
 //! # The presets and where their fields come from
 //!
-//! Looked up in November 2026 (the Claude Code documentation pages on slash commands, subagents
-//! and skills, the Agent Skills specification at agentskills.io/specification, and the Claude
-//! Code plugin-dev "frontmatter reference" of commands as mirrored on contextqmd.com and
-//! devpane.tools), not guessed:
+//! Looked up in November 2026, not guessed. The official pages (code.claude.com's slash
+//! commands, subagents and skills documentation, agentskills.io/specification) were not in the
+//! searchable corpus themselves; what was read, and agrees on every field below:
+//! - commands: the Claude Code plugin-dev skill's `command-development/references/frontmatter-reference.md`
+//!   (anthropics/claude-code, as mirrored at contextqmd.com for Claude Code 2.1.129) and
+//!   devpane.tools/claude-agent/slash-command-frontmatter;
+//! - subagents: anthropiccertifications.com's "The Config File" lesson, devpane.tools's
+//!   "What is a subagent", and a subagent quick reference (thirdlf03/claude-dev-toolkit);
+//! - skills: skills.menu/docs/specification (a summary of agentskills.io/specification), the
+//!   LangChain deepagents `SkillMetadata` reference (which implements that specification), and
+//!   commits documenting the Claude Code 2.1 skill fields (`user-invocable`, `context`, `agent`,
+//!   `hooks`).
 //!
 //! - `claude-command`, `.claude/commands/**/*.md`: every field is optional (a command needs no
 //!   frontmatter; its name is the file name). `description` and `argument-hint` are strings,
@@ -26,7 +34,9 @@
 //! - `claude-skill`, `.claude/skills/*/SKILL.md`: `description` is required (the Agent Skills
 //!   specification requires it; Claude Code falls back to the first paragraph, but a skill
 //!   without one is never chosen well); `name` is optional in Claude Code (the folder name is
-//!   used) and, when present, 1-64 lowercase letters, digits and single hyphens. Optional:
+//!   used) and, when present, 1-64 lowercase letters, digits and hyphens (the specification also
+//!   bans `--` and a hyphen at either end; one linear-time pattern cannot say both, so those are
+//!   not checked). Optional:
 //!   `license`, `compatibility` (strings), `metadata` (a mapping), `allowed-tools` (a string or
 //!   a list), `model`, `argument-hint`, `agent` (strings), `context` (`fork`),
 //!   `disable-model-invocation` and `user-invocable` (booleans), `hooks` (a mapping).
@@ -183,9 +193,9 @@ const fn matching(name: &'static str, required: bool, pattern: &'static str) -> 
     PresetField { name, required, kind: PresetKind::String, pattern: Some(pattern) }
 }
 
-/// Lowercase letters, digits and single hyphens, as Claude Code names agents and skills; a
-/// skill name's 64-character limit is checked by the length part.
+/// Lowercase letters and digits joined by single hyphens, as Claude Code names subagents.
 const KEBAB_NAME: &str = r"^[a-z0-9]+(-[a-z0-9]+)*$";
+/// A skill name: at most 64 lowercase letters, digits and hyphens.
 const SKILL_NAME: &str = r"^[a-z0-9-]{1,64}$";
 
 /// The built-in rule sets; their sources are in the module documentation.
