@@ -5,6 +5,8 @@
 //! - [`prompts`]: prompt files' frontmatter against rule sets (configured, or the presets).
 //! - [`mirrors`]: `--strict` only: `[[validate.mirrors]]` pairs and vendored built-ins.
 //! - [`report`]: the one report shape, and the GitHub annotations; [`sarif`]: SARIF 2.1.0.
+//! - Standalone status reports (`status.json`) join as one more checker handing over
+//!   [`Checked`] files of [`FileKind::Status`]; the report needs nothing else.
 //!
 //! Named paths are checked as they are; with none, the project is: its
 //! `.switchyard/workflows/`, the files of every prompt rule set, and with `--strict` the mirrors.

@@ -275,3 +275,33 @@ impl Required for FieldRule {
         self
     }
 }
+
+#[test]
+fn a_fifo_named_like_a_prompt_file_is_named_without_being_read() {
+    let project = tempfile::tempdir().unwrap();
+    let commands = project.path().join(".claude/commands");
+    std::fs::create_dir_all(&commands).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        commands.join("stuck.md"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from(0o644),
+        0,
+    )
+    .unwrap();
+    std::fs::write(commands.join("fine.md"), "Explain the error.\n").unwrap();
+    let config = switchyard_runtime::config::ValidateConfig::default();
+    let request = switchyard_runtime::validate::Request {
+        project_root: project.path(),
+        paths: &[],
+        strict: false,
+        config: &config,
+    };
+    // A plain open would wait for a writer forever; the read opens without blocking and refuses it.
+    let report = switchyard_runtime::validate::validate(&request).unwrap();
+    let codes: Vec<(&str, &str)> =
+        report.violations.iter().map(|violation| (violation.file.as_str(), violation.code)).collect();
+    assert_eq!(codes, [(".claude/commands/stuck.md", "prompt-unreadable")], "{report:#?}");
+    assert!(report.violations[0].message.contains("named pipe (FIFO)"), "{}", report.violations[0].message);
+    assert_eq!(report.stats.files_passed, 1);
+}
