@@ -72,14 +72,8 @@ pub enum ColorChoice {
 pub enum Commands {
     /// Walk a built-in workflow end to end in a temporary store and show what happened.
     Quickstart,
-    /// Check workflow files (or folders of them) and report every problem with its location.
-    Validate {
-        /// Files, bundles or folders: a bundle folder (BMad Method classic or step-file, CrewAgent package) or a
-        /// `.bmad`/`.zip` archive is compiled as discovery compiles it; other folders are searched for
-        /// `.yaml`, `.yml` and `.json` files, archives and bundle folders.
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
-    },
+    /// Check workflows, prompt files' frontmatter and (with --strict) mirrored folders; report every problem with its location.
+    Validate(crate::validate::ValidateArgs),
     /// Print a JSON Schema (draft 2020-12).
     Schema {
         /// Which schema: `workflow` (the native workflow format) or `state` (the state document frontmatter).

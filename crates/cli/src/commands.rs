@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use switchyard_core::state::DecisionOption;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_core::{RunId, RunStatus};
-use switchyard_runtime::catalog::Sourced;
 use switchyard_runtime::{AdvanceInput, Catalog, Diagnostic, Found, Overrides, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
@@ -30,7 +29,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     // Commands that need no store.
     match &cli.command {
         Commands::Quickstart => return crate::quickstart::run(&printer).await,
-        Commands::Validate { paths } => return validate(&printer, paths),
+        Commands::Validate(args) => return crate::validate::run(&printer, args, overrides),
         Commands::Schema { which } => return schema(&printer, which),
         Commands::Mcp(args) => return crate::serve::mcp(args, overrides).await,
         Commands::Serve(args) => return crate::serve::serve(args, overrides).await,
@@ -40,7 +39,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     }
     let config = crate::config_command::resolve(overrides)?;
     match cli.command {
-        Commands::Quickstart | Commands::Validate { .. } | Commands::Schema { .. } => unreachable!("handled above"),
+        Commands::Quickstart | Commands::Validate(_) | Commands::Schema { .. } => unreachable!("handled above"),
         Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
         Commands::Inspect { name, file } => {
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
@@ -189,7 +188,7 @@ async fn run_command(
             Ok(if report.problems.is_empty() { Outcome::Success } else { Outcome::RuleViolation })
         }
         Commands::Quickstart
-        | Commands::Validate { .. }
+        | Commands::Validate(_)
         | Commands::Schema { .. }
         | Commands::List
         | Commands::Inspect { .. }
@@ -299,145 +298,6 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-// ------------------------------------------------------------------ workflows
-
-#[derive(Serialize)]
-struct ValidatedFile<'a> {
-    path: String,
-    /// The workflow's name, for each workflow of a bundle (a package may hold several).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    workflow: Option<&'a str>,
-    format: Option<&'a switchyard_runtime::Format>,
-    valid: bool,
-    hash: Option<String>,
-    diagnostics: &'a [Diagnostic],
-    /// Why the source could not be read at all (a refused bundle, an unreadable file).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
-/// A file or folder that is no workflow in any supported format, skipped by `validate`.
-#[derive(Serialize)]
-struct NotAWorkflow {
-    path: String,
-    reason: String,
-}
-
-#[derive(Serialize)]
-struct ValidationReport<'a> {
-    files: Vec<ValidatedFile<'a>>,
-    errors: usize,
-    warnings: usize,
-    /// Sources that are no workflow (configs, agent definitions, manifests): neither errors nor
-    /// counted among the workflows.
-    not_workflows: Vec<NotAWorkflow>,
-}
-
-/// One validated source: a file, or one workflow of a bundle, or a source that could not be read.
-struct Checked {
-    path: String,
-    bundle: bool,
-    result: Result<Found, String>,
-}
-
-/// Validates files, bundles (BMad Method classic and step-file folders, CrewAgent packages as
-/// folders or archives) and WorkRail files with their routines, found and compiled as discovery
-/// does (`Catalog::sources`).
-fn validate(printer: &Printer, paths: &[PathBuf]) -> Result<Outcome, Failure> {
-    let mut checked = Vec::new();
-    let mut not_workflows = Vec::new();
-    for path in paths {
-        std::fs::metadata(path).map_err(|error| Failure::usage(format!("cannot read {}: {error}", path.display())))?;
-        for (source, result) in Catalog::sources(path) {
-            let bundle = source.is_dir() || switchyard_runtime::catalog::is_bundle_path(&source);
-            let path = source.display().to_string();
-            match result {
-                Ok(Sourced::Workflows(found)) => checked.extend(found.into_iter().map(|found| Checked {
-                    path: path.clone(),
-                    bundle,
-                    result: Ok(found),
-                })),
-                Ok(Sourced::NotAWorkflow(reason)) => not_workflows.push(NotAWorkflow { path, reason }),
-                Err(error) => checked.push(Checked { path, bundle, result: Err(error.to_string()) }),
-            }
-        }
-    }
-    if checked.is_empty() {
-        let skipped = if not_workflows.is_empty() {
-            String::new()
-        } else {
-            let listed: Vec<String> =
-                not_workflows.iter().map(|skipped| format!("{} ({})", skipped.path, skipped.reason)).collect();
-            format!("; not workflows: {}", listed.join(", "))
-        };
-        return Err(Failure::usage(format!(
-            "no workflow files (.yaml, .yml, .json), bundle folders or .bmad/.zip archives found under the given paths{skipped}"
-        )));
-    }
-    let diagnostics = |checked: &Checked| -> Vec<Diagnostic> {
-        checked.result.as_ref().map(|found| found.compiled.diagnostics.clone()).unwrap_or_default()
-    };
-    let all: Vec<Vec<Diagnostic>> = checked.iter().map(diagnostics).collect();
-    let unreadable = checked.iter().filter(|checked| checked.result.is_err()).count();
-    let report = ValidationReport {
-        files: checked
-            .iter()
-            .zip(&all)
-            .map(|(checked, diagnostics)| {
-                let found = checked.result.as_ref().ok();
-                let workflow = found.and_then(|found| found.compiled.workflow.as_ref());
-                ValidatedFile {
-                    path: checked.path.clone(),
-                    workflow: found.filter(|_| checked.bundle).map(|found| found.name.as_str()),
-                    format: found.map(|found| &found.compiled.format),
-                    valid: workflow.is_some(),
-                    hash: workflow.map(|workflow| workflow.hash().to_string()),
-                    diagnostics,
-                    error: checked.result.as_ref().err().cloned(),
-                }
-            })
-            .collect(),
-        errors: all.iter().flatten().filter(|d| d.is_error()).count() + unreadable,
-        warnings: all.iter().flatten().filter(|d| !d.is_error()).count(),
-        not_workflows,
-    };
-    if printer.json {
-        printer.json(&report)?;
-    } else {
-        for (checked, diagnostics) in checked.iter().zip(&all) {
-            for diagnostic in diagnostics {
-                printer.line(&diagnostic.to_string())?;
-            }
-            match &checked.result {
-                Err(error) => printer.line(&format!("{} {}: {error}", printer.red("error"), checked.path))?,
-                Ok(found) if found.compiled.workflow.is_some() => {
-                    let what = if checked.bundle {
-                        format!("{} ({}, {})", checked.path, found.name, wire_name(&found.compiled.format))
-                    } else {
-                        checked.path.clone()
-                    };
-                    printer.line(&format!("{} {what}", printer.green("ok")))?;
-                }
-                Ok(_) => {}
-            }
-        }
-        for skipped in &report.not_workflows {
-            printer.line(&format!("skipped {}: not a workflow: {}", skipped.path, skipped.reason))?;
-        }
-        let skipped = match report.not_workflows.len() {
-            0 => String::new(),
-            count => format!("; {count} skipped as not a workflow"),
-        };
-        printer.line(&format!(
-            "{} workflow(s): {} error(s), {} warning(s){skipped}",
-            checked.len(),
-            report.errors,
-            report.warnings
-        ))?;
-    }
-    Ok(if report.errors == 0 { Outcome::Success } else { Outcome::RuleViolation })
 }
 
 fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {

@@ -10,6 +10,7 @@ mod output;
 mod quickstart;
 mod serve;
 mod tool;
+mod validate;
 
 use std::process::ExitCode;
 

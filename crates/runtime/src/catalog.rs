@@ -11,7 +11,7 @@
 mod bundle;
 mod cache;
 mod project;
-mod read;
+pub(crate) mod read;
 mod tags;
 
 use std::fs;

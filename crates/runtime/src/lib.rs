@@ -52,6 +52,7 @@ mod resume;
 pub mod run_folder;
 mod state_writer;
 pub mod tool_schema;
+pub mod validate;
 pub mod workspace;
 
 use std::collections::HashMap;

@@ -1,0 +1,956 @@
+//! Markdown prompt files: their YAML frontmatter checked against field rules.
+//!
+//! A rule set names the files it applies to (a glob relative to the project root) and a rule per
+//! field: required or not, a type (`string`, `string_array`, `enum` with values, `number`,
+//! `boolean`), optionally a regular expression. Rule sets come from `[[validate.prompts]]` in
+//! `switchyard.toml` (starting from a preset or not), or, when none is configured, are the
+//! presets at their conventional places.
+//!
+//! # The presets and where their fields come from
+//!
+//! Looked up in November 2026, not guessed. The official pages (code.claude.com's slash
+//! commands, subagents and skills documentation, agentskills.io/specification) were not in the
+//! searchable corpus themselves; what was read, and agrees on every field below:
+//! - commands: the Claude Code plugin-dev skill's `command-development/references/frontmatter-reference.md`
+//!   (anthropics/claude-code, as mirrored at contextqmd.com for Claude Code 2.1.129) and
+//!   devpane.tools/claude-agent/slash-command-frontmatter;
+//! - subagents: anthropiccertifications.com's "The Config File" lesson, devpane.tools's
+//!   "What is a subagent", and a subagent quick reference (thirdlf03/claude-dev-toolkit);
+//! - skills: skills.menu/docs/specification (a summary of agentskills.io/specification), the
+//!   LangChain deepagents `SkillMetadata` reference (which implements that specification), and
+//!   commits documenting the Claude Code 2.1 skill fields (`user-invocable`, `context`, `agent`,
+//!   `hooks`).
+//!
+//! - `claude-command`, `.claude/commands/**/*.md`: every field is optional (a command needs no
+//!   frontmatter; its name is the file name). `description` and `argument-hint` are strings,
+//!   `allowed-tools` is a comma-separated string or a list, `model` is a string (an alias such
+//!   as `sonnet`, or a full model id), `disable-model-invocation` a boolean. Claude Code 2.1 lets
+//!   commands carry the skill fields too: `context` (`fork`), `agent`, `hooks`.
+//! - `claude-agent`, `.claude/agents/**/*.md`: `name` (lowercase letters, digits and hyphens)
+//!   and `description` are required; `tools` and `disallowedTools` are a string or a list,
+//!   `model` a string (`sonnet`, `opus`, `haiku`, `inherit` or a model id), `permissionMode` one
+//!   of `default`, `acceptEdits`, `dontAsk`, `bypassPermissions`, `plan`, `skills` a string or a
+//!   list, `hooks` a mapping, `color` a string.
+//! - `claude-skill`, `.claude/skills/*/SKILL.md`: `description` is required (the Agent Skills
+//!   specification requires it; Claude Code falls back to the first paragraph, but a skill
+//!   without one is never chosen well); `name` is optional in Claude Code (the folder name is
+//!   used) and, when present, 1-64 lowercase letters, digits and hyphens (the specification also
+//!   bans `--` and a hyphen at either end; one linear-time pattern cannot say both, so those are
+//!   not checked). Optional:
+//!   `license`, `compatibility` (strings), `metadata` (a mapping), `allowed-tools` (a string or
+//!   a list), `model`, `argument-hint`, `agent` (strings), `context` (`fork`),
+//!   `disable-model-invocation` and `user-invocable` (booleans), `hooks` (a mapping).
+//! - `spw-command`, `commands/spw/*.md`: the SPW seed's contract, every field required: `name`,
+//!   `description`, `argument-hint` (strings), `allowed-tools` (a list of strings), `model` (one
+//!   of `haiku`, `sonnet`, `opus`).
+//!
+//! A field no rule names is reported as unknown: a warning, an error with `--strict`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use regex::Regex;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::{Options, Spanned};
+use switchyard_compiler::{Severity, split_frontmatter};
+use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
+
+use crate::catalog::read::read_bounded;
+use crate::config::{FieldRule, FieldType, PromptRules};
+use crate::error::Error;
+use crate::validate::report::{Checked, CheckedFile, FileKind, Violation};
+
+/// The stable codes of prompt-file violations.
+pub mod codes {
+    pub const EMPTY: &str = "prompt-empty";
+    pub const NO_FRONTMATTER: &str = "prompt-no-frontmatter";
+    pub const UNCLOSED_FRONTMATTER: &str = "prompt-unclosed-frontmatter";
+    pub const SECOND_FRONTMATTER: &str = "prompt-second-frontmatter";
+    pub const YAML: &str = "prompt-yaml";
+    pub const NOT_A_MAPPING: &str = "prompt-not-a-mapping";
+    pub const MISSING_FIELD: &str = "prompt-missing-field";
+    pub const INVALID_TYPE: &str = "prompt-invalid-type";
+    pub const INVALID_VALUE: &str = "prompt-invalid-value";
+    pub const PATTERN_MISMATCH: &str = "prompt-pattern-mismatch";
+    pub const UNKNOWN_FIELD: &str = "prompt-unknown-field";
+    pub const UNREADABLE: &str = "prompt-unreadable";
+
+    /// Every code with a one-line fix (the same list is in `docs/validate.md`).
+    pub const ALL: &[(&str, &str)] = &[
+        (EMPTY, "write the frontmatter and the prompt; an empty prompt file does nothing"),
+        (NO_FRONTMATTER, "open the file with a `---` line, the fields, and a closing `---` line"),
+        (UNCLOSED_FRONTMATTER, "close the frontmatter with a line holding only `---`"),
+        (SECOND_FRONTMATTER, "merge the fields written below the frontmatter into it"),
+        (YAML, "fix the frontmatter's YAML at the location shown"),
+        (NOT_A_MAPPING, "write the frontmatter as `name: value` fields, one per line"),
+        (MISSING_FIELD, "add the required field named in the message"),
+        (INVALID_TYPE, "give the field a value of the type named in the message"),
+        (INVALID_VALUE, "use one of the values the message lists"),
+        (PATTERN_MISMATCH, "change the value so it matches the rule's pattern"),
+        (UNKNOWN_FIELD, "remove the field or fix its spelling (see the suggestion)"),
+        (UNREADABLE, "make the prompt file a regular UTF-8 text file"),
+    ];
+}
+
+/// What a field's value must be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    StringArray,
+    /// One of these strings.
+    Enum(Vec<String>),
+    Number,
+    Boolean,
+    /// A string or a list of strings (Claude Code's `allowed-tools: Read, Grep` or `[Read, Grep]`);
+    /// presets only.
+    StringOrList,
+    /// A mapping of anything (`hooks`, `metadata`); presets only.
+    Mapping,
+}
+
+impl Kind {
+    fn describe(&self) -> String {
+        match self {
+            Self::String => "a string".to_owned(),
+            Self::StringArray => "a list of strings".to_owned(),
+            Self::Enum(values) => format!("one of {}", values.join(", ")),
+            Self::Number => "a number".to_owned(),
+            Self::Boolean => "true or false".to_owned(),
+            Self::StringOrList => "a string or a list of strings".to_owned(),
+            Self::Mapping => "a mapping".to_owned(),
+        }
+    }
+
+    /// An example value for a fix.
+    fn example(&self) -> &str {
+        match self {
+            Self::String => "<text>",
+            Self::StringArray => "[Read, Grep]",
+            Self::Enum(values) => values.first().map_or("<value>", String::as_str),
+            Self::Number => "1",
+            Self::Boolean => "true",
+            Self::StringOrList => "Read, Grep",
+            Self::Mapping => "{}",
+        }
+    }
+}
+
+/// A rule on one frontmatter field.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub name: String,
+    pub required: bool,
+    pub kind: Kind,
+    /// A string value (each item of a list) must match it.
+    pub pattern: Option<Regex>,
+}
+
+/// The rules for the files one glob matches.
+#[derive(Debug, Clone)]
+pub struct RuleSet {
+    /// The preset's name, or the glob of a configured set without one: shown in reports.
+    pub name: String,
+    /// Relative to the project root, `/`-separated; `*` stays within one folder, `**` crosses.
+    pub glob: String,
+    matcher: GlobMatcher,
+    pub rules: Vec<Rule>,
+}
+
+/// A built-in rule set.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    pub name: &'static str,
+    /// Where the files conventionally are.
+    pub glob: &'static str,
+    fields: &'static [PresetField],
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PresetField {
+    name: &'static str,
+    required: bool,
+    kind: PresetKind,
+    pattern: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum PresetKind {
+    String,
+    StringArray,
+    Enum(&'static [&'static str]),
+    Boolean,
+    StringOrList,
+    Mapping,
+}
+
+const fn field(name: &'static str, required: bool, kind: PresetKind) -> PresetField {
+    PresetField { name, required, kind, pattern: None }
+}
+
+const fn matching(name: &'static str, required: bool, pattern: &'static str) -> PresetField {
+    PresetField { name, required, kind: PresetKind::String, pattern: Some(pattern) }
+}
+
+/// Lowercase letters and digits joined by single hyphens, as Claude Code names subagents.
+const KEBAB_NAME: &str = r"^[a-z0-9]+(-[a-z0-9]+)*$";
+/// A skill name: at most 64 lowercase letters, digits and hyphens.
+const SKILL_NAME: &str = r"^[a-z0-9-]{1,64}$";
+
+/// The built-in rule sets; their sources are in the module documentation.
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        name: "claude-command",
+        glob: ".claude/commands/**/*.md",
+        fields: &[
+            field("description", false, PresetKind::String),
+            field("argument-hint", false, PresetKind::String),
+            field("allowed-tools", false, PresetKind::StringOrList),
+            field("model", false, PresetKind::String),
+            field("disable-model-invocation", false, PresetKind::Boolean),
+            field("context", false, PresetKind::Enum(&["fork"])),
+            field("agent", false, PresetKind::String),
+            field("hooks", false, PresetKind::Mapping),
+        ],
+    },
+    Preset {
+        name: "claude-agent",
+        glob: ".claude/agents/**/*.md",
+        fields: &[
+            matching("name", true, KEBAB_NAME),
+            field("description", true, PresetKind::String),
+            field("tools", false, PresetKind::StringOrList),
+            field("disallowedTools", false, PresetKind::StringOrList),
+            field("model", false, PresetKind::String),
+            field(
+                "permissionMode",
+                false,
+                PresetKind::Enum(&["default", "acceptEdits", "dontAsk", "bypassPermissions", "plan"]),
+            ),
+            field("skills", false, PresetKind::StringOrList),
+            field("hooks", false, PresetKind::Mapping),
+            field("color", false, PresetKind::String),
+        ],
+    },
+    Preset {
+        name: "claude-skill",
+        glob: ".claude/skills/*/SKILL.md",
+        fields: &[
+            matching("name", false, SKILL_NAME),
+            field("description", true, PresetKind::String),
+            field("license", false, PresetKind::String),
+            field("compatibility", false, PresetKind::String),
+            field("metadata", false, PresetKind::Mapping),
+            field("allowed-tools", false, PresetKind::StringOrList),
+            field("model", false, PresetKind::String),
+            field("argument-hint", false, PresetKind::String),
+            field("disable-model-invocation", false, PresetKind::Boolean),
+            field("user-invocable", false, PresetKind::Boolean),
+            field("context", false, PresetKind::Enum(&["fork"])),
+            field("agent", false, PresetKind::String),
+            field("hooks", false, PresetKind::Mapping),
+        ],
+    },
+    Preset {
+        name: "spw-command",
+        glob: "commands/spw/*.md",
+        fields: &[
+            field("name", true, PresetKind::String),
+            field("description", true, PresetKind::String),
+            field("argument-hint", true, PresetKind::String),
+            field("allowed-tools", true, PresetKind::StringArray),
+            field("model", true, PresetKind::Enum(&["haiku", "sonnet", "opus"])),
+        ],
+    },
+];
+
+impl Preset {
+    /// The preset called `name`.
+    pub fn named(name: &str) -> Option<&'static Preset> {
+        PRESETS.iter().find(|preset| preset.name == name)
+    }
+
+    fn rules(&self) -> Vec<Rule> {
+        self.fields
+            .iter()
+            .map(|field| Rule {
+                name: field.name.to_owned(),
+                required: field.required,
+                kind: match field.kind {
+                    PresetKind::String => Kind::String,
+                    PresetKind::StringArray => Kind::StringArray,
+                    PresetKind::Enum(values) => Kind::Enum(values.iter().map(|value| (*value).to_owned()).collect()),
+                    PresetKind::Boolean => Kind::Boolean,
+                    PresetKind::StringOrList => Kind::StringOrList,
+                    PresetKind::Mapping => Kind::Mapping,
+                },
+                pattern: field.pattern.map(|pattern| Regex::new(pattern).expect("a preset's pattern compiles")),
+            })
+            .collect()
+    }
+
+    /// The preset as a rule set at its conventional place.
+    pub fn rule_set(&self) -> RuleSet {
+        RuleSet {
+            name: self.name.to_owned(),
+            glob: self.glob.to_owned(),
+            matcher: matcher(self.glob),
+            rules: self.rules(),
+        }
+    }
+}
+
+fn matcher(glob: &str) -> GlobMatcher {
+    compile_glob(glob).expect("a preset's glob compiles")
+}
+
+fn compile_glob(glob: &str) -> Result<GlobMatcher, globset::Error> {
+    Ok(GlobBuilder::new(glob).literal_separator(true).build()?.compile_matcher())
+}
+
+impl RuleSet {
+    /// The rule sets `[[validate.prompts]]` configures, or every preset at its conventional place
+    /// when it configures none. A configured set's `fields` add to its preset's rules or replace
+    /// the rule of the same name.
+    pub fn from_config(configured: Option<&[PromptRules]>) -> Result<Vec<RuleSet>, Error> {
+        let Some(configured) = configured else {
+            return Ok(PRESETS.iter().map(Preset::rule_set).collect());
+        };
+        configured.iter().map(RuleSet::configured).collect()
+    }
+
+    fn configured(entry: &PromptRules) -> Result<RuleSet, Error> {
+        let at = format!("[[validate.prompts]] glob = \"{}\"", entry.glob);
+        let mut rules = match &entry.preset {
+            Some(name) => Preset::named(name)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
+                    Error::invalid_input(format!(
+                        "{at}: there is no preset `{name}`; the presets are {}",
+                        known.join(", ")
+                    ))
+                })?
+                .rules(),
+            None => Vec::new(),
+        };
+        for field in &entry.fields {
+            let rule = configured_rule(field, &at)?;
+            match rules.iter_mut().find(|known| known.name == rule.name) {
+                Some(known) => *known = rule,
+                None => rules.push(rule),
+            }
+        }
+        let matcher = compile_glob(&entry.glob).map_err(|error| {
+            Error::invalid_input(format!("{at}: the glob does not parse ({error}); write it like `commands/**/*.md`"))
+        })?;
+        Ok(RuleSet {
+            name: entry.preset.clone().unwrap_or_else(|| entry.glob.clone()),
+            glob: entry.glob.clone(),
+            matcher,
+            rules,
+        })
+    }
+
+    /// Whether the file at `relative` (to the project root, `/`-separated) is this set's.
+    pub fn matches(&self, relative: &Path) -> bool {
+        self.matcher.is_match(relative)
+    }
+
+    /// The folder below the project root where this set's files can be: the glob's leading
+    /// components without wildcards, so a walk does not cover the whole tree.
+    fn base(&self) -> PathBuf {
+        let mut base = PathBuf::new();
+        let components: Vec<&str> = self.glob.split('/').collect();
+        for component in &components[..components.len().saturating_sub(1)] {
+            if component.contains(['*', '?', '[', '{']) {
+                break;
+            }
+            base.push(component);
+        }
+        base
+    }
+}
+
+fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
+    let kind = match field.kind {
+        FieldType::String => Kind::String,
+        FieldType::StringArray => Kind::StringArray,
+        FieldType::Number => Kind::Number,
+        FieldType::Boolean => Kind::Boolean,
+        FieldType::Enum if field.values.is_empty() => {
+            return Err(Error::invalid_input(format!(
+                "{at}: the enum field `{}` lists no values; add `values = [\"a\", \"b\"]`",
+                field.name
+            )));
+        }
+        FieldType::Enum => Kind::Enum(field.values.clone()),
+    };
+    let pattern = field
+        .pattern
+        .as_deref()
+        .map(|pattern| {
+            Regex::new(pattern).map_err(|error| {
+                Error::invalid_input(format!("{at}: the pattern of field `{}` does not compile: {error}", field.name))
+            })
+        })
+        .transpose()?;
+    Ok(Rule { name: field.name.clone(), required: field.required, kind, pattern })
+}
+
+// ------------------------------------------------------------------ finding files
+
+/// The deepest folder a walk for prompt files descends to below a rule set's base.
+const MAX_DEPTH: usize = 16;
+
+/// Every file under `folder` (the project root joined with `base`) whose path relative to `root`
+/// one of `sets` matches, with the first matching set's index. Symlinked folders are not
+/// followed (a loop would never end); `.git` is skipped.
+pub(crate) fn find(root: &Path, folder: &Path, sets: &[RuleSet], found: &mut Vec<(PathBuf, usize)>) {
+    walk(root, folder, sets, 0, found);
+}
+
+fn walk(root: &Path, folder: &Path, sets: &[RuleSet], depth: usize, found: &mut Vec<(PathBuf, usize)>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(folder) else { return };
+    let mut entries: Vec<(PathBuf, fs::FileType)> =
+        entries.flatten().filter_map(|entry| Some((entry.path(), entry.file_type().ok()?))).collect();
+    entries.sort_by(|left, right| left.0.cmp(&right.0));
+    for (path, file_type) in entries {
+        if file_type.is_dir() {
+            if path.file_name().is_some_and(|name| name == ".git") {
+                continue;
+            }
+            walk(root, &path, sets, depth + 1, found);
+        } else if let Some(index) = set_of(root, &path, sets) {
+            found.push((path, index));
+        }
+    }
+}
+
+/// The index of the first rule set matching `path` (relative to `root`).
+pub(crate) fn set_of(root: &Path, path: &Path, sets: &[RuleSet]) -> Option<usize> {
+    let relative = path.strip_prefix(root).ok()?;
+    sets.iter().position(|set| set.matches(relative))
+}
+
+/// The prompt files of the project: each rule set's files under its base folder.
+pub(crate) fn project_files(root: &Path, sets: &[RuleSet]) -> Vec<(PathBuf, usize)> {
+    let mut found = Vec::new();
+    let mut bases: Vec<PathBuf> = sets.iter().map(RuleSet::base).collect();
+    bases.sort();
+    bases.dedup();
+    // A base inside another is walked with it.
+    let outermost: Vec<&PathBuf> =
+        bases.iter().filter(|base| !bases.iter().any(|other| other != *base && base.starts_with(other))).collect();
+    for base in outermost {
+        find(root, &root.join(base), sets, &mut found);
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+// ------------------------------------------------------------------ checking
+
+/// Reads and checks one prompt file; `shown` is the path as the report names it.
+pub(crate) fn check_file(path: &Path, shown: &str, set: &RuleSet, strict: bool) -> Checked {
+    let mut file = CheckedFile::new(shown, FileKind::Prompt);
+    file.rules = Some(set.name.clone());
+    let text = match read_bounded(path, MAX_WORKFLOW_SOURCE_BYTES) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| format!("{shown} is not UTF-8 text")),
+        Err(unread) => Err(unread.reason(Path::new(shown))),
+    };
+    match text {
+        Ok(text) => Checked { file, violations: check(shown, &text, set, strict) },
+        Err(reason) => {
+            file.error = Some(reason.clone());
+            let violation = Violation {
+                file: shown.to_owned(),
+                kind: FileKind::Prompt,
+                workflow: None,
+                field: None,
+                rule: "readable",
+                code: codes::UNREADABLE,
+                severity: Severity::Error,
+                line: None,
+                column: None,
+                message: reason,
+                help: Some("make it a regular UTF-8 text file, or remove it".to_owned()),
+                related: None,
+            };
+            Checked { file, violations: vec![violation] }
+        }
+    }
+}
+
+/// The violations of the prompt file `file` holding `text` under `set`; with `strict`, unknown
+/// fields are errors.
+pub fn check(file: &str, text: &str, set: &RuleSet, strict: bool) -> Vec<Violation> {
+    let mut found = Found { file, violations: Vec::new() };
+    if text.trim().is_empty() {
+        found.error(
+            (1, 1),
+            None,
+            "frontmatter",
+            codes::EMPTY,
+            "the file is empty".to_owned(),
+            format!("write a frontmatter block{} and the prompt below it", required_list(set)),
+        );
+        return found.violations;
+    }
+    let Some((frontmatter, body)) = split_frontmatter(text) else {
+        no_frontmatter(&mut found, text, set);
+        return found.violations;
+    };
+    // The frontmatter's first line is the file's second (after `---`); a BOM adds no line.
+    let first_line = 2;
+    let closing_line = first_line + frontmatter.lines().count() as u32;
+    let fields = match parse(frontmatter) {
+        Ok(fields) => fields,
+        Err(problem) => {
+            let at = (problem.line + first_line - 1, problem.column);
+            found.error(at, None, "yaml", problem.code, problem.message, problem.help);
+            return found.violations;
+        }
+    };
+    second_frontmatter(&mut found, body, closing_line, set, &fields);
+    for rule in &set.rules {
+        match fields.iter().find(|(key, _)| key.value == rule.name) {
+            None if rule.required => found.error(
+                (1, 1),
+                Some(&rule.name),
+                "required",
+                codes::MISSING_FIELD,
+                format!("the required field `{}` is missing", rule.name),
+                format!("add `{}: {}` to the frontmatter", rule.name, rule.kind.example()),
+            ),
+            None => {}
+            Some((_, value)) => check_value(&mut found, rule, value, first_line),
+        }
+    }
+    let known: Vec<&str> = set.rules.iter().map(|rule| rule.name.as_str()).collect();
+    for (key, _) in &fields {
+        if known.contains(&key.value.as_str()) {
+            continue;
+        }
+        let help = match switchyard_core::suggest::closest(&key.value, known.iter().copied()) {
+            Some(close) => format!("did you mean `{close}`? Otherwise remove the field"),
+            None if known.is_empty() => "remove the field, or add a rule for it to the rule set".to_owned(),
+            None => format!("remove the field; the rule set `{}` knows {}", set.name, known.join(", ")),
+        };
+        let severity = if strict { Severity::Error } else { Severity::Warning };
+        found.push(
+            severity,
+            located(&key.referenced, first_line),
+            Some(&key.value),
+            "unknown-field",
+            codes::UNKNOWN_FIELD,
+            format!("`{}` is not a field of the rule set `{}`", key.value, set.name),
+            help,
+        );
+    }
+    // In reading order, as a person fixes them.
+    found.violations.sort_by_key(|violation| (violation.line, violation.column));
+    found.violations
+}
+
+fn required_list(set: &RuleSet) -> String {
+    let required: Vec<&str> = set.rules.iter().filter(|rule| rule.required).map(|rule| rule.name.as_str()).collect();
+    if required.is_empty() { String::new() } else { format!(" with {}", required.join(", ")) }
+}
+
+/// A file without a closed frontmatter: an error when the rule set requires fields (a Claude
+/// Code command needs none, so a command without frontmatter is fine).
+fn no_frontmatter(found: &mut Found<'_>, text: &str, set: &RuleSet) {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let opens = text.starts_with("---\n") || text.starts_with("---\r\n");
+    if opens {
+        found.error(
+            (1, 1),
+            None,
+            "frontmatter",
+            codes::UNCLOSED_FRONTMATTER,
+            "the frontmatter opened on line 1 is never closed".to_owned(),
+            "add a line holding only `---` after the last field".to_owned(),
+        );
+        return;
+    }
+    if !set.rules.iter().any(|rule| rule.required) {
+        return;
+    }
+    let leading_blank = text.lines().take_while(|line| line.trim().is_empty()).count();
+    let starts_later = text.lines().nth(leading_blank).is_some_and(|line| line.trim_end() == "---");
+    let (at, help) = if leading_blank > 0 && starts_later {
+        (
+            (leading_blank as u32 + 1, 1),
+            format!("remove the {leading_blank} blank line(s) above `---`: frontmatter must open on the first line"),
+        )
+    } else {
+        (
+            (1, 1),
+            format!("start the file with a `---` line, the fields{}, and a closing `---` line", required_list(set)),
+        )
+    };
+    found.error(at, None, "frontmatter", codes::NO_FRONTMATTER, "the file has no frontmatter".to_owned(), help);
+}
+
+/// A second `---` block right after the frontmatter, or a field of the rule set written just
+/// after the closing `---`: the fields the writer meant are not in the frontmatter.
+fn second_frontmatter(found: &mut Found<'_>, body: &str, closing_line: u32, set: &RuleSet, fields: &[Field]) {
+    let Some((offset, line)) = body.lines().enumerate().find(|(_, line)| !line.trim().is_empty()) else { return };
+    let at = (closing_line + 1 + offset as u32, 1);
+    if line.trim_end() == "---" {
+        found.error(
+            at,
+            None,
+            "frontmatter",
+            codes::SECOND_FRONTMATTER,
+            format!("a second `---` block starts here, after the frontmatter closed on line {closing_line}; only the first block is frontmatter, so its fields are ignored"),
+            "merge its fields into the frontmatter above and remove the extra `---` lines".to_owned(),
+        );
+        return;
+    }
+    let key = line.split_once(':').map(|(key, _)| key.trim()).unwrap_or_default();
+    let is_rule = set.rules.iter().any(|rule| rule.name == key);
+    if is_rule && !fields.iter().any(|(known, _)| known.value == key) {
+        // A warning: prompt text may well start with "description: …"; a required field it
+        // meant to set is reported missing anyway.
+        found.push(
+            Severity::Warning,
+            at,
+            Some(key),
+            "frontmatter",
+            codes::SECOND_FRONTMATTER,
+            format!("`{key}` is written after the frontmatter closed on line {closing_line}, so it is prompt text, not a field"),
+            format!("move it above the `---` on line {closing_line}, or remove that `---` if it was meant to sit below"),
+        );
+    }
+}
+
+fn check_value(found: &mut Found<'_>, rule: &Rule, value: &Spanned<Yaml>, first_line: u32) {
+    let at = located(&value.referenced, first_line);
+    let wrong_type = |found: &mut Found<'_>, what: &str| {
+        found.error(
+            at,
+            Some(&rule.name),
+            "type",
+            codes::INVALID_TYPE,
+            format!("`{}` must be {}, not {what}", rule.name, rule.kind.describe()),
+            format!("write `{}: {}`", rule.name, rule.kind.example()),
+        );
+    };
+    let strings: Vec<(&str, (u32, u32))> = match (&rule.kind, &value.value) {
+        (Kind::String | Kind::Enum(_) | Kind::StringOrList, Yaml::String(text)) => vec![(text.as_str(), at)],
+        (Kind::StringArray | Kind::StringOrList, Yaml::List(items)) => {
+            let mut strings = Vec::new();
+            for (index, item) in items.iter().enumerate() {
+                match &item.value {
+                    Yaml::String(text) => strings.push((text.as_str(), located(&item.referenced, first_line))),
+                    other => {
+                        found.error(
+                            located(&item.referenced, first_line),
+                            Some(&rule.name),
+                            "type",
+                            codes::INVALID_TYPE,
+                            format!("item {} of `{}` must be a string, not {}", index + 1, rule.name, other.kind()),
+                            "quote the item".to_owned(),
+                        );
+                    }
+                }
+            }
+            strings
+        }
+        (Kind::StringArray, Yaml::String(_)) => {
+            found.error(
+                at,
+                Some(&rule.name),
+                "type",
+                codes::INVALID_TYPE,
+                format!("`{}` must be a list of strings, not a string", rule.name),
+                format!("write it as a list, `{}: [Read, Grep]`, or one `- item` per line", rule.name),
+            );
+            return;
+        }
+        (Kind::Number, Yaml::Number) | (Kind::Boolean, Yaml::Bool) | (Kind::Mapping, Yaml::Mapping) => return,
+        (_, other) => {
+            wrong_type(found, other.kind());
+            return;
+        }
+    };
+    for (text, at) in strings {
+        if let Kind::Enum(values) = &rule.kind
+            && !values.iter().any(|value| value == text)
+        {
+            let help = match switchyard_core::suggest::closest(text, values.iter().map(String::as_str)) {
+                Some(close) => format!("did you mean `{close}`? The values are {}", values.join(", ")),
+                None => format!("use one of {}", values.join(", ")),
+            };
+            found.error(
+                at,
+                Some(&rule.name),
+                "enum",
+                codes::INVALID_VALUE,
+                format!("`{}` is `{text}`, which is not one of {}", rule.name, values.join(", ")),
+                help,
+            );
+        }
+        if let Some(pattern) = &rule.pattern
+            && !pattern.is_match(text)
+        {
+            found.error(
+                at,
+                Some(&rule.name),
+                "pattern",
+                codes::PATTERN_MISMATCH,
+                format!("`{}` is `{text}`, which does not match `{}`", rule.name, pattern.as_str()),
+                format!("change the value so it matches `{}`", pattern.as_str()),
+            );
+        }
+    }
+}
+
+/// The violations of one file as they are found.
+struct Found<'a> {
+    file: &'a str,
+    violations: Vec<Violation>,
+}
+
+impl Found<'_> {
+    fn error(
+        &mut self,
+        at: (u32, u32),
+        field: Option<&str>,
+        rule: &'static str,
+        code: &'static str,
+        message: String,
+        help: String,
+    ) {
+        self.push(Severity::Error, at, field, rule, code, message, help);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        severity: Severity,
+        (line, column): (u32, u32),
+        field: Option<&str>,
+        rule: &'static str,
+        code: &'static str,
+        message: String,
+        help: String,
+    ) {
+        self.violations.push(Violation {
+            file: self.file.to_owned(),
+            kind: FileKind::Prompt,
+            workflow: None,
+            field: field.map(str::to_owned),
+            rule,
+            code,
+            severity,
+            line: Some(line),
+            column: Some(column),
+            message,
+            help: Some(help),
+            related: None,
+        });
+    }
+}
+
+// ------------------------------------------------------------------ the frontmatter's YAML
+
+/// A frontmatter field: its key and its value, each where it is written.
+type Field = (Spanned<String>, Spanned<Yaml>);
+
+/// A frontmatter value, as far as the rules look into it.
+#[derive(Debug, Clone, PartialEq)]
+enum Yaml {
+    Null,
+    Bool,
+    Number,
+    String(String),
+    List(Vec<Spanned<Yaml>>),
+    Mapping,
+}
+
+impl Yaml {
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Null => "empty (null)",
+            Self::Bool => "a boolean",
+            Self::Number => "a number",
+            Self::String(_) => "a string",
+            Self::List(_) => "a list",
+            Self::Mapping => "a mapping",
+        }
+    }
+}
+
+/// Why the frontmatter's YAML does not give fields, located within the frontmatter.
+struct YamlProblem {
+    line: u32,
+    column: u32,
+    code: &'static str,
+    message: String,
+    help: String,
+}
+
+/// The frontmatter's fields in order, or why it has none.
+fn parse(frontmatter: &str) -> Result<Vec<Field>, YamlProblem> {
+    let options = Options::default();
+    match serde_saphyr::from_str_with_options::<Spanned<Document>>(frontmatter, options) {
+        Ok(document) => match document.value {
+            Document::Fields(fields) => Ok(fields),
+            Document::Empty => Ok(Vec::new()),
+            Document::Other(kind) => Err(YamlProblem {
+                line: clamp(document.referenced.line()),
+                column: clamp(document.referenced.column()),
+                code: codes::NOT_A_MAPPING,
+                message: format!("the frontmatter is {kind}, not fields"),
+                help: "write one `name: value` field per line".to_owned(),
+            }),
+        },
+        Err(error) => {
+            let (line, column) =
+                error.location().map_or((1, 1), |location| (clamp(location.line()), clamp(location.column())));
+            if let serde_saphyr::Error::MultipleDocuments { .. } = error.without_snippet() {
+                return Err(YamlProblem {
+                    line,
+                    column,
+                    code: codes::YAML,
+                    message: "the frontmatter holds a second YAML document: a line starting with `---` or `...` \
+                              inside it ends the first"
+                        .to_owned(),
+                    help: "keep only the opening and closing `---` lines; remove the one inside, or move what \
+                           follows it into the first document"
+                        .to_owned(),
+                });
+            }
+            let message = error.without_snippet().to_string();
+            let message = message.rfind(" at line ").map_or(message.as_str(), |index| &message[..index]).to_owned();
+            Err(YamlProblem {
+                line,
+                column,
+                code: codes::YAML,
+                message: format!("the frontmatter is not valid YAML: {message}"),
+                help: "fix the YAML at the location shown (indentation, quotes around a value holding `: ` or `#`, \
+                       a duplicate field)"
+                    .to_owned(),
+            })
+        }
+    }
+}
+
+fn clamp(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX).max(1)
+}
+
+/// Where a node is in the file, given the frontmatter's first line.
+fn located(location: &serde_saphyr::Location, first_line: u32) -> (u32, u32) {
+    (clamp(location.line()).saturating_add(first_line - 1), clamp(location.column()))
+}
+
+/// The frontmatter document: fields, nothing (only comments), or some other value.
+enum Document {
+    Fields(Vec<Field>),
+    Empty,
+    Other(&'static str),
+}
+
+impl<'de> Deserialize<'de> for Document {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DocumentVisitor;
+        impl<'de> Visitor<'de> for DocumentVisitor {
+            type Value = Document;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("frontmatter fields")
+            }
+            fn visit_unit<E>(self) -> Result<Document, E> {
+                Ok(Document::Empty)
+            }
+            fn visit_none<E>(self) -> Result<Document, E> {
+                Ok(Document::Empty)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Document, E> {
+                Ok(Document::Other("a boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Document, E> {
+                Ok(Document::Other("a number"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Document, E> {
+                Ok(Document::Other("a number"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Document, E> {
+                Ok(Document::Other("a number"))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Document, E> {
+                Ok(Document::Other("a line of text"))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Document, A::Error> {
+                while access.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Document::Other("a list"))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Document, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = access.next_key::<Spanned<String>>()? {
+                    fields.push((key, access.next_value::<Spanned<Yaml>>()?));
+                }
+                Ok(Document::Fields(fields))
+            }
+        }
+        deserializer.deserialize_any(DocumentVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Yaml {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct YamlVisitor;
+        impl<'de> Visitor<'de> for YamlVisitor {
+            type Value = Yaml;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_unit<E>(self) -> Result<Yaml, E> {
+                Ok(Yaml::Null)
+            }
+            fn visit_none<E>(self) -> Result<Yaml, E> {
+                Ok(Yaml::Null)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Yaml, D::Error> {
+                Yaml::deserialize(deserializer)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Yaml, E> {
+                Ok(Yaml::Bool)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Yaml, E> {
+                Ok(Yaml::Number)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Yaml, E> {
+                Ok(Yaml::Number)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Yaml, E> {
+                Ok(Yaml::Number)
+            }
+            fn visit_str<E>(self, value: &str) -> Result<Yaml, E> {
+                Ok(Yaml::String(value.to_owned()))
+            }
+            fn visit_string<E>(self, value: String) -> Result<Yaml, E> {
+                Ok(Yaml::String(value))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut access: A) -> Result<Yaml, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = access.next_element::<Spanned<Yaml>>()? {
+                    items.push(item);
+                }
+                Ok(Yaml::List(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Yaml, A::Error> {
+                while access.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(Yaml::Mapping)
+            }
+        }
+        deserializer.deserialize_any(YamlVisitor)
+    }
+}
