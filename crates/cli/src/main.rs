@@ -3,7 +3,10 @@
 
 mod args;
 mod commands;
+mod doctor;
+mod generate;
 mod import;
+mod init;
 mod output;
 mod quickstart;
 mod serve;
