@@ -135,3 +135,122 @@ fn the_man_page_is_roff_that_man_renders() {
         Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "man did not run: {error}"),
     }
 }
+
+/// `doctor` at a sandbox whose `HOME` (where Claude Code and Cursor keep their user
+/// configuration) is `user_home`.
+fn doctor(sandbox: &Sandbox, user_home: &std::path::Path) -> support::Ran {
+    let output = sandbox.command(&["--json", "doctor"]).env("HOME", user_home).output().unwrap();
+    support::ran(&output)
+}
+
+/// `(check, status, subject)` of each finding, and the fix of each that is not ok.
+fn findings(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    let findings = report["findings"].as_array().unwrap();
+    for finding in findings.iter().filter(|finding| finding["status"] != "ok") {
+        assert!(finding["fix"].as_str().is_some_and(|fix| !fix.is_empty()), "no fix: {finding:#}");
+    }
+    findings
+        .iter()
+        .map(|finding| (string(&finding["check"]), string(&finding["status"]), string(&finding["subject"])))
+        .collect()
+}
+
+#[test]
+fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_and_says_how_to_fix_each() {
+    let sandbox = Sandbox::new();
+    let user_home = tempfile::tempdir().unwrap();
+    let project = sandbox.project.path().canonicalize().unwrap();
+    sandbox.run(&["init"]).ok();
+    sandbox.run(&["start", "small-change", "--goal", "a store with a run in it"]).ok();
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    std::fs::write(
+        project.join(".mcp.json"),
+        serde_json::json!({ "mcpServers": { "switchyard": { "type": "stdio", "command": binary, "args": ["mcp"] } } })
+            .to_string(),
+    )
+    .unwrap();
+
+    // A healthy setup: nothing fails, exit 0.
+    let healthy = doctor(&sandbox, user_home.path());
+    let report = healthy.expect(0);
+    assert_eq!(report["summary"]["fail"], 0, "{report:#}");
+    let healthy_findings = findings(&report);
+    assert!(
+        healthy_findings.contains(&(
+            "mcp client".into(),
+            "ok".into(),
+            format!("{} (mcpServers.switchyard)", project.join(".mcp.json").display())
+        )),
+        "{healthy_findings:?}"
+    );
+    assert!(
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|finding| finding["check"] == "store" && string(&finding["message"]).contains("schema version 1")),
+        "{report:#}"
+    );
+
+    // Now break three things.
+    let key_file = sandbox.home.path().join("keys/keyring.json");
+    std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let broken = sandbox.write_workflow("broken.yaml", "id: broken\nversion: \"1\"\ntitle: Broken\nsteps: []\n");
+    let missing_binary = user_home.path().join("old-install/bin/switchyard");
+    std::fs::write(
+        user_home.path().join(".claude.json"),
+        serde_json::json!({ "projects": { project.display().to_string(): { "mcpServers": {
+            "switchyard": { "command": missing_binary, "args": ["mcp"] } } } } })
+        .to_string(),
+    )
+    .unwrap();
+    let ran = doctor(&sandbox, user_home.path());
+    let report = ran.expect(1);
+    let found = findings(&report);
+    let fails: Vec<&(String, String, String)> = found.iter().filter(|(_, status, _)| status == "fail").collect();
+    assert_eq!(
+        fails,
+        [
+            &("key file".to_owned(), "fail".to_owned(), key_file.display().to_string()),
+            &("workflows".to_owned(), "fail".to_owned(), broken.display().to_string()),
+            &(
+                "mcp client".to_owned(),
+                "fail".to_owned(),
+                format!(
+                    "{} (projects.{}.mcpServers.switchyard)",
+                    user_home.path().join(".claude.json").display(),
+                    project.display()
+                )
+            ),
+        ],
+        "{report:#}"
+    );
+    let fix_of = |check: &str| {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|finding| finding["check"] == check && finding["status"] == "fail")
+            .map(|finding| string(&finding["fix"]))
+            .unwrap()
+    };
+    assert_eq!(fix_of("key file"), format!("chmod 600 {}", key_file.display()));
+    assert!(fix_of("mcp client").contains(&format!("-- {} mcp", binary.display())), "{report:#}");
+
+    // The text says the same, a line per finding.
+    let text = support::ran(&sandbox.command(&["doctor"]).env("HOME", user_home.path()).output().unwrap());
+    assert_eq!(text.code, 1, "{}", text.stderr);
+    assert!(
+        text.stdout.contains(&format!("fail key file    {}: other users may read it (mode 644)", key_file.display())),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("fix: chmod 600"), "{}", text.stdout);
+    assert!(text.stdout.contains(&format!("`{}`, which does not exist", missing_binary.display())), "{}", text.stdout);
+    assert!(text.stdout.ends_with("problem(s)\n"), "{}", text.stdout);
+
+    // Doctor changed nothing: the key is still open, no user workflow folder appeared.
+    assert!(!sandbox.home.path().join("workflows").exists());
+    let absent = sandbox.run(&["doctor", "--project", "/nonexistent/project"]);
+    assert_eq!(absent.code, 2, "{}", absent.stderr);
+}

@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod health;
 pub mod keys;
 pub mod response;
 mod resume;
