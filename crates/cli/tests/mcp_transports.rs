@@ -265,7 +265,7 @@ fn serve_answers_the_front_page_as_html_or_text_without_a_token_but_behind_the_h
     assert!(text.starts_with("switchyard serve\n") && text.contains("MCP endpoint: /mcp"), "{text}");
     assert!(text.contains("Docs: `switchyard --help`"), "{text}");
     let authorised = [named, ("Authorization", "Bearer s3cret-token")];
-    assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text.clone()));
+    assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text));
 
     // The same guard as every route: a foreign Host or Origin gets no page.
     let (status, body) = request(&server.address, "GET", "/", &[("Host", "evil.example")], "");
