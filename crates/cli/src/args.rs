@@ -72,6 +72,17 @@ pub enum ColorChoice {
 pub enum Commands {
     /// Walk a built-in workflow end to end in a temporary store and show what happened.
     Quickstart,
+    /// Set up a project: a documented switchyard.toml and an example workflow (never overwrites a file).
+    Init,
+    /// Check the store, the key file, the configuration, the workflows and MCP client setups; print fixes.
+    Doctor,
+    /// Print a shell completion script (e.g. `switchyard completions bash > ~/.local/share/bash-completion/completions/switchyard`).
+    Completions {
+        /// The shell to complete for.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page as roff (`switchyard man > switchyard.1 && man -l switchyard.1`).
+    Man,
     /// Check workflows, prompt files' frontmatter and (with --strict) mirrored folders; report every problem with its location.
     Validate(crate::validate::ValidateArgs),
     /// Print a JSON Schema (draft 2020-12).

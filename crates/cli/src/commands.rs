@@ -29,6 +29,10 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     // Commands that need no store.
     match &cli.command {
         Commands::Quickstart => return crate::quickstart::run(&printer).await,
+        Commands::Init => return crate::init::run(&printer, &project),
+        Commands::Doctor => return crate::doctor::run(&printer, overrides).await,
+        Commands::Completions { shell } => return crate::generate::completions(*shell),
+        Commands::Man => return crate::generate::man(),
         Commands::Validate(args) => return crate::validate::run(&printer, args, overrides),
         Commands::Schema { which } => return schema(&printer, which),
         Commands::Mcp(args) => return crate::serve::mcp(args, overrides).await,
@@ -39,7 +43,13 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     }
     let config = crate::config_command::resolve(overrides)?;
     match cli.command {
-        Commands::Quickstart | Commands::Validate(_) | Commands::Schema { .. } => unreachable!("handled above"),
+        Commands::Quickstart
+        | Commands::Init
+        | Commands::Doctor
+        | Commands::Completions { .. }
+        | Commands::Man
+        | Commands::Validate(_)
+        | Commands::Schema { .. } => unreachable!("handled above"),
         Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
         Commands::Inspect { name, file } => {
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
@@ -188,6 +198,10 @@ async fn run_command(
             Ok(if report.problems.is_empty() { Outcome::Success } else { Outcome::RuleViolation })
         }
         Commands::Quickstart
+        | Commands::Init
+        | Commands::Doctor
+        | Commands::Completions { .. }
+        | Commands::Man
         | Commands::Validate(_)
         | Commands::Schema { .. }
         | Commands::List

@@ -4,7 +4,10 @@
 mod args;
 mod commands;
 mod config_command;
+mod doctor;
+mod generate;
 mod import;
+mod init;
 mod next;
 mod output;
 mod quickstart;

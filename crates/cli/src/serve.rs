@@ -57,7 +57,7 @@ pub struct ServeArgs {
 }
 
 /// The default `serve` port.
-const DEFAULT_PORT: u16 = 7878;
+pub(crate) const DEFAULT_PORT: u16 = 7878;
 
 /// The file tools of `switchyard-files`, served next to the workflow tools.
 #[derive(Debug)]
@@ -170,7 +170,7 @@ fn allowed_origins(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Fai
 }
 
 /// `[serve]`'s bounds over the door's defaults.
-fn http_limits(configured: &ServeLimits) -> HttpLimits {
+pub(crate) fn http_limits(configured: &ServeLimits) -> HttpLimits {
     let defaults = HttpLimits::default();
     let seconds = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_secs);
     HttpLimits {

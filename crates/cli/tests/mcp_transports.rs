@@ -181,7 +181,8 @@ fn request(address: &str, method: &str, path: &str, headers: &[(&str, &str)], bo
     (status, body)
 }
 
-/// Sends one HTTP/1.1 request and returns the status code, the response head and the body.
+/// Sends one HTTP/1.1 request and returns the status code, the response head (status line and
+/// headers) and the body.
 fn exchange(address: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, String) {
     let mut stream = TcpStream::connect(address.replace("0.0.0.0", "127.0.0.1")).unwrap();
     let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
@@ -238,6 +239,43 @@ fn serve_off_loopback_requires_a_bearer_token() {
     assert_eq!(status, 401, "{body}");
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer wrong-token!")]).0, 401);
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer s3cret-token")]).0, 200);
+}
+
+#[test]
+fn serve_answers_the_front_page_as_html_or_text_without_a_token_but_behind_the_host_and_origin_checks() {
+    let home = tempfile::tempdir().unwrap();
+    let server =
+        serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token", "--allowed-host", "switchyard.example"]);
+    let named = ("Host", "switchyard.example");
+    let browser = [named, ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    let (status, head, html) = exchange(&server.address, "GET", "/", &browser, "");
+    assert_eq!(status, 200, "{head}\n{html}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("content-type: text/html; charset=utf-8"), "{head}");
+    assert!(head.contains("content-security-policy: default-src 'none'"), "{head}");
+    assert!(head.contains("connection: close"), "a tokenless client is not let in: {head}");
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("&#x2f;mcp"), "{html}");
+    assert!(html.contains("Bearer &lt;token&gt;") && html.contains("console"), "{html}");
+    assert!(!html.to_ascii_lowercase().contains("<script") && !html.contains("s3cret-token"), "{html}");
+    assert!(!html.contains(home.path().to_str().unwrap()), "no path of this installation: {html}");
+
+    let (status, head, text) = exchange(&server.address, "GET", "/", &[named], "");
+    assert_eq!(status, 200, "{text}");
+    assert!(head.to_ascii_lowercase().contains("content-type: text/plain; charset=utf-8"), "{head}");
+    assert!(text.starts_with("switchyard serve\n") && text.contains("MCP endpoint: /mcp"), "{text}");
+    assert!(text.contains("Docs: `switchyard --help`"), "{text}");
+    let authorised = [named, ("Authorization", "Bearer s3cret-token")];
+    assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text));
+
+    // The same guard as every route: a foreign Host or Origin gets no page.
+    let (status, body) = request(&server.address, "GET", "/", &[("Host", "evil.example")], "");
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = request(&server.address, "GET", "/", &[named, ("Origin", "http://evil.example")], "");
+    assert_eq!(status, 403, "{body}");
+    // Only the page itself goes without the token.
+    assert_eq!(request(&server.address, "GET", "/health", &[named], "").0, 401);
+    assert_eq!(request(&server.address, "POST", "/", &[named], "").0, 401);
+    assert_eq!(request(&server.address, "GET", "/other", &[named], "").0, 401);
 }
 
 /// Sends `secret` as the bearer token (accepted), stops the server, and checks that its logs,

@@ -36,6 +36,7 @@ use switchyard_runtime::config::Secret;
 
 use crate::SwitchyardServer;
 use crate::admission::{Admission, ConnectionBounds, Pass};
+use crate::front_page;
 use crate::metrics::{HttpMetrics, route_of};
 use crate::stdio::{UTF8_BOM, decode_frame, oversized_refusal};
 
@@ -146,7 +147,14 @@ fn same_secret(sent: &[u8], expected: &[u8]) -> bool {
 }
 
 impl Guard {
+    /// Both checks, as `door` makes them for every route but the front page.
+    #[cfg(test)]
     fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+        self.check_host_and_origin(headers)?;
+        self.check_token(headers)
+    }
+
+    fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
         let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("");
         let name = host_of(host);
         let host_ok = name.as_deref().is_some_and(is_loopback)
@@ -178,6 +186,10 @@ impl Guard {
                 ));
             }
         }
+        Ok(())
+    }
+
+    fn check_token(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
         if let Some(token) = &self.token {
             let sent = headers
                 .get(header::AUTHORIZATION)
@@ -231,7 +243,18 @@ async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Re
 /// The guard, then (for a `POST`) the body within its time and size bounds, decoded as stdio
 /// decodes a line, and the session bound; only then rmcp.
 async fn admit(door: &Door, request: Request, next: Next) -> Response {
-    if let Err((status, message)) = door.guard.check(request.headers()) {
+    let guarded = door.guard.check_host_and_origin(request.headers());
+    let authorised = guarded.and_then(|()| door.guard.check_token(request.headers()));
+    if let Err((StatusCode::UNAUTHORIZED, _)) = &authorised
+        && is_front_page(&request)
+    {
+        // The front page needs no token, but asking for it does not let a connection in: it is
+        // answered once and closed, so it cannot hold a seat that tokenless clients could not.
+        let mut response = front_page::answer(request.headers(), true);
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
+    if let Err((status, message)) = authorised {
         // Refused peers do not keep their connection: what they can hold is one request's worth.
         let mut response = closing(status, message);
         if status == StatusCode::UNAUTHORIZED {
@@ -271,6 +294,11 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
+/// `GET /` or `HEAD /`, the front page's requests.
+fn is_front_page(request: &Request) -> bool {
+    request.uri().path() == front_page::PATH && matches!(*request.method(), Method::GET | Method::HEAD)
+}
+
 /// The answer to a body rmcp should not see: one that is not a JSON-RPC message (answered as
 /// stdio answers it), or an `initialize` that would open a session past the bound.
 async fn refusal_before_rmcp(door: &Door, headers: &HeaderMap, body: &Bytes) -> Option<Response> {
@@ -298,9 +326,9 @@ async fn refusal_before_rmcp(door: &Door, headers: &HeaderMap, body: &Bytes) -> 
     Some(response)
 }
 
-/// The router: `/mcp` (streamable HTTP), `/health` and `/metrics` (OpenMetrics text), all behind
-/// the guard. `/metrics` is a route of its own that reads only what is in memory (and the store
-/// file's size), so scraping never holds up `/mcp`.
+/// The router: `/mcp` (streamable HTTP), `/health`, `/metrics` (OpenMetrics text) and the front
+/// page `/`, all behind the guard. `/metrics` is a route of its own that reads only what is in
+/// memory (and the store file's size), so scraping never holds up `/mcp`.
 pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: CancellationToken) -> Router {
     let metrics = Arc::new(HttpMetrics::new(server.clone()));
     let config = StreamableHttpServerConfig::default()
@@ -314,6 +342,7 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
     sessions.session_config = session_config;
     let sessions = Arc::new(sessions);
     let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+    let token_required = options.token.is_some();
     let door_state = Arc::new(Door {
         guard: Guard {
             loopback_only: options.bind.ip().is_loopback(),
@@ -334,6 +363,10 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
                 let metrics = Arc::clone(&metrics);
                 async move { metrics.answer() }
             }),
+        )
+        .route(
+            front_page::PATH,
+            axum::routing::get(move |headers: HeaderMap| async move { front_page::answer(&headers, token_required) }),
         )
         .layer(middleware::from_fn_with_state(door_state, door))
 }

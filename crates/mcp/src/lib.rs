@@ -10,6 +10,7 @@ mod admission;
 pub mod arguments;
 pub mod errors;
 pub mod fixtures;
+mod front_page;
 pub mod http;
 mod metrics;
 pub mod render;

@@ -62,6 +62,39 @@ pub fn rotate(home: &Path, ids: &dyn IdSource) -> Result<Keyring, Error> {
     Ok(rotated)
 }
 
+/// What the key file is like, for `switchyard doctor`: read, never created or changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyFileStatus {
+    /// No key file yet: the first command that signs a token creates it.
+    Missing,
+    /// Present, private to its owner, and readable as a keyring.
+    Usable,
+    /// Other users may read or change it; `mode` holds its permission bits.
+    OpenToOthers { mode: u32 },
+    /// Present but not usable; the message says why and what to do.
+    Unusable(String),
+}
+
+/// The state of the key file under `home` (see [`KeyFileStatus`]).
+pub fn status(home: &Path) -> KeyFileStatus {
+    let path = key_file_path(home);
+    let metadata = match fs::metadata(&path) {
+        Ok(metadata) => metadata,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return KeyFileStatus::Missing,
+        Err(error) => return KeyFileStatus::Unusable(format!("cannot read key file {}: {error}", path.display())),
+    };
+    let mode = metadata.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return KeyFileStatus::OpenToOthers { mode };
+    }
+    match read(&path) {
+        Ok(Some(_)) => KeyFileStatus::Usable,
+        Ok(None) => KeyFileStatus::Missing,
+        Err(error) => KeyFileStatus::Unusable(error.to_string()),
+    }
+}
+
 /// The keyring in the key file, or `None` when there is no key file yet.
 fn read(path: &Path) -> Result<Option<Keyring>, Error> {
     match fs::read(path) {
@@ -185,6 +218,21 @@ mod tests {
         fs::set_permissions(key_file_path(home.path()), fs::Permissions::from_mode(0o644)).unwrap();
         let error = load_or_create(home.path(), &RandomIds).unwrap_err();
         assert!(error.to_string().contains("chmod 600"), "{error}");
+    }
+
+    #[test]
+    fn status_tells_a_missing_a_usable_an_open_and_a_corrupt_key_file_apart_and_changes_none() {
+        let home = tempfile::tempdir().unwrap();
+        assert_eq!(status(home.path()), KeyFileStatus::Missing);
+        assert!(!home.path().join("keys").exists(), "status creates nothing");
+        load_or_create(home.path(), &RandomIds).unwrap();
+        assert_eq!(status(home.path()), KeyFileStatus::Usable);
+        let path = key_file_path(home.path());
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(status(home.path()), KeyFileStatus::OpenToOthers { mode: 0o644 });
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::write(&path, b"{not json").unwrap();
+        assert!(matches!(status(home.path()), KeyFileStatus::Unusable(message) if message.contains("unusable")));
     }
 
     /// A small tmpfs, unmounted on drop.

@@ -44,6 +44,7 @@ pub mod catalog;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod health;
 pub mod keys;
 pub mod observe;
 pub mod report_template;

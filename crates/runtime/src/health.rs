@@ -1,0 +1,32 @@
+//! What `switchyard doctor` asks about a store: whether it opens, its schema version, and what
+//! `verify` finds. It never creates a store that is not there.
+
+use std::path::Path;
+
+use switchyard_store::{Store, VerifyReport};
+use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore};
+
+use crate::error::Error;
+
+/// A store that opened.
+#[derive(Debug)]
+pub struct StoreHealth {
+    /// The schema version the store is at once opened (opening refuses a newer one than this
+    /// build knows, and brings an older one up to it).
+    pub schema_version: i64,
+    /// Every session's hash chain and every projection, checked.
+    pub verify: VerifyReport,
+}
+
+/// Opens the store at `path` and verifies it; `None` when there is no store there yet (the first
+/// run creates it).
+pub async fn store_health(path: &Path) -> Result<Option<StoreHealth>, Error> {
+    match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(Error::environment(format!("cannot read the store {}: {error}", path.display()))),
+        Ok(_) => {}
+    }
+    let store = SqliteStore::open(path, SqliteOptions::default())?;
+    let verify = store.verify().await?;
+    Ok(Some(StoreHealth { schema_version: SCHEMA_VERSION, verify }))
+}
