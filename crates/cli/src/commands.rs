@@ -26,32 +26,25 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         store: cli.global.store.clone(),
         project_root: Some(project.clone()),
     };
-    // Commands that need no store.
-    match &cli.command {
-        Commands::Quickstart => return crate::quickstart::run(&printer).await,
-        Commands::Init => return crate::init::run(&printer, &project),
-        Commands::Doctor => return crate::doctor::run(&printer, overrides).await,
-        Commands::Completions { shell } => return crate::generate::completions(*shell),
-        Commands::Man => return crate::generate::man(),
-        Commands::Validate(args) => return crate::validate::run(&printer, args, overrides),
-        Commands::Schema { which } => return schema(&printer, which),
-        Commands::Mcp(args) => return crate::serve::mcp(args, overrides).await,
-        Commands::Serve(args) => return crate::serve::serve(args, overrides).await,
-        Commands::Import { path, to, output } => return crate::import::run(&printer, path, to, output.as_deref()),
-        Commands::Config => return crate::config_command::run(&printer, overrides),
-        _ => {}
-    }
-    let config = crate::config_command::resolve(overrides)?;
+    // Commands that need no store first; the rest open it once, in the last arm.
     match cli.command {
-        Commands::Quickstart
-        | Commands::Init
-        | Commands::Doctor
-        | Commands::Completions { .. }
-        | Commands::Man
-        | Commands::Validate(_)
-        | Commands::Schema { .. } => unreachable!("handled above"),
-        Commands::List => list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home)),
+        Commands::Quickstart => crate::quickstart::run(&printer).await,
+        Commands::Init => crate::init::run(&printer, &project),
+        Commands::Doctor => crate::doctor::run(&printer, overrides).await,
+        Commands::Completions { shell } => crate::generate::completions(shell),
+        Commands::Man => crate::generate::man(),
+        Commands::Validate(args) => crate::validate::run(&printer, &args, overrides),
+        Commands::Schema { which } => schema(&printer, &which),
+        Commands::Mcp(args) => crate::serve::mcp(&args, overrides).await,
+        Commands::Serve(args) => crate::serve::serve(&args, overrides).await,
+        Commands::Import { path, to, output } => crate::import::run(&printer, &path, &to, output.as_deref()),
+        Commands::Config => crate::config_command::run(&printer, overrides),
+        Commands::List => {
+            let config = crate::config_command::resolve(overrides)?;
+            list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home))
+        }
         Commands::Inspect { name, file } => {
+            let config = crate::config_command::resolve(overrides)?;
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
             let (name, file) = name_or_file(name, file);
             let found = match (name, file) {
@@ -62,6 +55,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             inspect(&printer, &found)
         }
         Commands::Keys { action: KeysAction::Rotate } => {
+            let config = crate::config_command::resolve(overrides)?;
             switchyard_runtime::keys::rotate(&config.home, &switchyard_runtime::clock::RandomIds)?;
             let key_file = switchyard_runtime::keys::key_file_path(&config.home);
             if printer.json {
@@ -73,9 +67,11 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             Ok(Outcome::Success)
         }
         Commands::Tool { name, arguments, run } => {
+            let config = crate::config_command::resolve(overrides)?;
             crate::tool::run(&printer, &config, &name, &arguments, run.as_deref()).await
         }
         command => {
+            let config = crate::config_command::resolve(overrides)?;
             let runtime = Runtime::open(&config).await?;
             run_command(&printer, &runtime, command, project).await
         }
@@ -197,23 +193,7 @@ async fn run_command(
             }
             Ok(if report.problems.is_empty() { Outcome::Success } else { Outcome::RuleViolation })
         }
-        Commands::Quickstart
-        | Commands::Init
-        | Commands::Doctor
-        | Commands::Completions { .. }
-        | Commands::Man
-        | Commands::Validate(_)
-        | Commands::Schema { .. }
-        | Commands::List
-        | Commands::Inspect { .. }
-        | Commands::Keys { .. }
-        | Commands::Mcp(_)
-        | Commands::Serve(_)
-        | Commands::Import { .. }
-        | Commands::Config
-        | Commands::Tool { .. } => {
-            unreachable!("handled without a store")
-        }
+        other => unreachable!("`{other:?}` is answered by `run` without opening the store"),
     }
 }
 

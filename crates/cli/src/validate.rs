@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use switchyard_runtime::Overrides;
 use switchyard_runtime::validate::{self, Report, Request};
 
-use crate::output::{Failure, Outcome, Printer};
+use crate::output::{Failure, Outcome, Printer, wire_name};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -67,7 +67,7 @@ fn text(printer: &Printer, report: &Report) -> Result<(), Failure> {
         }
         if file.valid {
             let what = match (&file.workflow, &file.format) {
-                (Some(workflow), Some(format)) => format!("{} ({workflow}, {format:?})", file.path),
+                (Some(workflow), Some(format)) => format!("{} ({workflow}, {})", file.path, wire_name(format)),
                 _ => file.path.clone(),
             };
             printer.line(&format!("{} {what}", printer.green("ok")))?;

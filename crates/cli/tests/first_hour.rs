@@ -1,5 +1,5 @@
-//! The first hour of a new user, typed into a real terminal (tmux): a fresh home and project, a
-//! run started, a report that is blocked and says why, a correct report, a gate that waits, the
+//! The first hour of a new user, typed into a real terminal (tmux): a fresh home and project set
+//! up with `init` and checked with `doctor`, a run started, a report that is blocked and says why, a correct report, a gate that waits, the
 //! approval from the same terminal, and `sessions` and `log` at the end. Each command is typed with
 //! `send-keys`; the test waits for the shell's next prompt by polling `capture-pane` (bounded) and
 //! asserts on the screen as a person reads it (capture-pane gives the text without colour codes,
@@ -151,12 +151,31 @@ fn a_new_user_walks_from_a_fresh_project_to_a_finished_run_in_a_terminal() {
     let sandbox = Sandbox::new();
     let mut terminal = Terminal::start(&sandbox, 200);
 
-    // `switchyard init` goes here, first: once it exists, type it, assert it prints its next three
-    // commands, and keep the workflow file below as the one the user adds to what init wrote.
+    // The project is set up first: a documented configuration, an example workflow, and what to
+    // type next; a second `init` changes nothing and says so.
+    let initialised = terminal.type_line("switchyard init");
+    assert!(initialised.contains("created switchyard.toml"), "{initialised}");
+    assert!(initialised.contains("created .switchyard/workflows/small-change.yaml"), "{initialised}");
+    for next in ["switchyard validate .switchyard/workflows", "switchyard start small-change", "switchyard doctor"] {
+        assert!(
+            initialised.contains(next),
+            "`{next}` among the next commands:
+{initialised}"
+        );
+    }
+    let again = terminal.type_line("switchyard init");
+    assert!(again.contains("exists, left as is: switchyard.toml") && !again.contains("created"), "{again}");
+    let doctor = terminal.type_line("switchyard doctor");
+    assert!(doctor.contains("0 problem(s)") && doctor.contains("1 valid project workflow(s)"), "{doctor}");
+
+    // The user adds a workflow of their own beside the example.
     sandbox.write_workflow("greeting.yaml", GREETING);
 
     let listed = terminal.type_line("switchyard list");
-    assert!(listed.contains("greeting"), "the project's workflow is listed:\n{listed}");
+    assert!(
+        listed.contains("greeting") && listed.contains("small-change"),
+        "the project's workflows are listed:\n{listed}"
+    );
 
     let started = terminal.type_line("switchyard start greeting --goal 'Greet new contributors in the README'");
     assert!(started.contains("step draft — Draft the greeting"), "{started}");

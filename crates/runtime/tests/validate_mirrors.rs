@@ -27,7 +27,7 @@ fn mirrored(pairs: &[(&str, &str)]) -> ValidateConfig {
 }
 
 fn run(root: &Path, config: &ValidateConfig, strict: bool) -> Report {
-    validate(&Request { project_root: root, paths: &[], strict, config }).expect("validate runs")
+    validate(&Request { project_root: root, paths: &[], strict, config, min_confidence: 0.8 }).expect("validate runs")
 }
 
 /// `code file (related)` for each violation.

@@ -296,6 +296,7 @@ fn a_fifo_named_like_a_prompt_file_is_named_without_being_read() {
         paths: &[],
         strict: false,
         config: &config,
+        min_confidence: switchyard_runtime::config::AuditConfig::default().min_confidence,
     };
     // A plain open would wait for a writer forever; the read opens without blocking and refuses it.
     let report = switchyard_runtime::validate::validate(&request).unwrap();

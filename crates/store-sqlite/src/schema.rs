@@ -129,9 +129,7 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
     let display = path.display();
     let mut connection = Connection::open(path).doing(&format!("opening {display}"))?;
     configure(&connection, busy_timeout)?;
-    let mode: String = connection
-        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-        .doing(&format!("switching {display} to WAL"))?;
+    let mode = switch_to_wal(&connection, busy_timeout).doing(&format!("switching {display} to WAL"))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(Error::Io { message: format!("{display} refused WAL mode (it stays in `{mode}` mode)") });
     }
@@ -171,6 +169,25 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
     crate::search::ensure_schema(&transaction)?;
     transaction.commit().doing("committing the schema")?;
     Ok(connection)
+}
+
+/// `PRAGMA journal_mode = WAL`, retried while another process holds the lock: SQLite answers a
+/// journal mode change that could deadlock with `SQLITE_BUSY` at once, without calling the busy
+/// handler, so processes opening a new store together would fail where they should wait.
+fn switch_to_wal(connection: &Connection, busy_timeout: Duration) -> rusqlite::Result<String> {
+    let deadline = std::time::Instant::now() + busy_timeout;
+    loop {
+        match connection.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)) {
+            Err(rusqlite::Error::SqliteFailure(failure, _))
+                if matches!(failure.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                    && std::time::Instant::now() < deadline =>
+            {
+                // Backoff while the other opener finishes its switch (milliseconds).
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            answer => return answer,
+        }
+    }
 }
 
 /// Opens a read-only connection (after the writer created the file).

@@ -382,3 +382,28 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     assert!(store.write_stats().background_checkpoints > 0, "{:?}", store.write_stats());
     assert!(store.verify().await.unwrap().is_clean());
 }
+
+/// Openers racing on a store that does not exist yet all open it: the switch to WAL, which SQLite
+/// refuses at once (without its busy handler) while another connection holds the file, waits its
+/// turn instead of failing with `STORE_BUSY`.
+#[test]
+fn openers_racing_on_a_new_store_all_open_it() {
+    for round in 0..20 {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("switchyard.sqlite3");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(12));
+        let openers: Vec<_> = (0..12)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), std::sync::Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    SqliteStore::open(&path, SqliteOptions::default()).map(drop)
+                })
+            })
+            .collect();
+        for opener in openers {
+            let opened = opener.join().unwrap();
+            assert!(opened.is_ok(), "round {round}: {:?}", opened.err());
+        }
+    }
+}
