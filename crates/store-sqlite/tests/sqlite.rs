@@ -391,10 +391,10 @@ fn openers_racing_on_a_new_store_all_open_it() {
     for round in 0..20 {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("switchyard.sqlite3");
-        let barrier = std::sync::Arc::new(std::sync::Barrier::new(12));
+        let barrier = Arc::new(std::sync::Barrier::new(12));
         let openers: Vec<_> = (0..12)
             .map(|_| {
-                let (path, barrier) = (path.clone(), std::sync::Arc::clone(&barrier));
+                let (path, barrier) = (path.clone(), Arc::clone(&barrier));
                 std::thread::spawn(move || {
                     barrier.wait();
                     SqliteStore::open(&path, SqliteOptions::default()).map(drop)
