@@ -97,6 +97,31 @@ fn lifecycle_events_are_json_log_lines_with_their_ids_and_no_secrets() {
 }
 
 #[test]
+fn a_human_decision_past_a_limit_is_a_decision_made_line_with_the_option() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow(
+        "once.yaml",
+        "id: once\nlimits: {max_revision_attempts: 0}\nsteps:\n  - {id: draft, prompt: Draft., gate: true, next: done}\n  - {id: done, prompt: Done.}\n",
+    );
+    let started = sandbox.run(&["start", "once", "--goal", "Draft once"]).ok();
+    let run = string(&started["run"]);
+    sandbox.run(&["continue", &continue_token(&started), "--notes", "a draft"]).ok();
+    let rejected = sandbox.run(&["reject", &run, "--reason", "Reason text that must stay out of the log"]).ok();
+    assert_eq!(rejected["kind"], "waiting_for_human_decision", "{rejected:#}");
+    let decided = logged(&sandbox, &["decide", &run, "revise", "--note", "Note text that must stay out of the log"]);
+    let decided_response = decided.expect(0);
+    let lines = log_lines(&decided);
+    let made = lifecycle(&lines, "decision_made");
+    assert_eq!(made.len(), 1, "{lines:#?}");
+    assert_eq!(
+        (&made[0]["option"], &made[0]["run"], &made[0]["step"]),
+        (&Value::from("revise"), &Value::from(run.as_str()), &Value::from("draft"))
+    );
+    assert_eq!(made[0]["next_node"], decided_response["node"]);
+    assert!(!decided.stderr.contains("must stay out of the log"), "{}", decided.stderr);
+}
+
+#[test]
 fn a_refused_file_tool_call_is_a_security_refused_line_naming_the_run() {
     let sandbox = Sandbox::new();
     let run = string(&sandbox.run(&["start", "code-review", "--goal", "Review PR 9"]).ok()["run"]);

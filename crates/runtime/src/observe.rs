@@ -132,6 +132,7 @@ enum Lifecycle {
     AdvanceBlocked,
     GateWaiting,
     GateDecided,
+    DecisionMade,
     RunFinished,
 }
 
@@ -144,6 +145,7 @@ impl Lifecycle {
             Self::AdvanceBlocked => "advance_blocked",
             Self::GateWaiting => "gate_waiting",
             Self::GateDecided => "gate_decided",
+            Self::DecisionMade => "decision_made",
             Self::RunFinished => "run_finished",
         }
     }
@@ -156,6 +158,7 @@ impl Lifecycle {
             Self::AdvanceBlocked => "advance blocked by the step's checks",
             Self::GateWaiting => "gate waits for a human",
             Self::GateDecided => "gate decided",
+            Self::DecisionMade => "a human decided how the run goes on",
             Self::RunFinished => "run finished",
         }
     }
@@ -172,11 +175,13 @@ struct Fact {
     approved: Option<bool>,
     outcome: Option<&'static str>,
     code: Option<String>,
+    /// The option a human picked (`decision_made`).
+    option: Option<&'static str>,
 }
 
 impl Fact {
     fn new(kind: Lifecycle, node: Option<NodeId>, step: Option<StepId>) -> Self {
-        Self { kind, step, node, next_node: None, approved: None, outcome: None, code: None }
+        Self { kind, step, node, next_node: None, approved: None, outcome: None, code: None, option: None }
     }
 
     fn finished(node: Option<NodeId>, outcome: &'static str, code: Option<String>) -> Self {
@@ -253,6 +258,10 @@ impl Observed {
                         facts.push(Fact { next_node: Some(*to), ..completed });
                     }
                 }
+                EventKind::HumanDecided { node, to, option, .. } => {
+                    let decided = Fact::new(Lifecycle::DecisionMade, Some(*node), acted_step.clone());
+                    facts.push(Fact { next_node: Some(*to), option: Some(option.as_str()), ..decided });
+                }
                 EventKind::RunCompleted { node } => {
                     facts.push(Fact::finished(Some(*node), "completed", None));
                 }
@@ -287,7 +296,10 @@ impl Observed {
                 Lifecycle::RunFinished => {
                     metrics.runs_finished.get_or_create(&Outcome { outcome: fact.outcome.unwrap_or_default() }).inc();
                 }
-                Lifecycle::StepCompleted | Lifecycle::GateWaiting | Lifecycle::GateDecided => {}
+                Lifecycle::StepCompleted
+                | Lifecycle::GateWaiting
+                | Lifecycle::GateDecided
+                | Lifecycle::DecisionMade => {}
             }
             tracing::info!(
                 target: LIFECYCLE_TARGET,
@@ -302,6 +314,7 @@ impl Observed {
                 approved = fact.approved,
                 outcome = fact.outcome,
                 code = fact.code,
+                option = fact.option,
                 "{}",
                 fact.kind.message()
             );
