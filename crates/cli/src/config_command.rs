@@ -27,7 +27,13 @@ pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
 
 /// Prints every setting: key, value and where it came from, or the same as one JSON object.
 pub fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Failure> {
-    let settings = resolve(overrides)?.settings();
+    let mut settings = resolve(overrides)?.settings();
+    // `serve`'s own defaults, where the configuration leaves a key to it: what `serve` would use.
+    for setting in settings.iter_mut().filter(|setting| setting.value.is_null()) {
+        if let Some(value) = crate::serve::default_of(&setting.key) {
+            setting.value = value;
+        }
+    }
     if printer.json {
         printer.json(&as_json(&settings))?;
         return Ok(Outcome::Success);

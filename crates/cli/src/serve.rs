@@ -170,6 +170,24 @@ fn allowed_origins(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Fai
 }
 
 /// `[serve]`'s bounds over the door's defaults.
+/// What `serve` uses for a `[serve]` key nobody set (`serve.port` → 7878), for `switchyard config`
+/// to show; `None` for keys whose absence means "none" (a token, extra hosts).
+pub(crate) fn default_of(key: &str) -> Option<Value> {
+    let limits = http_limits(&ServeLimits::default());
+    let value = match key {
+        "serve.host" => serde_json::json!(Ipv4Addr::LOCALHOST.to_string()),
+        "serve.port" => serde_json::json!(DEFAULT_PORT),
+        "serve.max_connections" => serde_json::json!(limits.max_connections),
+        "serve.max_pending_connections" => serde_json::json!(limits.max_pending_connections),
+        "serve.header_timeout_seconds" => serde_json::json!(limits.header_timeout.as_secs()),
+        "serve.body_timeout_seconds" => serde_json::json!(limits.body_timeout.as_secs()),
+        "serve.max_sessions" => serde_json::json!(limits.max_sessions),
+        "serve.session_idle_seconds" => serde_json::json!(limits.session_idle_timeout.as_secs()),
+        _ => return None,
+    };
+    Some(value)
+}
+
 pub(crate) fn http_limits(configured: &ServeLimits) -> HttpLimits {
     let defaults = HttpLimits::default();
     let seconds = |value: Option<u64>, default: Duration| value.map_or(default, Duration::from_secs);
