@@ -41,7 +41,12 @@ fn init_logs(format: args::LogFormat) {
 }
 
 fn main() -> ExitCode {
-    let parsed = args::Cli::command().try_get_matches().and_then(|matches| {
+    // Help and usage errors are printed while parsing, before `--color` is read: take it first.
+    let mut command = args::Cli::command();
+    if let Some(choice) = color_requested(std::env::args_os().skip(1)) {
+        command = command.color(choice);
+    }
+    let parsed = command.try_get_matches().and_then(|matches| {
         Ok((matches.subcommand_name().unwrap_or_default().to_owned(), args::Cli::from_arg_matches(&matches)?))
     });
     let (command, arguments) = match parsed {
@@ -97,6 +102,27 @@ fn usage_error(error: &clap::Error) -> ExitCode {
 /// a `--`).
 fn json_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> bool {
     arguments.take_while(|argument| argument != "--").any(|argument| argument == "--json")
+}
+
+/// The `--color` value among the arguments (global: anywhere before a `--`), for the help and
+/// usage errors clap prints before the arguments are parsed.
+fn color_requested(arguments: impl Iterator<Item = std::ffi::OsString>) -> Option<clap::ColorChoice> {
+    let arguments: Vec<String> = arguments
+        .take_while(|argument| argument != "--")
+        .map(|argument| argument.to_string_lossy().into_owned())
+        .collect();
+    let value =
+        arguments.iter().enumerate().rev().find_map(|(index, argument)| match argument.strip_prefix("--color") {
+            Some(rest) if rest.starts_with('=') => Some(rest[1..].to_owned()),
+            Some("") => arguments.get(index + 1).cloned(),
+            _ => None,
+        })?;
+    match value.as_str() {
+        "always" => Some(clap::ColorChoice::Always),
+        "never" => Some(clap::ColorChoice::Never),
+        "auto" => Some(clap::ColorChoice::Auto),
+        _ => None,
+    }
 }
 
 /// clap's kind of usage error in snake case (`unknown_argument`, `missing_required_argument`).

@@ -179,6 +179,20 @@ fn help_keeps_global_options_apart_from_the_commands_own() {
 }
 
 #[test]
+fn help_and_usage_errors_follow_the_color_option() {
+    let sandbox = Sandbox::new();
+    for arguments in [&["continue", "--help", "--color", "always"][..], &["--color=always", "continue", "--help"]] {
+        let help = text(&sandbox, arguments);
+        assert!(ok(&help).contains("\x1b["), "{arguments:?} paints the help: {:?}", help.stdout);
+    }
+    let plain = text(&sandbox, &["--color", "never", "continue", "--help"]);
+    assert!(!ok(&plain).contains('\x1b'), "{:?}", plain.stdout);
+    let refused = text(&sandbox, &["--color", "always", "continue"]);
+    assert_eq!(refused.code, 2);
+    assert!(refused.stderr.contains("\x1b["), "the usage error is painted too: {:?}", refused.stderr);
+}
+
+#[test]
 fn colour_always_paints_headings_statuses_ids_and_the_next_hint() {
     let sandbox = Sandbox::new();
     let start = text(&sandbox, &["--color", "always", "start", "dev-cycle", "--goal", "Colour me"]);
