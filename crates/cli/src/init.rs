@@ -281,6 +281,25 @@ mod tests {
     /// The template's `#key = value` lines are the loader's defaults: uncommenting all of them
     /// gives the same configuration as no file at all.
     #[test]
+    fn the_config_template_documents_every_key_the_loader_knows() {
+        for key in switchyard_runtime::config::keys::KEYS {
+            let documented = match key.kind {
+                switchyard_runtime::config::keys::Kind::Tables => {
+                    CONFIG_TEMPLATE.contains(&format!("[[{}.{}]]", key.section, key.name))
+                }
+                _ => {
+                    let section = CONFIG_TEMPLATE.split(&format!("[{}]\n", key.section)).nth(1).unwrap_or_default();
+                    let section = section.split("\n[").next().unwrap_or_default();
+                    section
+                        .lines()
+                        .any(|line| line.trim_start_matches('#').trim_start().starts_with(&format!("{} =", key.name)))
+                }
+            };
+            assert!(documented, "`{}` is not documented in switchyard init's template", key.dotted());
+        }
+    }
+
+    #[test]
     fn the_config_template_states_the_loaders_defaults() {
         let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let uncommented: String = CONFIG_TEMPLATE

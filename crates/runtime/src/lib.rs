@@ -796,16 +796,10 @@ impl Runtime {
     /// run started from.
     pub async fn workflow_files(&self, run: RunId) -> Result<Vec<WorkflowFile>, Error> {
         let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
-        // A session's first events are its creation and its run's start.
-        let events = self.store.events(record.session, 0, 8).await?;
-        let recorded = events
-            .into_iter()
-            .filter(|event| event.run == Some(run))
-            .find_map(|event| match event.kind {
-                EventKind::RunStarted { references, .. } => Some(references),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let recorded = match self.run_started(&record).await? {
+            Some(EventKind::RunStarted { references, .. }) => references,
+            _ => Vec::new(),
+        };
         if !recorded.is_empty() {
             return Ok(recorded);
         }
@@ -1029,16 +1023,21 @@ impl Runtime {
     /// The report policy a run recorded when it started; the defaults for a run that recorded
     /// none (started before policies were recorded).
     async fn report_policy(&self, run: &RunRecord) -> Result<ReportPolicy, Error> {
-        // A session's first events are its creation and its run's start.
+        Ok(match self.run_started(run).await? {
+            Some(EventKind::RunStarted { report_policy, .. }) => report_policy.unwrap_or_default(),
+            _ => ReportPolicy::default(),
+        })
+    }
+
+    /// The `RunStarted` event of `run`, read from its session's first events (its creation and
+    /// its run's start): one bounded read, never a scan of the log.
+    async fn run_started(&self, run: &RunRecord) -> Result<Option<EventKind>, Error> {
         let events = self.store.events(run.session, 0, 8).await?;
         Ok(events
             .into_iter()
             .filter(|event| event.run == Some(run.id))
-            .find_map(|event| match event.kind {
-                EventKind::RunStarted { report_policy, .. } => report_policy,
-                _ => None,
-            })
-            .unwrap_or_default())
+            .map(|event| event.kind)
+            .find(|kind| matches!(kind, EventKind::RunStarted { .. })))
     }
 
     fn stamp(&self, run: RunId, events: Vec<EventKind>) -> Vec<NewEvent> {

@@ -74,14 +74,11 @@ pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
             named_path(path, &root, &sets, &mut prompt_files, &mut checked, &mut not_workflows);
         }
         // Status reports found in named folders are no workflows but reports of their own.
-        not_workflows.retain(|skipped| {
+        let found = not_workflows.extract_if(.., |skipped| {
             let path = Path::new(&skipped.path);
-            let status = status_files::is_status_file(path) && path.is_file();
-            if status {
-                status_files.push((path.to_owned(), skipped.path.clone()));
-            }
-            !status
+            status_files::is_status_file(path) && path.is_file()
         });
+        status_files.extend(found.map(|skipped| (PathBuf::from(&skipped.path), skipped.path)));
     }
     let prompts_checked: Vec<Checked> = prompt_files
         .into_par_iter()

@@ -460,3 +460,18 @@ fn a_token_from_the_environment_beats_the_files_and_never_shows() {
         "{error}"
     );
 }
+
+#[test]
+fn the_configuration_docs_list_every_key_with_its_variable() {
+    let docs = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md")).unwrap();
+    for key in keys::KEYS {
+        let row = match key.kind {
+            keys::Kind::Tables => format!("[[{}.{}]]", key.section, key.name),
+            _ => format!("`[{}] {}`", key.section, key.name),
+        };
+        assert!(docs.contains(&row), "docs/configuration.md has no row for `{}`", key.dotted());
+        if let Some(variable) = key.variable() {
+            assert!(docs.contains(&format!("`{variable}`")), "docs/configuration.md does not name {variable}");
+        }
+    }
+}
