@@ -269,6 +269,10 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
+    // A declared length past the limit is refused before a byte of the body is read.
+    if axum::body::HttpBody::size_hint(&body).lower() > MAX_BODY_BYTES as u64 {
+        return oversized();
+    }
     let seconds = door.limits.body_timeout.as_secs_f64();
     let bytes = match tokio::time::timeout(door.limits.body_timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await
     {
@@ -278,11 +282,7 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
                 format!("the request body did not arrive within {seconds} s ([serve] body_timeout_seconds)"),
             );
         }
-        Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
-            let mut response = json_rpc(StatusCode::PAYLOAD_TOO_LARGE, &oversized_refusal(MAX_BODY_BYTES));
-            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-            return response;
-        }
+        Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => return oversized(),
         Ok(Err(error)) => return closing(StatusCode::BAD_REQUEST, format!("cannot read the request body: {error}")),
         Ok(Ok(collected)) => collected.to_bytes(),
     };
@@ -292,6 +292,14 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         return answer;
     }
     next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// 413 with the JSON-RPC refusal stdio gives an oversized frame; the connection is closed, since
+/// the rest of the body is not worth reading.
+fn oversized() -> Response {
+    let mut response = json_rpc(StatusCode::PAYLOAD_TOO_LARGE, &oversized_refusal(MAX_BODY_BYTES));
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// `GET /` or `HEAD /`, the front page's requests.
