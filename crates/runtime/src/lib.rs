@@ -89,6 +89,8 @@ pub use crate::response::{
 // bundle's files), the native format's schema and its writer: doors depend on the runtime only.
 pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
 
+pub use switchyard_store::{Change, Changes};
+
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
 /// What to start: a workflow by name (or a file), the goal, and the run's starting context.
@@ -386,6 +388,12 @@ impl Runtime {
 
     pub fn store(&self) -> &dyn Store {
         self.store.as_ref()
+    }
+
+    /// Changes committed to the store from now on, by this process and, where the backend is
+    /// shared, by others: what live views wait on instead of polling (see [`Change`]).
+    pub fn subscribe(&self) -> Changes {
+        self.store.subscribe()
     }
 
     /// Milliseconds since the Unix epoch by the runtime's clock: the one clock of switchyard, so

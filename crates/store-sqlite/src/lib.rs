@@ -25,8 +25,8 @@ use switchyard_core::id::{NodeId, RunId, SessionId};
 use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::{
-    Appended, Batch, Error, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery, SessionQuery,
-    SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
+    Appended, Batch, Changes, Error, Feed, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery,
+    SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 
 pub use schema::SCHEMA_VERSION;
@@ -141,6 +141,8 @@ pub struct SqliteStore {
     /// Why the store could not be opened for writing, when it was opened for reading only; every
     /// write is refused with it.
     read_only: Option<String>,
+    /// Changes this store commits; see [`Store::subscribe`].
+    feed: Feed,
 }
 
 /// Why the store at `path`, which exists, cannot be written (the file system is mounted read-only,
@@ -211,6 +213,7 @@ impl SqliteStore {
             counters: Arc::new(Counters::default()),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             read_only: Some(reason),
+            feed: Feed::default(),
         })
     }
 
@@ -231,6 +234,7 @@ impl SqliteStore {
         let (sender, receiver) = mpsc::channel();
         let counters = Arc::new(Counters::default());
         let gate = Arc::new(tokio::sync::Mutex::new(()));
+        let feed = Feed::default();
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
         let writer = Writer {
             connection,
@@ -239,6 +243,7 @@ impl SqliteStore {
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),
             checkpointer,
+            feed: feed.clone(),
         };
         let handle = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
@@ -252,6 +257,7 @@ impl SqliteStore {
             counters,
             gate,
             read_only: None,
+            feed,
         })
     }
 
@@ -419,6 +425,10 @@ impl Store for SqliteStore {
 
     async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error> {
         self.read(move |connection| search::recap(connection, node, max_nodes)).await
+    }
+
+    fn subscribe(&self) -> Changes {
+        self.feed.subscribe()
     }
 }
 

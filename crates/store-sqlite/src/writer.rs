@@ -12,9 +12,10 @@ use std::sync::mpsc::Receiver;
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
+use switchyard_core::id::SessionId;
 use switchyard_core::token::Nonce;
 use switchyard_store::projection::{ApplyError, Projector};
-use switchyard_store::{Appended, Batch, Error, StoredEvent, TokenRecord};
+use switchyard_store::{Appended, Batch, Change, Error, Feed, StoredEvent, TokenRecord};
 
 use crate::checkpoint::Checkpointer;
 use crate::rows::{self, SqliteProjection};
@@ -30,7 +31,7 @@ pub(crate) enum Job {
 
 /// A request that ran, holding its answer until the transaction's fate is known.
 enum Done {
-    Append(oneshot::Sender<Result<Appended, Error>>, Result<Appended, Error>),
+    Append(oneshot::Sender<Result<Appended, Error>>, Result<Appended, Error>, SessionId),
     ClaimToken(oneshot::Sender<Result<Nonce, Error>>, Result<Nonce, Error>),
     Rebuild(oneshot::Sender<Result<(), Error>>, Result<(), Error>),
 }
@@ -52,12 +53,14 @@ pub(crate) struct Writer {
     /// Held for the whole of each group; `SqliteStore::pause_writes` takes it to hold writes.
     pub(crate) gate: Arc<tokio::sync::Mutex<()>>,
     pub(crate) checkpointer: Checkpointer,
+    /// Told of each committed batch once its transaction is durable.
+    pub(crate) feed: Feed,
 }
 
 impl Writer {
     /// Runs until every sender is gone and the queue is empty.
     pub(crate) fn run(self) {
-        let Writer { mut connection, jobs, max_group, counters, gate, checkpointer } = self;
+        let Writer { mut connection, jobs, max_group, counters, gate, checkpointer, feed } = self;
         checkpointer.attach(&connection);
         while let Ok(first) = jobs.recv() {
             let _gate = gate.blocking_lock();
@@ -68,7 +71,7 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            commit_group(&mut connection, group, &counters);
+            commit_group(&mut connection, group, &counters, &feed);
         }
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
@@ -100,7 +103,7 @@ fn settle<T>(result: Result<T, Error>, commit_error: Option<&Error>) -> Result<T
 impl Done {
     fn succeeded(&self) -> bool {
         match self {
-            Done::Append(_, result) => result.is_ok(),
+            Done::Append(_, result, _) => result.is_ok(),
             Done::ClaimToken(_, result) => result.is_ok(),
             Done::Rebuild(_, result) => result.is_ok(),
         }
@@ -108,14 +111,24 @@ impl Done {
 
     fn send(self, commit_error: Option<&Error>) {
         let _ = match self {
-            Done::Append(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
+            Done::Append(reply, result, _) => reply.send(settle(result, commit_error)).map_err(drop),
             Done::ClaimToken(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
             Done::Rebuild(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
         };
     }
+
+    /// What this request, committed, changed in the log.
+    fn change(&self) -> Option<Change> {
+        match self {
+            Done::Append(_, Ok(Appended::Committed { last_seq, .. }), session) => {
+                Some(Change { session: *session, last_seq: *last_seq })
+            }
+            _ => None,
+        }
+    }
 }
 
-fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters) {
+fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters, feed: &Feed) {
     let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
@@ -133,7 +146,12 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
         .into_iter()
         .map(|job| match job {
             Job::Append { batch, reply } => {
-                Done::Append(reply, isolated(&mut transaction, isolate, |connection| append(connection, *batch)))
+                let session = batch.session;
+                Done::Append(
+                    reply,
+                    isolated(&mut transaction, isolate, |connection| append(connection, *batch)),
+                    session,
+                )
             }
             Job::ClaimToken { record, reply } => Done::ClaimToken(
                 reply,
@@ -148,6 +166,9 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
         Ok(()) => {
             counters.transactions.fetch_add(1, Ordering::SeqCst);
             for done in done {
+                if let Some(change) = done.change() {
+                    feed.publish(change);
+                }
                 done.send(None);
             }
         }

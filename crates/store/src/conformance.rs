@@ -18,7 +18,7 @@ use crate::event::{GENESIS_HASH, chain_hash};
 use crate::projection::Projections;
 use crate::record::{Appended, Batch, MAX_PAGE, Recorded, RunGuard, SessionQuery, SessionRecord, StoredEvent};
 use crate::search::{RecapKind, SearchQuery};
-use crate::{Error, Store};
+use crate::{Change, Error, Store};
 
 use fixture::{SessionScript, attempt_id, node_id, nonce, session_id, workflow};
 
@@ -43,6 +43,7 @@ where
     invalid_batch_writes_nothing(new_store().await).await;
     a_run_guard_holds_a_batch_to_the_control_it_was_decided_on(new_store().await).await;
     search_and_recap_follow_the_events(new_store().await).await;
+    commits_are_published_to_subscribers(new_store().await).await;
 }
 
 fn expect_ok<T>(result: Result<T, Error>, doing: &str) -> T {
@@ -842,4 +843,29 @@ pub async fn search_and_recap_follow_the_events<S: Store>(store: S) {
     assert_eq!(expect_ok(store.recap(c, 50).await, "recap after rebuild"), recap, "a rebuild keeps the recap");
     let hits = expect_ok(store.search_sessions(search("quokka")).await, "search_sessions after rebuild");
     assert_eq!(hits.len(), 1, "a rebuild keeps the search index");
+}
+
+/// Each committed batch reaches every subscriber as where its session's log now ends, after the
+/// commit; a replayed claim and a refused batch publish nothing.
+pub async fn commits_are_published_to_subscribers<S: Store>(store: S) {
+    use tokio::sync::broadcast::error::TryRecvError;
+    let mut early = store.subscribe();
+    let mut script = SessionScript::new(1);
+    append(&store, script.start(node_id(101))).await;
+    let mut late = store.subscribe();
+    let advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
+    let batch = script.claimed(advance, "advance:published", "sha", serde_json::json!(1));
+    assert_eq!(append(&store, batch).await, (4, 4));
+    let started = Change { session: script.session, last_seq: 3 };
+    let advanced = Change { session: script.session, last_seq: 4 };
+    // Published before `append` returned: no waiting needed.
+    assert_eq!(early.try_recv(), Ok(started), "the start reached the early subscriber");
+    assert_eq!(early.try_recv(), Ok(advanced), "the advance reached the early subscriber");
+    assert_eq!(late.try_recv(), Ok(advanced), "a subscriber hears only what commits after it subscribed");
+
+    let replay_events = vec![script.node(node_id(103), Some(node_id(101)), NodeCause::Fork, RunStatus::Active)];
+    let replay = script.claimed(replay_events, "advance:published", "sha", serde_json::json!(2));
+    assert!(matches!(expect_ok(store.append(replay).await, "replay"), Appended::AlreadyRecorded(_)));
+    expect_invalid(&store, Batch::events(script.session, Vec::new()), "an empty batch").await;
+    assert_eq!(early.try_recv(), Err(TryRecvError::Empty), "a replay and a refused batch publish nothing");
 }

@@ -5,6 +5,7 @@
 //! The event log is the only truth. Sessions, runs and nodes are projections updated by
 //! [`projection::Projector`] in the same transaction as the events, and rebuildable from them.
 
+pub mod changes;
 pub mod error;
 pub mod event;
 pub mod projection;
@@ -14,6 +15,7 @@ pub mod search;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
+pub use changes::{Change, Changes, Feed};
 pub use error::Error;
 pub use record::{
     Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunGuard, RunRecord, SessionQuery,
@@ -91,4 +93,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// The notes, checkpoints and decisions recorded on `node` and up to `max_nodes - 1` of its
     /// ancestors (at most [`MAX_RECAP_NODES`] in all), oldest first.
     async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error>;
+
+    /// The changes committed from now on: every batch this store object commits is published
+    /// after its commit, before `append` returns. A backend that processes or servers share also
+    /// publishes what the others commit, within about a second and without a busy loop.
+    fn subscribe(&self) -> Changes;
 }
