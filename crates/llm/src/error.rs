@@ -1,0 +1,41 @@
+//! What can go wrong talking to a model, sorted by what the caller should do about it.
+
+/// What kind of failure, and so whether a retry can help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// 401 or 403: the key is missing, wrong or not allowed. Retrying cannot help.
+    Unauthorized,
+    /// The server does not know the model. Retrying cannot help.
+    UnknownModel,
+    /// 429: too many requests; retry after the server's `Retry-After` when it gave one.
+    RateLimited,
+    /// 5xx: the server failed; a retry may succeed.
+    Server,
+    /// No answer within the request timeout.
+    Timeout,
+    /// The connection could not be made or broke.
+    Transport,
+    /// Another 4xx: the request itself is wrong. Retrying cannot help.
+    Rejected,
+    /// The answer is not a chat-completions response.
+    Malformed,
+}
+
+impl ErrorKind {
+    /// Whether sending the same request again may succeed.
+    pub fn is_retryable(self) -> bool {
+        matches!(self, ErrorKind::RateLimited | ErrorKind::Server | ErrorKind::Timeout | ErrorKind::Transport)
+    }
+}
+
+/// A failed request: its kind, the HTTP status when there was one, and a message for a person
+/// that never holds the API key.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub status: Option<u16>,
+    /// How long the server asked to wait before the next request (`Retry-After`).
+    pub retry_after: Option<std::time::Duration>,
+    pub message: String,
+}
