@@ -1,0 +1,71 @@
+//! What the runner tells whoever watches a run it drives: the CLI's live display, its plain lines
+//! and its `--json` stream are all drawn from these. Serialised, they are the `--json` stream
+//! (one object per line, `{"event": "<name>", ...}`), a stable interface.
+//!
+//! No event carries a token, an API key or a request body.
+
+use serde::Serialize;
+
+/// One thing that happened while driving a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum RunnerEvent {
+    /// The runner holds the run: started now, or picked up at its tip.
+    RunStarted { run: String, session: String, workflow: String, resumed: bool },
+    /// A step begins: its place in the workflow (`index` of `total` when the workflow is a line,
+    /// `None` in a graph), its role and the model that works it.
+    StepStarted {
+        step: String,
+        title: String,
+        index: Option<u32>,
+        total: Option<u32>,
+        role: Option<String>,
+        model: String,
+    },
+    /// One request to the model came back.
+    Turn {
+        step: String,
+        turn: u32,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        latency_ms: u64,
+        /// Cost so far for the whole run, in US dollars, when the model has prices.
+        cost_usd: Option<f64>,
+    },
+    /// The model called a tool; `ok` is false when the call was refused or failed.
+    ToolCalled { step: String, tool: String, ok: bool, summary: String },
+    /// The model's `complete_step` was blocked by the step's checks; it may try again.
+    StepBlocked { step: String, attempt: u32, reason: String },
+    /// The step was accepted and the run moved on.
+    StepCompleted { step: String, next: Option<String> },
+    /// A request failed and will be sent again after `delay_ms`.
+    Retrying { attempt: u32, delay_ms: u64, reason: String },
+    /// The run waits for a person; `how` says what to type, from any terminal.
+    WaitingForHuman { step: String, kind: String, how: String },
+    /// A person (or `--auto-approve`) decided; the runner goes on.
+    HumanDecided { step: String, decision: String, by: String },
+    /// The runner stopped driving; the run is paused and resumes with `switchyard run --resume`.
+    Paused { reason: PauseReason, message: String, resume: String },
+    /// The run reached its end.
+    Finished { status: String, turns: u32, prompt_tokens: u64, completion_tokens: u64, cost_usd: Option<f64> },
+}
+
+/// Why the runner stopped before the run's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseReason {
+    /// Ctrl-C.
+    Interrupted,
+    /// The server refused the key (401/403) or does not know the model.
+    ModelRefused,
+    /// Retries of a failing server ran out.
+    ModelUnavailable,
+    /// Turn, token or time limit of the run or the step.
+    LimitReached,
+    /// The same call repeated, or turns without progress.
+    Stuck,
+    /// Too many malformed or unknown tool calls, or text instead of a tool call.
+    ToolErrors,
+    /// The step's attempts ran out; a person decides how the run goes on.
+    NeedsDecision,
+}
