@@ -19,7 +19,8 @@ pub fn completions(shell: Shell) -> Result<Outcome, Failure> {
 
 /// Writes the man page (roff, section 1) on stdout, subcommands included.
 pub fn man() -> Result<Outcome, Failure> {
-    let command = Cli::command();
+    // The NAME line is `switchyard \- <about>`: an about that starts with the name would repeat it.
+    let command = Cli::command().about("a workflow runtime that keeps LLM agents on rails");
     let mut page = Vec::new();
     clap_mangen::Man::new(command)
         .render(&mut page)

@@ -122,6 +122,11 @@ fn the_man_page_is_roff_that_man_renders() {
     for section in [".TH switchyard 1", ".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
         assert!(page.stdout.contains(section), "no {section} in\n{}", page.stdout);
     }
+    assert!(
+        page.stdout.contains(".SH NAME\nswitchyard \\- a workflow runtime that keeps LLM agents on rails\n"),
+        "the NAME line names the program once: {}",
+        page.stdout.lines().skip_while(|line| *line != ".SH NAME").nth(1).unwrap_or_default()
+    );
     let file = sandbox.home.path().join("switchyard.1");
     std::fs::write(&file, &page.stdout).unwrap();
     // Rendered by man where it is installed; the roff checks above hold everywhere.
