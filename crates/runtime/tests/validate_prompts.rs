@@ -306,3 +306,38 @@ fn a_fifo_named_like_a_prompt_file_is_named_without_being_read() {
     assert!(report.violations[0].message.contains("named pipe (FIFO)"), "{}", report.violations[0].message);
     assert_eq!(report.stats.files_passed, 1);
 }
+
+#[test]
+fn files_git_ignores_are_not_walked_but_hidden_prompt_folders_are() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::create_dir_all(root.join(".git/info")).unwrap();
+    std::fs::write(root.join(".gitignore"), "node_modules/\n/build\n").unwrap();
+    std::fs::write(root.join(".git/info/exclude"), "scratch.md\n").unwrap();
+    for ignored in ["node_modules/pkg/README.md", "build/notes.md", "docs/scratch.md", ".git/description.md"] {
+        std::fs::create_dir_all(root.join(ignored).parent().unwrap()).unwrap();
+        std::fs::write(root.join(ignored), "---\n: not yaml [\n---\n").unwrap();
+    }
+    std::fs::create_dir_all(root.join(".claude/commands")).unwrap();
+    std::fs::write(root.join(".claude/commands/review.md"), "---\ndescription: Review\n---\nx\n").unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/guide.md"), "---\ndescription: Guide\n---\nx\n").unwrap();
+    let config = switchyard_runtime::config::ValidateConfig {
+        prompts: Some(vec![PromptRules {
+            glob: "**/*.md".to_owned(),
+            preset: Some("claude-command".to_owned()),
+            fields: Vec::new(),
+        }]),
+        ..Default::default()
+    };
+    let request = switchyard_runtime::validate::Request {
+        project_root: root,
+        paths: &[],
+        strict: false,
+        config: &config,
+        min_confidence: switchyard_runtime::config::AuditConfig::default().min_confidence,
+    };
+    let report = switchyard_runtime::validate::validate(&request).unwrap();
+    assert!(report.violations.is_empty(), "ignored files were checked: {report:#?}");
+    assert_eq!(report.stats.files_passed, 2, "{report:#?}");
+}

@@ -46,7 +46,6 @@
 //!
 //! A field no rule names is reported as unknown: a warning, an error with `--strict`.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -404,28 +403,25 @@ fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
 const MAX_DEPTH: usize = 16;
 
 /// Every file under `folder` (the project root joined with `base`) whose path relative to `root`
-/// one of `sets` matches, with the first matching set's index. Symlinked folders are not
-/// followed (a loop would never end); `.git` is skipped.
+/// one of `sets` matches, with the first matching set's index.
+///
+/// Files git ignores are skipped (the repository's `.gitignore` files, `.git/info/exclude`; not
+/// the user's global excludes, so every machine finds the same files): a `**/*.md` glob must not
+/// walk `node_modules/` or a build folder. Hidden folders are walked, since prompt files live in
+/// `.claude/`; `.git` is not. Symlinked folders are not followed (a loop would never end).
 pub(crate) fn find(root: &Path, folder: &Path, sets: &[RuleSet], found: &mut Vec<(PathBuf, usize)>) {
-    walk(root, folder, sets, 0, found);
-}
-
-fn walk(root: &Path, folder: &Path, sets: &[RuleSet], depth: usize, found: &mut Vec<(PathBuf, usize)>) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Ok(entries) = fs::read_dir(folder) else { return };
-    let mut entries: Vec<(PathBuf, fs::FileType)> =
-        entries.flatten().filter_map(|entry| Some((entry.path(), entry.file_type().ok()?))).collect();
-    entries.sort_by(|left, right| left.0.cmp(&right.0));
-    for (path, file_type) in entries {
-        if file_type.is_dir() {
-            if path.file_name().is_some_and(|name| name == ".git") {
-                continue;
-            }
-            walk(root, &path, sets, depth + 1, found);
-        } else if let Some(index) = set_of(root, &path, sets) {
-            found.push((path, index));
+    let walk = ignore::WalkBuilder::new(folder)
+        .hidden(false)
+        .git_global(false)
+        .follow_links(false)
+        .max_depth(Some(MAX_DEPTH))
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .sort_by_file_path(Path::cmp)
+        .build();
+    for entry in walk.flatten() {
+        let is_folder = entry.file_type().is_none_or(|file_type| file_type.is_dir());
+        if !is_folder && let Some(index) = set_of(root, entry.path(), sets) {
+            found.push((entry.into_path(), index));
         }
     }
 }
