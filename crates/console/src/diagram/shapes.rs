@@ -6,15 +6,15 @@ use maud::{Markup, html};
 
 use crate::diagram::layout::{Point, Spacing};
 
-/// Boxes wide enough for a step id of about 22 characters at the stylesheet's 13px, and high
+/// Boxes wide enough for a step id of 20 characters at the stylesheet's 13px, and high
 /// enough for two lines: what stays readable however large the diagram grows (it scrolls).
 pub(crate) const SPACING: Spacing =
     Spacing { node_width: 176, node_height: 46, column_gap: 36, rank_gap: 40, margin: 16 };
 
 /// The characters of a box's first line; longer names end in `…` (the tooltip has them whole).
-pub(crate) const LABEL_CHARACTERS: usize = 22;
+pub(crate) const LABEL_CHARACTERS: usize = 20;
 /// The characters of a box's second line and of an edge's label.
-pub(crate) const DETAIL_CHARACTERS: usize = 26;
+pub(crate) const DETAIL_CHARACTERS: usize = 24;
 pub(crate) const EDGE_LABEL_CHARACTERS: usize = 20;
 
 /// The outline a box is drawn with.

@@ -37,6 +37,11 @@ pub(crate) fn workflow_graph(workflow: &Workflow) -> Markup {
     let pairs: Vec<(usize, usize)> = drawn.iter().map(|(_, _, from, to)| (*from, *to)).collect();
     let entry = index_of.get(workflow.entry.as_str()).copied().unwrap_or(0);
     let placed = layout::layered(box_count, &pairs, entry, SPACING);
+    let shown: Vec<String> = drawn.iter().map(|(_, edge, _, _)| shown_label(edge)).collect();
+    let (label_places, labels_right) = place_labels(&placed.routes, &shown, &placed.boxes);
+    // A label beside an edge on the right may reach past the boxes.
+    let width = placed.width.max(labels_right + SPACING.margin);
+    let height = placed.height;
     let gates = workflow.steps.iter().filter(|step| step.gate).count();
     let label = format!(
         "Workflow {}: {} steps, {} edges, {} gates; starts at {}",
@@ -49,11 +54,11 @@ pub(crate) fn workflow_graph(workflow: &Workflow) -> Markup {
     html! {
         div.sy-diagram.sy-diagram--workflow {
             svg.sy-graph xmlns="http://www.w3.org/2000/svg" role="img" aria-label=(label)
-                width=(placed.width) height=(placed.height) viewBox={ "0 0 " (placed.width) " " (placed.height) } {
+                width=(width) height=(height) viewBox={ "0 0 " (width) " " (height) } {
                 (arrow_head(ARROW))
                 g.sy-edges {
                     @for (number, (step, edge, _, _)) in drawn.iter().enumerate() {
-                        (edge_line(step, edge, &placed.routes[number], placed.back_edges[number]))
+                        (edge_line(step, edge, &placed.routes[number], placed.back_edges[number], label_places[number]))
                     }
                 }
                 g.sy-nodes {
@@ -104,7 +109,7 @@ fn step_box(step: &Step, at: Point, entry: bool) -> Markup {
     }
 }
 
-fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool) -> Markup {
+fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool, label_at: Point) -> Markup {
     let kind = match (&edge.target, edge.kind) {
         (EdgeTarget::Complete, _) => "sy-edge--complete",
         (_, EdgeKind::Normal) => "sy-edge--normal",
@@ -133,28 +138,93 @@ fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool) -> Markup {
     if let Some(limit) = edge.max_traversals {
         title.push_str(&format!("\nat most {limit} times"));
     }
-    let shown = edge
-        .condition_text
-        .as_deref()
-        .or(edge.condition.as_deref())
-        .map_or_else(|| edge.label.clone(), |condition| format!("{}: {condition}", edge.label));
-    let label_at = label_position(route);
+    let shown = shown_label(edge);
     html! {
         g.sy-edge-group {
             title { (title) }
             path.sy-edge.(kind).sy-edge--back[back] d=(path(route)) marker-end={ "url(#" (ARROW) ")" } {}
             text.sy-edge-label x=(label_at.x) y=(label_at.y) text-anchor="middle" dominant-baseline="central" {
-                (shorten(&shown, EDGE_LABEL_CHARACTERS))
+                (shown)
             }
         }
     }
 }
 
-/// Halfway along the route's first segment: in the gap below (or above) the source.
-fn label_position(route: &[Point]) -> Point {
-    match route {
-        [first, second, ..] => Point { x: (first.x + second.x) / 2, y: (first.y + second.y) / 2 },
-        [only] => *only,
-        [] => Point { x: 0, y: 0 },
+/// What an edge's label shows: its label, and its condition in words (or as written) when it
+/// has one, shortened; the tooltip has them whole.
+fn shown_label(edge: &Edge) -> String {
+    let condition = edge.condition_text.as_deref().or(edge.condition.as_deref());
+    let whole = condition.map_or_else(|| edge.label.clone(), |condition| format!("{}: {condition}", edge.label));
+    shorten(&whole, EDGE_LABEL_CHARACTERS)
+}
+
+/// The width of one character of an edge label at the stylesheet's 11px monospace, and a line's
+/// height: what label placement reserves.
+const LABEL_CHARACTER_WIDTH: i64 = 7;
+const LABEL_HEIGHT: i64 = 14;
+
+/// Where each edge's label goes: the first of a few places along its route (halfway down each
+/// segment, then a quarter and three quarters of the way; on the line, then beside it) where it
+/// covers no box and no label placed before it; halfway down the first segment when there is no
+/// such place.
+///
+/// Returns the places and how far right the labels reach.
+fn place_labels(routes: &[Vec<Point>], labels: &[String], boxes: &[Point]) -> (Vec<Point>, i64) {
+    let box_areas: Vec<Area> = boxes
+        .iter()
+        .map(|corner| Area {
+            left: corner.x,
+            top: corner.y,
+            right: corner.x + SPACING.node_width,
+            bottom: corner.y + SPACING.node_height,
+        })
+        .collect();
+    let mut taken: Vec<Area> = Vec::new();
+    let mut places = Vec::with_capacity(routes.len());
+    for (route, label) in routes.iter().zip(labels) {
+        let half_width = label.chars().count() as i64 * LABEL_CHARACTER_WIDTH / 2 + 3;
+        let area_at = |at: Point| Area {
+            left: at.x - half_width,
+            top: at.y - LABEL_HEIGHT / 2,
+            right: at.x + half_width,
+            bottom: at.y + LABEL_HEIGHT / 2,
+        };
+        let candidates: Vec<Point> = route
+            .windows(2)
+            .flat_map(|segment| {
+                [2, 1, 3].map(|quarter| Point {
+                    x: segment[0].x + (segment[1].x - segment[0].x) * quarter / 4,
+                    y: segment[0].y + (segment[1].y - segment[0].y) * quarter / 4,
+                })
+            })
+            // On the line, then beside it on its right, then on its left.
+            .flat_map(|on_line| {
+                [0, half_width + 4, -half_width - 4].map(|aside| Point { x: on_line.x + aside, y: on_line.y })
+            })
+            .collect();
+        let free = candidates.iter().copied().find(|candidate| {
+            let area = area_at(*candidate);
+            area.left >= 0 && !box_areas.iter().chain(&taken).any(|other| other.meets(&area))
+        });
+        let place = free.or(candidates.first().copied()).unwrap_or(Point { x: 0, y: 0 });
+        taken.push(area_at(place));
+        places.push(place);
+    }
+    let right = taken.iter().map(|area| area.right).max().unwrap_or(0);
+    (places, right)
+}
+
+/// A rectangle a label or a box covers.
+#[derive(Debug, Clone, Copy)]
+struct Area {
+    left: i64,
+    top: i64,
+    right: i64,
+    bottom: i64,
+}
+
+impl Area {
+    fn meets(&self, other: &Area) -> bool {
+        self.left < other.right && other.left < self.right && self.top < other.bottom && other.top < self.bottom
     }
 }

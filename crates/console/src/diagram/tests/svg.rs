@@ -4,6 +4,7 @@
 use maud::Markup;
 
 use switchyard_core::NodeId;
+use switchyard_core::event::NodeCause;
 use switchyard_core::state::NodeKind;
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_runtime::{AdvanceInput, Config, NodeRecord, Overrides, Runtime, StartRequest, Target};
@@ -197,4 +198,88 @@ async fn the_stylesheet_styles_every_class_the_diagrams_draw_with() {
         }
     }
     assert!(unstyled.is_empty(), "classes without a rule in diagram.css: {unstyled:?}");
+}
+
+/// `count` nodes shaped like a long run: copies of a real run's nodes (so every field is one the
+/// store wrote), renumbered into a main line with `branches` forks off it.
+fn long_run(model: &[NodeRecord], count: usize, branches: usize) -> (Vec<NodeRecord>, NodeId) {
+    let id = |index: usize| NodeId::from_bytes((index as u128 + 1).to_be_bytes());
+    let main_length = count - branches * (count / (branches + 2));
+    let branch_length = count / (branches + 2);
+    let mut nodes: Vec<NodeRecord> = Vec::with_capacity(count);
+    let push = |nodes: &mut Vec<NodeRecord>, parent: Option<usize>, fork: bool| {
+        let index = nodes.len();
+        let mut node = model[index % model.len()].clone();
+        node.id = id(index);
+        node.parent = parent.map(id);
+        node.created_seq = index as u64 + 1;
+        node.cause = if fork {
+            NodeCause::Fork
+        } else if parent.is_some() {
+            NodeCause::Advance
+        } else {
+            NodeCause::Start
+        };
+        nodes.push(node);
+    };
+    for index in 0..main_length {
+        push(&mut nodes, index.checked_sub(1), false);
+    }
+    for branch in 0..branches {
+        let fork_at = (branch + 1) * (main_length / (branches + 1));
+        push(&mut nodes, Some(fork_at), true);
+        for _ in 1..branch_length {
+            let previous = nodes.len() - 1;
+            push(&mut nodes, Some(previous), false);
+        }
+    }
+    for node in &mut nodes {
+        node.child_count = 0;
+    }
+    let parents: Vec<Option<NodeId>> = nodes.iter().map(|node| node.parent).collect();
+    for parent in parents.into_iter().flatten() {
+        let index = nodes.iter().position(|node| node.id == parent).unwrap();
+        nodes[index].child_count += 1;
+    }
+    (nodes, id(main_length - 1))
+}
+
+#[tokio::test]
+async fn a_thousand_node_run_with_forks_is_drawn_whole_within_two_seconds() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = open_runtime(home.path()).await;
+    let (model, _, _) = forked_run(&runtime).await;
+    let (nodes, tip) = long_run(&model, 1_000, 8);
+    let started = std::time::Instant::now();
+    let svg = run_tree(&nodes, tip, &[], &link).into_string();
+    let elapsed = started.elapsed();
+    assert!(elapsed < std::time::Duration::from_secs(2), "drawing took {elapsed:?}");
+    assert_eq!(count(&svg, "<a "), 1_000);
+    assert_eq!(count(&svg, "sy-edge--fork"), 8);
+    assert_eq!(count(&svg, "sy-node--tip"), 1);
+}
+
+#[tokio::test]
+async fn a_two_hundred_node_run_keeps_its_boxes_full_size_and_names_whole_in_tooltips() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = open_runtime(home.path()).await;
+    let (mut model, _, _) = forked_run(&runtime).await;
+    let long_name = "a-step-name-much-longer-than-any-box-could-show";
+    model[1].step = switchyard_core::workflow::StepId::new(long_name);
+    let (nodes, tip) = long_run(&model, 200, 5);
+    let svg = run_tree(&nodes, tip, &[], &link).into_string();
+    // Drawn at its natural size: a wide tree scrolls in its container rather than shrinking.
+    let width: i64 = svg.split("width=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    assert!(svg.contains(&format!("viewBox=\"0 0 {width} ")));
+    assert!(width >= 3 * 176, "branches side by side in lanes of full-size boxes: {width}");
+    assert!(svg.contains(&format!("<title>step {long_name}\n")), "the whole name in the tooltip");
+    assert!(svg.contains(">a-step-name-much-lo…</text>"), "the box shows it shortened");
+    if let Some(folder) = std::env::var_os("SWITCHYARD_DIAGRAM_DUMP") {
+        let page = format!(
+            "<!doctype html><meta charset=utf-8><style>{STYLESHEET}</style><h1>run</h1>{svg}<h1>dev-cycle</h1>{}<h1>bug-investigation</h1>{}",
+            workflow_graph(&builtin("dev-cycle")).into_string(),
+            workflow_graph(&builtin("bug-investigation")).into_string()
+        );
+        std::fs::write(std::path::Path::new(&folder).join("diagrams.html"), page).unwrap();
+    }
 }
