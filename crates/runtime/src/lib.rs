@@ -84,8 +84,11 @@ pub use crate::response::{
     Tokens, WorkflowRef,
 };
 // What doors name or show of the compiler's output as it is (diagnostics, source formats, a
-// bundle's files), the native format's schema and its writer: doors depend on the runtime only.
-pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
+// bundle's files), the native format's schema and its writers (native YAML, Mermaid, DOT): doors
+// depend on the runtime only.
+pub use switchyard_compiler::{
+    Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_dot, to_mermaid, to_native_yaml,
+};
 
 pub use switchyard_store::{Change, Changes};
 // A run's nodes as `Runtime::run_nodes` lists them, for doors that draw or list them.
