@@ -283,3 +283,44 @@ async fn a_two_hundred_node_run_keeps_its_boxes_full_size_and_names_whole_in_too
         std::fs::write(std::path::Path::new(&folder).join("diagrams.html"), page).unwrap();
     }
 }
+
+/// Every workflow of the WorkRail corpus (found as `Catalog::file` finds a file, routines and
+/// all) and every BMad Method bundle.
+fn corpus_workflows() -> Vec<(String, switchyard_core::Workflow)> {
+    let corpora = switchyard_test_support::corpora();
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(corpora.join("workrail/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    paths.extend(switchyard_test_support::method_bundles());
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let found = switchyard_runtime::Catalog::file(&path).ok()?;
+            Some((path.display().to_string(), found.compiled.workflow?))
+        })
+        .collect()
+}
+
+#[test]
+fn every_corpus_workflow_is_drawn_with_a_box_per_step_and_a_line_per_edge() {
+    let workflows = corpus_workflows();
+    assert!(workflows.len() >= 20, "the corpora hold at least 20 workflows that compile: {}", workflows.len());
+    for (name, workflow) in &workflows {
+        let svg = workflow_graph(workflow).into_string();
+        let completes =
+            workflow.steps.iter().flat_map(|step| &step.edges).any(|edge| edge.target == EdgeTarget::Complete);
+        let edges: usize = workflow.steps.iter().map(|step| step.edges.len()).sum();
+        assert_eq!(count(&svg, "class=\"sy-step"), workflow.steps.len() + usize::from(completes), "{name}");
+        assert_eq!(count(&svg, "<path class=\"sy-edge "), edges, "{name}");
+    }
+    if let Some(folder) = std::env::var_os("SWITCHYARD_DIAGRAM_DUMP") {
+        let mut page = format!("<!doctype html><meta charset=utf-8><style>{STYLESHEET}</style>");
+        for (name, workflow) in &workflows {
+            page.push_str(&format!("<h2>{name}</h2>{}", workflow_graph(workflow).into_string()));
+        }
+        std::fs::write(std::path::Path::new(&folder).join("corpus.html"), page).unwrap();
+    }
+}
