@@ -41,6 +41,7 @@
 pub mod atomic_file;
 pub mod attached;
 pub mod catalog;
+mod checkpoints;
 pub mod clock;
 pub mod config;
 pub mod error;

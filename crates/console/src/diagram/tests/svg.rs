@@ -48,6 +48,8 @@ async fn forked_run(runtime: &Runtime) -> (Vec<NodeRecord>, NodeId, NodeId) {
         .await
         .unwrap();
     assert!(forked.forked, "advancing an old node starts a branch");
+    let checkpointed = runtime.checkpointed_nodes(run).await.unwrap();
+    assert_eq!(checkpointed, [implement], "the runtime finds the one checkpointed node");
     (runtime.run_nodes(run).await.unwrap(), forked.node, implement)
 }
 
