@@ -326,3 +326,10 @@ fn every_corpus_workflow_is_drawn_with_a_box_per_step_and_a_line_per_edge() {
         std::fs::write(std::path::Path::new(&folder).join("corpus.html"), page).unwrap();
     }
 }
+
+#[test]
+fn a_run_without_nodes_is_an_empty_drawing_that_says_so() {
+    let svg = run_tree(&[], NodeId::from_bytes([7; 16]), &[], &link).into_string();
+    assert!(svg.contains("aria-label=\"Run tree: no nodes\""), "{svg}");
+    assert_eq!(count(&svg, "<a "), 0);
+}
