@@ -333,3 +333,43 @@ fn a_run_without_nodes_is_an_empty_drawing_that_says_so() {
     assert!(svg.contains("aria-label=\"Run tree: no nodes\""), "{svg}");
     assert_eq!(count(&svg, "<a "), 0);
 }
+
+/// Checks that `markup` is balanced: every element opened is closed in order, and no `<` or `>`
+/// stands outside a tag (text and attribute values carry them escaped).
+fn assert_well_formed(markup: &str) {
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = markup;
+    while let Some(start) = rest.find('<') {
+        assert!(!rest[..start].contains('>'), "a bare `>` in text: {}", &rest[..start]);
+        let end = start + rest[start..].find('>').expect("a tag ends");
+        let tag = &rest[start + 1..end];
+        assert!(!tag.contains('<'), "a `<` inside a tag: {tag}");
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(open.pop(), Some(name), "`</{name}>` closes another element");
+        } else {
+            let name = tag.split([' ', '\n']).next().unwrap();
+            open.push(name);
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(!rest.contains('>'));
+    assert!(open.is_empty(), "elements left open: {open:?}");
+}
+
+#[tokio::test]
+async fn diagrams_are_balanced_markup_even_with_hostile_names() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = open_runtime(home.path()).await;
+    let (mut nodes, tip, checkpointed) = forked_run(&runtime).await;
+    assert_well_formed(&run_tree(&nodes, tip, &[checkpointed], &link).into_string());
+    for node in &mut nodes {
+        node.step = switchyard_core::workflow::StepId::new("</svg><script>alert(1)</script><svg>");
+    }
+    assert_well_formed(&run_tree(&nodes, tip, &[checkpointed], &link).into_string());
+    let mut workflow = builtin("code-review");
+    assert_well_formed(&workflow_graph(&workflow).into_string());
+    for step in &mut workflow.steps {
+        step.title = "</g></svg><a href=\"javascript:alert(1)\">x</a>".into();
+    }
+    assert_well_formed(&workflow_graph(&workflow).into_string());
+}
