@@ -41,6 +41,7 @@
 pub mod atomic_file;
 pub mod attached;
 pub mod catalog;
+mod checkpoints;
 pub mod clock;
 pub mod config;
 pub mod error;
@@ -70,9 +71,7 @@ use switchyard_core::token::{Keyring, TokenError, TokenKind};
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Fresh, LoadedWorkflow, RunView, Transition};
-use switchyard_store::{
-    Appended, Batch, Claim, NewEvent, NodeRecord, RunGuard, RunRecord, SessionRecord, Store, TokenRecord,
-};
+use switchyard_store::{Appended, Batch, Claim, NewEvent, RunGuard, RunRecord, SessionRecord, Store, TokenRecord};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 pub use crate::catalog::{Catalog, Found, Location, Origin};
@@ -86,10 +85,15 @@ pub use crate::response::{
     Tokens, WorkflowRef,
 };
 // What doors name or show of the compiler's output as it is (diagnostics, source formats, a
-// bundle's files), the native format's schema and its writer: doors depend on the runtime only.
-pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
+// bundle's files), the native format's schema and its writers (native YAML, Mermaid, DOT): doors
+// depend on the runtime only.
+pub use switchyard_compiler::{
+    Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_dot, to_mermaid, to_native_yaml,
+};
 
 pub use switchyard_store::{Change, Changes};
+// A run's nodes as `Runtime::run_nodes` lists them, for doors that draw or list them.
+pub use switchyard_store::NodeRecord;
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
