@@ -1,0 +1,479 @@
+//! A fake OpenAI-compatible chat-completions server for tests: it plays a script of replies over
+//! real HTTP on a loopback port and records every request it receives.
+//!
+//! The server runs on its own thread with its own tokio runtime, so the same server serves an
+//! in-process async test (any runtime flavour) and a test of the `switchyard` binary (a child
+//! process given [`FakeLlm::base_url`]). It stops when the [`FakeLlm`] is dropped.
+//!
+//! # The API
+//!
+//! - [`FakeLlm::start()`] binds `127.0.0.1:0` and serves; [`FakeLlm::base_url()`] is
+//!   `http://127.0.0.1:<port>/v1`, what a client is configured with.
+//! - [`FakeLlm::push(reply)`](FakeLlm::push) appends a [`Reply`] to the script (also
+//!   [`FakeLlm::push_all`]); each `POST /v1/chat/completions` takes the next one, in order.
+//!   When the script is empty the server answers 500 with a body saying the script ran out
+//!   (or calls the fallback set with [`FakeLlm::otherwise`], for servers that answer forever).
+//!   Any other method or path is recorded and answered 404 without taking a reply.
+//! - [`Reply`]s:
+//!   - [`Reply::text`]: a completion whose assistant message is text (`finish_reason: "stop"`);
+//!   - [`Reply::tool_call`] / [`Reply::tool_calls`]: an assistant message calling tools, the
+//!     arguments given as JSON and sent as the JSON text OpenAI sends (`finish_reason:
+//!     "tool_calls"`); tool call ids the script leaves out are filled as `call_<request>_<index>`
+//!     (request counted from 1, index from 0), so they are unique and repeatable;
+//!   - [`Reply::json`]: any body, sent exactly as given (a server family's quirks);
+//!   - [`Reply::error`] (JSON body) and [`Reply::error_text`] (text body): an HTTP error;
+//!   - [`Reply::computed`]: a closure given the [`RecordedRequest`] that returns the reply, to
+//!     echo what the client sent;
+//!   - modifiers: [`Reply::header`] (such as `Retry-After`), [`Reply::delayed`] (answer after a
+//!     wait, for timeouts), [`Reply::usage`] (the token counts of a completion; helpers default
+//!     to 10 prompt and 5 completion tokens).
+//!
+//!   The helpers' bodies carry `id`, `object`, `created`, `model` (the request's model) and
+//!   `usage`, as OpenAI's do.
+//! - [`FakeLlm::requests()`] returns every request so far as [`RecordedRequest`]s (method, path,
+//!   headers with lower-case names, body as JSON and as text, arrival [`Instant`]);
+//!   [`FakeLlm::wait_for_requests`] blocks until a number of requests has arrived (with a
+//!   generous bound, then panics), for a test that acts while a client is mid-conversation.
+//! - [`FakeLlm::remaining()`] is how many scripted replies are left: a test ends with
+//!   `assert_eq!(server.remaining(), 0)` to check the client used all of them.
+//!
+//! ```no_run
+//! use serde_json::json;
+//! use switchyard_test_support::fake_llm::{FakeLlm, Reply};
+//!
+//! let server = FakeLlm::start();
+//! server.push(Reply::error(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "1"));
+//! server.push(Reply::tool_call("complete_step", json!({"notes": "done"})));
+//! server.push(Reply::computed(|request| Reply::text(format!("you sent {} messages", request.body["messages"].as_array().map_or(0, Vec::len)))));
+//! // ... point a client at server.base_url() ...
+//! let requests = server.requests();
+//! assert_eq!(requests[0].path, "/v1/chat/completions");
+//! ```
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+/// The path that plays the script.
+const CHAT_COMPLETIONS: &str = "/v1/chat/completions";
+
+/// A running fake server; dropping it stops the server.
+pub struct FakeLlm {
+    address: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl fmt::Debug for FakeLlm {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.debug_struct("FakeLlm").field("address", &self.address).finish_non_exhaustive()
+    }
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    pub method: String,
+    /// The path, without the query.
+    pub path: String,
+    /// Header names in lower case; a repeated header keeps its last value.
+    pub headers: BTreeMap<String, String>,
+    /// The body parsed as JSON, or `Value::Null` when it is not JSON.
+    pub body: Value,
+    /// The body as text (lossy UTF-8): what a test scans for things that must not be sent.
+    pub body_text: String,
+    /// When the request arrived (after its body was read).
+    pub arrived: Instant,
+}
+
+impl RecordedRequest {
+    /// A header's value, by name in any case.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
+    }
+
+    /// The model the request asked for (`body.model`), or "" when it named none.
+    pub fn model(&self) -> &str {
+        self.body["model"].as_str().unwrap_or_default()
+    }
+
+    /// The request's messages (`body.messages`), empty when it sent none.
+    pub fn messages(&self) -> &[Value] {
+        self.body["messages"].as_array().map_or(&[], Vec::as_slice)
+    }
+}
+
+type Computed = Box<dyn FnOnce(&RecordedRequest) -> Reply + Send>;
+type Fallback = Arc<dyn Fn(&RecordedRequest) -> Reply + Send + Sync>;
+
+/// One scripted answer.
+pub struct Reply {
+    content: Content,
+    headers: Vec<(String, String)>,
+    delay: Option<Duration>,
+}
+
+enum Content {
+    /// A completion built by a helper: the server fills the request's model and missing tool call
+    /// ids.
+    Completion(Value),
+    /// A body sent exactly as given, with this status.
+    Exact {
+        status: u16,
+        body: Body,
+    },
+    Computed(Computed),
+}
+
+enum Body {
+    Json(Value),
+    Text(String),
+}
+
+impl fmt::Debug for Reply {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let content = match &self.content {
+            Content::Completion(body) => format!("completion {body}"),
+            Content::Exact { status, body: Body::Json(body) } => format!("{status} {body}"),
+            Content::Exact { status, body: Body::Text(body) } => format!("{status} {body}"),
+            Content::Computed(_) => "computed from the request".to_owned(),
+        };
+        formatter
+            .debug_struct("Reply")
+            .field("content", &content)
+            .field("headers", &self.headers)
+            .field("delay", &self.delay)
+            .finish()
+    }
+}
+
+impl Reply {
+    fn new(content: Content) -> Self {
+        Self { content, headers: Vec::new(), delay: None }
+    }
+
+    /// A completion whose assistant message says `text`.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(Content::Completion(completion(&json!({"role": "assistant", "content": text.into()}), "stop")))
+    }
+
+    /// A completion whose assistant message calls one tool with `arguments`.
+    pub fn tool_call(name: &str, arguments: Value) -> Self {
+        Self::tool_calls(&[(name, arguments)])
+    }
+
+    /// A completion whose assistant message calls these tools, in order.
+    pub fn tool_calls(calls: &[(&str, Value)]) -> Self {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|(name, arguments)| {
+                json!({"type": "function", "function": {"name": name, "arguments": arguments.to_string()}})
+            })
+            .collect();
+        Self::new(Content::Completion(completion(
+            &json!({"role": "assistant", "content": null, "tool_calls": calls}),
+            "tool_calls",
+        )))
+    }
+
+    /// A 200 with exactly this body, nothing filled in.
+    pub fn json(body: Value) -> Self {
+        Self::new(Content::Exact { status: 200, body: Body::Json(body) })
+    }
+
+    /// An HTTP error with a JSON body.
+    pub fn error(status: u16, body: Value) -> Self {
+        Self::new(Content::Exact { status, body: Body::Json(body) })
+    }
+
+    /// An HTTP error with a text body.
+    pub fn error_text(status: u16, body: impl Into<String>) -> Self {
+        Self::new(Content::Exact { status, body: Body::Text(body.into()) })
+    }
+
+    /// The reply the closure computes from the request it answers.
+    pub fn computed(compute: impl FnOnce(&RecordedRequest) -> Reply + Send + 'static) -> Self {
+        Self::new(Content::Computed(Box::new(compute)))
+    }
+
+    /// Adds a response header (`Retry-After`, for instance).
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Answers only after `delay` (to outlast a client's timeout).
+    pub fn delayed(mut self, delay: Duration) -> Self {
+        self.delay = Some(delay);
+        self
+    }
+
+    /// Sets the token counts of a helper-built completion (ignored on other replies).
+    pub fn usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> Self {
+        if let Content::Completion(body) = &mut self.content {
+            body["usage"] = json!({
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            });
+        }
+        self
+    }
+}
+
+fn completion(message: &Value, finish_reason: &str) -> Value {
+    json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    })
+}
+
+struct Shared {
+    state: Mutex<State>,
+    arrived: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    script: VecDeque<Reply>,
+    requests: Vec<RecordedRequest>,
+    /// Chat-completions requests answered so far (numbers tool call ids).
+    completions: usize,
+    fallback: Option<Fallback>,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A test that panicked while holding the lock has already failed; keep serving the rest.
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl FakeLlm {
+    /// Binds `127.0.0.1:0` and serves on a thread of its own.
+    ///
+    /// # Panics
+    /// When the port cannot be bound or the runtime cannot start: the test cannot run.
+    pub fn start() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("the fake LLM server binds a loopback port");
+        listener.set_nonblocking(true).expect("the fake LLM server's socket turns non-blocking");
+        let address = listener.local_addr().expect("the fake LLM server knows its address");
+        let shared = Arc::new(Shared { state: Mutex::new(State::default()), arrived: Condvar::new() });
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let router = Router::new().fallback(answer).with_state(Arc::clone(&shared));
+        let thread = std::thread::Builder::new()
+            .name(format!("fake-llm-{}", address.port()))
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("the fake LLM server's runtime starts");
+                runtime.block_on(async move {
+                    let listener =
+                        tokio::net::TcpListener::from_std(listener).expect("the fake LLM server's socket joins tokio");
+                    // Not a graceful shutdown: a reply still being delayed must not hold the drop.
+                    tokio::select! {
+                        _ = axum::serve(listener, router) => {}
+                        _ = stopped => {}
+                    }
+                });
+            })
+            .expect("the fake LLM server's thread starts");
+        Self { address, shared, shutdown: Some(shutdown), thread: Some(thread) }
+    }
+
+    /// `http://127.0.0.1:<port>/v1`: the base URL a client is given.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.address)
+    }
+
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Appends a reply to the script.
+    pub fn push(&self, reply: Reply) -> &Self {
+        self.shared.lock().script.push_back(reply);
+        self
+    }
+
+    /// Appends replies to the script, in order.
+    pub fn push_all(&self, replies: impl IntoIterator<Item = Reply>) -> &Self {
+        self.shared.lock().script.extend(replies);
+        self
+    }
+
+    /// What to answer once the script is empty, instead of the 500 saying it ran out.
+    pub fn otherwise(&self, reply: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> &Self {
+        self.shared.lock().fallback = Some(Arc::new(reply));
+        self
+    }
+
+    /// How many scripted replies have not been played.
+    pub fn remaining(&self) -> usize {
+        self.shared.lock().script.len()
+    }
+
+    /// Every request received so far, in order of arrival.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// Blocks until at least `count` requests have arrived and returns them all.
+    ///
+    /// # Panics
+    /// When they have not arrived within `bound`, saying how many did.
+    pub fn wait_for_requests(&self, count: usize, bound: Duration) -> Vec<RecordedRequest> {
+        let state = self.shared.lock();
+        let (state, timeout) = self
+            .shared
+            .arrived
+            .wait_timeout_while(state, bound, |state| state.requests.len() < count)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        assert!(
+            !timeout.timed_out() || state.requests.len() >= count,
+            "the fake LLM server expected {count} requests within {bound:?}, {} arrived",
+            state.requests.len()
+        );
+        state.requests.clone()
+    }
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+async fn answer(
+    axum::extract::State(shared): axum::extract::State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let request = RecordedRequest {
+        method: method.to_string(),
+        path: uri.path().to_owned(),
+        headers: headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+            .collect(),
+        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        body_text: String::from_utf8_lossy(&body).into_owned(),
+        arrived: Instant::now(),
+    };
+    let is_completion = method == Method::POST && request.path == CHAT_COMPLETIONS;
+    let (reply, number) = {
+        let mut state = shared.lock();
+        state.requests.push(request.clone());
+        shared.arrived.notify_all();
+        if is_completion {
+            state.completions += 1;
+            let number = state.completions;
+            let reply = match state.script.pop_front() {
+                Some(reply) => reply,
+                None => match &state.fallback {
+                    Some(fallback) => fallback(&request),
+                    None => script_exhausted(number),
+                },
+            };
+            (reply, number)
+        } else {
+            let message = format!(
+                "the fake LLM server serves only POST {CHAT_COMPLETIONS}, not {} {}",
+                request.method, request.path
+            );
+            (Reply::error(404, json!({"error": {"message": message, "type": "not_found"}})), 0)
+        }
+    };
+    let reply = resolve(reply, &request);
+    if let Some(delay) = reply.delay {
+        tokio::time::sleep(delay).await;
+    }
+    respond(reply, &request, number)
+}
+
+/// Turns a computed reply into what it computes; headers and a delay set on the computed reply
+/// itself still apply.
+fn resolve(reply: Reply, request: &RecordedRequest) -> Reply {
+    let Reply { content, mut headers, delay } = reply;
+    match content {
+        Content::Computed(compute) => {
+            let computed = resolve(compute(request), request);
+            headers.extend(computed.headers);
+            Reply { content: computed.content, headers, delay: delay.or(computed.delay) }
+        }
+        content => Reply { content, headers, delay },
+    }
+}
+
+fn script_exhausted(number: usize) -> Reply {
+    let message = format!(
+        "the fake LLM server's script is exhausted: chat-completions request {number} arrived after {} scripted replies; \
+         push more replies (or set `otherwise`) in the test",
+        number - 1
+    );
+    Reply::error(500, json!({"error": {"message": message, "type": "fake_llm_script_exhausted"}}))
+}
+
+fn respond(reply: Reply, request: &RecordedRequest, number: usize) -> Response {
+    let (status, body, content_type) = match reply.content {
+        Content::Completion(mut body) => {
+            fill_completion(&mut body, request, number);
+            (200, body.to_string().into_bytes(), "application/json")
+        }
+        Content::Exact { status, body: Body::Json(body) } => {
+            (status, body.to_string().into_bytes(), "application/json")
+        }
+        Content::Exact { status, body: Body::Text(body) } => (status, body.into_bytes(), "text/plain"),
+        Content::Computed(_) => unreachable!("computed replies are resolved before responding"),
+    };
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = (status, body).into_response();
+    let response_headers = response.headers_mut();
+    response_headers.insert(axum::http::header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    for (name, value) in reply.headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::try_from(name), HeaderValue::try_from(value)) {
+            response_headers.insert(name, value);
+        }
+    }
+    response
+}
+
+/// Fills what a helper-built completion leaves to the server: the model asked for, and tool call
+/// ids unique to this request.
+fn fill_completion(body: &mut Value, request: &RecordedRequest, number: usize) {
+    if body.get("model").is_none() {
+        body["model"] = Value::String(request.model().to_owned());
+    }
+    body["id"] = Value::String(format!("chatcmpl-fake-{number}"));
+    let Some(choices) = body["choices"].as_array_mut() else { return };
+    for choice in choices {
+        let Some(calls) = choice["message"]["tool_calls"].as_array_mut() else { continue };
+        for (index, call) in calls.iter_mut().enumerate() {
+            if call.get("id").is_none() {
+                call["id"] = Value::String(format!("call_{number}_{index}"));
+            }
+        }
+    }
+}
