@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use switchyard_llm::RetryPolicy;
+
 /// Limits on a run (one drive of it) or on one step. `None`: no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -14,23 +16,6 @@ pub struct Limits {
     pub max_tokens: Option<u64>,
     /// Wall time, waiting for humans excluded.
     pub max_time: Option<Duration>,
-}
-
-/// How a failing request is sent again: exponential backoff from `initial_delay`, doubled each
-/// time up to `max_delay`, with full jitter; a server's `Retry-After` is honoured when it is
-/// longer (and capped at `max_delay`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// Tries of one request, the first included.
-    pub max_attempts: u32,
-    pub initial_delay: Duration,
-    pub max_delay: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self { max_attempts: 6, initial_delay: Duration::from_millis(500), max_delay: Duration::from_secs(60) }
-    }
 }
 
 /// How a runner drives a run.
@@ -50,6 +35,7 @@ pub struct RunOptions {
     /// Tool errors of the model (malformed arguments, unknown tools, text instead of a call) in
     /// one step before the run pauses.
     pub max_tool_errors: u32,
+    /// How a failing request is sent again (429, 5xx, timeouts): the model client's policy.
     pub retry: RetryPolicy,
     /// The recap a fresh conversation starts with, in bytes (`resume_session`'s recap).
     pub recap_budget_bytes: usize,
