@@ -54,7 +54,7 @@ impl Default for RunOptions {
             run_limits: Limits::default(),
             step_limits: Limits::default(),
             stuck_repeats: 3,
-            stuck_turns: 15,
+            stuck_turns: 20,
             max_tool_errors: 5,
             retry: RetryPolicy::default(),
             recap_budget_bytes: switchyard_runtime::RECAP_BUDGET_BYTES,

@@ -355,23 +355,40 @@ async fn gates_are_approved_automatically_and_the_approval_says_so() {
     assert!(approvals[0].0 && approvals[0].1.as_deref().is_some_and(|note| note.contains("--auto-approve")));
 }
 
+/// A drive on a task of its own, with what it tells its watchers.
+fn spawn_drive(
+    runner: switchyard_runner::Runner,
+    target: Target,
+    cancel: CancellationToken,
+) -> (tokio::task::JoinHandle<Outcome>, tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    (tokio::spawn(async move { runner.drive(target, sender, cancel).await.unwrap() }), receiver)
+}
+
+/// Waits until the runner says it waits for a person: what kind of wait, and what to type.
+async fn next_wait(events: &mut tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) -> (String, String) {
+    loop {
+        match events.recv().await {
+            Some(RunnerEvent::WaitingForHuman { kind, how, .. }) => return (kind, how),
+            Some(_) => {}
+            None => panic!("the drive ended without waiting for a person"),
+        }
+    }
+}
+
 /// Drives `target` on a task and returns its handle once the runner says it waits for a person.
 async fn drive_until_waiting(
-    world: &World,
     runner: switchyard_runner::Runner,
     target: Target,
 ) -> (tokio::task::JoinHandle<Outcome>, String) {
-    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
-    let drive = tokio::spawn(async move { runner.drive(target, sender, CancellationToken::new()).await.unwrap() });
-    let how = loop {
-        match receiver.recv().await {
-            Some(RunnerEvent::WaitingForHuman { how, .. }) => break how,
-            Some(_) => {}
-            None => panic!("the drive ended without waiting: {:?}", drive.await),
-        }
-    };
-    let _ = world;
+    let (drive, mut events) = spawn_drive(runner, target, CancellationToken::new());
+    let (_, how) = next_wait(&mut events).await;
     (drive, how)
+}
+
+/// The run a `switchyard approve run_…` line names.
+fn run_in(how: &str) -> switchyard_core::RunId {
+    how.split_whitespace().nth(2).unwrap().parse().unwrap()
 }
 
 #[tokio::test]
@@ -384,8 +401,8 @@ async fn a_gate_approved_through_the_same_store_wakes_the_waiting_runner_through
     // No re-reading on a timer worth speaking of: only the change feed can wake the runner.
     let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
     let runner = world.runner(options);
-    let (drive, how) = drive_until_waiting(&world, runner, Target::Start(world.workflow("gated", GATED))).await;
-    let run: switchyard_core::RunId = how.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
     assert!(how.starts_with("switchyard approve run_"), "{how}");
 
     world.runtime.approve(run, Some("Looks right.".to_owned())).await.unwrap();
@@ -402,8 +419,8 @@ async fn a_gate_approved_from_another_runtime_on_the_same_store_file_lets_the_dr
     ]);
     let options = RunOptions { recheck_while_waiting: Duration::from_millis(50), ..RunOptions::default() };
     let runner = world.runner(options);
-    let (drive, how) = drive_until_waiting(&world, runner, Target::Start(world.workflow("gated", GATED))).await;
-    let run: switchyard_core::RunId = how.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
 
     let other = switchyard_runtime::Runtime::open(&world.config).await.unwrap();
     other.approve(run, None).await.unwrap();
@@ -420,8 +437,8 @@ async fn a_rejection_reason_reaches_the_reworked_step_conversation() {
         call("complete_step", json!({ "notes": "The better plan." })),
     ]);
     let runner = world.runner(RunOptions::default());
-    let (drive, how) = drive_until_waiting(&world, runner, Target::Start(world.workflow("gated", GATED))).await;
-    let run: switchyard_core::RunId = how.split_whitespace().nth(2).unwrap().parse().unwrap();
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
     world.runtime.reject(run, "Add a rollback plan.".to_owned()).await.unwrap();
     world.server.wait_for_requests(2, Duration::from_secs(60));
     drive.abort();
@@ -489,4 +506,98 @@ async fn no_token_key_or_internal_id_ever_reaches_the_model() {
     }
     let answers = contents(&requests[3], "tool");
     assert!(answers.iter().any(|answer| answer.contains("# Plan")), "the file tools work: {answers:?}");
+}
+
+const STRICT_REVIEW: &str = r#"id: strict-review
+version: "1"
+title: Strict review
+description: One reviewed step with a single revision.
+limits:
+  max_revision_attempts: 1
+steps:
+  - id: write
+    title: Write
+    gate: true
+    prompt: Write it.
+"#;
+
+#[tokio::test]
+async fn a_run_past_its_revision_limit_waits_for_a_decision_and_goes_on_after_it() {
+    let world = World::new().await;
+    world.server.otherwise(|_| call("complete_step", json!({ "notes": "Written." })));
+    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let (drive, mut events) = spawn_drive(
+        world.runner(options),
+        Target::Start(world.workflow("strict", STRICT_REVIEW)),
+        CancellationToken::new(),
+    );
+    let (kind, how) = loop {
+        let (kind, how) = next_wait(&mut events).await;
+        if kind == "decision" {
+            break (kind, how);
+        }
+        world.runtime.reject(run_in(&how), "Not yet.".to_owned()).await.unwrap();
+    };
+    assert_eq!(kind, "decision");
+    assert!(how.starts_with("switchyard decide run_") && how.contains("accept"), "{how}");
+
+    let run = run_in(&how);
+    world.runtime.decide(run, switchyard_core::state::DecisionOption::Accept, None).await.unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the runner went on").unwrap();
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn cancelling_a_runner_that_waits_at_a_gate_pauses_the_run_cleanly() {
+    let world = World::new().await;
+    world.server.push(call("complete_step", json!({ "notes": "The plan." })));
+    let cancel = CancellationToken::new();
+    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let (drive, mut events) =
+        spawn_drive(world.runner(options), Target::Start(world.workflow("gated", GATED)), cancel.clone());
+    let (_, how) = next_wait(&mut events).await;
+    cancel.cancel();
+    let outcome = drive.await.unwrap();
+
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::Interrupted), "{outcome:?}");
+    let run = world.runtime.run(&switchyard_runtime::Target::Run(run_in(&how))).await.unwrap();
+    assert_eq!(run.status, RunStatus::Paused);
+}
+
+#[tokio::test]
+async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answers_first() {
+    let world = World::new().await;
+    let big = "x".repeat(6000);
+    world.server.push_all([
+        call("save_output", json!({ "path": "big.md", "content": big })),
+        call("read_file", json!({ "path": "{output-root}/big.md" })),
+        call("read_file", json!({ "path": "{output-root}/big.md", "startLine": 1 })),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
+    ]);
+    let mut model = world.model("small-window");
+    model.context_window_tokens = Some(4000);
+    model.price = Some(switchyard_runner::Price { input_per_mtok: 1.0, output_per_mtok: 2.0 });
+    let runner = world.runner_with(Models::single("small", model), RunOptions::default());
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    let answers = contents(&requests[3], "tool");
+    assert!(
+        answers[0].starts_with("wrote {output-root}/big.md"),
+        "a short answer is not worth trimming: {}",
+        answers[0]
+    );
+    assert!(answers[1].contains("removed to fit the model's context window"), "{answers:?}");
+    assert!(answers[2].contains(&"x".repeat(6000)), "the latest answer is kept whole");
+    let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
+    assert_eq!(transcript[3].turn.request.trimmed, 1);
+    match &outcome {
+        // Three turns of 10 + 5 tokens and one of 1000 + 10, at $1 and $2 per million.
+        Outcome::Finished { summary, .. } => {
+            let expected = (30.0 + 1000.0) / 1e6 + (15.0 + 10.0) * 2.0 / 1e6;
+            assert!(summary.cost_usd.is_some_and(|cost| (cost - expected).abs() < 1e-12), "{summary:?}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
