@@ -26,9 +26,15 @@ impl ApiKey {
         std::env::var(variable).ok().filter(|key| !key.trim().is_empty()).map(|key| Self(key.trim().to_owned()))
     }
 
-    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    /// `text` with every occurrence of the key replaced by `<redacted>`, as written or as a JSON
+    /// string escapes it (a server echoing the header inside a JSON body).
     pub fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() { text.to_owned() } else { text.replace(&self.0, "<redacted>") }
+        if self.0.is_empty() {
+            return text.to_owned();
+        }
+        let escaped = serde_json::to_string(&self.0).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        text.replace(&self.0, "<redacted>").replace(escaped, "<redacted>")
     }
 }
 
@@ -85,11 +91,19 @@ impl Client {
         if let Some(ApiKey(key)) = &self.endpoint.api_key {
             builder = builder.bearer_auth(key);
         }
+        let started = std::time::Instant::now();
         let response = builder.send().await.map_err(|error| self.transport(&url, &error))?;
         let status = response.status();
         let retry_after = retry::retry_after(response.headers(), jiff::Timestamp::now());
         let body = response.bytes().await.map_err(|error| self.transport(&url, &error))?;
         let body = self.redact(&String::from_utf8_lossy(&body));
+        tracing::debug!(
+            model = %request.model,
+            status = status.as_u16(),
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            bytes = body.len(),
+            "model answered"
+        );
         if !status.is_success() {
             let kind = classify(status.as_u16(), &body);
             let message = self.explain(kind, &url, status, request, &body);
