@@ -312,7 +312,7 @@ impl<'a> Drive<'a> {
         self.summary.turns += 1;
         self.summary.prompt_tokens += usage.prompt_tokens;
         self.summary.completion_tokens += usage.completion_tokens;
-        let cost = state.spec.price.map(|price| usage.cost(&price));
+        let cost = state.spec.price.map(|price| price.cost(&usage));
         match cost {
             Some(cost) => *self.summary.cost_usd.get_or_insert(0.0) += cost,
             None => self.priced = false,
@@ -581,10 +581,11 @@ impl<'a> Drive<'a> {
                 reason: retry.error.message,
             });
         };
+        let policy = self.runner.options.retry.for_client();
         let result = tokio::select! {
             biased;
             () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
-            result = client.complete_with_retries(request, &self.runner.options.retry, on_retry) => result,
+            result = client.complete_with_retries(request, &policy, on_retry) => result,
         };
         let error = match result {
             Ok(response) => return Ok(Ok(response)),

@@ -31,10 +31,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::error::Error;
 pub use crate::event::{PauseReason, RunSummary, RunnerEvent};
-pub use crate::models::{ModelSpec, Models};
-pub use crate::options::{Limits, RunOptions};
-// The model client's own types, so a runner is configured with what the client uses.
-pub use switchyard_llm::{Endpoint, Price, RetryPolicy};
+pub use crate::models::{ModelSpec, Models, Price};
+pub use crate::options::{Limits, RetryPolicy, RunOptions};
 
 /// What to drive: a new run, or a run that exists (started by any door) picked up at its tip.
 #[derive(Debug, Clone)]

@@ -4,9 +4,25 @@
 use std::collections::BTreeMap;
 
 use switchyard_core::suggest;
-use switchyard_llm::{Endpoint, Price};
+use switchyard_llm::{Endpoint, Usage};
 
 use crate::error::Error;
+
+/// Prices of a model, in US dollars per token, for cost estimates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Price {
+    pub prompt_usd_per_token: f64,
+    pub completion_usd_per_token: f64,
+}
+
+impl Price {
+    /// What a request with `usage` cost.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        // Token counts stay far below 2^53, where u64 to f64 would round.
+        usage.prompt_tokens as f64 * self.prompt_usd_per_token
+            + usage.completion_tokens as f64 * self.completion_usd_per_token
+    }
+}
 
 /// One model: where to send requests, what to call it there, and its parameters.
 #[derive(Debug, Clone)]
@@ -104,5 +120,12 @@ mod tests {
             }
             other => panic!("expected UnknownModel, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_price_costs_prompt_and_completion_tokens() {
+        let price = Price { prompt_usd_per_token: 0.000_001, completion_usd_per_token: 0.000_002 };
+        let usage = Usage { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 };
+        assert!((price.cost(&usage) - 0.002).abs() < 1e-12);
     }
 }

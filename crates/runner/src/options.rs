@@ -5,8 +5,6 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use switchyard_llm::RetryPolicy;
-
 /// Limits on a run (one drive of it) or on one step. `None`: no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Limits {
@@ -16,6 +14,35 @@ pub struct Limits {
     pub max_tokens: Option<u64>,
     /// Wall time, waiting for humans excluded.
     pub max_time: Option<Duration>,
+}
+
+/// How a failing request is sent again (429, 5xx, timeouts, broken connections): exponential
+/// backoff from `initial_delay`, doubled each time up to `max_delay`, with full jitter, a
+/// server's `Retry-After` honoured; the model client's policy does the waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries of one request, the first included.
+    pub max_attempts: u32,
+    pub initial_delay: Duration,
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        let client = switchyard_llm::RetryPolicy::default();
+        Self { max_attempts: client.max_retries + 1, initial_delay: client.base_delay, max_delay: client.max_delay }
+    }
+}
+
+impl RetryPolicy {
+    /// The model client's policy for the same tries.
+    pub(crate) fn for_client(&self) -> switchyard_llm::RetryPolicy {
+        switchyard_llm::RetryPolicy {
+            max_retries: self.max_attempts.saturating_sub(1),
+            base_delay: self.initial_delay,
+            max_delay: self.max_delay,
+        }
+    }
 }
 
 /// How a runner drives a run.
@@ -35,7 +62,6 @@ pub struct RunOptions {
     /// Tool errors of the model (malformed arguments, unknown tools, text instead of a call) in
     /// one step before the run pauses.
     pub max_tool_errors: u32,
-    /// How a failing request is sent again (429, 5xx, timeouts): the model client's policy.
     pub retry: RetryPolicy,
     /// The recap a fresh conversation starts with, in bytes (`resume_session`'s recap).
     pub recap_budget_bytes: usize,

@@ -207,8 +207,8 @@ async fn server_errors_are_retried_and_pause_the_run_when_the_retries_run_out() 
     }
     let options = RunOptions {
         retry: RetryPolicy {
-            max_retries: 2,
-            base_delay: Duration::from_millis(1),
+            max_attempts: 3,
+            initial_delay: Duration::from_millis(1),
             max_delay: Duration::from_millis(5),
         },
         ..RunOptions::default()
@@ -576,7 +576,7 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
     ]);
     let mut model = world.model("small-window");
     model.context_window_tokens = Some(4000);
-    model.price = Some(switchyard_runner::Price { input_per_mtok: 1.0, output_per_mtok: 2.0 });
+    model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
     let runner = world.runner_with(Models::single("small", model), RunOptions::default());
     let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
 
