@@ -462,8 +462,12 @@ impl<'a> Drive<'a> {
                 }
             }
             Parsed::Checkpoint(arguments) => {
-                let Some(token) = state.checkpoint_token.clone() else {
-                    return Ok(ToolOutcome::error("NO_CHECKPOINT", "the step takes no checkpoint now"));
+                // A point of a run takes one checkpoint (the runtime records it once).
+                let Some(token) = state.checkpoint_token.take() else {
+                    return Ok(ToolOutcome::error(
+                        "NO_CHECKPOINT",
+                        "a checkpoint is already recorded at this point of the step: go on, and report the rest with complete_step",
+                    ));
                 };
                 match self.runner.runtime.checkpoint(&token, Some(run), Some(arguments.notes)).await {
                     Ok(_) => Ok(ToolOutcome {
@@ -481,7 +485,13 @@ impl<'a> Drive<'a> {
                 };
                 let response = match self.runner.runtime.advance(&token, Some(run), arguments.into()).await {
                     Ok(response) => response,
-                    Err(error) => return refused(error),
+                    Err(error) => {
+                        let mut outcome = refused(error)?;
+                        // Another door may have moved the run (the report is then not this
+                        // runner's to send): look at the run again before the next turn.
+                        outcome.moved = self.runner.runtime.run(&RunTarget::Run(run)).await?.tip != state.node;
+                        return Ok(outcome);
+                    }
                 };
                 Ok(self.completed(state, &response))
             }

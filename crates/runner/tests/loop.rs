@@ -601,3 +601,54 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_second_checkpoint_at_the_same_point_is_answered_without_counting_as_a_tool_error() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("checkpoint", json!({ "notes": "First half." })),
+        call("checkpoint", json!({ "notes": "Second half." })),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 2 } })),
+    ]);
+    let runner = world.runner(RunOptions { max_tool_errors: 1, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert!(contents(&requests[2], "tool").last().unwrap().contains("already recorded"));
+    let checkpoints = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "checkpoint_recorded").count();
+    assert_eq!(checkpoints, 1);
+}
+
+// `wait_for_requests` blocks its thread while the drive runs on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_again() {
+    let world = World::new().await;
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    world.server.push(Reply::computed(move |_| {
+        // The model answers only once the other door has completed the step.
+        released.recv().unwrap();
+        call("complete_step", json!({ "notes": "Drafted by the model." }))
+    }));
+    world.server.push(call("complete_step", json!({ "notes": "Finished." })));
+    let (drive, _events) = spawn_drive(
+        world.runner(RunOptions::default()),
+        Target::Start(world.workflow("two", &two_steps(false))),
+        CancellationToken::new(),
+    );
+    world.server.wait_for_requests(1, Duration::from_secs(60));
+    let run = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap()[0].run.unwrap();
+    let shown = world.runtime.show(&switchyard_runtime::Target::Run(run)).await.unwrap();
+    let report = switchyard_runtime::AdvanceInput { notes: Some("Drafted by hand.".to_owned()), ..Default::default() };
+    world.runtime.advance(shown.tokens.continue_token.as_deref().unwrap(), Some(run), report).await.unwrap();
+    release.send(()).unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the drive ends").unwrap();
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(contents(&requests[1], "tool").last().unwrap().contains("REPLAY_MISMATCH"));
+    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the runner went on at the tip");
+    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
+    assert_eq!(advances, 2, "the first step was completed once, by the other door");
+}
