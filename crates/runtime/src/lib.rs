@@ -54,6 +54,7 @@ mod resume;
 pub mod run_folder;
 mod state_writer;
 pub mod tool_schema;
+pub mod transcript;
 pub mod validate;
 pub mod workspace;
 
@@ -94,6 +95,8 @@ pub use switchyard_compiler::{
 pub use switchyard_store::{Change, Changes};
 // A run's nodes as `Runtime::run_nodes` lists them, for doors that draw or list them.
 pub use switchyard_store::NodeRecord;
+
+pub use crate::transcript::RecordedTurn;
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 
