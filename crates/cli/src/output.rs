@@ -18,6 +18,11 @@ pub enum Outcome {
     /// The command ran, and its answer is a rule violation (a blocked advance, an invalid
     /// workflow, a failed verify).
     RuleViolation,
+    /// The command stopped because of its environment after doing part of its work (`run`: the
+    /// model server refused the key or stayed down); what it did is kept.
+    EnvironmentProblem,
+    /// A person pressed Ctrl-C and the command stopped cleanly (`run`: the run is paused).
+    Interrupted,
 }
 
 impl Outcome {
@@ -25,6 +30,9 @@ impl Outcome {
         match self {
             Self::Success => 0,
             Self::RuleViolation => 1,
+            Self::EnvironmentProblem => 2,
+            // 128 + SIGINT, as shells report a command a Ctrl-C ended.
+            Self::Interrupted => 130,
         }
     }
 }

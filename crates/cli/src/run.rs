@@ -1,0 +1,217 @@
+//! `switchyard run`: the agent runner's door on the command line. It reads the flags, lets them
+//! override `[runner]` and `[models.<name>]` of the configuration, starts a run (or picks one up
+//! with `--resume`), hands it to the runner and shows what the runner tells (see
+//! [`crate::run_display`]). Ctrl-C asks the runner to pause cleanly; a second one quits at once.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use switchyard_runner::{PauseReason, RunnerEvent};
+use switchyard_runtime::{Config, Overrides, Runtime};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::output::{Failure, Outcome, Printer};
+use crate::run_display::{Ending, Mode, Progress};
+
+/// How many events may wait for the display; the runner waits when it is this far ahead.
+const EVENT_BUFFER: usize = 256;
+
+/// `switchyard run`'s arguments; `--json` is the global one.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A workflow name (see `switchyard list`) or a workflow file's path.
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    pub workflow: Option<String>,
+    /// What the run is for.
+    #[arg(long, required_unless_present = "resume", conflicts_with = "resume")]
+    pub goal: Option<String>,
+    /// Pick up this run (or session) at its tip instead of starting one, whichever door started it.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Initial context as a JSON object, or @FILE.
+    #[arg(long, value_name = "JSON", conflicts_with = "resume")]
+    pub context: Option<String>,
+    /// The workspace the run is about (its git branch and HEAD are recorded). Default: --project.
+    #[arg(long, value_name = "DIR", conflicts_with = "resume")]
+    pub workspace: Option<PathBuf>,
+    /// Check every status report of the run strictly: all five fields required.
+    #[arg(long, conflicts_with = "resume")]
+    pub strict_status: bool,
+    /// The model: a `[models.<name>]` of switchyard.toml, or the model id the server knows.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// The server's base URL up to `/v1` (http://127.0.0.1:8080/v1 for llama.cpp, http://127.0.0.1:11434/v1 for Ollama).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (its value is never printed or stored).
+    #[arg(long, value_name = "VARIABLE")]
+    pub api_key_env: Option<String>,
+    /// Approve every gate the run reaches, recording that the runner did.
+    #[arg(long)]
+    pub auto_approve: bool,
+    /// Pause the run after this many model turns in this drive.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<u32>,
+    /// Pause the run after this many tokens (prompt and completion) in this drive.
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
+    /// Pause the run after this long: `90s`, `30m`, `2h`, `1h 30m`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub max_time: Option<Duration>,
+}
+
+/// Starts the run (or picks it up), drives it while showing what happens, and closes with how it
+/// ended.
+pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args: RunArgs) -> Result<Outcome, Failure> {
+    let mode = Mode::choose(printer.json);
+    let config = crate::config_command::resolve(overrides)?;
+    let runtime = Arc::new(Runtime::open(&config).await?);
+    let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
+    let cancel = CancellationToken::new();
+    pause_on_ctrl_c(cancel.clone());
+    let display = tokio::spawn(crate::run_display::show(mode, receiver));
+    let driven = drive(&config, runtime, project, args, sender, cancel).await;
+    let progress = display.await.map_err(|error| Failure::environment(format!("the display stopped: {error}")))?;
+    driven?;
+    if mode != Mode::Json {
+        printer.line(&closing(&progress))?;
+    }
+    Ok(outcome(&progress))
+}
+
+/// Hands the run to the runner. (Wired to `switchyard_runner` once its loop is merged.)
+async fn drive(
+    _config: &Config,
+    _runtime: Arc<Runtime>,
+    _project: PathBuf,
+    _args: RunArgs,
+    _events: mpsc::Sender<RunnerEvent>,
+    _cancel: CancellationToken,
+) -> Result<(), Failure> {
+    Err(Failure::environment("the runner's loop is not merged yet"))
+}
+
+/// A duration as a person writes it: `90s`, `30m`, `2h`, `1h 30m` (or ISO 8601, `PT30M`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let refused = || format!("`{text}` is not a duration: write it like 90s, 30m, 2h or 1h 30m");
+    let parsed: jiff::SignedDuration = text.trim().parse().map_err(|_| refused())?;
+    let duration = Duration::try_from(parsed).map_err(|_| refused())?;
+    if duration.is_zero() {
+        return Err(format!("`{text}` is no time at all: give the run at least a second, like 30m"));
+    }
+    Ok(duration)
+}
+
+/// How `switchyard run` exits, from how the runner stopped: 0 when the run completed, 1 when it
+/// failed or paused for a rule (a decision it needs, a stuck model, a limit, tool errors), 2 when
+/// the environment stopped it (the server refused the key or the model, or stayed down), 130
+/// when a person pressed Ctrl-C.
+pub fn outcome(progress: &Progress) -> Outcome {
+    match &progress.ending {
+        Some(Ending::Finished { status }) if status == "completed" => Outcome::Success,
+        Some(Ending::Finished { .. }) | None => Outcome::RuleViolation,
+        Some(Ending::Paused { reason, .. }) => match reason {
+            PauseReason::Interrupted => Outcome::Interrupted,
+            PauseReason::ModelRefused | PauseReason::ModelUnavailable => Outcome::EnvironmentProblem,
+            PauseReason::LimitReached | PauseReason::Stuck | PauseReason::ToolErrors | PauseReason::NeedsDecision => {
+                Outcome::RuleViolation
+            }
+        },
+    }
+}
+
+/// The closing lines on stdout (without `--json`): how the run ended and, when it paused, how to
+/// pick it up again.
+pub fn closing(progress: &Progress) -> String {
+    let spent = format!(
+        "{} turns, {} tokens{}",
+        progress.turns,
+        crate::run_display::tokens(progress.prompt_tokens + progress.completion_tokens),
+        progress.cost_usd.map(|cost| format!(", {}", crate::run_display::dollars(cost))).unwrap_or_default()
+    );
+    match &progress.ending {
+        Some(Ending::Finished { status }) => format!("run {} {status} ({spent})", progress.run),
+        Some(Ending::Paused { reason, message, resume }) => format!(
+            "run {} paused ({}): {message}\n({spent})\nresume with: {resume}",
+            progress.run,
+            crate::output::wire_name(reason)
+        ),
+        None => format!("run {} stopped before its end ({spent})", progress.run),
+    }
+}
+
+/// Watches for Ctrl-C while the runner drives: the first one cancels `cancel` (the runner pauses
+/// the run at the next safe point and says how to resume), the second quits at once, which is
+/// safe too: everything done so far is in the store, and `--resume` continues from there.
+pub fn pause_on_ctrl_c(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return;
+        }
+        cancel.cancel();
+        say("\nswitchyard: pausing the run after the current request (Ctrl-C again to quit now)");
+        if tokio::signal::ctrl_c().await.is_ok() {
+            say("switchyard: quit; the run resumes with `switchyard run --resume <run>`");
+            std::process::exit(130);
+        }
+    });
+}
+
+#[allow(clippy::print_stderr)]
+fn say(line: &str) {
+    eprintln!("{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_read_as_people_write_them() {
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(
+            parse_duration("soon"),
+            Err("`soon` is not a duration: write it like 90s, 30m, 2h or 1h 30m".to_owned())
+        );
+        assert!(parse_duration("0s").unwrap_err().contains("no time at all"));
+        assert!(parse_duration("-5m").is_err());
+    }
+
+    fn ended(ending: Ending) -> Progress {
+        Progress { run: "run_1".into(), ending: Some(ending), ..Progress::default() }
+    }
+
+    fn paused(reason: PauseReason) -> Progress {
+        ended(Ending::Paused { reason, message: "why".into(), resume: "switchyard run --resume run_1".into() })
+    }
+
+    #[test]
+    fn exit_codes_follow_how_the_run_stopped() {
+        let code = |progress: &Progress| outcome(progress).exit_code();
+        assert_eq!(code(&ended(Ending::Finished { status: "completed".into() })), 0);
+        assert_eq!(code(&ended(Ending::Finished { status: "failed".into() })), 1);
+        assert_eq!(code(&paused(PauseReason::LimitReached)), 1);
+        assert_eq!(code(&paused(PauseReason::Stuck)), 1);
+        assert_eq!(code(&paused(PauseReason::NeedsDecision)), 1);
+        assert_eq!(code(&paused(PauseReason::ToolErrors)), 1);
+        assert_eq!(code(&paused(PauseReason::ModelRefused)), 2);
+        assert_eq!(code(&paused(PauseReason::ModelUnavailable)), 2);
+        assert_eq!(code(&paused(PauseReason::Interrupted)), 130);
+        assert_eq!(code(&Progress::default()), 1);
+    }
+
+    #[test]
+    fn a_paused_run_closes_with_how_to_resume() {
+        let text = closing(&paused(PauseReason::LimitReached));
+        assert_eq!(
+            text,
+            "run run_1 paused (limit_reached): why\n(0 turns, 0 tokens)\nresume with: switchyard run --resume run_1"
+        );
+    }
+}
