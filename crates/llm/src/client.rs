@@ -1,19 +1,34 @@
-//! The client: one endpoint (a base URL and an optional key), one request at a time.
+//! The client: one endpoint (a base URL and an optional key), one request at a time, and how a
+//! failed answer is sorted into an [`ErrorKind`] with a message that never holds the key.
 
 use std::fmt;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::error::{Error, ErrorKind};
+use crate::retry;
 use crate::wire::{ChatRequest, ChatResponse};
 
 /// An API key. Its `Debug` never shows it; it leaves the process only in the `Authorization`
-/// header of a request to the endpoint it was given for.
+/// header of a request to the endpoint it was given for, and the client cuts it out of anything
+/// a server sends back before it reaches a message.
 #[derive(Clone)]
 pub struct ApiKey(String);
 
 impl ApiKey {
     pub fn new(key: impl Into<String>) -> Self {
         Self(key.into())
+    }
+
+    /// The key held by the environment variable `variable`; `None` when it is unset or empty.
+    pub fn from_env(variable: &str) -> Option<Self> {
+        std::env::var(variable).ok().filter(|key| !key.trim().is_empty()).map(|key| Self(key.trim().to_owned()))
+    }
+
+    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    pub fn redact(&self, text: &str) -> String {
+        if self.0.is_empty() { text.to_owned() } else { text.replace(&self.0, "<redacted>") }
     }
 }
 
@@ -46,7 +61,7 @@ impl Client {
             kind: ErrorKind::Transport,
             status: None,
             retry_after: None,
-            message: format!("cannot build the HTTP client: {error}"),
+            message: format!("cannot build the HTTP client: {}", error_chain(&error)),
         })?;
         Ok(Self { http, endpoint })
     }
@@ -55,64 +70,196 @@ impl Client {
         &self.endpoint
     }
 
-    /// Sends one request, once: no retry here (the caller decides, see [`ErrorKind::is_retryable`]).
+    /// The URL requests are posted to.
+    pub fn url(&self) -> String {
+        format!("{}/chat/completions", self.endpoint.base_url.trim_end_matches('/'))
+    }
+
+    /// Sends one request, once: no retry here (see [`Client::complete_with_retries`], or decide
+    /// with [`ErrorKind::is_retryable`]).
+    ///
+    /// A tool call the server sent without an id gets `call_<index>` (its place in the message).
     pub async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, Error> {
-        let url = format!("{}/chat/completions", self.endpoint.base_url.trim_end_matches('/'));
+        let url = self.url();
         let mut builder = self.http.post(&url).json(request);
         if let Some(ApiKey(key)) = &self.endpoint.api_key {
             builder = builder.bearer_auth(key);
         }
-        let response = builder.send().await.map_err(|error| transport(&url, &error))?;
+        let response = builder.send().await.map_err(|error| self.transport(&url, &error))?;
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
-        let body = response.bytes().await.map_err(|error| transport(&url, &error))?;
+        let retry_after = retry::retry_after(response.headers(), jiff::Timestamp::now());
+        let body = response.bytes().await.map_err(|error| self.transport(&url, &error))?;
+        let body = self.redact(&String::from_utf8_lossy(&body));
         if !status.is_success() {
-            let kind = match status.as_u16() {
-                401 | 403 => ErrorKind::Unauthorized,
-                404 if mentions_model(&body) => ErrorKind::UnknownModel,
-                429 => ErrorKind::RateLimited,
-                500..=599 => ErrorKind::Server,
-                _ => ErrorKind::Rejected,
-            };
-            return Err(Error {
-                kind,
-                status: Some(status.as_u16()),
-                retry_after,
-                message: format!("{url} answered {status}: {}", excerpt(&body)),
-            });
+            let kind = classify(status.as_u16(), &body);
+            let message = self.explain(kind, &url, status, request, &body);
+            return Err(Error { kind, status: Some(status.as_u16()), retry_after, message });
         }
-        serde_json::from_slice(&body).map_err(|error| Error {
+        let malformed = |reason: String| Error {
             kind: ErrorKind::Malformed,
             status: Some(status.as_u16()),
             retry_after: None,
             message: format!(
-                "{url} answered with something that is not a chat-completions response ({error}): {}",
+                "{url} answered {status} with something that is not a chat-completions response ({reason}): {}; \
+                 check that the base URL points at an OpenAI-compatible server (up to `/v1`)",
                 excerpt(&body)
             ),
-        })
+        };
+        let mut response: ChatResponse =
+            serde_json::from_str(&body).map_err(|error| malformed(self.redact(&error.to_string())))?;
+        if response.choices.is_empty() {
+            return Err(malformed(match server_says(&body) {
+                Some(said) => format!("no choices; the server says: {said}"),
+                None => "no choices".to_owned(),
+            }));
+        }
+        for choice in &mut response.choices {
+            for (index, call) in choice.message.tool_calls.iter_mut().enumerate() {
+                if call.id.is_empty() {
+                    call.id = format!("call_{index}");
+                }
+            }
+        }
+        Ok(response)
+    }
+
+    fn redact(&self, text: &str) -> String {
+        match &self.endpoint.api_key {
+            Some(key) => key.redact(text),
+            None => text.to_owned(),
+        }
+    }
+
+    fn transport(&self, url: &str, error: &reqwest::Error) -> Error {
+        let chain = self.redact(&error_chain(error));
+        if error.is_timeout() {
+            return Error {
+                kind: ErrorKind::Timeout,
+                status: None,
+                retry_after: None,
+                message: format!(
+                    "{url} did not answer within {} s ({chain}); a slow model may need a longer \
+                     `request_timeout_seconds`",
+                    self.endpoint.timeout.as_secs_f64()
+                ),
+            };
+        }
+        Error {
+            kind: ErrorKind::Transport,
+            status: None,
+            retry_after: None,
+            message: format!("cannot reach {url} ({chain}); check that the server runs and the base URL"),
+        }
+    }
+
+    /// What went wrong in words: the server's own explanation, and what to do.
+    fn explain(
+        &self,
+        kind: ErrorKind,
+        url: &str,
+        status: reqwest::StatusCode,
+        request: &ChatRequest,
+        body: &str,
+    ) -> String {
+        let said = server_says(body).unwrap_or_else(|| excerpt(body));
+        let said = if said.is_empty() { "(no body)".to_owned() } else { said };
+        match kind {
+            ErrorKind::Unauthorized if self.endpoint.api_key.is_none() => format!(
+                "{url} answered {status}: {said}; no API key was sent: name the environment variable \
+                 holding it with `api_key_env` (or --api-key-env)"
+            ),
+            ErrorKind::Unauthorized => format!(
+                "{url} refused the API key ({status}): {said}; check the key in the variable named by \
+                 `api_key_env` and that it may use the model `{}`",
+                request.model
+            ),
+            ErrorKind::UnknownModel => format!(
+                "{url} does not know the model `{}` ({status}): {said}; check the model id (`model` in \
+                 `[models.<name>]`, or --model) against the models the server offers",
+                request.model
+            ),
+            ErrorKind::RateLimited => format!("{url} is rate limiting ({status}): {said}"),
+            ErrorKind::Server => format!("{url} failed ({status}): {said}"),
+            ErrorKind::Rejected if status.as_u16() == 404 => format!(
+                "{url} answered {status}: {said}; check the base URL: requests go to \
+                 `<base_url>/chat/completions`, so it usually ends in `/v1`"
+            ),
+            _ => format!("{url} rejected the request ({status}): {said}"),
+        }
     }
 }
 
-fn transport(url: &str, error: &reqwest::Error) -> Error {
-    let kind = if error.is_timeout() { ErrorKind::Timeout } else { ErrorKind::Transport };
-    Error { kind, status: None, retry_after: None, message: format!("{url}: {error}") }
+/// Sorts a failed answer by what a retry can do. How servers say they do not know a model:
+/// OpenAI answers 404 with `"code": "model_not_found"`; vLLM 404 "The model `x` does not exist";
+/// Ollama 404 `model "x" not found`; llama.cpp's and LM Studio's servers and gateways 400 or 404
+/// with "model" and "not found", "does not exist", "unknown", "invalid" or "not a valid" in the
+/// message. A 400 about a model that exists ("this model's maximum context length ...") is not
+/// one of them.
+pub fn classify(status: u16, body: &str) -> ErrorKind {
+    match status {
+        401 | 403 => ErrorKind::Unauthorized,
+        429 => ErrorKind::RateLimited,
+        500..=599 => ErrorKind::Server,
+        400 | 404 | 422 if names_unknown_model(status, body) => ErrorKind::UnknownModel,
+        408 => ErrorKind::Timeout,
+        _ => ErrorKind::Rejected,
+    }
 }
 
-fn mentions_model(body: &[u8]) -> bool {
-    String::from_utf8_lossy(body).to_ascii_lowercase().contains("model")
+fn names_unknown_model(status: u16, body: &str) -> bool {
+    let text = body.to_ascii_lowercase();
+    if text.contains("model_not_found") {
+        return true;
+    }
+    let said = server_says(body).map_or(text, |said| said.to_ascii_lowercase());
+    if !said.contains("model") {
+        return false;
+    }
+    status == 404
+        || [
+            "not found",
+            "does not exist",
+            "not exist",
+            "unknown model",
+            "invalid model",
+            "not a valid",
+            "no such model",
+        ]
+        .iter()
+        .any(|phrase| said.contains(phrase))
+}
+
+/// The explanation a server put in its error body: `error.message`, `error` (a string),
+/// `message` or `detail`, cut to a readable length.
+fn server_says(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let said = [&value["error"]["message"], &value["error"], &value["message"], &value["detail"]]
+        .into_iter()
+        .find_map(Value::as_str)?;
+    Some(excerpt(said))
 }
 
 /// The start of an error body, for a message: servers explain themselves there.
-fn excerpt(body: &[u8]) -> String {
+fn excerpt(text: &str) -> String {
     const MAX: usize = 300;
-    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
     match text.char_indices().nth(MAX) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.into_owned(),
+        None => text.to_owned(),
     }
+}
+
+/// An error and its sources: reqwest's own message ("error sending request") says little alone.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }

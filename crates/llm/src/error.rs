@@ -1,5 +1,7 @@
 //! What can go wrong talking to a model, sorted by what the caller should do about it.
 
+use std::time::Duration;
+
 /// What kind of failure, and so whether a retry can help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -26,16 +28,31 @@ impl ErrorKind {
     pub fn is_retryable(self) -> bool {
         matches!(self, ErrorKind::RateLimited | ErrorKind::Server | ErrorKind::Timeout | ErrorKind::Transport)
     }
+
+    /// A stable code for programs and events (`LLM_UNAUTHORIZED`, ...).
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorKind::Unauthorized => "LLM_UNAUTHORIZED",
+            ErrorKind::UnknownModel => "LLM_UNKNOWN_MODEL",
+            ErrorKind::RateLimited => "LLM_RATE_LIMITED",
+            ErrorKind::Server => "LLM_SERVER_ERROR",
+            ErrorKind::Timeout => "LLM_TIMEOUT",
+            ErrorKind::Transport => "LLM_TRANSPORT",
+            ErrorKind::Rejected => "LLM_REJECTED",
+            ErrorKind::Malformed => "LLM_MALFORMED_RESPONSE",
+        }
+    }
 }
 
 /// A failed request: its kind, the HTTP status when there was one, and a message for a person
-/// that never holds the API key.
+/// (what failed, where, what to do) that never holds the API key, even when the server echoed it.
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     pub kind: ErrorKind,
     pub status: Option<u16>,
-    /// How long the server asked to wait before the next request (`Retry-After`).
-    pub retry_after: Option<std::time::Duration>,
+    /// How long the server asked to wait before the next request (`Retry-After`, given in
+    /// seconds or as an HTTP date).
+    pub retry_after: Option<Duration>,
     pub message: String,
 }

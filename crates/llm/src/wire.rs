@@ -1,6 +1,19 @@
 //! The chat-completions request and response, as hand-written, tolerant serde types.
+//!
+//! What the servers that call themselves OpenAI-compatible send differently, and how it is read:
+//! - `content` null, missing, or a list of parts (`[{"type": "text", "text": ...}]`): `None`, or
+//!   the parts' text joined;
+//! - `tool_calls[].function.arguments` as a JSON object (Ollama) instead of a JSON string: kept as
+//!   its JSON text, so the caller always parses one form;
+//! - `null` where a list, a string or a number is expected (`tool_calls: null`, `id: null`): the
+//!   empty value; a tool call without an id gets one from the client (`call_<index>`);
+//! - a message without a `role`: the assistant's;
+//! - `finish_reason` values other than OpenAI's (`eos`, `tool_call`, ...): kept as sent, and
+//!   sorted by [`Choice::finish`];
+//! - no `usage`, or a `usage` with fields missing: `None`, or zeros;
+//! - fields no type declares, at any level: ignored (kept in `ChatResponse::extra` at the top).
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// Who wrote a message.
@@ -16,16 +29,60 @@ pub enum Role {
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    #[serde(default = "assistant_role", deserialize_with = "role_or_assistant")]
     pub role: Role,
     /// Text; an assistant message that only calls tools may have none (servers send `null`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "text_content")]
     pub content: Option<String>,
     /// The tools an assistant message calls.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub tool_calls: Vec<ToolCall>,
     /// On a tool message: the call it answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+fn assistant_role() -> Role {
+    Role::Assistant
+}
+
+fn role_or_assistant<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Role, D::Error> {
+    Ok(Option::<Role>::deserialize(deserializer)?.unwrap_or(Role::Assistant))
+}
+
+/// A `null` read as the type's empty value, as if the field were missing.
+fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
+}
+
+/// A message's text: a string, `null`, or a list of parts whose text is joined.
+fn text_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Null => None,
+        Value::String(text) => Some(text),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|part| part.as_str().or_else(|| part.get("text").and_then(Value::as_str)))
+                .collect();
+            if texts.is_empty() { None } else { Some(texts.concat()) }
+        }
+        other => Some(other.to_string()),
+    })
+}
+
+/// A tool call's arguments as JSON text: a string as sent, anything else (an object, as Ollama
+/// sends) as its JSON text, `null` as nothing.
+fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Null => String::new(),
+        Value::String(text) => text,
+        other => other.to_string(),
+    })
 }
 
 impl Message {
@@ -51,9 +108,11 @@ impl Message {
 /// A tool call an assistant message makes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
+    /// Empty when the server sent none; [`crate::Client`] fills it in.
+    #[serde(default, deserialize_with = "null_as_default")]
     pub id: String,
     /// Always `function` today; kept as sent.
-    #[serde(rename = "type", default = "function_kind")]
+    #[serde(rename = "type", default = "function_kind", deserialize_with = "function_kind_or_null")]
     pub kind: String,
     pub function: FunctionCall,
 }
@@ -62,12 +121,18 @@ fn function_kind() -> String {
     "function".to_owned()
 }
 
+fn function_kind_or_null<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(deserializer)?.unwrap_or_else(function_kind))
+}
+
 /// The function a tool call names and its arguments, as the JSON text the model wrote (which may
-/// not parse: the runner tells the model so).
+/// not parse: the runner tells the model so). Arguments the server sent as a JSON object are kept
+/// as that object's JSON text (same content, keys possibly reordered); none at all is the empty
+/// string.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionCall {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "arguments_text")]
     pub arguments: String,
 }
 
@@ -116,7 +181,7 @@ pub struct ChatResponse {
     pub id: Option<String>,
     #[serde(default)]
     pub model: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub choices: Vec<Choice>,
     #[serde(default)]
     pub usage: Option<Usage>,
@@ -128,20 +193,69 @@ pub struct ChatResponse {
 /// One choice of a response; the runner asks for one.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Choice {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub index: u32,
     pub message: Message,
     #[serde(default)]
     pub finish_reason: Option<String>,
 }
 
+impl Choice {
+    /// Why the model stopped, sorted across the servers' spellings.
+    pub fn finish(&self) -> Finish {
+        match self.finish_reason.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            Some("stop" | "eos" | "eos_token" | "end_turn" | "stop_sequence") => Finish::Stop,
+            Some("tool_calls" | "tool_call" | "function_call" | "tool_use") => Finish::ToolCalls,
+            Some("length" | "max_tokens" | "model_length") => Finish::Length,
+            Some("content_filter" | "safety") => Finish::ContentFilter,
+            _ => Finish::Other,
+        }
+    }
+}
+
+/// Why the model stopped writing, whatever the server called it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// It finished its answer.
+    Stop,
+    /// It called tools.
+    ToolCalls,
+    /// It ran out of tokens (`max_tokens` or the context window): the answer is cut.
+    Length,
+    /// The server's filter stopped it.
+    ContentFilter,
+    /// No reason given, or one not known here (see `Choice::finish_reason` for the text).
+    Other,
+}
+
 /// The tokens a request used, as the server counted them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub prompt_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub completion_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub total_tokens: u64,
+}
+
+impl Usage {
+    /// The total, or the sum of the parts when the server left the total out.
+    pub fn total(&self) -> u64 {
+        if self.total_tokens == 0 { self.prompt_tokens + self.completion_tokens } else { self.total_tokens }
+    }
+
+    /// What these tokens cost at `price`, in US dollars.
+    pub fn cost(&self, price: &Price) -> f64 {
+        // Token counts stay far below 2^53, where u64 to f64 would round.
+        (self.prompt_tokens as f64 * price.input_per_mtok + self.completion_tokens as f64 * price.output_per_mtok)
+            / 1_000_000.0
+    }
+}
+
+/// A model's price in US dollars per million tokens, for cost estimates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Price {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
 }
