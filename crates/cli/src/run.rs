@@ -8,16 +8,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use switchyard_runner::{PauseReason, RunnerEvent};
-use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_files::{FileHost, HostConfig};
+use switchyard_llm::{ApiKey, Endpoint};
+use switchyard_runner::{Limits, ModelSpec, Models, PauseReason, RunOptions, Runner, RunnerEvent, Target};
+use switchyard_runtime::{Catalog, Config, Overrides, Runtime, StartRequest};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::output::{Failure, Outcome, Printer};
 use crate::run_display::{Ending, Mode, Progress};
 
-/// How many events may wait for the display; the runner waits when it is this far ahead.
-const EVENT_BUFFER: usize = 256;
+/// How long one request to the model may take, from sending to the last byte of the answer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// `switchyard run`'s arguments; `--json` is the global one.
 #[derive(Debug, Args)]
@@ -69,7 +71,7 @@ pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args
     let mode = Mode::choose(printer.json);
     let config = crate::config_command::resolve(overrides)?;
     let runtime = Arc::new(Runtime::open(&config).await?);
-    let (sender, receiver) = mpsc::channel(EVENT_BUFFER);
+    let (sender, receiver) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     pause_on_ctrl_c(cancel.clone());
     let display = tokio::spawn(crate::run_display::show(mode, receiver));
@@ -82,16 +84,123 @@ pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args
     Ok(outcome(&progress))
 }
 
-/// Hands the run to the runner. (Wired to `switchyard_runner` once its loop is merged.)
+/// Hands the run to the runner: the models and options from the flags over the configuration,
+/// the file tools of the file door on the same sandbox, and the run to start or pick up.
 async fn drive(
-    _config: &Config,
-    _runtime: Arc<Runtime>,
-    _project: PathBuf,
-    _args: RunArgs,
-    _events: mpsc::Sender<RunnerEvent>,
-    _cancel: CancellationToken,
+    config: &Config,
+    runtime: Arc<Runtime>,
+    project: PathBuf,
+    args: RunArgs,
+    events: mpsc::UnboundedSender<RunnerEvent>,
+    cancel: CancellationToken,
 ) -> Result<(), Failure> {
-    Err(Failure::environment("the runner's loop is not merged yet"))
+    let target = match &args.resume {
+        Some(run) => Target::Resume(crate::commands::run_id(&runtime, run).await?),
+        None => {
+            let context = match &args.context {
+                Some(text) => crate::commands::json_object("--context", text)?,
+                None => serde_json::Map::new(),
+            };
+            let (workflow, file) = crate::commands::name_or_file(args.workflow.clone(), None);
+            Target::Start(StartRequest {
+                workflow,
+                file,
+                goal: args.goal.clone().unwrap_or_default(),
+                context,
+                workspace: Some(args.workspace.clone().unwrap_or(project)),
+                strict_status: args.strict_status,
+            })
+        }
+    };
+    let models = models(&args, &step_models(config, &runtime, &target).await)?;
+    let options = RunOptions {
+        auto_approve: args.auto_approve,
+        run_limits: Limits { max_turns: args.max_turns, max_tokens: args.max_tokens, max_time: args.max_time },
+        ..RunOptions::default()
+    };
+    let files = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
+    let runner = Runner::new(runtime, files, models, options);
+    runner.drive(target, events, cancel).await.map_err(runner_failure)?;
+    Ok(())
+}
+
+/// The model names the steps of the workflow to drive carry (a seed-004 stage's `model`, a
+/// native step's); empty when the workflow cannot be read here, which `start` then reports.
+async fn step_models(config: &Config, runtime: &Runtime, target: &Target) -> Vec<String> {
+    let workflow = match target {
+        Target::Resume(run) => match runtime.run(&switchyard_runtime::Target::Run(*run)).await {
+            Ok(record) => {
+                runtime.pinned_workflow(record.workflow_hash).await.ok().map(|loaded| loaded.workflow.clone())
+            }
+            Err(_) => None,
+        },
+        Target::Start(request) => {
+            let found = match (&request.workflow, &request.file) {
+                (_, Some(file)) => Catalog::file(file),
+                (Some(name), None) => Catalog::new(config.project_root.as_deref(), &config.home).find(name),
+                (None, None) => return Vec::new(),
+            };
+            found.ok().and_then(|found| found.compiled.workflow)
+        }
+    };
+    let mut names: Vec<String> =
+        workflow.iter().flat_map(|workflow| workflow.steps.iter().filter_map(|step| step.model.clone())).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The models of this drive. `--model` names the model every step works with, whatever model
+/// names the workflow's steps carry (`step_names`): the person chose it for this run, so a
+/// workflow written for other models runs on a local one without editing it.
+fn models(args: &RunArgs, step_names: &[String]) -> Result<Models, Failure> {
+    let Some(model) = &args.model else {
+        return Err(Failure::usage("name the model: --model ID (and --base-url URL of its server)"));
+    };
+    let Some(base_url) = &args.base_url else {
+        return Err(Failure::usage(format!(
+            "no server for the model `{model}`: pass --base-url, like http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama)"
+        )));
+    };
+    let api_key = match &args.api_key_env {
+        Some(variable) => Some(api_key(variable)?),
+        None => None,
+    };
+    let spec = ModelSpec {
+        model_id: model.clone(),
+        endpoint: Endpoint { base_url: base_url.clone(), api_key, timeout: REQUEST_TIMEOUT },
+        temperature: None,
+        max_tokens: None,
+        context_window_tokens: None,
+        price: None,
+    };
+    let mut models = Models::single(model.clone(), spec.clone());
+    models.named = step_names.iter().map(|name| (name.clone(), spec.clone())).collect();
+    Ok(models)
+}
+
+/// The API key from the variable named for it; the message names the variable, never a value.
+fn api_key(variable: &str) -> Result<ApiKey, Failure> {
+    match std::env::var(variable) {
+        Ok(key) if !key.trim().is_empty() => Ok(ApiKey::new(key.trim())),
+        Ok(_) => Err(Failure::environment(format!(
+            "the API key variable {variable} is empty: export {variable}=<your key>, or name another with --api-key-env"
+        ))),
+        Err(_) => Err(Failure::environment(format!(
+            "the API key variable {variable} is not set: export {variable}=<your key>, or name another with --api-key-env"
+        ))),
+    }
+}
+
+/// A runner error as the CLI reports it: an unknown model is a usage error (nothing started).
+fn runner_failure(error: switchyard_runner::Error) -> Failure {
+    match error {
+        switchyard_runner::Error::Runtime(error) => error.into(),
+        error @ switchyard_runner::Error::UnknownModel { .. } => {
+            Failure { code: error.code().to_owned(), ..Failure::usage(error.to_string()) }
+        }
+        error => Failure { code: error.code().to_owned(), ..Failure::environment(error.to_string()) },
+    }
 }
 
 /// A duration as a person writes it: `90s`, `30m`, `2h`, `1h 30m` (or ISO 8601, `PT30M`).
@@ -116,9 +225,11 @@ pub fn outcome(progress: &Progress) -> Outcome {
         Some(Ending::Paused { reason, .. }) => match reason {
             PauseReason::Interrupted => Outcome::Interrupted,
             PauseReason::ModelRefused | PauseReason::ModelUnavailable => Outcome::EnvironmentProblem,
-            PauseReason::LimitReached | PauseReason::Stuck | PauseReason::ToolErrors | PauseReason::NeedsDecision => {
-                Outcome::RuleViolation
-            }
+            PauseReason::LimitReached
+            | PauseReason::Stuck
+            | PauseReason::ToolErrors
+            | PauseReason::NeedsDecision
+            | PauseReason::PausedElsewhere => Outcome::RuleViolation,
         },
     }
 }

@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use switchyard_runner::{PauseReason, RunnerEvent};
+use switchyard_runner::{PauseReason, RunSummary, RunnerEvent};
 use tokio::sync::mpsc;
 
 /// How the display redraws on its own, so the elapsed time moves while the model thinks.
@@ -67,6 +67,8 @@ pub struct Progress {
     /// What the run waits on, while it waits for a person: the step, the kind, what to type.
     pub waiting: Option<(String, String, String)>,
     pub ending: Option<Ending>,
+    /// What this drive did, as the runner summed it up before its last event.
+    pub summary: Option<RunSummary>,
 }
 
 impl Progress {
@@ -116,6 +118,7 @@ impl Progress {
                 self.cost_usd = *cost_usd;
                 self.ending = Some(Ending::Finished { status: status.clone() });
             }
+            RunnerEvent::Summary(summary) => self.summary = Some(summary.clone()),
             RunnerEvent::StepBlocked { .. } | RunnerEvent::StepCompleted { .. } | RunnerEvent::Retrying { .. } => {}
         }
     }
@@ -199,6 +202,7 @@ pub fn plain_line(event: &RunnerEvent) -> String {
         RunnerEvent::Paused { reason, message, resume } => {
             format!("paused ({}): {message}; resume with: {resume}", crate::output::wire_name(reason))
         }
+        RunnerEvent::Summary(summary) => summary_line(summary),
         RunnerEvent::Finished { status, turns, prompt_tokens, completion_tokens, cost_usd } => {
             let cost = cost_usd.map(|cost| format!(", {}", dollars(cost))).unwrap_or_default();
             format!("finished ({status}): {turns} turns, {prompt_tokens} tokens in, {completion_tokens} out{cost}")
@@ -206,23 +210,47 @@ pub fn plain_line(event: &RunnerEvent) -> String {
     }
 }
 
+/// What one drive did, in a line: its tool calls and how they went, the steps it completed, and
+/// where the time went.
+pub fn summary_line(summary: &RunSummary) -> String {
+    format!(
+        "this drive: {} turns, {} tool calls ({} refused, {} security violations, {} ms in tools), {} blocked reports, {} steps completed, {}",
+        summary.turns,
+        summary.tool_calls,
+        summary.tool_errors,
+        summary.violations,
+        summary.tool_call_ms,
+        summary.blocked_attempts,
+        summary.steps_completed,
+        elapsed(summary.elapsed_ms)
+    )
+}
+
+/// `1h 02m 03s`, `4m 05s`, `6.0 s`: a drive's length.
+pub fn elapsed(milliseconds: u64) -> String {
+    let total = milliseconds / 1000;
+    let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60);
+    match (hours, minutes) {
+        (0, 0) => seconds(milliseconds),
+        (0, _) => format!("{minutes}m {secs:02}s"),
+        _ => format!("{hours}h {minutes:02}m {secs:02}s"),
+    }
+}
+
 /// The block the live display prints when the run waits for a person: which step, who decides,
 /// and what to type, from any terminal.
-pub fn waiting_block(run: &str, step: &str, kind: &str, how: &str) -> String {
+pub fn waiting_block(step: &str, kind: &str, how: &str) -> String {
     let who = match kind {
         "gate" => "a person must approve its result",
         _ => "a person must decide how the run goes on",
     };
-    let mut block = format!("\n  ⏸  {step} waits ({kind}): {who}.\n     {how}\n");
-    if kind == "gate" && !run.is_empty() {
-        block.push_str(&format!("     or send it back: switchyard reject {run} --reason \"…\"\n"));
-    }
-    block.push_str("     from any terminal; this one goes on by itself when it is decided.\n");
-    block
+    format!(
+        "\n  ⏸  {step} waits ({kind}): {who}.\n     {how}\n     from any terminal; this one goes on by itself once it is decided.\n"
+    )
 }
 
 /// Draws events as they come until the runner drops its sender; returns what it learned.
-pub async fn show(mode: Mode, mut events: mpsc::Receiver<RunnerEvent>) -> Progress {
+pub async fn show(mode: Mode, mut events: mpsc::UnboundedReceiver<RunnerEvent>) -> Progress {
     let mut progress = Progress::default();
     let bar = match mode {
         Mode::Terminal => Some(live_bar()),
@@ -258,7 +286,7 @@ fn draw(bar: &ProgressBar, progress: &Progress, event: &RunnerEvent) {
     bar.set_prefix(progress.where_line());
     bar.set_message(progress.work_line());
     match event {
-        RunnerEvent::WaitingForHuman { step, kind, how } => bar.println(waiting_block(&progress.run, step, kind, how)),
+        RunnerEvent::WaitingForHuman { step, kind, how } => bar.println(waiting_block(step, kind, how)),
         RunnerEvent::RunStarted { .. }
         | RunnerEvent::StepStarted { .. }
         | RunnerEvent::StepBlocked { .. }
@@ -269,6 +297,7 @@ fn draw(bar: &ProgressBar, progress: &Progress, event: &RunnerEvent) {
         // status lines.
         RunnerEvent::Turn { .. }
         | RunnerEvent::ToolCalled { .. }
+        | RunnerEvent::Summary(_)
         | RunnerEvent::Paused { .. }
         | RunnerEvent::Finished { .. } => {}
     }
@@ -424,11 +453,11 @@ mod tests {
 
     #[test]
     fn a_waiting_gate_says_who_approves_and_how_from_any_terminal() {
-        let block = waiting_block("run_1", "review", "gate", "switchyard approve run_1");
-        assert!(block.contains("review waits (gate): a person must approve its result."), "{block}");
-        assert!(block.contains("switchyard approve run_1"), "{block}");
-        assert!(block.contains("switchyard reject run_1 --reason"), "{block}");
-        assert!(block.contains("from any terminal"), "{block}");
+        let how = "switchyard approve run_1   (or: switchyard reject run_1 --reason \"…\")";
+        assert_eq!(
+            waiting_block("review", "gate", how),
+            "\n  ⏸  review waits (gate): a person must approve its result.\n     switchyard approve run_1   (or: switchyard reject run_1 --reason \"…\")\n     from any terminal; this one goes on by itself once it is decided.\n"
+        );
     }
 
     #[test]
@@ -453,5 +482,6 @@ mod tests {
     fn large_counts_read_at_a_glance() {
         assert_eq!([tokens(999), tokens(12_345), tokens(2_500_000)], ["999", "12.3k", "2.5M"]);
         assert_eq!(cut("write_file a/very/long/path", 10), "write_file…");
+        assert_eq!([elapsed(6_000), elapsed(245_000), elapsed(3_723_000)], ["6.0 s", "4m 05s", "1h 02m 03s"]);
     }
 }
