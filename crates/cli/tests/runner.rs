@@ -112,12 +112,12 @@ fn last_choice(request: &RecordedRequest) -> Option<String> {
     labels.split(", ").last().map(str::to_owned)
 }
 
-/// A model that completes whatever step it is given, at once: notes naming the step, and the
-/// last choice where the step needs one.
+/// A model that completes whatever step it is given, at once: notes naming the step (and saying
+/// hello, which the greeting's check wants), and the last choice where the step needs one.
 fn complete_any_step(request: &RecordedRequest) -> Reply {
     let step = step_of(request);
     let mut arguments =
-        json!({ "notes": format!("## {step}\n\nDone: the work of step {step} is finished and checked.") });
+        json!({ "notes": format!("## {step}\n\nhello: the work of step {step} is finished and checked.") });
     if let Some(choice) = last_choice(request) {
         arguments["choice"] = json!(choice);
     }
@@ -196,3 +196,150 @@ fn the_builtin_dev_cycle_is_driven_to_completion_with_gates_auto_approved() {
         assert_no_secret(&request.body_text, &run);
     }
 }
+
+#[test]
+fn a_gate_is_approved_from_a_second_process_while_run_waits() {
+    let bench = Bench::new();
+    bench.server.otherwise(complete_any_step);
+    let mut child = bench.spawn(&["dev-cycle", "--goal", "add a --verbose flag"]);
+    let mut lines = lines_of(&mut child);
+    let mut seen = read_until(&mut lines, "waiting_for_human");
+    let run = support::string(&seen[0]["run"]);
+    for gate in ["plan", "review"] {
+        let waiting = seen.last().unwrap();
+        assert_eq!((&waiting["step"], &waiting["kind"]), (&json!(gate), &json!("gate")), "{seen:#?}");
+        let how = support::string(&waiting["how"]);
+        assert!(how.starts_with(&format!("switchyard approve {run}")), "{how}");
+        bench.sandbox.run(&["approve", &run]).ok();
+        let decided = read_until(&mut lines, "human_decided");
+        assert_eq!(decided.last().unwrap()["decision"], "approved");
+        if gate == "plan" {
+            seen = read_until(&mut lines, "waiting_for_human");
+        }
+    }
+    let rest = read_until(&mut lines, "finished");
+    assert_eq!(rest.last().unwrap()["status"], "completed");
+    let status = child.wait().expect("switchyard run ends");
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["plan", "implement", "review"]);
+    assert_eq!(bench.sandbox.count_events(&run, "gate_decided"), 2);
+}
+
+#[test]
+fn a_rate_limit_is_waited_out_as_retry_after_says_and_the_run_goes_on() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push(Reply::error(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "1"));
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
+    driven.expect(0);
+    let retrying = driven.named("retrying");
+    assert_eq!(retrying.len(), 1, "{:#?}", driven.events);
+    assert!(retrying[0]["delay_ms"].as_u64().unwrap() >= 1000, "{:#?}", retrying[0]);
+    let requests = bench.server.requests();
+    assert!(requests[1].arrived.duration_since(requests[0].arrived) >= Duration::from_secs(1), "Retry-After honoured");
+    assert_eq!(driven.last()["status"], "completed");
+}
+
+#[test]
+fn a_server_failing_past_the_retries_pauses_the_run_and_resume_finishes_it() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push_all((0..6).map(|_| Reply::error(500, json!({"error": {"message": "overloaded"}}))));
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
+    driven.expect(2);
+    assert_eq!(driven.named("retrying").len(), 5, "{:#?}", driven.events);
+    let paused = driven.last();
+    assert_eq!((&paused["event"], &paused["reason"]), (&json!("paused"), &json!("model_unavailable")), "{paused:#}");
+    let run = driven.run_id();
+    assert_eq!(paused["resume"], format!("switchyard run --resume {run}"));
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+    assert_eq!(bench.server.remaining(), 0);
+
+    bench.server.otherwise(complete_any_step);
+    let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
+    resumed.expect(0);
+    assert_eq!(resumed.named("run_started")[0]["resumed"], true);
+    assert_eq!(resumed.last()["status"], "completed");
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
+
+#[test]
+fn a_refused_key_stops_at_once_leaves_the_run_paused_and_is_never_shown() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push(Reply::error(401, json!({"error": {"message": "invalid api key"}})));
+    let driven = bench.run(&["greeting", "--goal", "greet"]);
+    driven.expect(2);
+    assert!(driven.named("retrying").is_empty(), "no retry on 401: {:#?}", driven.events);
+    assert_eq!(driven.last()["reason"], "model_refused", "{:#?}", driven.events);
+    assert_eq!(bench.server.requests().len(), 1);
+    let run = driven.run_id();
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+    assert!(!driven.ran.stdout.contains(KEY) && !driven.ran.stderr.contains(KEY), "the key was printed");
+    for file in ["switchyard.sqlite3", "switchyard.sqlite3-wal"] {
+        if let Ok(bytes) = std::fs::read(bench.sandbox.home.path().join(file)) {
+            assert!(!String::from_utf8_lossy(&bytes).contains(KEY), "the key is in the store file {file}");
+        }
+    }
+}
+
+#[test]
+fn a_missing_key_variable_stops_before_anything_starts() {
+    let bench = Bench::new();
+    let ran = ran(&bench.command(&["dev-cycle", "--goal", "g"]).env_remove(KEY_VARIABLE).output().unwrap());
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(ran.stderr.contains(&format!("the API key variable {KEY_VARIABLE} is not set")), "{}", ran.stderr);
+    assert_eq!(bench.server.requests().len(), 0);
+    assert!(bench.sandbox.run(&["sessions"]).ok().as_array().unwrap().is_empty(), "no run was started");
+}
+
+#[test]
+fn a_runner_killed_mid_step_resumes_without_repeating_a_completed_step() {
+    let bench = Bench::new();
+    // The plan is completed; the answer to the implement step's first request never comes in
+    // time: the runner is killed while it waits for it.
+    bench.server.push(Reply::computed(complete_any_step));
+    bench.server.push(Reply::text("too late").delayed(Duration::from_secs(600)));
+    let mut child = bench.spawn(&["dev-cycle", "--goal", "add a --verbose flag", "--auto-approve"]);
+    let requests = bench.server.wait_for_requests(2, BOUND);
+    assert_eq!(step_of(&requests[1]), "implement");
+    child.kill().expect("SIGKILL reaches switchyard run");
+    child.wait().unwrap();
+    let run = support::string(&bench.sandbox.run(&["sessions"]).ok()[0]["run"]);
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["plan"]);
+
+    bench.server.otherwise(complete_any_step);
+    let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
+    resumed.expect(0);
+    let started: Vec<&Value> = resumed.named("step_started").into_iter().map(|event| &event["step"]).collect();
+    assert_eq!(started, ["implement", "review"], "the plan is not worked again");
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["plan", "implement", "review"]);
+    assert_eq!(bench.sandbox.run(&["verify"]).ok()["problems"], json!([]));
+}
+
+#[test]
+fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.otherwise(|request| match request.messages().len() {
+        // The first turn of a drive lists files; any later one completes the step.
+        1 => Reply::tool_call("list_files", json!({"path": "{project-root}"})),
+        _ => complete_any_step(request),
+    });
+    let driven = bench.run(&["greeting", "--goal", "greet", "--max-turns", "1"]);
+    driven.expect(1);
+    assert_eq!(driven.named("turn").len(), 1);
+    assert_eq!(driven.last()["reason"], "limit_reached", "{:#?}", driven.events);
+    let run = driven.run_id();
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+    assert!(reported_steps(&bench.sandbox, &run).is_empty());
+
+    let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
+    resumed.expect(0);
+    assert_eq!(resumed.last()["status"], "completed", "{:#?}", resumed.events);
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
+
+/// A small workflow with a check that blocks a careless report, then a gate.
+const GREETING: &str = include_str!("support/greeting.yaml");
