@@ -86,6 +86,47 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # Replans of a run before a human decides.
 #max_replan_attempts = 2
 
+[runner]
+# Defaults for `switchyard run`, which drives a workflow with a model; its flags win over these.
+# The model to use: a name of a [models.<name>] table below, or else a model id sent to base_url.
+# model = "local"
+# The server for models whose table names none, up to /v1.
+# base_url = "http://localhost:11434/v1"
+# The NAME of the environment variable holding the API key (never the key itself: a key
+# written in this file is refused). None: no key is sent, as local servers want.
+# api_key_env = "OPENAI_API_KEY"
+# Limits per run; reaching one pauses the run, and `switchyard run --resume` goes on.
+#max_turns = 200
+#max_tokens = 2000000
+#max_time_seconds = 14400
+# Seconds one model request may take.
+#request_timeout_seconds = 300
+# Retries of a request that failed with 429, 5xx, a timeout or a broken connection.
+#max_retries = 6
+# A stuck model pauses the run: the same tool call this many times in a row, or this many turns
+# without a file change, a checkpoint or a completed step.
+#stuck_repeats = 3
+#stuck_turns = 12
+# Tool errors in a row (bad arguments, an unknown tool, text instead of a call) before a pause.
+#max_tool_errors = 5
+# Whether the runner approves human gates itself (and records that it did).
+#auto_approve = false
+
+# Named models, one table each: [models.<name>], the name yours. No model by default.
+# [models.<name>]
+# base_url = "https://api.openai.com/v1"
+# The model id sent to the server. Default: the table's name.
+# model = "gpt-4.1"
+# api_key_env = "OPENAI_API_KEY"
+# temperature = 0.2
+# The most tokens one answer may have.
+# max_tokens = 4096
+# The tokens the model can read; the runner trims a conversation to fit.
+# context_window = 128000
+# US dollars per million tokens, for cost estimates.
+# input_price_per_mtok = 2.0
+# output_price_per_mtok = 8.0
+
 [validate]
 # What `switchyard validate` checks besides workflows. Globs and folders are relative to the
 # project root. No rules by default.

@@ -85,11 +85,19 @@ impl Client {
         if let Some(ApiKey(key)) = &self.endpoint.api_key {
             builder = builder.bearer_auth(key);
         }
+        let started = std::time::Instant::now();
         let response = builder.send().await.map_err(|error| self.transport(&url, &error))?;
         let status = response.status();
         let retry_after = retry::retry_after(response.headers(), jiff::Timestamp::now());
         let body = response.bytes().await.map_err(|error| self.transport(&url, &error))?;
         let body = self.redact(&String::from_utf8_lossy(&body));
+        tracing::debug!(
+            model = %request.model,
+            status = status.as_u16(),
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            bytes = body.len(),
+            "model answered"
+        );
         if !status.is_success() {
             let kind = classify(status.as_u16(), &body);
             let message = self.explain(kind, &url, status, request, &body);

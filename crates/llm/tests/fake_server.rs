@@ -41,9 +41,13 @@ fn plays_the_script_in_order_and_records_every_request() {
     assert_eq!(second["choices"][0]["message"]["content"], "done");
     assert_eq!(second["usage"]["total_tokens"], 10);
     assert_eq!(server.remaining(), 0);
+    server.push(Reply::raw_tool_call("write_file", "{\"path\": "));
+    let (_, third) = post(&server, &json!({"model": "m3", "messages": []}));
+    assert_eq!(third["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"], "{\"path\": ");
+    assert_eq!(third["choices"][0]["message"]["tool_calls"][0]["id"], "call_3_0");
 
     let requests = server.requests();
-    assert_eq!(requests.len(), 2);
+    assert_eq!(requests.len(), 3);
     assert_eq!(requests[0].method, "POST");
     assert_eq!(requests[0].path, "/v1/chat/completions");
     assert_eq!(requests[0].header("X-Test"), Some("yes"));

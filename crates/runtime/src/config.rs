@@ -25,9 +25,15 @@
 //! [`check_allowed_origins`]), the same checks `serve` runs on its flags. Its resource bounds
 //! ([`ServeLimits`]) are read here and given their defaults by `serve`. Secrets never reach a
 //! `Debug` output or a message.
+//!
+//! `[runner]` and the named tables `[models.<name>]` are what `switchyard run` drives a model
+//! with; [`Config::run_model`] and [`Config::named_model`] resolve a model ([`runner`]). A
+//! `[models.<name>]` table merges key by key across the files like a section; its keys have no
+//! environment variables.
 
 pub mod keys;
 mod layer;
+pub mod runner;
 pub mod settings;
 
 use std::collections::BTreeMap;
@@ -43,6 +49,7 @@ use switchyard_core::workflow::Limits;
 
 use self::layer::Layer;
 pub use self::layer::{Environment, Origin};
+pub use self::runner::{ModelConfig, ModelFlags, ModelPrice, ResolvedModel, RunnerConfig};
 use crate::error::Error;
 
 /// The file name of the store inside the home folder.
@@ -75,6 +82,10 @@ pub struct Config {
     pub execution: ExecutionConfig,
     /// `[validate]`: what `switchyard validate` checks besides workflows.
     pub validate: ValidateConfig,
+    /// `[runner]`: defaults of `switchyard run`.
+    pub runner: RunnerConfig,
+    /// `[models.<name>]`: the named models, by name.
+    pub models: BTreeMap<String, ModelConfig>,
     /// Where each value set by someone came from, by `home` or `section.name`; read it through
     /// [`Config::origin`].
     pub origins: BTreeMap<String, Origin>,
@@ -521,7 +532,9 @@ impl Config {
         let mut serve = ServeConfig::default();
         let (mut min_confidence, mut max_revision_attempts, mut max_replan_attempts) = (None, None, None);
         let mut validate = ValidateConfig::default();
-        for layer in layers {
+        let mut runner_layers = Vec::new();
+        let mut models: BTreeMap<String, ModelConfig> = BTreeMap::new();
+        for mut layer in layers {
             let read = &layer.config;
             store_path = store_path.or_else(|| read.store.path.clone().map(|path| layer.path(path)));
             output_root = output_root.or_else(|| read.runs.output_root.clone().map(|path| layer.path(path)));
@@ -558,6 +571,13 @@ impl Config {
             max_replan_attempts = max_replan_attempts.or(read.execution.max_replan_attempts);
             validate.prompts = validate.prompts.or_else(|| read.validate.prompts.clone());
             validate.mirrors = validate.mirrors.or_else(|| read.validate.mirrors.clone());
+            read.runner.check(|dotted| layer.at(dotted))?;
+            for (name, model) in &read.models {
+                runner::check_model(name, model, |dotted| layer.at(dotted))?;
+                let merged = models.remove(name).unwrap_or_default().or(model);
+                models.insert(name.clone(), merged);
+            }
+            runner_layers.push(std::mem::take(&mut layer.config.runner));
             for (key, origin) in layer.origins {
                 origins.entry(key).or_insert(origin);
             }
@@ -568,6 +588,8 @@ impl Config {
             max_replan_attempts: max_replan_attempts.unwrap_or(execution_defaults.max_replan_attempts),
         };
         let audit = AuditConfig { min_confidence: min_confidence.unwrap_or(AuditConfig::default().min_confidence) };
+        // The farthest layer first, so each nearer one overrides what it sets.
+        let runner = runner_layers.iter().rev().fold(RunnerConfig::default(), |farther, nearer| nearer.over(farther));
         if overrides.store.is_some() {
             origins.insert("store.path".to_owned(), Origin::Flag("--store"));
         }
@@ -586,6 +608,8 @@ impl Config {
             audit,
             execution,
             validate,
+            runner,
+            models,
             origins,
         })
     }

@@ -64,6 +64,23 @@ pub enum Error {
     /// names where and how to fix it. Doors add which command it stopped.
     #[error("{0}")]
     Config(String),
+    /// A model name that no `[models.<name>]` table defines (a step's `model`, `--model`,
+    /// `[runner] model`).
+    #[error(
+        "no model named `{name}` in the configuration; {}{}",
+        match configured.as_slice() {
+            [] => "no model is configured: add a [models.<name>] table to switchyard.toml (docs/configuration.md)".to_owned(),
+            names => format!("the configured models are {} (`switchyard config` shows them)", names.join(", ")),
+        },
+        if *id_allowed { format!("; or pass --base-url to send `{name}` to a server as a model id") } else { String::new() }
+    )]
+    UnknownModel { name: String, configured: Vec<String>, id_allowed: bool },
+    /// The environment variable a model's key is read from is not set. Names the variable, never
+    /// a value.
+    #[error(
+        "the model {model} reads its API key from the environment variable {variable}, which is not set (or empty): export {variable}=<your key> in the shell that runs switchyard, or name another variable with `api_key_env` (or --api-key-env)"
+    )]
+    MissingApiKey { model: String, variable: String },
 }
 
 /// Which call was made twice with different content.
@@ -140,6 +157,8 @@ impl Error {
             Self::InvalidInput(_) => "INVALID_INPUT",
             Self::Environment(_) => "ENVIRONMENT",
             Self::Config(_) => "CONFIG_INVALID",
+            Self::UnknownModel { .. } => "MODEL_UNKNOWN",
+            Self::MissingApiKey { .. } => "API_KEY_MISSING",
         }
     }
 

@@ -20,6 +20,8 @@
 //!     arguments given as JSON and sent as the JSON text OpenAI sends (`finish_reason:
 //!     "tool_calls"`); tool call ids the script leaves out are filled as `call_<request>_<index>`
 //!     (request counted from 1, index from 0), so they are unique and repeatable;
+//!   - [`Reply::raw_tool_call`]: a tool call whose arguments are sent as the text given, JSON or
+//!     not (a model's malformed arguments);
 //!   - [`Reply::json`]: any body, sent exactly as given (a server family's quirks);
 //!   - [`Reply::error`] (JSON body) and [`Reply::error_text`] (text body): an HTTP error;
 //!   - [`Reply::computed`]: a closure given the [`RecordedRequest`] that returns the reply, to
@@ -33,7 +35,9 @@
 //! - [`FakeLlm::requests()`] returns every request so far as [`RecordedRequest`]s (method, path,
 //!   headers with lower-case names, body as JSON and as text, arrival [`Instant`]);
 //!   [`FakeLlm::wait_for_requests`] blocks until a number of requests has arrived (with a
-//!   generous bound, then panics), for a test that acts while a client is mid-conversation.
+//!   generous bound, then panics), for a test that acts while a client is mid-conversation
+//!   (a reply [`Reply::delayed`] by a minute keeps a client waiting while the test, say, kills
+//!   it; the server answers other requests meanwhile).
 //! - [`FakeLlm::remaining()`] is how many scripted replies are left: a test ends with
 //!   `assert_eq!(server.remaining(), 0)` to check the client used all of them.
 //!
@@ -183,6 +187,16 @@ impl Reply {
             .collect();
         Self::new(Content::Completion(completion(
             &json!({"role": "assistant", "content": null, "tool_calls": calls}),
+            "tool_calls",
+        )))
+    }
+
+    /// A completion calling `name` with `arguments` sent exactly as this text, which need not be
+    /// JSON: a model's malformed arguments.
+    pub fn raw_tool_call(name: &str, arguments: &str) -> Self {
+        let call = json!({"type": "function", "function": {"name": name, "arguments": arguments}});
+        Self::new(Content::Completion(completion(
+            &json!({"role": "assistant", "content": null, "tool_calls": [call]}),
             "tool_calls",
         )))
     }

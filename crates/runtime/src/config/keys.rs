@@ -1,5 +1,9 @@
 //! Every key `switchyard.toml` knows, once: its section, what its value is, its environment
 //! variable; and the walk that refuses any other key, naming where it is and the closest known one.
+//!
+//! A section may be a family of named tables, such as `[models.<name>]`: its keys are declared
+//! once under the pattern (`models.<name>`), each table of the family is checked against them,
+//! and they have no environment variables (a variable cannot name the table).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -33,10 +37,14 @@ pub enum Kind {
 /// One key of `switchyard.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
+    /// The section (`serve`), or the pattern of a family of named tables (`models.<name>`).
     pub section: &'static str,
     pub name: &'static str,
     pub kind: Kind,
 }
+
+/// What stands for the table's own name in a family's pattern (`models.<name>`).
+pub const NAME_PLACEHOLDER: &str = "<name>";
 
 impl Key {
     /// `section.name`, the key's name in `switchyard config`.
@@ -44,11 +52,17 @@ impl Key {
         format!("{}.{}", self.section, self.name)
     }
 
+    /// The family this key belongs to (`models` for `models.<name>`), if its section is a family
+    /// of named tables.
+    pub fn family(&self) -> Option<&'static str> {
+        self.section.strip_suffix(NAME_PLACEHOLDER)?.strip_suffix('.')
+    }
+
     /// `SWITCHYARD_<SECTION>_<KEY>`, upper-case, the section not repeated when the key already
     /// starts with it (`[audit] audit_min_confidence` is `SWITCHYARD_AUDIT_MIN_CONFIDENCE`);
     /// `None` for a list of tables, which no variable can hold.
     pub fn variable(&self) -> Option<String> {
-        if self.kind == Kind::Tables {
+        if self.kind == Kind::Tables || self.family().is_some() {
             return None;
         }
         let prefix = format!("{}_", self.section);
@@ -82,6 +96,26 @@ pub const KEYS: &[Key] = &[
     key("audit", "audit_min_confidence", Kind::Float),
     key("execution", "max_revision_attempts", Kind::Integer),
     key("execution", "max_replan_attempts", Kind::Integer),
+    key("runner", "model", Kind::Text),
+    key("runner", "base_url", Kind::Text),
+    key("runner", "api_key_env", Kind::Text),
+    key("runner", "max_turns", Kind::Integer),
+    key("runner", "max_tokens", Kind::Integer),
+    key("runner", "max_time_seconds", Kind::Integer),
+    key("runner", "request_timeout_seconds", Kind::Integer),
+    key("runner", "max_retries", Kind::Integer),
+    key("runner", "stuck_repeats", Kind::Integer),
+    key("runner", "stuck_turns", Kind::Integer),
+    key("runner", "max_tool_errors", Kind::Integer),
+    key("runner", "auto_approve", Kind::Boolean),
+    key("models.<name>", "base_url", Kind::Text),
+    key("models.<name>", "model", Kind::Text),
+    key("models.<name>", "api_key_env", Kind::Text),
+    key("models.<name>", "temperature", Kind::Float),
+    key("models.<name>", "max_tokens", Kind::Integer),
+    key("models.<name>", "context_window", Kind::Integer),
+    key("models.<name>", "input_price_per_mtok", Kind::Float),
+    key("models.<name>", "output_price_per_mtok", Kind::Float),
     key("validate", "prompts", Kind::Tables),
     key("validate", "mirrors", Kind::Tables),
 ];
@@ -122,7 +156,7 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
             let fix = match switchyard_core::suggest::closest(section_name, names)
                 .and_then(|name| KEYS.iter().find(|key| key.name == name))
             {
-                Some(key) => format!("did you mean `{}` under [{}]?", key.name, key.section),
+                Some(key) => format!("did you mean `{}` under [{}]?", key.name, shown(key.section)),
                 None => "every key belongs to a section such as [serve]".to_owned(),
             };
             let at = position(text, spanned_name.span().start);
@@ -130,16 +164,20 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
         }
         if !sections.contains(&section_name) {
             let fix = match switchyard_core::suggest::closest(section_name, sections.iter().copied()) {
-                Some(known) => format!("did you mean [{known}]?"),
+                Some(known) => format!("did you mean [{}]?", shown(known)),
                 None => format!(
                     "the sections are {}",
-                    sections.iter().map(|name| format!("[{name}]")).collect::<Vec<_>>().join(", ")
+                    sections.iter().map(|name| format!("[{}]", shown(name))).collect::<Vec<_>>().join(", ")
                 ),
             };
             let at = position(text, spanned_name.span().start);
             return Err(located(file, at, &format!("unknown section [{section_name}]; {fix}")));
         }
         let DeValue::Table(table) = section.get_ref() else { continue };
+        if let Some(pattern) = KEYS.iter().find(|key| key.family() == Some(section_name)).map(|key| key.section) {
+            check_family(file, text, section_name, pattern, table, &mut positions)?;
+            continue;
+        }
         let names: Vec<&str> = KEYS.iter().filter(|key| key.section == section_name).map(|key| key.name).collect();
         for (name, value) in table {
             let at = position(text, name.span().start);
@@ -157,11 +195,49 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
     Ok(positions)
 }
 
-/// The sections, in the order of [`KEYS`].
+/// The sections, in the order of [`KEYS`]; a family of named tables by its own name (`models`).
 pub fn section_names() -> Vec<&'static str> {
-    let mut sections: Vec<&str> = KEYS.iter().map(|key| key.section).collect();
+    let mut sections: Vec<&str> = KEYS.iter().map(|key| key.family().unwrap_or(key.section)).collect();
     sections.dedup();
     sections
+}
+
+/// A section as messages name it: a family of named tables with its pattern (`models.<name>`).
+fn shown(section: &str) -> &str {
+    KEYS.iter().find(|key| key.section == section || key.family() == Some(section)).map_or(section, |key| key.section)
+}
+
+/// Checks each table of a family (`[models.local]`, `[models.hosted]`) against the family's keys
+/// (`pattern`, `models.<name>`), and says where each key is written (`models.local.base_url`).
+fn check_family(
+    file: &Path,
+    text: &str,
+    family: &str,
+    pattern: &str,
+    tables: &DeTable<'_>,
+    positions: &mut Positions,
+) -> Result<(), Error> {
+    let names: Vec<&str> = KEYS.iter().filter(|key| key.section == pattern).map(|key| key.name).collect();
+    for (table_name, value) in tables {
+        let table_name: &str = table_name.get_ref();
+        let DeValue::Table(table) = value.get_ref() else {
+            let at = position(text, value.span().start);
+            return Err(located(
+                file,
+                at,
+                &format!(
+                    "`{table_name}` in [{family}] is not a table: each entry is a table of its own, [{family}.{table_name}], with the keys {}",
+                    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        };
+        for (name, _) in table {
+            let at = position(text, name.span().start);
+            check_name(file, at, name.get_ref().as_ref(), &names, &format!("[{family}.{table_name}]"))?;
+            positions.insert(format!("{family}.{table_name}.{}", name.get_ref()), at);
+        }
+    }
+    Ok(())
 }
 
 /// Checks the keys of each table of a list of tables (and, for prompts, of their `fields`).
@@ -190,6 +266,17 @@ fn check_name(file: &Path, at: (usize, usize), name: &str, known: &[&str], label
     if known.contains(&name) {
         return Ok(());
     }
+    if known.contains(&"api_key_env") && names_a_secret(name) {
+        return Err(located(
+            file,
+            at,
+            &format!(
+                "`{name}` in {label}: switchyard never reads an API key from a file, where it would end up in a \
+                 repository or a backup; remove the line, put the key in an environment variable, and name the \
+                 variable with `api_key_env = \"OPENAI_API_KEY\"` (or --api-key-env)"
+            ),
+        ));
+    }
     let fix = match switchyard_core::suggest::closest(name, known.iter().copied()) {
         Some(closest) => format!("did you mean `{closest}`?"),
         None => format!(
@@ -198,6 +285,12 @@ fn check_name(file: &Path, at: (usize, usize), name: &str, known: &[&str], label
         ),
     };
     Err(located(file, at, &format!("unknown key `{name}` in {label}; {fix}")))
+}
+
+/// Whether a key's name says it holds a secret itself (`api_key`, `token`), not where one is.
+fn names_a_secret(name: &str) -> bool {
+    let plain: String = name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    ["apikey", "key", "token", "apitoken", "secret", "password", "bearer", "authorization"].contains(&plain.as_str())
 }
 
 /// `file:line:column: message`, the shape of every located configuration error.

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::keys::{self, KEYS, Kind, Positions, STORE_VARIABLE};
+use super::runner::{ModelConfig, RunnerSection};
 use super::{MirrorPair, PromptRules, ServeLimits};
 use crate::error::Error;
 
@@ -139,6 +140,15 @@ impl Layer {
         }
     }
 
+    /// Where `section.name` is set in this layer, for messages: `file:line:column`, or the
+    /// variable.
+    pub(super) fn at(&self, dotted: &str) -> String {
+        match self.origins.get(dotted) {
+            Some(Origin::File { path, line, column }) => format!("{}:{line}:{column}", path.display()),
+            _ => self.named(dotted),
+        }
+    }
+
     /// Who set `section.name` in this layer, for messages: the file, or the variable.
     pub(super) fn named(&self, dotted: &str) -> String {
         match (&self.file, self.origins.get(dotted)) {
@@ -209,7 +219,7 @@ fn key_on_line(positions: &Positions, line: usize) -> String {
     positions
         .iter()
         .find(|(_, (key_line, _))| *key_line == line)
-        .and_then(|(dotted, _)| dotted.split_once('.'))
+        .and_then(|(dotted, _)| dotted.rsplit_once('.'))
         .map_or_else(String::new, |(section, name)| format!("[{section}] {name}: "))
 }
 
@@ -229,6 +239,10 @@ pub(super) struct FileConfig {
     pub(super) audit: AuditSection,
     #[serde(default)]
     pub(super) execution: ExecutionSection,
+    #[serde(default)]
+    pub(super) runner: RunnerSection,
+    #[serde(default)]
+    pub(super) models: BTreeMap<String, ModelConfig>,
     #[serde(default)]
     pub(super) validate: ValidateSection,
 }

@@ -24,7 +24,8 @@ pub struct Setting {
 }
 
 impl Config {
-    /// `home`, then every key of [`KEYS`] in order.
+    /// `home`, then every key of [`KEYS`] in order; a family of named tables (`models.<name>`)
+    /// with every key of each table configured (`models.local.base_url`, ...), table by table.
     pub fn settings(&self) -> Vec<Setting> {
         let home = Setting {
             key: "home".to_owned(),
@@ -32,14 +33,25 @@ impl Config {
             origin: self.origin("home"),
             variable: Some(keys::HOME_VARIABLE.to_owned()),
         };
-        let keys = KEYS.iter().map(|key| {
-            let dotted = key.dotted();
-            Setting {
-                value: self.value_of(&dotted),
-                origin: self.origin(&dotted),
-                variable: key.variable(),
-                key: dotted,
+        let mut dotted_keys = Vec::new();
+        for (index, key) in KEYS.iter().enumerate() {
+            match key.family() {
+                None => dotted_keys.push((key.dotted(), key.variable())),
+                // At the family's first key, all of its keys for each table.
+                Some(family) if index == 0 || KEYS[index - 1].section != key.section => {
+                    for name in self.models.keys() {
+                        let family_keys = KEYS.iter().filter(|other| other.section == key.section);
+                        dotted_keys.extend(family_keys.map(|other| (format!("{family}.{name}.{}", other.name), None)));
+                    }
+                }
+                Some(_) => {}
             }
+        }
+        let keys = dotted_keys.into_iter().map(|(dotted, variable)| Setting {
+            value: self.value_of(&dotted),
+            origin: self.origin(&dotted),
+            variable,
+            key: dotted,
         });
         std::iter::once(home).chain(keys).collect()
     }
@@ -75,6 +87,37 @@ impl Config {
             "execution.max_replan_attempts" => json!(self.execution.max_replan_attempts),
             "validate.prompts" => json!(self.validate.prompts),
             "validate.mirrors" => json!(self.validate.mirrors),
+            "runner.model" => json!(self.runner.model),
+            "runner.base_url" => json!(self.runner.base_url),
+            "runner.api_key_env" => json!(self.runner.api_key_env),
+            "runner.max_turns" => json!(self.runner.max_turns),
+            "runner.max_tokens" => json!(self.runner.max_tokens),
+            "runner.max_time_seconds" => json!(self.runner.max_time_seconds),
+            "runner.request_timeout_seconds" => json!(self.runner.request_timeout_seconds),
+            "runner.max_retries" => json!(self.runner.max_retries),
+            "runner.stuck_repeats" => json!(self.runner.stuck_repeats),
+            "runner.stuck_turns" => json!(self.runner.stuck_turns),
+            "runner.max_tool_errors" => json!(self.runner.max_tool_errors),
+            "runner.auto_approve" => json!(self.runner.auto_approve),
+            other => self.model_value(other),
+        }
+    }
+
+    /// The value of `models.<name>.<key>`; `null` for any other key.
+    fn model_value(&self, dotted: &str) -> Value {
+        let Some((name, key)) = dotted.strip_prefix("models.").and_then(|rest| rest.rsplit_once('.')) else {
+            return Value::Null;
+        };
+        let Some(model) = self.models.get(name) else { return Value::Null };
+        match key {
+            "base_url" => json!(model.base_url),
+            "model" => json!(model.model),
+            "api_key_env" => json!(model.api_key_env),
+            "temperature" => json!(model.temperature),
+            "max_tokens" => json!(model.max_tokens),
+            "context_window" => json!(model.context_window),
+            "input_price_per_mtok" => json!(model.input_price_per_mtok),
+            "output_price_per_mtok" => json!(model.output_price_per_mtok),
             _ => Value::Null,
         }
     }
