@@ -10,16 +10,16 @@ use std::time::Duration;
 use clap::Args;
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_llm::{ApiKey, Endpoint};
-use switchyard_runner::{Limits, ModelSpec, Models, PauseReason, RunOptions, Runner, RunnerEvent, Target};
+use switchyard_runner::{
+    Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
+};
+use switchyard_runtime::config::{ModelFlags, ResolvedModel, RunnerConfig};
 use switchyard_runtime::{Catalog, Config, Overrides, Runtime, StartRequest};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::output::{Failure, Outcome, Printer};
 use crate::run_display::{Ending, Mode, Progress};
-
-/// How long one request to the model may take, from sending to the last byte of the answer.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// `switchyard run`'s arguments; `--json` is the global one.
 #[derive(Debug, Args)]
@@ -112,12 +112,8 @@ async fn drive(
             })
         }
     };
-    let models = models(&args, &step_models(config, &runtime, &target).await)?;
-    let options = RunOptions {
-        auto_approve: args.auto_approve,
-        run_limits: Limits { max_turns: args.max_turns, max_tokens: args.max_tokens, max_time: args.max_time },
-        ..RunOptions::default()
-    };
+    let models = models(config, &args, &step_models(config, &runtime, &target).await)?;
+    let options = options(&config.runner, &args);
     let files = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
     let runner = Runner::new(runtime, files, models, options);
     runner.drive(target, events, cancel).await.map_err(runner_failure)?;
@@ -150,45 +146,62 @@ async fn step_models(config: &Config, runtime: &Runtime, target: &Target) -> Vec
     names
 }
 
-/// The models of this drive. `--model` names the model every step works with, whatever model
-/// names the workflow's steps carry (`step_names`): the person chose it for this run, so a
-/// workflow written for other models runs on a local one without editing it.
-fn models(args: &RunArgs, step_names: &[String]) -> Result<Models, Failure> {
-    let Some(model) = &args.model else {
-        return Err(Failure::usage("name the model: --model ID (and --base-url URL of its server)"));
+/// The models of this drive: the run's model (`--model`, else `[runner] model`) and every model
+/// a step names (`step_names`), each resolved from `[models.<name>]` with the flags winning, its
+/// key read from its variable. A step naming a model the configuration lacks stops the run before
+/// it starts, as does a key variable that is not set.
+fn models(config: &Config, args: &RunArgs, step_names: &[String]) -> Result<Models, Failure> {
+    let flags = ModelFlags {
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        api_key_env: args.api_key_env.clone(),
     };
-    let Some(base_url) = &args.base_url else {
-        return Err(Failure::usage(format!(
-            "no server for the model `{model}`: pass --base-url, like http://127.0.0.1:8080/v1 (llama.cpp) or http://127.0.0.1:11434/v1 (Ollama)"
-        )));
-    };
-    let api_key = match &args.api_key_env {
-        Some(variable) => Some(api_key(variable)?),
-        None => None,
-    };
-    let spec = ModelSpec {
-        model_id: model.clone(),
-        endpoint: Endpoint { base_url: base_url.clone(), api_key, timeout: REQUEST_TIMEOUT },
-        temperature: None,
-        max_tokens: None,
-        context_window_tokens: None,
-        price: None,
-    };
-    let mut models = Models::single(model.clone(), spec.clone());
-    models.named = step_names.iter().map(|name| (name.clone(), spec.clone())).collect();
+    let timeout = config.runner.request_timeout();
+    let run_model = config.run_model(&flags)?;
+    let default_name = run_model.name.clone().unwrap_or_else(|| run_model.model.clone());
+    let mut models = Models::single(default_name.clone(), spec(&run_model, timeout)?);
+    for name in step_names.iter().filter(|name| **name != default_name) {
+        let resolved = config.named_model(name, &flags)?;
+        models.named.insert(name.clone(), spec(&resolved, timeout)?);
+    }
     Ok(models)
 }
 
-/// The API key from the variable named for it; the message names the variable, never a value.
-fn api_key(variable: &str) -> Result<ApiKey, Failure> {
-    match std::env::var(variable) {
-        Ok(key) if !key.trim().is_empty() => Ok(ApiKey::new(key.trim())),
-        Ok(_) => Err(Failure::environment(format!(
-            "the API key variable {variable} is empty: export {variable}=<your key>, or name another with --api-key-env"
-        ))),
-        Err(_) => Err(Failure::environment(format!(
-            "the API key variable {variable} is not set: export {variable}=<your key>, or name another with --api-key-env"
-        ))),
+/// What the runner needs of a resolved model, with its key read from its variable.
+fn spec(model: &ResolvedModel, timeout: Duration) -> Result<ModelSpec, Failure> {
+    model.check_key_in_environment()?;
+    let api_key = model
+        .api_key_env
+        .as_deref()
+        .and_then(|variable| std::env::var(variable).ok())
+        .map(|key| ApiKey::new(key.trim()));
+    Ok(ModelSpec {
+        model_id: model.model.clone(),
+        endpoint: Endpoint { base_url: model.base_url.clone(), api_key, timeout },
+        temperature: model.temperature,
+        max_tokens: model.max_tokens,
+        context_window_tokens: model.context_window,
+        price: model.price.map(|price| Price {
+            prompt_usd_per_token: price.input_per_mtok / 1e6,
+            completion_usd_per_token: price.output_per_mtok / 1e6,
+        }),
+    })
+}
+
+/// How the runner drives: `[runner]` of the configuration, the flags winning.
+fn options(runner: &RunnerConfig, args: &RunArgs) -> RunOptions {
+    RunOptions {
+        auto_approve: args.auto_approve || runner.auto_approve,
+        run_limits: Limits {
+            max_turns: Some(args.max_turns.unwrap_or(runner.max_turns)),
+            max_tokens: Some(args.max_tokens.unwrap_or(runner.max_tokens)),
+            max_time: Some(args.max_time.unwrap_or_else(|| runner.max_time())),
+        },
+        stuck_repeats: runner.stuck_repeats,
+        stuck_turns: runner.stuck_turns,
+        max_tool_errors: runner.max_tool_errors,
+        retry: RetryPolicy { max_attempts: runner.max_retries + 1, ..RetryPolicy::default() },
+        ..RunOptions::default()
     }
 }
 

@@ -327,9 +327,10 @@ pub fn tokens(count: u64) -> String {
     }
 }
 
-/// `$0.0123`: four decimals, since a turn of a small model costs fractions of a cent.
+/// `$0.0123`: four decimals, since a turn of a small model costs fractions of a cent; six below
+/// a hundredth of a cent, so a cost is never shown as nothing.
 pub fn dollars(cost: f64) -> String {
-    format!("${cost:.4}")
+    if cost > 0.0 && cost < 0.0001 { format!("${cost:.6}") } else { format!("${cost:.4}") }
 }
 
 fn seconds(milliseconds: u64) -> String {
@@ -481,6 +482,7 @@ mod tests {
     #[test]
     fn large_counts_read_at_a_glance() {
         assert_eq!([tokens(999), tokens(12_345), tokens(2_500_000)], ["999", "12.3k", "2.5M"]);
+        assert_eq!([dollars(0.0), dollars(0.01234), dollars(0.000_035)], ["$0.0000", "$0.0123", "$0.000035"]);
         assert_eq!(cut("write_file a/very/long/path", 10), "write_file…");
         assert_eq!([elapsed(6_000), elapsed(245_000), elapsed(3_723_000)], ["6.0 s", "4m 05s", "1h 02m 03s"]);
     }

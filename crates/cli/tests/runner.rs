@@ -44,6 +44,17 @@ impl Bench {
         command
     }
 
+    /// A `switchyard.toml` naming the built-in dev-cycle's two models, both served by the fake
+    /// server under ids of their own.
+    fn configure_dev_cycle_models(&self) {
+        let base_url = self.server.base_url();
+        let config = format!(
+            "[models.claude-opus-4-6]\nbase_url = \"{base_url}\"\nmodel = \"fake-opus\"\napi_key_env = \"{KEY_VARIABLE}\"\ninput_price_per_mtok = 3.0\noutput_price_per_mtok = 15.0\n\n\
+             [models.codex-1]\nbase_url = \"{base_url}\"\nmodel = \"fake-codex\"\napi_key_env = \"{KEY_VARIABLE}\"\ninput_price_per_mtok = 1.0\noutput_price_per_mtok = 4.0\n"
+        );
+        std::fs::write(self.sandbox.project.path().join("switchyard.toml"), config).unwrap();
+    }
+
     fn run(&self, args: &[&str]) -> Driven {
         Driven::from(ran(&self.command(args).output().expect("the switchyard binary runs")))
     }
@@ -177,6 +188,7 @@ fn lines_of(child: &mut Child) -> std::io::Lines<BufReader<ChildStdout>> {
 #[test]
 fn the_builtin_dev_cycle_is_driven_to_completion_with_gates_auto_approved() {
     let bench = Bench::new();
+    bench.configure_dev_cycle_models();
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["dev-cycle", "--goal", "add a --verbose flag", "--auto-approve"]);
     driven.expect(0);
@@ -189,9 +201,16 @@ fn the_builtin_dev_cycle_is_driven_to_completion_with_gates_auto_approved() {
     let decided: Vec<&Value> = driven.named("human_decided");
     assert_eq!(decided.len(), 2, "the plan and review gates: {decided:#?}");
     assert!(decided.iter().all(|event| event["by"] == "auto-approve"), "{decided:#?}");
-    // Every request went to the model named, and none carried a token or the key.
+    // Each step's request went to the model its step names, and none carried a token or the key.
+    let models: Vec<(String, String)> =
+        bench.server.requests().iter().map(|request| (step_of(request), request.model().to_owned())).collect();
+    let expected = [("plan", "fake-opus"), ("implement", "fake-codex"), ("review", "fake-opus")];
+    assert_eq!(models, expected.map(|(step, model)| (step.to_owned(), model.to_owned())));
+    let started: Vec<&Value> = driven.named("step_started").into_iter().map(|event| &event["model"]).collect();
+    assert_eq!(started, ["claude-opus-4-6", "codex-1", "claude-opus-4-6"]);
+    // Priced models: the cost so far grows with each turn of a priced one.
+    assert!(driven.last()["cost_usd"].as_f64().unwrap() > 0.0, "{:#}", driven.last());
     for request in bench.server.requests() {
-        assert_eq!(request.model(), "fake-model");
         assert_eq!(request.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
         assert_no_secret(&request.body_text, &run);
     }
@@ -200,6 +219,7 @@ fn the_builtin_dev_cycle_is_driven_to_completion_with_gates_auto_approved() {
 #[test]
 fn a_gate_is_approved_from_a_second_process_while_run_waits() {
     let bench = Bench::new();
+    bench.configure_dev_cycle_models();
     bench.server.otherwise(complete_any_step);
     let mut child = bench.spawn(&["dev-cycle", "--goal", "add a --verbose flag"]);
     let mut lines = lines_of(&mut child);
@@ -245,10 +265,11 @@ fn a_rate_limit_is_waited_out_as_retry_after_says_and_the_run_goes_on() {
 fn a_server_failing_past_the_retries_pauses_the_run_and_resume_finishes_it() {
     let bench = Bench::new();
     bench.sandbox.write_workflow("greeting.yaml", GREETING);
-    bench.server.push_all((0..6).map(|_| Reply::error(500, json!({"error": {"message": "overloaded"}}))));
+    std::fs::write(bench.sandbox.project.path().join("switchyard.toml"), "[runner]\nmax_retries = 2\n").unwrap();
+    bench.server.push_all((0..3).map(|_| Reply::error(500, json!({"error": {"message": "overloaded"}}))));
     let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
     driven.expect(2);
-    assert_eq!(driven.named("retrying").len(), 5, "{:#?}", driven.events);
+    assert_eq!(driven.named("retrying").len(), 2, "[runner] max_retries: {:#?}", driven.events);
     let paused = driven.last();
     assert_eq!((&paused["event"], &paused["reason"]), (&json!("paused"), &json!("model_unavailable")), "{paused:#}");
     let run = driven.run_id();
@@ -287,9 +308,12 @@ fn a_refused_key_stops_at_once_leaves_the_run_paused_and_is_never_shown() {
 #[test]
 fn a_missing_key_variable_stops_before_anything_starts() {
     let bench = Bench::new();
-    let ran = ran(&bench.command(&["dev-cycle", "--goal", "g"]).env_remove(KEY_VARIABLE).output().unwrap());
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    let ran = ran(&bench.command(&["greeting", "--goal", "g"]).env_remove(KEY_VARIABLE).output().unwrap());
     assert_eq!(ran.code, 2, "{}", ran.stderr);
-    assert!(ran.stderr.contains(&format!("the API key variable {KEY_VARIABLE} is not set")), "{}", ran.stderr);
+    let expected = format!("reads its API key from the environment variable {KEY_VARIABLE}, which is not set");
+    assert!(ran.stderr.contains(&expected), "{}", ran.stderr);
+    assert!(ran.stderr.contains("[API_KEY_MISSING]"), "{}", ran.stderr);
     assert_eq!(bench.server.requests().len(), 0);
     assert!(bench.sandbox.run(&["sessions"]).ok().as_array().unwrap().is_empty(), "no run was started");
 }
@@ -297,6 +321,7 @@ fn a_missing_key_variable_stops_before_anything_starts() {
 #[test]
 fn a_runner_killed_mid_step_resumes_without_repeating_a_completed_step() {
     let bench = Bench::new();
+    bench.configure_dev_cycle_models();
     // The plan is completed; the answer to the implement step's first request never comes in
     // time: the runner is killed while it waits for it.
     bench.server.push(Reply::computed(complete_any_step));
@@ -343,3 +368,70 @@ fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
 
 /// A small workflow with a check that blocks a careless report, then a gate.
 const GREETING: &str = include_str!("support/greeting.yaml");
+
+#[test]
+fn the_transcript_shows_what_the_model_saw_and_did_per_step_and_turn() {
+    let bench = Bench::new();
+    bench.configure_dev_cycle_models();
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["dev-cycle", "--goal", "add a --verbose flag", "--auto-approve"]);
+    driven.expect(0);
+    let run = driven.run_id();
+
+    let transcript = bench.sandbox.run(&["transcript", &run]).ok();
+    let turns = transcript["turns"].as_array().unwrap();
+    let steps: Vec<&Value> = turns.iter().map(|turn| &turn["step"]).collect();
+    assert_eq!(steps, ["plan", "implement", "review"]);
+    assert_eq!(turns[0]["model"], "claude-opus-4-6");
+    assert_eq!(turns[0]["response"]["tool_calls"][0]["name"], "complete_step");
+    let arguments = support::string(&turns[2]["response"]["tool_calls"][0]["arguments"]);
+    assert!(arguments.contains("hello: the work of step review is finished"), "{arguments}");
+    assert_eq!(turns[0]["request"]["new_messages"][0]["role"], "system");
+
+    let text = bench.sandbox.run_text(&["transcript", &run, "--step", "implement"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(text.stdout.starts_with("step implement\n"), "{}", text.stdout);
+    assert!(text.stdout.contains("turn 2 · codex-1 · 10 in / 5 out · "), "{}", text.stdout);
+    assert!(text.stdout.contains("system: You are driving one step of the workflow"), "{}", text.stdout);
+    assert!(text.stdout.contains("→ complete_step {\"notes\":"), "{}", text.stdout);
+    assert!(text.stdout.contains("← complete_step ok"), "{}", text.stdout);
+    assert!(!text.stdout.contains("\nstep plan\n"), "only the implement step: {}", text.stdout);
+
+    let unknown = bench.sandbox.run(&["transcript", &run, "--step", "deploy"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("has no turns on step `deploy`; the steps with turns: plan, implement, review"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn the_json_event_stream_of_a_short_run() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push_all([
+        Reply::tool_call("save_output", json!({"path": "greeting.md", "content": "Hi there"})),
+        Reply::tool_call("complete_step", json!({"notes": "Hi there"})),
+        Reply::tool_call("complete_step", json!({"notes": "hello, world"})).usage(120, 30),
+        Reply::tool_call("complete_step", json!({"notes": "It sounds friendly."})),
+    ]);
+    let driven = bench.run(&["greeting", "--goal", "greet the reader", "--auto-approve"]);
+    driven.expect(0);
+    assert_eq!(bench.server.remaining(), 0);
+    let mut settings = support::redactions(&[bench.sandbox.project.path(), bench.sandbox.home.path()]);
+    settings.add_filter(r#""(latency_ms|elapsed_ms|tool_call_ms)":\d+"#, r#""$1":"[ms]""#);
+    settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[port]");
+    settings.bind(|| insta::assert_snapshot!("runner_json_event_stream", driven.ran.stdout));
+}
+
+#[test]
+fn a_step_naming_a_model_the_configuration_lacks_stops_the_run_before_it_starts() {
+    let bench = Bench::new();
+    let ran = ran(&bench.command(&["dev-cycle", "--goal", "g"]).output().unwrap());
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(ran.stderr.contains("claude-opus-4-6"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("[MODEL_UNKNOWN]"), "{}", ran.stderr);
+    assert_eq!(bench.server.requests().len(), 0);
+    assert!(bench.sandbox.run(&["sessions"]).ok().as_array().unwrap().is_empty(), "no run was started");
+}
