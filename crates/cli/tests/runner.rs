@@ -435,3 +435,81 @@ fn a_step_naming_a_model_the_configuration_lacks_stops_the_run_before_it_starts(
     assert_eq!(bench.server.requests().len(), 0);
     assert!(bench.sandbox.run(&["sessions"]).ok().as_array().unwrap().is_empty(), "no run was started");
 }
+
+/// Copies a workflow of the shared corpora (a file or a bundle folder) into the project's
+/// workflows as `name`.
+fn install_from_corpora(sandbox: &Sandbox, source: &str, name: &str) {
+    let source = switchyard_test_support::corpora().join(source);
+    let workflows = sandbox.project.path().join(".switchyard/workflows");
+    std::fs::create_dir_all(&workflows).unwrap();
+    if source.is_dir() {
+        switchyard_test_support::copy_folder(&source, &workflows.join(name));
+    } else {
+        std::fs::copy(&source, workflows.join(format!("{name}.json"))).unwrap();
+    }
+}
+
+#[test]
+fn a_workrail_workflow_is_driven_end_to_end() {
+    let bench = Bench::new();
+    install_from_corpora(&bench.sandbox, "workrail/workflows/document-creation-workflow.json", "document-creation");
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["document-creation", "--goal", "write the onboarding guide", "--auto-approve"]);
+    driven.expect(0);
+    assert_eq!(driven.last()["status"], "completed", "{:#?}", driven.events);
+    let run = driven.run_id();
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["phase-0-triage", "phase-4-create", "phase-6-finalize"]);
+}
+
+/// A model for step-file workflows: it reads the workflow's files with `preload_workflow` at the
+/// start of each step, then completes the step.
+fn preload_then_complete(request: &RecordedRequest) -> Reply {
+    let preloaded_in_this_step = request
+        .messages()
+        .iter()
+        .rev()
+        .take_while(|message| message["role"] != "system")
+        .any(|message| message["role"] == "tool");
+    if preloaded_in_this_step { complete_any_step(request) } else { Reply::tool_call("preload_workflow", json!({})) }
+}
+
+#[test]
+fn a_bmad_method_workflow_is_driven_end_to_end_reading_its_files_with_preload_workflow() {
+    let bench = Bench::new();
+    install_from_corpora(&bench.sandbox, "bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev", "quick-dev");
+    bench.server.otherwise(preload_then_complete);
+    let driven = bench.run(&["quick-dev", "--goal", "add a --verbose flag", "--auto-approve"]);
+    driven.expect(0);
+    assert_eq!(driven.last()["status"], "completed", "{:#?}", driven.events);
+    let preloads: Vec<&Value> =
+        driven.named("tool_called").into_iter().filter(|event| event["tool"] == "preload_workflow").collect();
+    assert!(!preloads.is_empty() && preloads.iter().all(|event| event["ok"] == true), "{preloads:#?}");
+    let run = driven.run_id();
+    assert_eq!(reported_steps(&bench.sandbox, &run).len(), driven.named("step_completed").len());
+}
+
+#[test]
+fn ctrl_c_pauses_the_run_cleanly_and_says_how_to_resume() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.otherwise(complete_any_step);
+    let mut child = bench.spawn(&["greeting", "--goal", "greet"]);
+    let mut lines = lines_of(&mut child);
+    let seen = read_until(&mut lines, "waiting_for_human");
+    let run = support::string(&seen[0]["run"]);
+    let interrupted = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(interrupted.success());
+    let rest = read_until(&mut lines, "paused");
+    let paused = rest.last().unwrap();
+    assert_eq!(paused["reason"], "interrupted", "{paused:#}");
+    assert_eq!(paused["resume"], format!("switchyard run --resume {run}"));
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("Ctrl-C again to quit now"), "{stderr}");
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+
+    let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
+    resumed.expect(0);
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
