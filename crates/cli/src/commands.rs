@@ -108,8 +108,9 @@ async fn run_command(
         }
         Commands::Status { target } => {
             let run = runtime.run(&target.parse()?).await?;
+            let runner = crate::transcript::metrics(&runtime.transcript(run.id).await?);
             if printer.json {
-                printer.json(&run)?;
+                printer.json(&crate::transcript::StatusWithRunner { run: &run, runner })?;
             } else {
                 let nodes = runtime.run_nodes(run.id).await?;
                 let workflow = runtime.pinned_workflow(run.workflow_hash).await.ok();
@@ -118,6 +119,7 @@ async fn run_command(
                     tip: nodes.iter().find(|node| node.id == run.tip),
                     workflow: workflow.as_ref().map(|loaded| &loaded.workflow),
                     now_ms: runtime.now_ms(),
+                    runner: runner.as_ref().map(crate::transcript::RunnerMetrics::line),
                 })?;
             }
             Ok(Outcome::Success)

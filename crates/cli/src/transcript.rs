@@ -126,6 +126,72 @@ fn render(printer: &Printer, turns: &[&RecordedTurn]) -> String {
     text.trim_start_matches('\n').trim_end().to_owned()
 }
 
+/// What the runner's turns on a run add up to, for `switchyard status`: read from the same
+/// recorded turns as the transcript, so they count every drive of the run, by any process.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunnerMetrics {
+    pub turns: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// In US dollars, when every turn had a price.
+    pub cost_usd: Option<f64>,
+    pub tool_calls: u32,
+    /// Tool calls refused, failed or blocked (a `complete_step` its checks blocked included).
+    pub tool_calls_refused: u32,
+    /// Time in tools, in milliseconds.
+    pub tool_call_ms: u64,
+    /// Time waiting for the model, in milliseconds.
+    pub model_ms: u64,
+    /// `complete_step` calls the run accepted.
+    pub steps_completed: u32,
+}
+
+/// `switchyard status --json`: the run record, with `runner` when a runner drove the run.
+#[derive(Debug, Serialize)]
+pub struct StatusWithRunner<'a> {
+    #[serde(flatten)]
+    pub run: &'a switchyard_store::RunRecord,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner: Option<RunnerMetrics>,
+}
+
+/// The metrics of a run's turns; `None` when no runner drove it.
+pub fn metrics(turns: &[RecordedTurn]) -> Option<RunnerMetrics> {
+    if turns.is_empty() {
+        return None;
+    }
+    let results = || turns.iter().flat_map(|recorded| &recorded.turn.tool_results);
+    let count = |iterator: &mut dyn Iterator<Item = _>| u32::try_from(iterator.count()).unwrap_or(u32::MAX);
+    Some(RunnerMetrics {
+        turns: u32::try_from(turns.len()).unwrap_or(u32::MAX),
+        prompt_tokens: turns.iter().map(|recorded| recorded.turn.usage.prompt_tokens).sum(),
+        completion_tokens: turns.iter().map(|recorded| recorded.turn.usage.completion_tokens).sum(),
+        cost_usd: turns.iter().map(|recorded| recorded.turn.cost_usd).sum(),
+        tool_calls: count(&mut results()),
+        tool_calls_refused: count(&mut results().filter(|result| !result.ok)),
+        tool_call_ms: results().map(|result| result.micros).sum::<u64>() / 1000,
+        model_ms: turns.iter().map(|recorded| recorded.turn.latency_ms).sum(),
+        steps_completed: count(&mut results().filter(|result| result.ok && result.name == "complete_step")),
+    })
+}
+
+impl RunnerMetrics {
+    /// The metrics in a line, as `switchyard status` shows them.
+    pub fn line(&self) -> String {
+        let cost = self.cost_usd.map(|cost| format!(" · {}", crate::run_display::dollars(cost))).unwrap_or_default();
+        format!(
+            "{} turns · {} tokens{cost} · {} tool calls ({} refused, {} in tools) · {} waiting for the model · {} steps completed",
+            self.turns,
+            crate::run_display::tokens(self.prompt_tokens + self.completion_tokens),
+            self.tool_calls,
+            self.tool_calls_refused,
+            crate::run_display::elapsed(self.tool_call_ms),
+            crate::run_display::elapsed(self.model_ms),
+            self.steps_completed,
+        )
+    }
+}
+
 /// A system prompt in a line: its first line and how long it is (`--json` has it whole).
 fn system_summary(prompt: &str) -> String {
     let first = prompt.lines().next().unwrap_or_default();

@@ -513,3 +513,33 @@ fn ctrl_c_pauses_the_run_cleanly_and_says_how_to_resume() {
     resumed.expect(0);
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
 }
+
+#[test]
+fn status_shows_what_the_runner_did_on_a_run() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push_all([
+        Reply::tool_call("read_file", json!({"path": "{project-root}/missing.md"})),
+        Reply::tool_call("complete_step", json!({"notes": "hello"})).usage(100, 20),
+    ]);
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
+    driven.expect(0);
+    let run = driven.run_id();
+    let status = bench.sandbox.run(&["status", &run]).ok();
+    let runner = &status["runner"];
+    assert_eq!(
+        (&runner["turns"], &runner["tool_calls"], &runner["tool_calls_refused"]),
+        (&json!(3), &json!(3), &json!(1)),
+        "{status:#}"
+    );
+    assert_eq!((&runner["prompt_tokens"], &runner["completion_tokens"]), (&json!(120), &json!(30)));
+    assert_eq!(runner["steps_completed"], 2);
+    let text = bench.sandbox.run_text(&["status", &run]);
+    assert!(text.stdout.contains("runner     3 turns · 150 tokens · 3 tool calls (1 refused, "), "{}", text.stdout);
+
+    // A run no runner drove shows no runner line, and its JSON is the run record alone.
+    let started = bench.sandbox.run(&["start", "greeting", "--goal", "by hand"]).ok();
+    let by_hand = bench.sandbox.run(&["status", &support::string(&started["run"])]).ok();
+    assert!(by_hand.get("runner").is_none(), "{by_hand:#}");
+}
