@@ -26,9 +26,15 @@ impl ApiKey {
         std::env::var(variable).ok().filter(|key| !key.trim().is_empty()).map(|key| Self(key.trim().to_owned()))
     }
 
-    /// `text` with every occurrence of the key replaced by `<redacted>`.
+    /// `text` with every occurrence of the key replaced by `<redacted>`, as written or as a JSON
+    /// string escapes it (a server echoing the header inside a JSON body).
     pub fn redact(&self, text: &str) -> String {
-        if self.0.is_empty() { text.to_owned() } else { text.replace(&self.0, "<redacted>") }
+        if self.0.is_empty() {
+            return text.to_owned();
+        }
+        let escaped = serde_json::to_string(&self.0).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        text.replace(&self.0, "<redacted>").replace(escaped, "<redacted>")
     }
 }
 

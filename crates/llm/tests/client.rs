@@ -337,6 +337,9 @@ fn api_key_debug_is_redacted() {
     assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
     assert_eq!(key.redact(&format!("a {KEY} b {KEY}")), "a <redacted> b <redacted>");
     assert_eq!(ApiKey::new("").redact("text"), "text");
+    let quoted = ApiKey::new(r#"sk-"quoted"\key"#);
+    let echoed = serde_json::json!({"authorization": r#"Bearer sk-"quoted"\key"#}).to_string();
+    assert_eq!(quoted.redact(&echoed), r#"{"authorization":"Bearer <redacted>"}"#);
     let endpoint = Endpoint { base_url: "http://x/v1".to_owned(), api_key: Some(key), timeout: Duration::from_secs(1) };
     assert!(!format!("{endpoint:?}").contains(KEY));
 }

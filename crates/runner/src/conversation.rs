@@ -89,8 +89,8 @@ impl Conversation {
     }
 
     /// Trims the conversation to `window_tokens`: the oldest tool answers are replaced by
-    /// [`TRIMMED_MARKER`] until it fits, never the answers to the latest tool calls. Returns how
-    /// many were replaced.
+    /// [`TRIMMED_MARKER`] until it fits, never the answers to the latest tool calls nor one
+    /// shorter than the marker. Returns how many were replaced.
     pub(crate) fn trim_to(&mut self, window_tokens: u64) -> u32 {
         let limit = window_tokens.saturating_mul(BYTES_PER_TOKEN);
         let mut size: u64 = self.messages.iter().map(message_bytes).sum();
@@ -104,7 +104,8 @@ impl Conversation {
             if size <= limit {
                 break;
             }
-            if message.role != Role::Tool || message.content.as_deref() == Some(TRIMMED_MARKER) {
+            let worth_trimming = message.content.as_deref().is_some_and(|text| text.len() > TRIMMED_MARKER.len());
+            if message.role != Role::Tool || !worth_trimming {
                 continue;
             }
             size -= message_bytes(message);
@@ -144,7 +145,7 @@ mod tests {
     #[test]
     fn trimming_replaces_the_oldest_tool_answers_first_and_keeps_the_latest() {
         let mut conversation = Conversation::fresh("system".to_owned(), None);
-        for (id, size) in [("a", 3000), ("b", 3000), ("c", 3000)] {
+        for (id, size) in [("short", 20), ("a", 3000), ("b", 3000), ("c", 3000)] {
             conversation.push_assistant(assistant_calling(id));
             conversation.push_tool(id, "x".repeat(size));
         }
@@ -156,8 +157,9 @@ mod tests {
             .filter(|message| message.role == Role::Tool)
             .map(|message| message.content.as_deref().unwrap())
             .collect();
-        assert_eq!(answers[0], TRIMMED_MARKER);
-        assert_eq!((answers[1].len(), answers[2].len()), (3000, 3000));
+        assert_eq!(answers[0].len(), 20, "shorter than the marker: kept");
+        assert_eq!(answers[1], TRIMMED_MARKER);
+        assert_eq!((answers[2].len(), answers[3].len()), (3000, 3000));
         // Far too small a window: everything but the latest answer goes, and nothing more.
         assert_eq!(conversation.trim_to(10), 1);
         assert_eq!(conversation.messages().last().unwrap().content.as_deref().map(str::len), Some(3000));

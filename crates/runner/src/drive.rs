@@ -8,13 +8,13 @@
 //! anywhere picks the run up where its log says it is.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::{Value, json};
 use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, SessionId};
-use switchyard_llm::{ChatRequest, ChatResponse, Client, ErrorKind, Message, Role, ToolCall};
+use switchyard_llm::{ChatRequest, ChatResponse, Client, ErrorKind, Message, Retry, Role, ToolCall};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
@@ -462,8 +462,12 @@ impl<'a> Drive<'a> {
                 }
             }
             Parsed::Checkpoint(arguments) => {
-                let Some(token) = state.checkpoint_token.clone() else {
-                    return Ok(ToolOutcome::error("NO_CHECKPOINT", "the step takes no checkpoint now"));
+                // A point of a run takes one checkpoint (the runtime records it once).
+                let Some(token) = state.checkpoint_token.take() else {
+                    return Ok(ToolOutcome::error(
+                        "NO_CHECKPOINT",
+                        "a checkpoint is already recorded at this point of the step: go on, and report the rest with complete_step",
+                    ));
                 };
                 match self.runner.runtime.checkpoint(&token, Some(run), Some(arguments.notes)).await {
                     Ok(_) => Ok(ToolOutcome {
@@ -481,7 +485,13 @@ impl<'a> Drive<'a> {
                 };
                 let response = match self.runner.runtime.advance(&token, Some(run), arguments.into()).await {
                     Ok(response) => response,
-                    Err(error) => return refused(error),
+                    Err(error) => {
+                        let mut outcome = refused(error)?;
+                        // Another door may have moved the run (the report is then not this
+                        // runner's to send): look at the run again before the next turn.
+                        outcome.moved = self.runner.runtime.run(&RunTarget::Run(run)).await?.tip != state.node;
+                        return Ok(outcome);
+                    }
                 };
                 Ok(self.completed(state, &response))
             }
@@ -553,15 +563,15 @@ impl<'a> Drive<'a> {
         .map_err(|error| Error::Environment(format!("cannot run the file tool: {error}")))
     }
 
-    /// Sends a request, again after a retryable failure, as the retry policy says. The outer
-    /// error stops the drive; the inner one pauses the run.
+    /// Sends a request, again after a retryable failure as the retry policy says (the model
+    /// client's backoff, jitter and `Retry-After`). The outer error stops the drive; the inner
+    /// one pauses the run.
     async fn send(
         &mut self,
         model_name: &str,
         spec: &ModelSpec,
         request: &ChatRequest,
     ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
-        let policy = self.runner.options.retry;
         let client = match self.clients.get(model_name) {
             Some(client) => client.clone(),
             None => {
@@ -573,51 +583,44 @@ impl<'a> Drive<'a> {
                 client
             }
         };
-        let mut attempt = 1;
-        loop {
-            let result = tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
-                result = client.complete(request) => result,
-            };
-            let error = match result {
-                Ok(response) => return Ok(Ok(response)),
-                Err(error) => error,
-            };
-            match error.kind {
-                ErrorKind::Unauthorized | ErrorKind::UnknownModel | ErrorKind::Rejected => {
-                    let message = format!(
-                        "model `{model_name}` ({}) refused the request: {}. Check the API key's variable and the model's id, then resume",
-                        spec.model_id, error.message
-                    );
-                    return Ok(Err((PauseReason::ModelRefused, message)));
-                }
-                _ if attempt >= policy.max_attempts => {
-                    let message =
-                        format!("model `{model_name}` failed {attempt} times; the last time: {}", error.message);
-                    return Ok(Err((PauseReason::ModelUnavailable, message)));
-                }
-                _ => {}
-            }
-            let delay = backoff(&policy, attempt, error.retry_after);
-            self.emit(RunnerEvent::Retrying {
-                attempt,
-                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                reason: error.message.clone(),
+        let events = self.events.clone();
+        let on_retry = move |retry: Retry| {
+            let _ = events.send(RunnerEvent::Retrying {
+                attempt: retry.attempt,
+                delay_ms: u64::try_from(retry.delay.as_millis()).unwrap_or(u64::MAX),
+                reason: retry.error.message,
             });
-            tracing::warn!(
-                attempt,
-                delay_ms = delay.as_millis() as u64,
-                status = error.status,
-                "model request failed; retrying"
-            );
-            tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
-                () = tokio::time::sleep(delay) => {}
-            }
-            attempt += 1;
-        }
+        };
+        let policy = self.runner.options.retry.for_client();
+        let result = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
+            result = client.complete_with_retries(request, &policy, on_retry) => result,
+        };
+        let error = match result {
+            Ok(response) => return Ok(Ok(response)),
+            Err(error) => error,
+        };
+        let reason = if error.kind.is_retryable() || error.kind == ErrorKind::Malformed {
+            PauseReason::ModelUnavailable
+        } else {
+            PauseReason::ModelRefused
+        };
+        let message = match reason {
+            PauseReason::ModelRefused => format!(
+                "model `{model_name}` ({}) refused the request ({}): {}. Check the API key's variable and the model's id, then resume",
+                spec.model_id,
+                error.kind.code(),
+                error.message
+            ),
+            _ => format!(
+                "model `{model_name}` ({}) is unavailable ({}): {}",
+                spec.model_id,
+                error.kind.code(),
+                error.message
+            ),
+        };
+        Ok(Err((reason, message)))
     }
 
     /// Waits for a person to approve or reject a gate, or to decide past a limit, on the store's
@@ -717,7 +720,7 @@ impl<'a> Drive<'a> {
 
     /// Pauses the run through the runtime and says so.
     async fn pause(&mut self, run: RunId, reason: PauseReason, message: String) -> Result<Outcome, Error> {
-        let recorded = format!("{}: {message}", reason.as_str());
+        let recorded = switchyard_core::turn::bounded_to(&format!("{}: {message}", reason.as_str()), 4096);
         if let Err(error) = self.runner.runtime.pause(run, Some(recorded)).await {
             // A run that ended or was paused meanwhile needs no pause; anything else is a failure.
             if matches!(error, switchyard_runtime::Error::Store(_) | switchyard_runtime::Error::Environment(_)) {
@@ -758,38 +761,4 @@ fn refused(error: switchyard_runtime::Error) -> Result<ToolOutcome, Error> {
 fn summary_of(content: &str) -> String {
     let line = content.lines().next().unwrap_or("");
     switchyard_core::turn::bounded_to(line, 160)
-}
-
-/// How long to wait before try `attempt + 1`: exponential from the policy's initial delay, with
-/// full jitter over its upper half, never less than the server's `Retry-After`, never more than
-/// the policy's maximum.
-pub(crate) fn backoff(policy: &crate::RetryPolicy, attempt: u32, retry_after: Option<Duration>) -> Duration {
-    let exponential = policy.initial_delay.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-    let capped = exponential.min(policy.max_delay);
-    let jittered = capped.mul_f64(0.5 + rand::random::<f64>() / 2.0);
-    retry_after.map_or(jittered, |asked| jittered.max(asked)).min(policy.max_delay)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::RetryPolicy;
-
-    #[test]
-    fn backoff_doubles_within_jitter_honours_retry_after_and_stays_under_the_maximum() {
-        let policy = RetryPolicy {
-            max_attempts: 10,
-            initial_delay: Duration::from_millis(100),
-            max_delay: Duration::from_secs(2),
-        };
-        for _ in 0..50 {
-            let first = backoff(&policy, 1, None);
-            assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100), "{first:?}");
-            let third = backoff(&policy, 3, None);
-            assert!(third >= Duration::from_millis(200) && third <= Duration::from_millis(400), "{third:?}");
-            assert!(backoff(&policy, 30, None) <= Duration::from_secs(2));
-            assert!(backoff(&policy, 1, Some(Duration::from_secs(1))) >= Duration::from_secs(1));
-            assert_eq!(backoff(&policy, 1, Some(Duration::from_secs(600))), Duration::from_secs(2));
-        }
-    }
 }

@@ -18,6 +18,7 @@ pub struct Price {
 impl Price {
     /// What a request with `usage` cost.
     pub fn cost(&self, usage: &Usage) -> f64 {
+        // Token counts stay far below 2^53, where u64 to f64 would round.
         usage.prompt_tokens as f64 * self.prompt_usd_per_token
             + usage.completion_tokens as f64 * self.completion_usd_per_token
     }
@@ -52,10 +53,13 @@ impl Models {
         Self { default_name: name.into(), default: spec, named: BTreeMap::new() }
     }
 
-    /// The model a step works with: its `model` by name, or the default.
+    /// The model a step works with: its `model` by name, or the default. A runner given one
+    /// model and no named ones works every step with it: a workflow's model names (the built-in
+    /// `dev-cycle` names two) mean something only once the configuration names models.
     pub(crate) fn for_step(&self, model: Option<&str>) -> Result<(&str, &ModelSpec), Error> {
         match model {
             None => Ok((self.default_name.as_str(), &self.default)),
+            Some(_) if self.named.is_empty() => Ok((self.default_name.as_str(), &self.default)),
             Some(name) if name == self.default_name => Ok((self.default_name.as_str(), &self.default)),
             Some(name) => self
                 .named
@@ -106,6 +110,7 @@ mod tests {
     #[test]
     fn a_step_naming_an_unknown_model_is_refused_with_the_closest_name() {
         let mut models = Models::single("default", spec("m0"));
+        assert!(models.check([("review", Some("anything"))]).is_ok(), "one model works every step");
         models.named.insert("reviewer".to_owned(), spec("m1"));
         assert!(models.check([("plan", None), ("review", Some("reviewer"))]).is_ok());
         match models.check([("review", Some("reveiwer"))]) {

@@ -16,9 +16,9 @@ pub struct Limits {
     pub max_time: Option<Duration>,
 }
 
-/// How a failing request is sent again: exponential backoff from `initial_delay`, doubled each
-/// time up to `max_delay`, with full jitter; a server's `Retry-After` is honoured when it is
-/// longer (and capped at `max_delay`).
+/// How a failing request is sent again (429, 5xx, timeouts, broken connections): exponential
+/// backoff from `initial_delay`, doubled each time up to `max_delay`, with full jitter, a
+/// server's `Retry-After` honoured; the model client's policy does the waiting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Tries of one request, the first included.
@@ -29,7 +29,19 @@ pub struct RetryPolicy {
 
 impl Default for RetryPolicy {
     fn default() -> Self {
-        Self { max_attempts: 6, initial_delay: Duration::from_millis(500), max_delay: Duration::from_secs(60) }
+        let client = switchyard_llm::RetryPolicy::default();
+        Self { max_attempts: client.max_retries + 1, initial_delay: client.base_delay, max_delay: client.max_delay }
+    }
+}
+
+impl RetryPolicy {
+    /// The model client's policy for the same tries.
+    pub(crate) fn for_client(&self) -> switchyard_llm::RetryPolicy {
+        switchyard_llm::RetryPolicy {
+            max_retries: self.max_attempts.saturating_sub(1),
+            base_delay: self.initial_delay,
+            max_delay: self.max_delay,
+        }
     }
 }
 
@@ -68,7 +80,7 @@ impl Default for RunOptions {
             run_limits: Limits::default(),
             step_limits: Limits::default(),
             stuck_repeats: 3,
-            stuck_turns: 15,
+            stuck_turns: 20,
             max_tool_errors: 5,
             retry: RetryPolicy::default(),
             recap_budget_bytes: switchyard_runtime::RECAP_BUDGET_BYTES,

@@ -107,6 +107,29 @@ fn runner_keys_and_model_tables_layer_key_by_key() {
 }
 
 #[test]
+fn a_model_table_may_be_named_with_dots_as_model_ids_often_are() {
+    let folders = Folders::new();
+    fs::write(
+        folders.project_file(),
+        "[models.\"gpt-4.1\"]\nbase_url = \"https://api.example/v1\"\ntemperature = 0.3\n",
+    )
+    .unwrap();
+    let config = folders.resolve(&[]).unwrap();
+    let model = config.run_model(&flags(Some("gpt-4.1"), None, None)).unwrap();
+    assert_eq!(
+        (model.name.as_deref(), model.model.as_str(), model.temperature),
+        (Some("gpt-4.1"), "gpt-4.1", Some(0.3))
+    );
+    assert_eq!(
+        config.origin("models.gpt-4.1.temperature"),
+        Origin::File { path: folders.project_file(), line: 3, column: 1 }
+    );
+    let settings = config.settings();
+    let temperature = settings.iter().find(|setting| setting.key == "models.gpt-4.1.temperature").unwrap();
+    assert_eq!(temperature.value, 0.3);
+}
+
+#[test]
 fn an_unknown_key_in_a_model_table_is_located_with_the_closest_key() {
     let folders = Folders::new();
     let check = |text: &str, expected: &str| {
