@@ -245,6 +245,13 @@ impl Usage {
         if self.total_tokens == 0 { self.prompt_tokens + self.completion_tokens } else { self.total_tokens }
     }
 
+    /// Adds `other`'s counts, for the tokens of a run or a step.
+    pub fn add(&mut self, other: &Usage) {
+        self.total_tokens = self.total() + other.total();
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+
     /// What these tokens cost at `price`, in US dollars.
     pub fn cost(&self, price: &Price) -> f64 {
         // Token counts stay far below 2^53, where u64 to f64 would round.

@@ -1,50 +1,17 @@
 //! The client against the fake model server over real HTTP: what it sends, what it reads, which
-//! failures it retries and how long it waits, and that the API key never leaks.
+//! failures it retries and how long it waits. That the key never leaks is `key_redaction.rs`.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+mod common;
+
 use std::time::Duration;
 
+use common::{KEY, client, quick, request, with_retries};
 use serde_json::json;
-use switchyard_llm::{
-    ApiKey, ChatRequest, ChatResponse, Client, Endpoint, Error, ErrorKind, Finish, Message, Retry, RetryPolicy,
-    ToolSpec,
-};
+use switchyard_llm::{ApiKey, Client, Endpoint, ErrorKind, Finish};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
-
-const KEY: &str = "sk-test-0123456789-SECRET";
-
-fn client(server: &FakeLlm) -> Client {
-    client_with_timeout(server, Duration::from_secs(30))
-}
 
 fn client_with_timeout(server: &FakeLlm, timeout: Duration) -> Client {
     Client::new(Endpoint { base_url: server.base_url(), api_key: Some(ApiKey::new(KEY)), timeout }).expect("a client")
-}
-
-fn request() -> ChatRequest {
-    ChatRequest {
-        model: "test-model".to_owned(),
-        messages: vec![Message::system("You are a test."), Message::user("Go.")],
-        tools: vec![ToolSpec::function(
-            "read_file",
-            "Reads a file.",
-            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        )],
-        temperature: Some(0.2),
-        max_tokens: Some(256),
-    }
-}
-
-/// Retries that take no noticeable time, unless the server asks for a wait.
-fn quick(max_retries: u32) -> RetryPolicy {
-    RetryPolicy { max_retries, base_delay: Duration::from_millis(1), max_delay: Duration::from_secs(5) }
-}
-
-async fn with_retries(client: &Client, policy: &RetryPolicy) -> (Result<ChatResponse, Error>, Vec<Retry>) {
-    let mut retries = Vec::new();
-    let result = client.complete_with_retries(&request(), policy, |retry| retries.push(retry)).await;
-    (result, retries)
 }
 
 #[tokio::test]
@@ -257,89 +224,4 @@ async fn a_server_that_cannot_be_reached_is_a_transport_error_and_retried() {
     assert_eq!(error.kind, ErrorKind::Transport);
     assert!(error.message.contains("cannot reach"), "{}", error.message);
     assert_eq!(retries.len(), 1);
-}
-
-/// Collects what a `tracing` subscriber writes.
-#[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Logs {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("the log buffer").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[tokio::test]
-async fn the_key_never_leaks_even_when_the_server_echoes_it() {
-    let logs = Logs::default();
-    let writer = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-
-    let server = FakeLlm::start();
-    let echo = |status: u16| {
-        Reply::computed(move |request| {
-            let authorization = request.header("authorization").unwrap_or_default().to_owned();
-            Reply::error(
-                status,
-                json!({"error": {"message": format!("bad request, you sent {authorization}"), "headers": request.headers}}),
-            )
-        })
-    };
-    server.push(echo(500));
-    server.push(echo(502));
-    server.push(echo(401));
-    server.push(Reply::computed(|request| {
-        Reply::error_text(
-            200,
-            format!("not json; Authorization: {}", request.header("authorization").unwrap_or_default()),
-        )
-    }));
-    server.push(echo(400));
-    server.push(echo(404));
-    let client = client(&server);
-
-    let mut seen: Vec<String> = vec![format!("{client:?}"), format!("{:?}", client.endpoint())];
-    let (result, retries) = with_retries(&client, &quick(3)).await;
-    let error = result.expect_err("401 after two server errors");
-    assert_eq!(error.kind, ErrorKind::Unauthorized);
-    assert_eq!(retries.len(), 2);
-    seen.extend(retries.iter().flat_map(|retry| [format!("{retry:?}"), retry.error.to_string()]));
-    seen.extend([error.to_string(), format!("{error:?}")]);
-    for _ in 0..3 {
-        let error = client.complete(&request()).await.expect_err("an error");
-        seen.extend([error.to_string(), format!("{error:?}")]);
-    }
-    seen.push(String::from_utf8_lossy(&logs.0.lock().expect("the log buffer")).into_owned());
-
-    assert!(seen.iter().any(|text| text.contains("you sent Bearer <redacted>")), "{seen:#?}");
-    assert!(seen.last().is_some_and(|logs| logs.contains("retrying")), "{seen:#?}");
-    for text in &seen {
-        assert!(!text.contains(KEY), "the key leaked: {text}");
-        assert!(!text.contains("SECRET"), "part of the key leaked: {text}");
-    }
-    assert_eq!(server.remaining(), 0);
-    assert!(server.requests().iter().all(|request| !request.body_text.contains(KEY)));
-}
-
-#[test]
-fn api_key_debug_is_redacted() {
-    let key = ApiKey::new(KEY);
-    assert_eq!(format!("{key:?}"), "ApiKey(<redacted>)");
-    assert_eq!(key.redact(&format!("a {KEY} b {KEY}")), "a <redacted> b <redacted>");
-    assert_eq!(ApiKey::new("").redact("text"), "text");
-    let quoted = ApiKey::new(r#"sk-"quoted"\key"#);
-    let echoed = serde_json::json!({"authorization": r#"Bearer sk-"quoted"\key"#}).to_string();
-    assert_eq!(quoted.redact(&echoed), r#"{"authorization":"Bearer <redacted>"}"#);
-    let endpoint = Endpoint { base_url: "http://x/v1".to_owned(), api_key: Some(key), timeout: Duration::from_secs(1) };
-    assert!(!format!("{endpoint:?}").contains(KEY));
 }

@@ -57,6 +57,19 @@ fn plays_the_script_in_order_and_records_every_request() {
 }
 
 #[test]
+fn finds_a_secret_in_any_request_but_not_in_authorization() {
+    let server = FakeLlm::start();
+    server.otherwise(|_| Reply::text("ok"));
+    post(&server, &json!({"model": "m", "messages": [{"role": "user", "content": "clean"}]}));
+    server.assert_never_sent(&["ct_secret", ""]);
+    post(&server, &json!({"model": "m", "messages": [{"role": "user", "content": "here is ct_secret"}]}));
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.assert_never_sent(&["ct_secret"])));
+    let message = caught.expect_err("the second request holds the secret");
+    let message = message.downcast_ref::<String>().expect("a formatted message");
+    assert!(message.contains("request 2") && message.contains("body"), "{message}");
+}
+
+#[test]
 fn says_when_its_script_ran_out() {
     let server = FakeLlm::start();
     let (status, body) = post(&server, &json!({"model": "m", "messages": []}));

@@ -178,6 +178,14 @@ fn cost_is_priced_per_million_tokens() {
 }
 
 #[test]
+fn usages_add_up_even_when_a_server_left_the_total_out() {
+    let mut run = Usage::default();
+    run.add(&Usage { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 });
+    run.add(&Usage { prompt_tokens: 3, completion_tokens: 2, total_tokens: 0 });
+    assert_eq!(run, Usage { prompt_tokens: 13, completion_tokens: 7, total_tokens: 20 });
+}
+
+#[test]
 fn error_answers_are_sorted_by_what_a_retry_can_do() {
     let check = |status: u16, body: &str, expected: ErrorKind| {
         assert_eq!(classify(status, body), expected, "{status} {body}");

@@ -38,6 +38,9 @@
 //!   generous bound, then panics), for a test that acts while a client is mid-conversation
 //!   (a reply [`Reply::delayed`] by a minute keeps a client waiting while the test, say, kills
 //!   it; the server answers other requests meanwhile).
+//! - [`FakeLlm::assert_never_sent(secrets)`](FakeLlm::assert_never_sent) checks that no
+//!   request's body or headers (but `Authorization`) held any of the strings given: tokens, keys
+//!   and ids a client must keep from the model.
 //! - [`FakeLlm::remaining()`] is how many scripted replies are left: a test ends with
 //!   `assert_eq!(server.remaining(), 0)` to check the client used all of them.
 //!
@@ -345,6 +348,33 @@ impl FakeLlm {
     /// Every request received so far, in order of arrival.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.lock().requests.clone()
+    }
+
+    /// Checks that no request sent so far holds any of `secrets` (tokens, keys, internal ids)
+    /// in its body or headers, the `Authorization` header excepted (where a key belongs).
+    ///
+    /// # Panics
+    /// Naming the request (from 1) and where the secret was found.
+    pub fn assert_never_sent(&self, secrets: &[&str]) {
+        for (index, request) in self.requests().iter().enumerate() {
+            for secret in secrets.iter().filter(|secret| !secret.is_empty()) {
+                assert!(
+                    !request.body_text.contains(secret),
+                    "request {} to the fake LLM server holds `{secret}` in its body",
+                    index + 1
+                );
+                let header = request
+                    .headers
+                    .iter()
+                    .find(|(name, value)| name.as_str() != "authorization" && value.contains(secret));
+                assert!(
+                    header.is_none(),
+                    "request {} to the fake LLM server holds `{secret}` in its header {:?}",
+                    index + 1,
+                    header.map(|(name, _)| name)
+                );
+            }
+        }
     }
 
     /// Blocks until at least `count` requests have arrived and returns them all.
