@@ -245,7 +245,7 @@ pub fn waiting_block(step: &str, kind: &str, how: &str) -> String {
         _ => "a person must decide how the run goes on",
     };
     format!(
-        "\n  ⏸  {step} waits ({kind}): {who}.\n     {how}\n     from any terminal; this one goes on by itself once it is decided.\n"
+        "  ⏸  {step} waits ({kind}): {who}.\n     {how}\n     from any terminal; this one goes on by itself once it is decided."
     )
 }
 
@@ -457,7 +457,7 @@ mod tests {
         let how = "switchyard approve run_1   (or: switchyard reject run_1 --reason \"…\")";
         assert_eq!(
             waiting_block("review", "gate", how),
-            "\n  ⏸  review waits (gate): a person must approve its result.\n     switchyard approve run_1   (or: switchyard reject run_1 --reason \"…\")\n     from any terminal; this one goes on by itself once it is decided.\n"
+            "  ⏸  review waits (gate): a person must approve its result.\n     switchyard approve run_1   (or: switchyard reject run_1 --reason \"…\")\n     from any terminal; this one goes on by itself once it is decided."
         );
     }
 
