@@ -95,6 +95,14 @@ impl Driven {
         self
     }
 
+    /// Checks that the run completed: exit 0, and `finished` with `completed` last.
+    fn completed(&self) -> &Self {
+        self.expect(0);
+        let last = self.last();
+        assert_eq!((&last["event"], &last["status"]), (&json!("finished"), &json!("completed")), "{:#?}", self.events);
+        self
+    }
+
     fn named(&self, name: &str) -> Vec<&Value> {
         self.events.iter().filter(|event| event["event"] == name).collect()
     }
@@ -191,9 +199,7 @@ fn the_builtin_dev_cycle_is_driven_to_completion_with_gates_auto_approved() {
     bench.configure_dev_cycle_models();
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["dev-cycle", "--goal", "add a --verbose flag", "--auto-approve"]);
-    driven.expect(0);
-    assert_eq!(driven.last()["event"], "finished", "{:#?}", driven.events);
-    assert_eq!(driven.last()["status"], "completed");
+    driven.completed();
     let run = driven.run_id();
     assert_eq!(reported_steps(&bench.sandbox, &run), ["plan", "implement", "review"]);
     let completed: Vec<&Value> = driven.named("step_completed").into_iter().map(|event| &event["step"]).collect();
@@ -252,13 +258,12 @@ fn a_rate_limit_is_waited_out_as_retry_after_says_and_the_run_goes_on() {
     bench.server.push(Reply::error(429, json!({"error": {"message": "slow down"}})).header("Retry-After", "1"));
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
-    driven.expect(0);
+    driven.completed();
     let retrying = driven.named("retrying");
     assert_eq!(retrying.len(), 1, "{:#?}", driven.events);
     assert!(retrying[0]["delay_ms"].as_u64().unwrap() >= 1000, "{:#?}", retrying[0]);
     let requests = bench.server.requests();
     assert!(requests[1].arrived.duration_since(requests[0].arrived) >= Duration::from_secs(1), "Retry-After honoured");
-    assert_eq!(driven.last()["status"], "completed");
 }
 
 #[test]
@@ -279,9 +284,8 @@ fn a_server_failing_past_the_retries_pauses_the_run_and_resume_finishes_it() {
 
     bench.server.otherwise(complete_any_step);
     let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
-    resumed.expect(0);
+    resumed.completed();
     assert_eq!(resumed.named("run_started")[0]["resumed"], true);
-    assert_eq!(resumed.last()["status"], "completed");
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
 }
 
@@ -336,7 +340,7 @@ fn a_runner_killed_mid_step_resumes_without_repeating_a_completed_step() {
 
     bench.server.otherwise(complete_any_step);
     let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
-    resumed.expect(0);
+    resumed.completed();
     let started: Vec<&Value> = resumed.named("step_started").into_iter().map(|event| &event["step"]).collect();
     assert_eq!(started, ["implement", "review"], "the plan is not worked again");
     assert_eq!(reported_steps(&bench.sandbox, &run), ["plan", "implement", "review"]);
@@ -361,8 +365,7 @@ fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
     assert!(reported_steps(&bench.sandbox, &run).is_empty());
 
     let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
-    resumed.expect(0);
-    assert_eq!(resumed.last()["status"], "completed", "{:#?}", resumed.events);
+    resumed.completed();
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
 }
 
@@ -375,7 +378,7 @@ fn the_transcript_shows_what_the_model_saw_and_did_per_step_and_turn() {
     bench.configure_dev_cycle_models();
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["dev-cycle", "--goal", "add a --verbose flag", "--auto-approve"]);
-    driven.expect(0);
+    driven.completed();
     let run = driven.run_id();
 
     let transcript = bench.sandbox.run(&["transcript", &run]).ok();
@@ -417,7 +420,7 @@ fn the_json_event_stream_of_a_short_run() {
         Reply::tool_call("complete_step", json!({"notes": "It sounds friendly."})),
     ]);
     let driven = bench.run(&["greeting", "--goal", "greet the reader", "--auto-approve"]);
-    driven.expect(0);
+    driven.completed();
     assert_eq!(bench.server.remaining(), 0);
     let mut settings = support::redactions(&[bench.sandbox.project.path(), bench.sandbox.home.path()]);
     settings.add_filter(r#""(latency_ms|elapsed_ms|tool_call_ms)":\d+"#, r#""$1":"[ms]""#);
@@ -455,8 +458,7 @@ fn a_workrail_workflow_is_driven_end_to_end() {
     install_from_corpora(&bench.sandbox, "workrail/workflows/document-creation-workflow.json", "document-creation");
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["document-creation", "--goal", "write the onboarding guide", "--auto-approve"]);
-    driven.expect(0);
-    assert_eq!(driven.last()["status"], "completed", "{:#?}", driven.events);
+    driven.completed();
     let run = driven.run_id();
     assert_eq!(reported_steps(&bench.sandbox, &run), ["phase-0-triage", "phase-4-create", "phase-6-finalize"]);
 }
@@ -479,8 +481,7 @@ fn a_bmad_method_workflow_is_driven_end_to_end_reading_its_files_with_preload_wo
     install_from_corpora(&bench.sandbox, "bmad/6.0.4/src/bmm/workflows/bmad-quick-flow/quick-dev", "quick-dev");
     bench.server.otherwise(preload_then_complete);
     let driven = bench.run(&["quick-dev", "--goal", "add a --verbose flag", "--auto-approve"]);
-    driven.expect(0);
-    assert_eq!(driven.last()["status"], "completed", "{:#?}", driven.events);
+    driven.completed();
     let preloads: Vec<&Value> =
         driven.named("tool_called").into_iter().filter(|event| event["tool"] == "preload_workflow").collect();
     assert!(!preloads.is_empty() && preloads.iter().all(|event| event["ok"] == true), "{preloads:#?}");
@@ -510,7 +511,7 @@ fn ctrl_c_pauses_the_run_cleanly_and_says_how_to_resume() {
     assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
 
     let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
-    resumed.expect(0);
+    resumed.completed();
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
 }
 
@@ -524,7 +525,7 @@ fn status_shows_what_the_runner_did_on_a_run() {
     ]);
     bench.server.otherwise(complete_any_step);
     let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
-    driven.expect(0);
+    driven.completed();
     let run = driven.run_id();
     let status = bench.sandbox.run(&["status", &run]).ok();
     let runner = &status["runner"];
