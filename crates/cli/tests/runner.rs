@@ -544,3 +544,29 @@ fn status_shows_what_the_runner_did_on_a_run() {
     let by_hand = bench.sandbox.run(&["status", &support::string(&started["run"])]).ok();
     assert!(by_hand.get("runner").is_none(), "{by_hand:#}");
 }
+
+#[test]
+fn without_a_terminal_each_event_is_a_plain_line_and_stdout_closes_with_how_the_run_ended() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.otherwise(complete_any_step);
+    let base_url = bench.server.base_url();
+    let args =
+        ["run", "greeting", "--goal", "greet", "--auto-approve", "--model", "fake-model", "--base-url", &base_url];
+    let ran = ran(&bench.sandbox.command(&args).output().unwrap());
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    for line in [
+        "step 1/2 draft: Draft the greeting (model fake-model)",
+        "tool complete_step on draft: ok ",
+        "step draft completed, next: review",
+        "step review: approved by auto-approve",
+        "finished (completed): 2 turns, 20 tokens in, 10 out",
+    ] {
+        assert!(ran.stderr.lines().any(|printed| printed.starts_with(line)), "no line `{line}` in:\n{}", ran.stderr);
+    }
+    assert!(
+        ran.stdout.starts_with("run run_") && ran.stdout.contains(" completed (2 turns, 30 tokens)"),
+        "{}",
+        ran.stdout
+    );
+}
