@@ -12,8 +12,11 @@ mod inspect;
 mod next;
 mod output;
 mod quickstart;
+mod run;
+mod run_display;
 mod serve;
 mod tool;
+mod transcript;
 mod validate;
 
 use std::process::ExitCode;
