@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::id::{AttemptId, NodeId, RunId};
 use crate::state::{DecisionOption, DowngradedFinding, NodeKind, NodeState, ReportPolicy, RunStatus, ValidationIssue};
+use crate::turn::ModelTurn;
 use crate::workflow::{StepId, WorkflowHash};
 
 /// One fact about a session, with the run and node it concerns.
@@ -130,6 +131,9 @@ pub enum EventKind {
         code: String,
         message: String,
     },
+    /// One request of the agent runner to a model and what came of it, in its own batch. It
+    /// changes no projection but the run's time: the engine never reads it.
+    ModelTurn(Box<ModelTurn>),
 }
 
 impl EventKind {
@@ -149,6 +153,7 @@ impl EventKind {
             Self::RunStopped { .. } => "run_stopped",
             Self::RunCompleted { .. } => "run_completed",
             Self::RunFailed { .. } => "run_failed",
+            Self::ModelTurn(_) => "model_turn",
         }
     }
 }

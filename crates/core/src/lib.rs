@@ -10,6 +10,7 @@ pub mod limits;
 pub mod state;
 pub mod suggest;
 pub mod token;
+pub mod turn;
 pub mod workflow;
 
 pub use event::{Event, EventKind};

@@ -46,6 +46,8 @@ pub enum RunnerEvent {
     HumanDecided { step: String, decision: String, by: String },
     /// The runner stopped driving; the run is paused and resumes with `switchyard run --resume`.
     Paused { reason: PauseReason, message: String, resume: String },
+    /// What this drive of the run did, told once just before `finished` or `paused`.
+    Summary(RunSummary),
     /// The run reached its end.
     Finished { status: String, turns: u32, prompt_tokens: u64, completion_tokens: u64, cost_usd: Option<f64> },
 }
@@ -68,4 +70,45 @@ pub enum PauseReason {
     ToolErrors,
     /// The step's attempts ran out; a person decides how the run goes on.
     NeedsDecision,
+    /// Someone paused the run from elsewhere (`switchyard pause`, another door) while it was
+    /// driven.
+    PausedElsewhere,
+}
+
+impl PauseReason {
+    /// The reason's name, as the `--json` stream and the run's pause reason write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Interrupted => "interrupted",
+            Self::ModelRefused => "model_refused",
+            Self::ModelUnavailable => "model_unavailable",
+            Self::LimitReached => "limit_reached",
+            Self::Stuck => "stuck",
+            Self::ToolErrors => "tool_errors",
+            Self::NeedsDecision => "needs_decision",
+            Self::PausedElsewhere => "paused_elsewhere",
+        }
+    }
+}
+
+/// The metrics of one drive of a run: what it asked, what the model did, what it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub turns: u32,
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// In US dollars, when every model used has prices.
+    pub cost_usd: Option<f64>,
+    pub tool_calls: u32,
+    /// Calls refused as malformed or unknown, and answers without a tool call.
+    pub tool_errors: u32,
+    /// Calls the file door refused as security violations.
+    pub violations: u32,
+    /// `complete_step` calls the step's checks blocked.
+    pub blocked_attempts: u32,
+    pub steps_completed: u32,
+    /// Time spent on tool calls, in milliseconds.
+    pub tool_call_ms: u64,
+    /// From the start of the drive, waiting for people included.
+    pub elapsed_ms: u64,
 }

@@ -4,8 +4,112 @@
 //! A door decides no engine rule: the runner asks the runtime for the pending step, gives the
 //! model the step's prompt and tools, and turns the model's `complete_step` into the same advance
 //! any other door sends. What happens is told to whoever watches as [`RunnerEvent`]s (the CLI
-//! draws them, or prints them as JSON lines) and recorded durably in the run's log.
+//! draws them, or prints them as JSON lines) and recorded durably in the run's log, one
+//! `model_turn` event per request ([`switchyard_runtime::Runtime::record_turn`]).
+//!
+//! The runner holds the tokens: the model sees the step, never a token, a key or an id, and a
+//! runner killed at any point picks the run up at its tip ([`Target::Resume`]) without doing a
+//! completed step again.
 
+mod conversation;
+mod drive;
+pub mod error;
 pub mod event;
+pub mod models;
+pub mod options;
+mod prompt;
+mod tools;
+mod watch;
 
-pub use event::{PauseReason, RunnerEvent};
+use std::sync::Arc;
+
+use switchyard_core::{RunId, RunStatus};
+use switchyard_files::FileHost;
+use switchyard_runtime::{Runtime, StartRequest};
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+pub use crate::error::Error;
+pub use crate::event::{PauseReason, RunSummary, RunnerEvent};
+pub use crate::models::{ModelSpec, Models, Price};
+pub use crate::options::{Limits, RetryPolicy, RunOptions};
+
+/// What to drive: a new run, or a run that exists (started by any door) picked up at its tip.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Start(StartRequest),
+    Resume(RunId),
+}
+
+/// How a drive ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The run reached its end: `completed`, `failed` or `stopped`.
+    Finished { run: RunId, status: RunStatus, summary: RunSummary },
+    /// The runner stopped before the end and left the run paused: `switchyard run --resume`
+    /// picks it up again.
+    Paused { run: RunId, reason: PauseReason, message: String, summary: RunSummary },
+}
+
+impl Outcome {
+    pub fn run(&self) -> RunId {
+        match self {
+            Self::Finished { run, .. } | Self::Paused { run, .. } => *run,
+        }
+    }
+}
+
+/// Drives runs with a model. One runner may drive several runs, one `drive` call each.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    runtime: Arc<Runtime>,
+    files: Arc<FileHost>,
+    models: Models,
+    options: RunOptions,
+}
+
+impl Runner {
+    /// A runner on `runtime`, offering the model the file tools of `files` (built with
+    /// `FileHost::new(runtime, HostConfig::from_config(config))`, the same sandbox and security
+    /// log as the file door).
+    pub fn new(runtime: Arc<Runtime>, files: Arc<FileHost>, models: Models, options: RunOptions) -> Self {
+        Self { runtime, files, models, options }
+    }
+
+    pub fn runtime(&self) -> &Arc<Runtime> {
+        &self.runtime
+    }
+
+    /// Drives `target` until the run ends or the runner must stop (a limit, a stuck or failing
+    /// model, `cancel`), telling `events` what happens. Stopping early leaves the run paused,
+    /// never failed.
+    ///
+    /// Errors are what prevents driving at all: a step naming an unconfigured model (checked
+    /// before the run starts or any request is sent), a workflow that does not start, a store
+    /// that fails.
+    pub async fn drive(
+        &self,
+        target: Target,
+        events: UnboundedSender<RunnerEvent>,
+        cancel: CancellationToken,
+    ) -> Result<Outcome, Error> {
+        drive::Drive::new(self, events, cancel).run(target).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CLI spawns the drive on a multi-threaded runtime (beside its Ctrl-C handler).
+    #[test]
+    fn a_drive_can_be_spawned_on_any_thread() {
+        fn spawnable<T: Send>(_: &T) {}
+        fn check(runner: &Runner) {
+            let (events, _) = tokio::sync::mpsc::unbounded_channel();
+            let drive = runner.drive(Target::Resume(RunId::from_bytes([1; 16])), events, CancellationToken::new());
+            spawnable(&drive);
+        }
+        let _ = check;
+    }
+}

@@ -53,6 +53,7 @@ mod resume;
 pub mod run_folder;
 mod state_writer;
 pub mod tool_schema;
+pub mod transcript;
 pub mod validate;
 pub mod workspace;
 
@@ -90,6 +91,8 @@ pub use crate::response::{
 pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
 
 pub use switchyard_store::{Change, Changes};
+
+pub use crate::transcript::RecordedTurn;
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 

@@ -221,7 +221,8 @@ impl Projector {
             | EventKind::ReportWarned { .. }
             | EventKind::GateDecided { .. }
             | EventKind::HumanDecided { .. }
-            | EventKind::CheckpointRecorded { .. } => match event.run {
+            | EventKind::CheckpointRecorded { .. }
+            | EventKind::ModelTurn(_) => match event.run {
                 Some(run_id) if !self.pending.contains_key(&run_id) => {
                     Some(existing_run(target, run_id, event, &what)?)
                 }

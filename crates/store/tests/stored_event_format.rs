@@ -7,6 +7,9 @@ use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
 use switchyard_core::state::{
     DecisionOption, DowngradedFinding, NodeKind, NodeState, Phase, ReportPolicy, RunStatus, ValidationIssue,
 };
+use switchyard_core::turn::{
+    ModelTurn, TurnMessage, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage,
+};
 use switchyard_core::workflow::{StepId, WorkflowHash};
 use switchyard_store::event::GENESIS_HASH;
 use switchyard_store::{NewEvent, StoredEvent};
@@ -97,6 +100,42 @@ fn one_of_every_kind() -> Vec<EventKind> {
             references: Vec::new(),
             report_policy: Some(ReportPolicy { audit_min_confidence: 0.75, strict_status: true }),
         },
+        // The agent runner's record of one request to a model.
+        EventKind::ModelTurn(Box::new(ModelTurn {
+            node,
+            step: StepId::new("draft"),
+            turn: 3,
+            model: "fast".to_owned(),
+            request: TurnRequest {
+                messages: 5,
+                tools: 9,
+                fresh: true,
+                trimmed: 1,
+                new_messages: vec![TurnMessage {
+                    role: "system".to_owned(),
+                    content: "You are the planner.".to_owned(),
+                }],
+            },
+            response: TurnResponse {
+                text: Some("Reading the plan first.".to_owned()),
+                tool_calls: vec![TurnToolCall {
+                    id: "call_1".to_owned(),
+                    name: "read_file".to_owned(),
+                    arguments: "{\"path\":\"plan.md\"}".to_owned(),
+                }],
+                finish_reason: Some("tool_calls".to_owned()),
+            },
+            tool_results: vec![TurnToolResult {
+                call_id: "call_1".to_owned(),
+                name: "read_file".to_owned(),
+                ok: true,
+                content: "# Plan".to_owned(),
+                micros: 120,
+            }],
+            usage: TurnUsage { prompt_tokens: 1200, completion_tokens: 40 },
+            latency_ms: 850,
+            cost_usd: Some(0.0125),
+        })),
     ]
 }
 
@@ -115,7 +154,8 @@ fn covered(kind: &EventKind) -> &'static str {
         | EventKind::RunResumed
         | EventKind::RunStopped { .. }
         | EventKind::RunCompleted { .. }
-        | EventKind::RunFailed { .. } => kind.name(),
+        | EventKind::RunFailed { .. }
+        | EventKind::ModelTurn(_) => kind.name(),
     }
 }
 
@@ -127,7 +167,7 @@ fn stored_json_of_every_event_kind_is_pinned() {
     let mut names: Vec<_> = kinds.iter().map(covered).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 13, "one event of every kind (run_started twice)");
+    assert_eq!(names.len(), 14, "one event of every kind (run_started twice)");
     let mut seen = std::collections::BTreeSet::new();
     for (index, kind) in kinds.into_iter().enumerate() {
         // The second event of a kind is pinned as `<kind>_2`.

@@ -1,0 +1,764 @@
+//! The loop: ask the runtime where the run stands, give the model the pending step, run its tool
+//! calls, record the turn, and go on until the run ends or the runner must stop.
+//!
+//! Every decision about the run is the runtime's: a `complete_step` is the same advance any door
+//! sends (with the node's first-attempt token, so a call sent again after a crash is a replay,
+//! never a second advance), a gate waits for `Runtime::approve`, and stopping early is
+//! `Runtime::pause`. The loop reads the run's tip at the top of every step, so a runner killed
+//! anywhere picks the run up where its log says it is.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded};
+use switchyard_core::workflow::StepId;
+use switchyard_core::{NodeId, RunId, SessionId};
+use switchyard_llm::{ChatRequest, ChatResponse, Client, ErrorKind, Message, Retry, Role, ToolCall};
+use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::conversation::Conversation;
+use crate::event::{PauseReason, RunSummary, RunnerEvent};
+use crate::models::ModelSpec;
+use crate::prompt::{PromptFacts, system_prompt};
+use crate::tools::{self, Parsed};
+use crate::watch::{Budget, StuckWatch};
+use crate::{Error, Outcome, Runner, Target};
+
+/// The note an approval by `--auto-approve` carries, so the log says who approved.
+pub(crate) const AUTO_APPROVAL_NOTE: &str = "approved automatically by switchyard run --auto-approve";
+
+/// What the runner adds when the model answers with text instead of a tool call.
+const CALL_A_TOOL: &str = "Answer with tool calls only: use the file tools to do the step, `checkpoint` to record progress, and `complete_step` when the step is done.";
+
+/// Where a turn or a wait leaves the loop.
+enum Next {
+    /// Go on: ask the runtime where the run stands.
+    Continue,
+    /// Stop driving and leave the run paused.
+    Pause(PauseReason, String),
+}
+
+/// The step being worked on and what it used so far.
+struct StepState {
+    node: NodeId,
+    step: StepId,
+    model_name: String,
+    spec: ModelSpec,
+    budget: Budget,
+    stuck: StuckWatch,
+    tool_errors: u32,
+    continue_token: Option<String>,
+    checkpoint_token: Option<String>,
+    span: tracing::Span,
+}
+
+/// What one tool call came to.
+struct ToolOutcome {
+    ok: bool,
+    content: String,
+    /// A file was written, a checkpoint recorded or the step advanced.
+    progressed: bool,
+    /// The run's tip moved: the step was completed or blocked (or a write moved the run).
+    moved: bool,
+}
+
+impl ToolOutcome {
+    fn error(code: &str, message: impl Into<String>) -> Self {
+        let content = json!({ "error": { "code": code, "message": message.into() } }).to_string();
+        Self { ok: false, content, progressed: false, moved: false }
+    }
+}
+
+/// What a run's workflow looks like, for the display.
+struct Shape {
+    title: String,
+    steps: Vec<StepId>,
+    /// Every step has at most one edge: "step k of n" makes sense.
+    is_line: bool,
+}
+
+pub(crate) struct Drive<'a> {
+    runner: &'a Runner,
+    events: UnboundedSender<RunnerEvent>,
+    cancel: CancellationToken,
+    summary: RunSummary,
+    started: Instant,
+    budget: Budget,
+    /// Every turn so far had a price: the cost is known.
+    priced: bool,
+    clients: HashMap<String, Client>,
+    next_turn: u32,
+}
+
+impl<'a> Drive<'a> {
+    pub(crate) fn new(runner: &'a Runner, events: UnboundedSender<RunnerEvent>, cancel: CancellationToken) -> Self {
+        Self {
+            runner,
+            events,
+            cancel,
+            summary: RunSummary::default(),
+            started: Instant::now(),
+            budget: Budget::new(),
+            priced: true,
+            clients: HashMap::new(),
+            next_turn: 1,
+        }
+    }
+
+    fn emit(&self, event: RunnerEvent) {
+        // Nobody watching is not an error: the run goes on.
+        let _ = self.events.send(event);
+    }
+
+    pub(crate) async fn run(mut self, target: Target) -> Result<Outcome, Error> {
+        let runtime = std::sync::Arc::clone(&self.runner.runtime);
+        let (run, resumed) = match target {
+            Target::Start(request) => {
+                let found = runtime.find_workflow(request.workflow.as_deref(), request.file.as_deref())?;
+                if let Some(workflow) = &found.compiled.workflow {
+                    self.runner
+                        .models
+                        .check(workflow.steps.iter().map(|step| (step.id.as_str(), step.model.as_deref())))?;
+                }
+                (runtime.start(request).await?.run, false)
+            }
+            Target::Resume(run) => {
+                let record = runtime.run(&RunTarget::Run(run)).await?;
+                let loaded = runtime.pinned_workflow(record.workflow_hash).await?;
+                self.runner
+                    .models
+                    .check(loaded.workflow.steps.iter().map(|step| (step.id.as_str(), step.model.as_deref())))?;
+                if record.control == switchyard_core::Control::Paused {
+                    runtime.resume(run).await?;
+                }
+                (run, true)
+            }
+        };
+        let record = runtime.run(&RunTarget::Run(run)).await?;
+        let session = runtime.session(record.session).await?;
+        let loaded = runtime.pinned_workflow(record.workflow_hash).await?;
+        let shape = Shape {
+            title: loaded.workflow.title.clone(),
+            steps: loaded.workflow.steps.iter().map(|step| step.id.clone()).collect(),
+            is_line: loaded.workflow.steps.iter().all(|step| step.edges.len() <= 1),
+        };
+        self.next_turn = runtime.transcript(run).await?.last().map_or(1, |recorded| recorded.turn.turn + 1);
+        self.emit(RunnerEvent::RunStarted {
+            run: run.to_string(),
+            session: session.id.to_string(),
+            workflow: record.workflow_id.clone(),
+            resumed,
+        });
+        let span = tracing::info_span!("run", run = %run, workflow = %record.workflow_id, resumed);
+        self.drive(run, session.id, &session.goal, &shape, resumed).instrument(span).await
+    }
+
+    async fn drive(
+        &mut self,
+        run: RunId,
+        session: SessionId,
+        goal: &str,
+        shape: &Shape,
+        resumed: bool,
+    ) -> Result<Outcome, Error> {
+        let runtime = std::sync::Arc::clone(&self.runner.runtime);
+        let mut conversation = Conversation::default();
+        let mut current: Option<StepState> = None;
+        loop {
+            if self.cancel.is_cancelled() {
+                return self.pause(run, PauseReason::Interrupted, "interrupted".to_owned()).await;
+            }
+            let shown = runtime.show(&RunTarget::Run(run)).await?;
+            match shown.kind {
+                ResponseKind::Complete | ResponseKind::Failed | ResponseKind::Stopped => {
+                    return Ok(self.finish(run, &shown));
+                }
+                ResponseKind::Paused => {
+                    let message = "the run was paused from elsewhere".to_owned();
+                    return Ok(self.paused(run, PauseReason::PausedElsewhere, message));
+                }
+                ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision => {
+                    match self.wait_for_person(run, session, &shown).await? {
+                        Next::Continue => continue,
+                        Next::Pause(reason, message) => return self.pause(run, reason, message).await,
+                    }
+                }
+                ResponseKind::Ok | ResponseKind::Blocked => {}
+            }
+            let Some(step) = shown.step.as_ref() else {
+                return Err(Error::Environment(format!("run {run} is {} without a pending step", shown.status)));
+            };
+            if current.as_ref().is_none_or(|state| state.node != shown.node) {
+                let new_step = current.as_ref().is_none_or(|state| state.step != step.step);
+                if new_step {
+                    let (name, spec) = self.runner.models.for_step(step.model.as_deref())?;
+                    let index = shape.steps.iter().position(|id| *id == step.step);
+                    let total = u32::try_from(shape.steps.len()).ok();
+                    self.emit(RunnerEvent::StepStarted {
+                        step: step.step.to_string(),
+                        title: step.title.clone(),
+                        index: index.and_then(|index| u32::try_from(index + 1).ok()).filter(|_| shape.is_line),
+                        total: total.filter(|_| shape.is_line),
+                        role: step.role.clone(),
+                        model: name.to_owned(),
+                    });
+                    current = Some(StepState {
+                        node: shown.node,
+                        step: step.step.clone(),
+                        model_name: name.to_owned(),
+                        spec: spec.clone(),
+                        budget: Budget::new(),
+                        stuck: StuckWatch::default(),
+                        tool_errors: 0,
+                        continue_token: None,
+                        checkpoint_token: None,
+                        span: tracing::info_span!("step", step = %step.step, model = name),
+                    });
+                }
+                let state = current.as_mut().expect("set above");
+                state.node = shown.node;
+                state.continue_token = runtime.first_attempt_token(shown.node).await?;
+                state.checkpoint_token = shown.tokens.checkpoint_token.clone();
+                let persona = step.role.as_deref().and_then(|role| self.runner.options.personas.get(role));
+                let facts = PromptFacts { workflow_title: &shape.title, goal, persona: persona.map(String::as_str) };
+                let system = system_prompt(&shown, facts).unwrap_or_default();
+                let reset = new_step && step.context_reset;
+                if conversation.is_empty() || reset {
+                    // A fresh conversation knows the run only from the recap: give it one unless
+                    // the run has just begun.
+                    let recap = if reset || resumed {
+                        let recap = runtime.recap(shown.node, self.runner.options.recap_budget_bytes).await?;
+                        Some(format!("What happened in this run so far (a recap):\n\n{}", recap.text))
+                            .filter(|_| !recap.text.trim().is_empty())
+                    } else {
+                        None
+                    };
+                    conversation = Conversation::fresh(system, recap);
+                } else {
+                    conversation.set_system(system);
+                    if new_step {
+                        conversation.push_user(format!(
+                            "The previous step is done. The run is now at step `{}` ({}): the system prompt describes it.",
+                            step.step, step.title
+                        ));
+                    } else if let Some(reason) = &step.rejection {
+                        conversation.push_user(format!(
+                            "A person rejected your result for this step: {reason}\nRework the step and call `complete_step` again."
+                        ));
+                    }
+                }
+            }
+            let state = current.as_mut().expect("set above");
+            let span = state.span.clone();
+            match self.turn(run, &mut conversation, state).instrument(span).await? {
+                Next::Continue => {}
+                Next::Pause(reason, message) => return self.pause(run, reason, message).await,
+            }
+        }
+    }
+
+    /// One request to the model and its tool calls, unless a limit was reached.
+    async fn turn(
+        &mut self,
+        run: RunId,
+        conversation: &mut Conversation,
+        state: &mut StepState,
+    ) -> Result<Next, Error> {
+        let runner = self.runner;
+        if let Some(limit) = self.budget.exceeded(&runner.options.run_limits, "run") {
+            return Ok(Next::Pause(PauseReason::LimitReached, limit));
+        }
+        if let Some(limit) = state.budget.exceeded(&runner.options.step_limits, &format!("step `{}`", state.step)) {
+            return Ok(Next::Pause(PauseReason::LimitReached, limit));
+        }
+        let span =
+            tracing::info_span!("turn", run = %run, node = %state.node, step = %state.step, turn = self.next_turn);
+        self.request_and_act(run, conversation, state).instrument(span).await
+    }
+
+    async fn request_and_act(
+        &mut self,
+        run: RunId,
+        conversation: &mut Conversation,
+        state: &mut StepState,
+    ) -> Result<Next, Error> {
+        let turn = self.next_turn;
+        let trimmed = state.spec.context_window_tokens.map_or(0, |window| conversation.trim_to(window));
+        let request = ChatRequest {
+            model: state.spec.model_id.clone(),
+            messages: conversation.messages().to_vec(),
+            tools: tools::specs().to_vec(),
+            temperature: state.spec.temperature,
+            max_tokens: state.spec.max_tokens,
+        };
+        let sent = Instant::now();
+        let response = match self.send(&state.model_name, &state.spec, &request).await? {
+            Ok(response) => response,
+            Err((reason, message)) => return Ok(Next::Pause(reason, message)),
+        };
+        let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.next_turn += 1;
+        let usage = response.usage.unwrap_or_default();
+        let tokens = usage.prompt_tokens + usage.completion_tokens;
+        for budget in [&mut self.budget, &mut state.budget] {
+            budget.turns += 1;
+            budget.tokens += tokens;
+        }
+        self.summary.turns += 1;
+        self.summary.prompt_tokens += usage.prompt_tokens;
+        self.summary.completion_tokens += usage.completion_tokens;
+        let cost = state.spec.price.map(|price| price.cost(&usage));
+        match cost {
+            Some(cost) => *self.summary.cost_usd.get_or_insert(0.0) += cost,
+            None => self.priced = false,
+        }
+        let (message, finish_reason) = match response.choices.into_iter().next() {
+            Some(choice) => (choice.message, choice.finish_reason),
+            None => {
+                (Message { role: Role::Assistant, content: None, tool_calls: Vec::new(), tool_call_id: None }, None)
+            }
+        };
+        let (new_messages, fresh) = conversation.take_unrecorded();
+        let recorded_request = TurnRequest {
+            messages: u32::try_from(request.messages.len()).unwrap_or(u32::MAX),
+            tools: u32::try_from(request.tools.len()).unwrap_or(u32::MAX),
+            fresh,
+            trimmed,
+            new_messages,
+        };
+        let calls = message.tool_calls.clone();
+        conversation.push_assistant(Message { role: Role::Assistant, ..message.clone() });
+        let mut results = Vec::with_capacity(calls.len());
+        let mut progressed = false;
+        let mut moved = false;
+        let mut stuck: Option<String> = None;
+        if calls.is_empty() {
+            state.tool_errors += 1;
+            self.summary.tool_errors += 1;
+            conversation.push_user(CALL_A_TOOL.to_owned());
+        }
+        for call in &calls {
+            let started = Instant::now();
+            let outcome = if moved {
+                ToolOutcome::error("NOT_RUN", "not run: an earlier call of this turn already completed the step")
+            } else {
+                let repeats = state.stuck.call(&call.function.name, &call.function.arguments);
+                if repeats >= self.runner.options.stuck_repeats && stuck.is_none() {
+                    stuck = Some(format!(
+                        "the model called `{}` with the same arguments {repeats} times in a row",
+                        call.function.name
+                    ));
+                }
+                let span = tracing::info_span!("tool_call", tool = %call.function.name, call = %call.id);
+                self.call_tool(run, state, call).instrument(span).await?
+            };
+            let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+            self.summary.tool_calls += 1;
+            self.summary.tool_call_ms += micros / 1000;
+            progressed |= outcome.progressed;
+            moved |= outcome.moved;
+            self.emit(RunnerEvent::ToolCalled {
+                step: state.step.to_string(),
+                tool: call.function.name.clone(),
+                ok: outcome.ok,
+                summary: summary_of(&outcome.content),
+            });
+            results.push(TurnToolResult {
+                call_id: call.id.clone(),
+                name: call.function.name.clone(),
+                ok: outcome.ok,
+                content: bounded(&outcome.content),
+                micros,
+            });
+            conversation.push_tool(&call.id, outcome.content);
+        }
+        let record = ModelTurn {
+            node: state.node,
+            step: state.step.clone(),
+            turn,
+            model: state.model_name.clone(),
+            request: recorded_request,
+            response: TurnResponse {
+                text: message.content.as_deref().map(bounded),
+                tool_calls: calls
+                    .iter()
+                    .map(|call| TurnToolCall {
+                        id: bounded(&call.id),
+                        name: bounded(&call.function.name),
+                        arguments: bounded(&call.function.arguments),
+                    })
+                    .collect(),
+                finish_reason,
+            },
+            tool_results: results,
+            usage: TurnUsage { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
+            latency_ms,
+            cost_usd: cost,
+        };
+        self.runner.runtime.record_turn(run, record).await?;
+        self.emit(RunnerEvent::Turn {
+            step: state.step.to_string(),
+            turn,
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            latency_ms,
+            cost_usd: self.cost(),
+        });
+        let without_progress = state.stuck.turn(progressed || moved);
+        if moved {
+            state.tool_errors = 0;
+            return Ok(Next::Continue);
+        }
+        if let Some(stuck) = stuck {
+            return Ok(Next::Pause(PauseReason::Stuck, stuck));
+        }
+        if without_progress >= self.runner.options.stuck_turns {
+            let message =
+                format!("{without_progress} turns in a row without a file written, a checkpoint or the step completed");
+            return Ok(Next::Pause(PauseReason::Stuck, message));
+        }
+        if state.tool_errors >= self.runner.options.max_tool_errors {
+            let message = format!(
+                "the model made {} malformed or unknown tool calls (or answered without one) in step `{}`",
+                state.tool_errors, state.step
+            );
+            return Ok(Next::Pause(PauseReason::ToolErrors, message));
+        }
+        Ok(Next::Continue)
+    }
+
+    /// Runs one tool call.
+    async fn call_tool(&mut self, run: RunId, state: &mut StepState, call: &ToolCall) -> Result<ToolOutcome, Error> {
+        let parsed = match tools::parse(&call.function.name, &call.function.arguments) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                state.tool_errors += 1;
+                self.summary.tool_errors += 1;
+                return Ok(ToolOutcome::error("INVALID_TOOL_CALL", message));
+            }
+        };
+        match parsed {
+            Parsed::File { name, arguments } => {
+                let result = self.file_call(name.clone(), arguments, run).await?;
+                match result {
+                    Ok(text) => {
+                        let wrote = tools::writes(&name);
+                        // A write to the state document moves the run as an advance would.
+                        let moved = wrote && self.runner.runtime.run(&RunTarget::Run(run)).await?.tip != state.node;
+                        Ok(ToolOutcome { ok: true, content: text, progressed: wrote, moved })
+                    }
+                    Err(error) => {
+                        if error.security {
+                            self.summary.violations += 1;
+                        }
+                        let content = json!({ "error": { "code": error.code, "message": error.message, "details": error.details } });
+                        Ok(ToolOutcome { ok: false, content: content.to_string(), progressed: false, moved: false })
+                    }
+                }
+            }
+            Parsed::Checkpoint(arguments) => {
+                // A point of a run takes one checkpoint (the runtime records it once).
+                let Some(token) = state.checkpoint_token.take() else {
+                    return Ok(ToolOutcome::error(
+                        "NO_CHECKPOINT",
+                        "a checkpoint is already recorded at this point of the step: go on, and report the rest with complete_step",
+                    ));
+                };
+                match self.runner.runtime.checkpoint(&token, Some(run), Some(arguments.notes)).await {
+                    Ok(_) => Ok(ToolOutcome {
+                        ok: true,
+                        content: json!({ "status": "recorded" }).to_string(),
+                        progressed: true,
+                        moved: false,
+                    }),
+                    Err(error) => refused(error),
+                }
+            }
+            Parsed::CompleteStep(arguments) => {
+                let Some(token) = state.continue_token.clone() else {
+                    return Ok(ToolOutcome::error("NO_STEP", "the run takes no report now"));
+                };
+                let response = match self.runner.runtime.advance(&token, Some(run), arguments.into()).await {
+                    Ok(response) => response,
+                    Err(error) => {
+                        let mut outcome = refused(error)?;
+                        // Another door may have moved the run (the report is then not this
+                        // runner's to send): look at the run again before the next turn.
+                        outcome.moved = self.runner.runtime.run(&RunTarget::Run(run)).await?.tip != state.node;
+                        return Ok(outcome);
+                    }
+                };
+                Ok(self.completed(state, &response))
+            }
+        }
+    }
+
+    /// What an accepted, blocked or failing `complete_step` tells the model and the watchers.
+    fn completed(&mut self, state: &StepState, response: &StepResponse) -> ToolOutcome {
+        let content = match response.kind {
+            ResponseKind::Blocked => {
+                self.summary.blocked_attempts += 1;
+                let issues =
+                    response.validation.as_ref().map(|validation| validation.issues.clone()).unwrap_or_default();
+                let reason: Vec<String> =
+                    issues.iter().map(|issue| format!("{}: {}", issue.code, issue.message)).collect();
+                self.emit(RunnerEvent::StepBlocked {
+                    step: state.step.to_string(),
+                    attempt: response.progress.attempts,
+                    reason: reason.join("; "),
+                });
+                json!({
+                    "status": "blocked",
+                    "issues": issues,
+                    "attempts_left": response.step.as_ref().map(|step| step.attempts_left),
+                    "what_to_do": "Fix what the issues say and call complete_step again.",
+                })
+            }
+            ResponseKind::Failed => {
+                let failure = response.failure.as_ref().map(|failure| failure.message.clone()).unwrap_or_default();
+                json!({ "status": "failed", "message": failure })
+            }
+            _ => {
+                self.summary.steps_completed += 1;
+                let next = response.step.as_ref().map(|step| step.step.to_string());
+                self.emit(RunnerEvent::StepCompleted { step: state.step.to_string(), next: next.clone() });
+                let what_next = match response.kind {
+                    ResponseKind::WaitingGate => "A person reviews the result before the run moves on.",
+                    ResponseKind::Complete => "The run is complete.",
+                    _ => "The next step follows.",
+                };
+                json!({ "status": "accepted", "next_step": next, "message": what_next })
+            }
+        };
+        ToolOutcome {
+            ok: response.kind != ResponseKind::Blocked,
+            content: content.to_string(),
+            progressed: true,
+            moved: true,
+        }
+    }
+
+    /// Calls a file tool. `FileHost::call`'s future is not `Send`, so it runs on a thread of its
+    /// own with a current-thread runtime, as the server's file tools do.
+    async fn file_call(
+        &self,
+        name: String,
+        arguments: Value,
+        run: RunId,
+    ) -> Result<switchyard_files::ToolResult, Error> {
+        let host = std::sync::Arc::clone(&self.runner.files);
+        let span = tracing::Span::current();
+        tokio::task::spawn_blocking(move || {
+            let _entered = span.enter();
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            Ok::<_, std::io::Error>(runtime.block_on(host.call(&name, arguments, Some(run))))
+        })
+        .await
+        .map_err(|error| Error::Environment(format!("the file tool's thread failed: {error}")))?
+        .map_err(|error| Error::Environment(format!("cannot run the file tool: {error}")))
+    }
+
+    /// Sends a request, again after a retryable failure as the retry policy says (the model
+    /// client's backoff, jitter and `Retry-After`). The outer error stops the drive; the inner
+    /// one pauses the run.
+    async fn send(
+        &mut self,
+        model_name: &str,
+        spec: &ModelSpec,
+        request: &ChatRequest,
+    ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
+        let client = match self.clients.get(model_name) {
+            Some(client) => client.clone(),
+            None => {
+                let client = match Client::new(spec.endpoint.clone()) {
+                    Ok(client) => client,
+                    Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
+                };
+                self.clients.insert(model_name.to_owned(), client.clone());
+                client
+            }
+        };
+        let events = self.events.clone();
+        let on_retry = move |retry: Retry| {
+            let _ = events.send(RunnerEvent::Retrying {
+                attempt: retry.attempt,
+                delay_ms: u64::try_from(retry.delay.as_millis()).unwrap_or(u64::MAX),
+                reason: retry.error.message,
+            });
+        };
+        let policy = self.runner.options.retry.for_client();
+        let result = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
+            result = client.complete_with_retries(request, &policy, on_retry) => result,
+        };
+        let error = match result {
+            Ok(response) => return Ok(Ok(response)),
+            Err(error) => error,
+        };
+        let reason = if error.kind.is_retryable() || error.kind == ErrorKind::Malformed {
+            PauseReason::ModelUnavailable
+        } else {
+            PauseReason::ModelRefused
+        };
+        let message = match reason {
+            PauseReason::ModelRefused => format!(
+                "model `{model_name}` ({}) refused the request ({}): {}. Check the API key's variable and the model's id, then resume",
+                spec.model_id,
+                error.kind.code(),
+                error.message
+            ),
+            _ => format!(
+                "model `{model_name}` ({}) is unavailable ({}): {}",
+                spec.model_id,
+                error.kind.code(),
+                error.message
+            ),
+        };
+        Ok(Err((reason, message)))
+    }
+
+    /// Waits for a person to approve or reject a gate, or to decide past a limit, on the store's
+    /// change feed; approves the gate itself with `auto_approve`.
+    async fn wait_for_person(&mut self, run: RunId, session: SessionId, shown: &StepResponse) -> Result<Next, Error> {
+        let runtime = std::sync::Arc::clone(&self.runner.runtime);
+        let gate = shown.kind == ResponseKind::WaitingGate;
+        let step = shown
+            .gate
+            .as_ref()
+            .map(|gate| gate.step.to_string())
+            .unwrap_or_else(|| runtime_step(shown).unwrap_or_default());
+        if gate && self.runner.options.auto_approve {
+            runtime.approve(run, Some(AUTO_APPROVAL_NOTE.to_owned())).await?;
+            self.emit(RunnerEvent::HumanDecided {
+                step,
+                decision: "approved".to_owned(),
+                by: "auto-approve".to_owned(),
+            });
+            return Ok(Next::Continue);
+        }
+        let how = if gate {
+            format!("switchyard approve {run}   (or: switchyard reject {run} --reason \"…\")")
+        } else {
+            let options: Vec<&str> = shown
+                .decision
+                .as_ref()
+                .map(|decision| decision.options.iter().map(|option| option.as_str()).collect())
+                .unwrap_or_default();
+            format!("switchyard decide {run} <{}>", options.join("|"))
+        };
+        let kind = if gate { "gate" } else { "decision" };
+        self.emit(RunnerEvent::WaitingForHuman { step: step.clone(), kind: kind.to_owned(), how });
+        let waiting_since = Instant::now();
+        // Subscribed before reading, so a decision between the read and the wait is not missed.
+        let mut changes = runtime.subscribe();
+        loop {
+            let record = runtime.run(&RunTarget::Run(run)).await?;
+            if record.tip != shown.node || record.status != shown.status {
+                break;
+            }
+            loop {
+                tokio::select! {
+                    biased;
+                    () = self.cancel.cancelled() => {
+                        self.budget.waited(waiting_since.elapsed());
+                        return Ok(Next::Pause(PauseReason::Interrupted, "interrupted while waiting for a person".to_owned()));
+                    }
+                    change = changes.recv() => match change {
+                        Ok(change) if change.session != session => continue,
+                        Ok(_) | Err(RecvError::Lagged(_)) => break,
+                        Err(RecvError::Closed) => {
+                            changes = runtime.subscribe();
+                            break;
+                        }
+                    },
+                    // The feed carries this process's commits; a person types in another one.
+                    () = tokio::time::sleep(self.runner.options.recheck_while_waiting) => break,
+                }
+            }
+        }
+        self.budget.waited(waiting_since.elapsed());
+        let now = runtime.show(&RunTarget::Run(run)).await?;
+        let decision = match (&now.kind, now.step.as_ref().and_then(|step| step.rejection.as_ref())) {
+            (ResponseKind::Paused, _) => "paused",
+            (_, Some(_)) if gate => "rejected",
+            _ if gate => "approved",
+            _ => "decided",
+        };
+        self.emit(RunnerEvent::HumanDecided { step, decision: decision.to_owned(), by: "a person".to_owned() });
+        Ok(Next::Continue)
+    }
+
+    fn cost(&self) -> Option<f64> {
+        self.summary.cost_usd.filter(|_| self.priced)
+    }
+
+    fn summarise(&mut self) -> RunSummary {
+        self.summary.elapsed_ms = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut summary = self.summary.clone();
+        summary.cost_usd = self.cost();
+        self.emit(RunnerEvent::Summary(summary.clone()));
+        summary
+    }
+
+    fn finish(&mut self, run: RunId, shown: &StepResponse) -> Outcome {
+        let summary = self.summarise();
+        self.emit(RunnerEvent::Finished {
+            status: shown.status.as_str().to_owned(),
+            turns: summary.turns,
+            prompt_tokens: summary.prompt_tokens,
+            completion_tokens: summary.completion_tokens,
+            cost_usd: summary.cost_usd,
+        });
+        Outcome::Finished { run, status: shown.status, summary }
+    }
+
+    /// Pauses the run through the runtime and says so.
+    async fn pause(&mut self, run: RunId, reason: PauseReason, message: String) -> Result<Outcome, Error> {
+        let recorded = switchyard_core::turn::bounded_to(&format!("{}: {message}", reason.as_str()), 4096);
+        if let Err(error) = self.runner.runtime.pause(run, Some(recorded)).await {
+            // A run that ended or was paused meanwhile needs no pause; anything else is a failure.
+            if matches!(error, switchyard_runtime::Error::Store(_) | switchyard_runtime::Error::Environment(_)) {
+                return Err(error.into());
+            }
+            tracing::info!(%run, code = error.code(), "the run was not paused: {error}");
+        }
+        Ok(self.paused(run, reason, message))
+    }
+
+    fn paused(&mut self, run: RunId, reason: PauseReason, message: String) -> Outcome {
+        let summary = self.summarise();
+        tracing::info!(%run, reason = reason.as_str(), "runner stopped; the run is paused");
+        self.emit(RunnerEvent::Paused {
+            reason,
+            message: message.clone(),
+            resume: format!("switchyard run --resume {run}"),
+        });
+        Outcome::Paused { run, reason, message, summary }
+    }
+}
+
+/// The step a response is about, for one without a gate view.
+fn runtime_step(shown: &StepResponse) -> Option<String> {
+    shown.step.as_ref().map(|step| step.step.to_string())
+}
+
+/// A runtime error the model caused (a report with placeholders, a choice that leads nowhere):
+/// its answer. Failures of the store or around it stop the drive.
+fn refused(error: switchyard_runtime::Error) -> Result<ToolOutcome, Error> {
+    match error {
+        switchyard_runtime::Error::Store(_) | switchyard_runtime::Error::Environment(_) => Err(error.into()),
+        error => Ok(ToolOutcome::error(error.code(), error.to_string())),
+    }
+}
+
+/// The first line of a tool's answer, short, for a display.
+fn summary_of(content: &str) -> String {
+    let line = content.lines().next().unwrap_or("");
+    switchyard_core::turn::bounded_to(line, 160)
+}

@@ -1,0 +1,34 @@
+//! What stops a runner before it can drive (an unknown model, a workflow that does not start) or
+//! while it talks to the runtime. A model that fails or misbehaves is not an error: the run
+//! pauses, with the reason, and [`crate::Outcome::Paused`] says so.
+
+/// Why a runner could not drive a run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A step names a model the configuration does not have. Nothing was sent or started.
+    #[error(
+        "{} names the model `{model}`, which is not configured{}; configured: {}. Add a `[models.{model}]` section to switchyard.toml, or fix the name",
+        step.as_ref().map_or_else(|| "the run".to_owned(), |step| format!("step `{step}`")),
+        did_you_mean.as_ref().map_or_else(String::new, |name| format!(" (did you mean `{name}`?)")),
+        known.join(", ")
+    )]
+    UnknownModel { model: String, step: Option<String>, known: Vec<String>, did_you_mean: Option<String> },
+    /// The runtime refused or failed (the workflow, the store).
+    #[error(transparent)]
+    Runtime(#[from] switchyard_runtime::Error),
+    /// Something around the runner failed (a file tool's worker thread).
+    #[error("{0}")]
+    Environment(String),
+}
+
+impl Error {
+    /// A stable code for programs that react to it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownModel { .. } => "UNKNOWN_MODEL",
+            Self::Runtime(error) => error.code(),
+            Self::Environment(_) => "RUNNER_ENVIRONMENT",
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The tools the model is offered: the file door's tools (through the same `FileHost`, with the
+//! run supplied by the runner, so the model never sees or sends a run id), plus `complete_step`
+//! and `checkpoint`, whose schemas are derived from the structs that parse their calls.
+
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use switchyard_llm::ToolSpec;
+use switchyard_runtime::{AdvanceInput, tool_schema};
+
+pub(crate) const COMPLETE_STEP: &str = "complete_step";
+pub(crate) const CHECKPOINT: &str = "checkpoint";
+
+/// File tools whose success changes a file: progress, for stuck detection.
+const WRITING_TOOLS: [&str; 4] = ["save_output", "write_file", "apply_patch", "update_frontmatter"];
+
+/// `complete_step`: the report on the current step, as every door sends it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CompleteStepArguments {
+    /// What you did, decided and why, in Markdown.
+    pub notes: Option<String>,
+    /// Structured results, checked against the step's output schema when it has one.
+    pub artifacts: Option<Value>,
+    /// Variables to set for later steps; a `null` value deletes one.
+    pub context: Option<Map<String, Value>>,
+    /// The label of the next edge to take, where the step asks you to choose.
+    pub choice: Option<String>,
+}
+
+impl From<CompleteStepArguments> for AdvanceInput {
+    fn from(arguments: CompleteStepArguments) -> Self {
+        Self {
+            notes: arguments.notes,
+            artifacts: arguments.artifacts,
+            context: arguments.context,
+            choice: arguments.choice,
+        }
+    }
+}
+
+/// `checkpoint`: notes on progress, recorded without completing the step.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CheckpointArguments {
+    /// What is done so far and what comes next, in Markdown.
+    pub notes: String,
+}
+
+/// A tool call the model made, parsed.
+#[derive(Debug)]
+pub(crate) enum Parsed {
+    /// A file tool, with its arguments for `FileHost::call`.
+    File {
+        name: String,
+        arguments: Value,
+    },
+    CompleteStep(CompleteStepArguments),
+    Checkpoint(CheckpointArguments),
+}
+
+/// The tools offered with every request, derived once per process.
+pub(crate) fn specs() -> &'static [ToolSpec] {
+    static SPECS: OnceLock<Vec<ToolSpec>> = OnceLock::new();
+    SPECS.get_or_init(|| {
+        let mut specs: Vec<ToolSpec> = switchyard_files::tool_definitions()
+            .into_iter()
+            .map(|definition| ToolSpec::function(definition.name, definition.description, without_run(definition.input_schema)))
+            .collect();
+        specs.push(ToolSpec::function(
+            COMPLETE_STEP,
+            "Report the current step as done: notes, artifacts, context changes and, where asked, the choice of the next edge. The step's checks may block it: the answer then says what to fix.",
+            Value::Object(tool_schema::input_schema::<CompleteStepArguments>()),
+        ));
+        specs.push(ToolSpec::function(
+            CHECKPOINT,
+            "Record notes on your progress in the current step without completing it.",
+            Value::Object(tool_schema::input_schema::<CheckpointArguments>()),
+        ));
+        specs
+    })
+}
+
+/// A file tool's schema without its `run` argument: the runner names the run.
+fn without_run(mut schema: Value) -> Value {
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.remove("run");
+    }
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|name| name != "run");
+    }
+    schema
+}
+
+/// Whether a successful call of `tool` changed a file.
+pub(crate) fn writes(tool: &str) -> bool {
+    WRITING_TOOLS.contains(&tool)
+}
+
+/// Parses one call: an unknown tool, arguments that are not a JSON object, or arguments that do
+/// not fit the tool's schema are an error the model reads.
+pub(crate) fn parse(name: &str, arguments: &str) -> Result<Parsed, String> {
+    let known = specs().iter().any(|spec| spec.function.name == name);
+    if !known {
+        let names: Vec<&str> = specs().iter().map(|spec| spec.function.name.as_str()).collect();
+        let closest = switchyard_core::suggest::closest(name, names.iter().copied())
+            .map_or_else(String::new, |closest| format!(" (did you mean `{closest}`?)"));
+        return Err(format!("there is no tool named `{name}`{closest}; the tools are: {}", names.join(", ")));
+    }
+    let text = if arguments.trim().is_empty() { "{}" } else { arguments };
+    let value: Value = serde_json::from_str(text)
+        .map_err(|error| format!("the arguments of `{name}` are not valid JSON ({error}): send one JSON object"))?;
+    let Value::Object(mut fields) = value else {
+        return Err(format!("the arguments of `{name}` must be a JSON object"));
+    };
+    match name {
+        COMPLETE_STEP => serde_json::from_value(Value::Object(fields))
+            .map(Parsed::CompleteStep)
+            .map_err(|error| format!("the arguments of `{COMPLETE_STEP}` do not fit its schema: {error}")),
+        CHECKPOINT => serde_json::from_value(Value::Object(fields))
+            .map(Parsed::Checkpoint)
+            .map_err(|error| format!("the arguments of `{CHECKPOINT}` do not fit its schema: {error}")),
+        _ => {
+            // The runner names the run; a `run` the model sends anyway is not its to choose.
+            fields.remove("run");
+            Ok(Parsed::File { name: name.to_owned(), arguments: Value::Object(fields) })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_is_offered_the_file_tools_and_the_step_tools_without_a_run_argument() {
+        let names: Vec<&str> = specs().iter().map(|spec| spec.function.name.as_str()).collect();
+        for expected in [
+            "read_file",
+            "list_files",
+            "save_output",
+            "write_file",
+            "apply_patch",
+            "update_frontmatter",
+            "preload_workflow",
+            COMPLETE_STEP,
+            CHECKPOINT,
+        ] {
+            assert!(names.contains(&expected), "{expected} is offered: {names:?}");
+        }
+        for spec in specs() {
+            let properties = spec.function.parameters.get("properties").and_then(Value::as_object);
+            assert!(
+                properties.is_none_or(|properties| !properties.contains_key("run")),
+                "{} takes no run",
+                spec.function.name
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_and_unknown_calls_are_refused_with_what_to_do() {
+        assert!(parse("complete_stpe", "{}").unwrap_err().contains("did you mean `complete_step`"));
+        assert!(parse(COMPLETE_STEP, "{notes: oops").unwrap_err().contains("not valid JSON"));
+        assert!(parse(COMPLETE_STEP, "[1]").unwrap_err().contains("must be a JSON object"));
+        assert!(parse(COMPLETE_STEP, r#"{"note": "x"}"#).unwrap_err().contains("unknown field `note`"));
+        assert!(matches!(parse(COMPLETE_STEP, ""), Ok(Parsed::CompleteStep(_))));
+        match parse("read_file", r#"{"path": "a.md", "run": "run_x"}"#) {
+            Ok(Parsed::File { arguments, .. }) => assert_eq!(arguments, serde_json::json!({ "path": "a.md" })),
+            other => panic!("expected a file call, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,654 @@
+//! The runner's loop against a fake model server over real HTTP, each scenario checked against
+//! the run's event log: blocked reports and retries, context resets, per-step models, refusals,
+//! tool errors, stuck models, limits, gates, crashes, and what never reaches the model.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::json;
+use switchyard_core::RunStatus;
+use switchyard_runner::{Error, Limits, Models, Outcome, PauseReason, RetryPolicy, RunOptions, RunnerEvent, Target};
+use switchyard_test_support::fake_llm::Reply;
+use tokio_util::sync::CancellationToken;
+
+use crate::common::{API_KEY, World, call, contents, raw_call, two_steps};
+
+fn status(outcome: &Outcome) -> Option<RunStatus> {
+    match outcome {
+        Outcome::Finished { status, .. } => Some(*status),
+        Outcome::Paused { .. } => None,
+    }
+}
+
+fn pause_reason(outcome: &Outcome) -> Option<PauseReason> {
+    match outcome {
+        Outcome::Paused { reason, .. } => Some(*reason),
+        Outcome::Finished { .. } => None,
+    }
+}
+
+const COUNTED: &str = r#"id: counted
+version: "1"
+title: Counted
+description: One step whose artifacts must hold a count.
+steps:
+  - id: count
+    title: Count the files
+    prompt: Count the files.
+    output:
+      type: object
+      required: [count]
+      properties:
+        count: {type: integer}
+"#;
+
+#[tokio::test]
+async fn a_blocked_complete_step_goes_back_to_the_model_and_a_correct_retry_completes_the_run() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": "three" } })),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 2);
+    let answer = contents(&requests[1], "tool").pop().unwrap();
+    assert!(answer.contains("\"status\":\"blocked\"") && answer.contains("/artifacts/count"), "{answer}");
+    assert!(events.iter().any(|event| matches!(event, RunnerEvent::StepBlocked { attempt: 1, .. })));
+    let kinds = world.event_kinds(&outcome).await;
+    assert_eq!(kinds.iter().filter(|kind| *kind == "model_turn").count(), 2);
+    assert_eq!(kinds.iter().filter(|kind| *kind == "advance_recorded").count(), 2);
+    // The turn that completed the run is recorded after what it did.
+    assert_eq!(kinds[kinds.len() - 2..], ["run_completed", "model_turn"]);
+
+    let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
+    let turns: Vec<(u32, bool)> =
+        transcript.iter().map(|recorded| (recorded.turn.turn, recorded.turn.tool_results[0].ok)).collect();
+    assert_eq!(turns, [(1, false), (2, true)]);
+    assert!(transcript[0].turn.request.fresh);
+    assert_eq!(transcript[0].turn.request.new_messages[0].role, "system");
+}
+
+#[tokio::test]
+async fn a_context_reset_step_starts_with_only_the_system_prompt_and_the_recap() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "The draft says zebra-42." })),
+        call("complete_step", json!({ "notes": "Finished." })),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("reset", &two_steps(true)))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed));
+    let requests = world.server.requests();
+    let roles: Vec<&str> = requests[1].messages().iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user"], "only the system prompt and the recap");
+    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."));
+    assert!(contents(&requests[1], "user")[0].contains("zebra-42"), "the recap holds the first step's notes");
+    let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
+    assert!(transcript[1].turn.request.fresh);
+}
+
+#[tokio::test]
+async fn without_a_context_reset_the_conversation_carries_over_to_the_next_step() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "Drafted." })),
+        call("complete_step", json!({ "notes": "Finished." })),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("carry", &two_steps(false)))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed));
+    let requests = world.server.requests();
+    let roles: Vec<&str> = requests[1].messages().iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "assistant", "tool", "user"]);
+    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the system prompt is the new step's");
+}
+
+const TWO_MODELS: &str = r#"id: two-models
+version: "1"
+title: Two models
+description: A fast step and a deep one.
+steps:
+  - id: skim
+    title: Skim
+    model: fast
+    role: reader
+    prompt: Skim the code.
+    next: think
+  - id: think
+    title: Think
+    model: deep
+    prompt: Think hard.
+"#;
+
+#[tokio::test]
+async fn each_step_is_sent_to_its_named_model() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "Skimmed." })),
+        call("complete_step", json!({ "notes": "Thought." })),
+    ]);
+    let mut models = Models::single("default", world.model("default-model"));
+    models.named.insert("fast".to_owned(), world.model("fast-model-id"));
+    models.named.insert("deep".to_owned(), world.model("deep-model-id"));
+    let personas = BTreeMap::from([("reader".to_owned(), "You read code quickly and carefully.".to_owned())]);
+    let options = RunOptions { personas, ..RunOptions::default() };
+    let runner = world.runner_with(models, options);
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("two-models", TWO_MODELS))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed));
+    let requests = world.server.requests();
+    let sent: Vec<&str> = requests.iter().map(|request| request.model()).collect();
+    assert_eq!(sent, ["fast-model-id", "deep-model-id"]);
+    assert!(contents(&requests[0], "system")[0].contains("You read code quickly and carefully."));
+    let started: Vec<(String, String)> = events
+        .iter()
+        .filter_map(|event| match event {
+            RunnerEvent::StepStarted { step, model, .. } => Some((step.clone(), model.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, [("skim".to_owned(), "fast".to_owned()), ("think".to_owned(), "deep".to_owned())]);
+}
+
+#[tokio::test]
+async fn a_step_naming_an_unconfigured_model_is_refused_before_the_run_starts_or_anything_is_sent() {
+    let world = World::new().await;
+    let mut models = Models::single("default", world.model("default-model"));
+    models.named.insert("fast".to_owned(), world.model("fast-model-id"));
+    let runner = world.runner_with(models, RunOptions::default());
+    let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
+    let refused = runner
+        .drive(Target::Start(world.workflow("two-models", TWO_MODELS)), sender, CancellationToken::new())
+        .await
+        .unwrap_err();
+
+    assert!(matches!(&refused, Error::UnknownModel { model, .. } if model == "deep"), "{refused:?}");
+    assert_eq!(refused.code(), "UNKNOWN_MODEL");
+    assert!(refused.to_string().contains("[models.deep]"), "{refused}");
+    assert!(world.server.requests().is_empty());
+    let sessions = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap();
+    assert!(sessions.is_empty(), "no run was started");
+}
+
+#[tokio::test]
+async fn a_refused_key_pauses_the_run_at_once_and_the_run_resumes_later() {
+    let world = World::new().await;
+    world.server.push(Reply::error(401, json!({ "error": { "message": "invalid api key" } })));
+    let runner = world.runner(RunOptions::default());
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::ModelRefused), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), 1, "a refused key is not retried");
+    let run = world.runtime.run(&switchyard_runtime::Target::Run(outcome.run())).await.unwrap();
+    assert_eq!(run.status, RunStatus::Paused);
+    assert!(
+        events.iter().any(|event| matches!(event, RunnerEvent::Paused { resume, .. } if resume.contains("--resume")))
+    );
+
+    world.server.push(call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })));
+    let (resumed, events) = world.drive(&runner, Target::Resume(outcome.run())).await;
+    assert_eq!(status(&resumed), Some(RunStatus::Completed), "{resumed:?}");
+    assert!(events.iter().any(|event| matches!(event, RunnerEvent::RunStarted { resumed: true, .. })));
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_and_pause_the_run_when_the_retries_run_out() {
+    let world = World::new().await;
+    for _ in 0..3 {
+        world.server.push(Reply::error(503, json!({ "error": { "message": "overloaded" } })));
+    }
+    let options = RunOptions {
+        retry: RetryPolicy {
+            max_attempts: 3,
+            initial_delay: Duration::from_millis(1),
+            max_delay: Duration::from_millis(5),
+        },
+        ..RunOptions::default()
+    };
+    let runner = world.runner(options);
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::ModelUnavailable), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), 3);
+    let retries = events.iter().filter(|event| matches!(event, RunnerEvent::Retrying { .. })).count();
+    assert_eq!(retries, 2);
+    assert_eq!(world.runtime.transcript(outcome.run()).await.unwrap().len(), 0, "no turn came back");
+}
+
+#[tokio::test]
+async fn malformed_arguments_and_an_unknown_tool_go_back_to_the_model_as_tool_errors() {
+    let world = World::new().await;
+    world.server.push_all([
+        raw_call("complete_step", "{\"notes\": \"unterminated"),
+        call("summon_files", json!({})),
+        Reply::text("I think the count is 3."),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert!(contents(&requests[1], "tool").last().unwrap().contains("not valid JSON"));
+    assert!(contents(&requests[2], "tool").last().unwrap().contains("no tool named `summon_files`"));
+    assert!(contents(&requests[3], "user").last().unwrap().contains("Answer with tool calls"));
+    match events.iter().find_map(|event| match event {
+        RunnerEvent::Summary(summary) => Some(summary.clone()),
+        _ => None,
+    }) {
+        Some(summary) => assert_eq!((summary.tool_errors, summary.turns), (3, 4)),
+        None => panic!("no summary in {events:?}"),
+    }
+}
+
+#[tokio::test]
+async fn too_many_tool_errors_pause_the_run() {
+    let world = World::new().await;
+    world.server.push_all([Reply::text("hello"), Reply::text("hello again")]);
+    let runner = world.runner(RunOptions { max_tool_errors: 2, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::ToolErrors), "{outcome:?}");
+    let kinds = world.event_kinds(&outcome).await;
+    assert_eq!(kinds.last().map(String::as_str), Some("run_paused"));
+}
+
+#[tokio::test]
+async fn a_model_repeating_the_same_call_is_stuck_and_the_run_pauses() {
+    let world = World::new().await;
+    for _ in 0..3 {
+        world.server.push(call("list_files", json!({ "path": "{output-root}" })));
+    }
+    let runner = world.runner(RunOptions { stuck_repeats: 3, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::Stuck), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn turns_without_progress_are_stuck() {
+    let world = World::new().await;
+    for index in 0..4 {
+        world.server.push(call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
+    }
+    let runner = world.runner(RunOptions { stuck_turns: 4, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::Stuck), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), 4);
+}
+
+#[tokio::test]
+async fn the_turn_limit_of_a_run_pauses_it_before_another_request() {
+    let world = World::new().await;
+    for index in 0..2 {
+        world.server.push(call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
+    }
+    let options =
+        RunOptions { run_limits: Limits { max_turns: Some(2), ..Limits::default() }, ..RunOptions::default() };
+    let runner = world.runner(options);
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::LimitReached), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn the_token_limit_of_a_step_pauses_the_run() {
+    let world = World::new().await;
+    world.server.push(call("list_files", json!({ "path": "{output-root}" })).usage(900, 200));
+    let options =
+        RunOptions { step_limits: Limits { max_tokens: Some(1000), ..Limits::default() }, ..RunOptions::default() };
+    let runner = world.runner(options);
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    match &outcome {
+        Outcome::Paused { reason: PauseReason::LimitReached, message, .. } => {
+            assert!(message.contains("1100 tokens"), "{message}")
+        }
+        other => panic!("expected a token limit, got {other:?}"),
+    }
+    assert_eq!(world.server.requests().len(), 1);
+}
+
+const GATED: &str = r#"id: gated
+version: "1"
+title: Gated
+description: A reviewed plan, then the work.
+steps:
+  - id: plan
+    title: Plan
+    gate: true
+    prompt: Plan the work.
+    next: work
+  - id: work
+    title: Work
+    prompt: Do the work.
+"#;
+
+#[tokio::test]
+async fn gates_are_approved_automatically_and_the_approval_says_so() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "The plan." })),
+        call("complete_step", json!({ "notes": "The work." })),
+    ]);
+    let runner = world.runner(RunOptions { auto_approve: true, ..RunOptions::default() });
+    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("gated", GATED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    assert!(events.iter().any(|event| matches!(event, RunnerEvent::HumanDecided { by, .. } if by == "auto-approve")));
+    let approvals: Vec<_> = world
+        .events(&outcome)
+        .await
+        .into_iter()
+        .filter_map(|event| match event.kind {
+            switchyard_core::EventKind::GateDecided { approved, reason, .. } => Some((approved, reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(approvals.len(), 1);
+    assert!(approvals[0].0 && approvals[0].1.as_deref().is_some_and(|note| note.contains("--auto-approve")));
+}
+
+/// A drive on a task of its own, with what it tells its watchers.
+fn spawn_drive(
+    runner: switchyard_runner::Runner,
+    target: Target,
+    cancel: CancellationToken,
+) -> (tokio::task::JoinHandle<Outcome>, tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    (tokio::spawn(async move { runner.drive(target, sender, cancel).await.unwrap() }), receiver)
+}
+
+/// Waits until the runner says it waits for a person: what kind of wait, and what to type.
+async fn next_wait(events: &mut tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) -> (String, String) {
+    loop {
+        match events.recv().await {
+            Some(RunnerEvent::WaitingForHuman { kind, how, .. }) => return (kind, how),
+            Some(_) => {}
+            None => panic!("the drive ended without waiting for a person"),
+        }
+    }
+}
+
+/// Drives `target` on a task and returns its handle once the runner says it waits for a person.
+async fn drive_until_waiting(
+    runner: switchyard_runner::Runner,
+    target: Target,
+) -> (tokio::task::JoinHandle<Outcome>, String) {
+    let (drive, mut events) = spawn_drive(runner, target, CancellationToken::new());
+    let (_, how) = next_wait(&mut events).await;
+    (drive, how)
+}
+
+/// The run a `switchyard approve run_…` line names.
+fn run_in(how: &str) -> switchyard_core::RunId {
+    how.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_gate_approved_through_the_same_store_wakes_the_waiting_runner_through_the_change_feed() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "The plan." })),
+        call("complete_step", json!({ "notes": "The work." })),
+    ]);
+    // No re-reading on a timer worth speaking of: only the change feed can wake the runner.
+    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let runner = world.runner(options);
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
+    assert!(how.starts_with("switchyard approve run_"), "{how}");
+
+    world.runtime.approve(run, Some("Looks right.".to_owned())).await.unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the runner woke").unwrap();
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn a_gate_approved_from_another_runtime_on_the_same_store_file_lets_the_drive_go_on() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "The plan." })),
+        call("complete_step", json!({ "notes": "The work." })),
+    ]);
+    let options = RunOptions { recheck_while_waiting: Duration::from_millis(50), ..RunOptions::default() };
+    let runner = world.runner(options);
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
+
+    let other = switchyard_runtime::Runtime::open(&world.config).await.unwrap();
+    other.approve(run, None).await.unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the runner noticed").unwrap();
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+}
+
+// `wait_for_requests` blocks its thread while the drive runs on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_reason_reaches_the_reworked_step_conversation() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "The plan." })),
+        call("complete_step", json!({ "notes": "The better plan." })),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let run = run_in(&how);
+    world.runtime.reject(run, "Add a rollback plan.".to_owned()).await.unwrap();
+    world.server.wait_for_requests(2, Duration::from_secs(60));
+    drive.abort();
+
+    let requests = world.server.requests();
+    let users = contents(&requests[1], "user");
+    assert!(users.iter().any(|text| text.contains("Add a rollback plan.")), "{users:?}");
+}
+
+// `wait_for_requests` blocks its thread while the drive runs on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_killed_mid_step_is_picked_up_at_the_tip_without_repeating_a_completed_step() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("complete_step", json!({ "notes": "Drafted." })),
+        // The second step's request is never answered before the runner dies.
+        call("complete_step", json!({ "notes": "never seen" })).delayed(Duration::from_secs(3600)),
+    ]);
+    let runner = world.runner(RunOptions::default());
+    let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
+    let target = Target::Start(world.workflow("two", &two_steps(false)));
+    let first = runner.clone();
+    let drive = tokio::spawn(async move { first.drive(target, sender, CancellationToken::new()).await });
+    world.server.wait_for_requests(2, Duration::from_secs(60));
+    // Dropped at its await, as a SIGKILL would leave it: no pause, nothing more recorded.
+    drive.abort();
+    let _ = drive.await;
+    let run = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap()[0].run.unwrap();
+
+    world.server.push(call("complete_step", json!({ "notes": "Finished." })));
+    let (outcome, _) = world.drive(&runner, Target::Resume(run)).await;
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 3);
+    assert!(contents(&requests[2], "system")[0].contains("Finish the draft."), "picked up at the second step");
+    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
+    assert_eq!(advances, 2, "each step completed once");
+    let turns: Vec<u32> =
+        world.runtime.transcript(run).await.unwrap().iter().map(|recorded| recorded.turn.turn).collect();
+    assert_eq!(turns, [1, 2], "the turn lost with the runner was never recorded");
+}
+
+#[tokio::test]
+async fn no_token_key_or_internal_id_ever_reaches_the_model() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("checkpoint", json!({ "notes": "Halfway through the plan." })),
+        call("save_output", json!({ "path": "plan.md", "content": "# Plan\n" })),
+        call("read_file", json!({ "path": "{output-root}/plan.md" })),
+        call("complete_step", json!({ "notes": "The plan." })),
+        call("complete_step", json!({ "notes": "The work." })),
+    ]);
+    let runner = world.runner(RunOptions { auto_approve: true, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("gated", GATED))).await;
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+
+    let secret =
+        regex::Regex::new(r"\b(ct|st|ck)_[A-Za-z0-9_-]{24}\b|\b(run|sess|node|attempt|evt)_[a-z2-7]{26}\b").unwrap();
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 5);
+    for (index, request) in requests.iter().enumerate() {
+        assert!(!request.body_text.contains(API_KEY), "request {index} holds the API key");
+        assert!(!secret.is_match(&request.body_text), "request {index} holds {:?}", secret.find(&request.body_text));
+        assert_eq!(request.header("authorization"), Some(format!("Bearer {API_KEY}").as_str()));
+    }
+    let answers = contents(&requests[3], "tool");
+    assert!(answers.iter().any(|answer| answer.contains("# Plan")), "the file tools work: {answers:?}");
+}
+
+const STRICT_REVIEW: &str = r#"id: strict-review
+version: "1"
+title: Strict review
+description: One reviewed step with a single revision.
+limits:
+  max_revision_attempts: 1
+steps:
+  - id: write
+    title: Write
+    gate: true
+    prompt: Write it.
+"#;
+
+#[tokio::test]
+async fn a_run_past_its_revision_limit_waits_for_a_decision_and_goes_on_after_it() {
+    let world = World::new().await;
+    world.server.otherwise(|_| call("complete_step", json!({ "notes": "Written." })));
+    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let (drive, mut events) = spawn_drive(
+        world.runner(options),
+        Target::Start(world.workflow("strict", STRICT_REVIEW)),
+        CancellationToken::new(),
+    );
+    let (kind, how) = loop {
+        let (kind, how) = next_wait(&mut events).await;
+        if kind == "decision" {
+            break (kind, how);
+        }
+        world.runtime.reject(run_in(&how), "Not yet.".to_owned()).await.unwrap();
+    };
+    assert_eq!(kind, "decision");
+    assert!(how.starts_with("switchyard decide run_") && how.contains("accept"), "{how}");
+
+    let run = run_in(&how);
+    world.runtime.decide(run, switchyard_core::state::DecisionOption::Accept, None).await.unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the runner went on").unwrap();
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn cancelling_a_runner_that_waits_at_a_gate_pauses_the_run_cleanly() {
+    let world = World::new().await;
+    world.server.push(call("complete_step", json!({ "notes": "The plan." })));
+    let cancel = CancellationToken::new();
+    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let (drive, mut events) =
+        spawn_drive(world.runner(options), Target::Start(world.workflow("gated", GATED)), cancel.clone());
+    let (_, how) = next_wait(&mut events).await;
+    cancel.cancel();
+    let outcome = drive.await.unwrap();
+
+    assert_eq!(pause_reason(&outcome), Some(PauseReason::Interrupted), "{outcome:?}");
+    let run = world.runtime.run(&switchyard_runtime::Target::Run(run_in(&how))).await.unwrap();
+    assert_eq!(run.status, RunStatus::Paused);
+}
+
+#[tokio::test]
+async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answers_first() {
+    let world = World::new().await;
+    let big = "x".repeat(6000);
+    world.server.push_all([
+        call("save_output", json!({ "path": "big.md", "content": big })),
+        call("read_file", json!({ "path": "{output-root}/big.md" })),
+        call("read_file", json!({ "path": "{output-root}/big.md", "startLine": 1 })),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
+    ]);
+    let mut model = world.model("small-window");
+    model.context_window_tokens = Some(4000);
+    model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
+    let runner = world.runner_with(Models::single("small", model), RunOptions::default());
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    let answers = contents(&requests[3], "tool");
+    assert!(
+        answers[0].starts_with("wrote {output-root}/big.md"),
+        "a short answer is not worth trimming: {}",
+        answers[0]
+    );
+    assert!(answers[1].contains("removed to fit the model's context window"), "{answers:?}");
+    assert!(answers[2].contains(&"x".repeat(6000)), "the latest answer is kept whole");
+    let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
+    assert_eq!(transcript[3].turn.request.trimmed, 1);
+    match &outcome {
+        // Three turns of 10 + 5 tokens and one of 1000 + 10, at $1 and $2 per million.
+        Outcome::Finished { summary, .. } => {
+            let expected = (30.0 + 1000.0) / 1e6 + (15.0 + 10.0) * 2.0 / 1e6;
+            assert!(summary.cost_usd.is_some_and(|cost| (cost - expected).abs() < 1e-12), "{summary:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_second_checkpoint_at_the_same_point_is_answered_without_counting_as_a_tool_error() {
+    let world = World::new().await;
+    world.server.push_all([
+        call("checkpoint", json!({ "notes": "First half." })),
+        call("checkpoint", json!({ "notes": "Second half." })),
+        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 2 } })),
+    ]);
+    let runner = world.runner(RunOptions { max_tool_errors: 1, ..RunOptions::default() });
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert!(contents(&requests[2], "tool").last().unwrap().contains("already recorded"));
+    let checkpoints = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "checkpoint_recorded").count();
+    assert_eq!(checkpoints, 1);
+}
+
+// `wait_for_requests` blocks its thread while the drive runs on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_again() {
+    let world = World::new().await;
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    world.server.push(Reply::computed(move |_| {
+        // The model answers only once the other door has completed the step.
+        released.recv().unwrap();
+        call("complete_step", json!({ "notes": "Drafted by the model." }))
+    }));
+    world.server.push(call("complete_step", json!({ "notes": "Finished." })));
+    let (drive, _events) = spawn_drive(
+        world.runner(RunOptions::default()),
+        Target::Start(world.workflow("two", &two_steps(false))),
+        CancellationToken::new(),
+    );
+    world.server.wait_for_requests(1, Duration::from_secs(60));
+    let run = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap()[0].run.unwrap();
+    let shown = world.runtime.show(&switchyard_runtime::Target::Run(run)).await.unwrap();
+    let report = switchyard_runtime::AdvanceInput { notes: Some("Drafted by hand.".to_owned()), ..Default::default() };
+    world.runtime.advance(shown.tokens.continue_token.as_deref().unwrap(), Some(run), report).await.unwrap();
+    release.send(()).unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the drive ends").unwrap();
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(contents(&requests[1], "tool").last().unwrap().contains("REPLAY_MISMATCH"));
+    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the runner went on at the tip");
+    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
+    assert_eq!(advances, 2, "the first step was completed once, by the other door");
+}
