@@ -136,6 +136,10 @@ pub enum Commands {
         #[command(flatten)]
         report: Report,
     },
+    /// Drive a run to its end with an OpenAI-compatible model (or pick one up with --resume); see docs/runner.md.
+    Run(crate::run::RunArgs),
+    /// Show what the model saw and did in a run the runner drove: per step and turn.
+    Transcript(crate::transcript::TranscriptArgs),
     /// Show a run's status.
     Status {
         /// A run, session or node id, or a token.

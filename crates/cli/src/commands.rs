@@ -66,6 +66,8 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             }
             Ok(Outcome::Success)
         }
+        Commands::Run(args) => crate::run::run(&printer, overrides, project, args).await,
+        Commands::Transcript(args) => crate::transcript::run(&printer, overrides, &args).await,
         Commands::Tool { name, arguments, run } => {
             let config = crate::config_command::resolve(overrides)?;
             crate::tool::run(&printer, &config, &name, &arguments, run.as_deref()).await
@@ -106,8 +108,9 @@ async fn run_command(
         }
         Commands::Status { target } => {
             let run = runtime.run(&target.parse()?).await?;
+            let runner = crate::transcript::metrics(&runtime.transcript(run.id).await?);
             if printer.json {
-                printer.json(&run)?;
+                printer.json(&crate::transcript::StatusWithRunner { run: &run, runner })?;
             } else {
                 let nodes = runtime.run_nodes(run.id).await?;
                 let workflow = runtime.pinned_workflow(run.workflow_hash).await.ok();
@@ -116,6 +119,7 @@ async fn run_command(
                     tip: nodes.iter().find(|node| node.id == run.tip),
                     workflow: workflow.as_ref().map(|loaded| &loaded.workflow),
                     now_ms: runtime.now_ms(),
+                    runner: runner.as_ref().map(crate::transcript::RunnerMetrics::line),
                 })?;
             }
             Ok(Outcome::Success)
@@ -217,14 +221,14 @@ fn advanced(printer: &Printer, response: &switchyard_runtime::StepResponse) -> R
 
 /// A workflow named by an existing file's path (`./wf.yaml`, `dir/wf.json`) is that file, as if
 /// given with `--file`.
-fn name_or_file(name: Option<String>, file: Option<PathBuf>) -> (Option<String>, Option<PathBuf>) {
+pub(crate) fn name_or_file(name: Option<String>, file: Option<PathBuf>) -> (Option<String>, Option<PathBuf>) {
     match name.as_deref().and_then(switchyard_runtime::catalog::file_named_as_workflow) {
         Some(path) if file.is_none() => (None, Some(path)),
         _ => (name, file),
     }
 }
 
-async fn run_id(runtime: &Runtime, text: &str) -> Result<RunId, Failure> {
+pub(crate) async fn run_id(runtime: &Runtime, text: &str) -> Result<RunId, Failure> {
     Ok(runtime.run(&text.parse::<Target>()?).await?.id)
 }
 
@@ -273,7 +277,7 @@ fn json_value(flag: &str, text: &str) -> Result<Value, Failure> {
     serde_json::from_str(&body).map_err(|error| Failure::usage(format!("{origin} is not valid JSON: {error}")))
 }
 
-fn json_object(flag: &str, text: &str) -> Result<Map<String, Value>, Failure> {
+pub(crate) fn json_object(flag: &str, text: &str) -> Result<Map<String, Value>, Failure> {
     match json_value(flag, text)? {
         Value::Object(map) => Ok(map),
         other => Err(Failure::usage(format!(

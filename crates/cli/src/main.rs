@@ -11,8 +11,11 @@ mod init;
 mod next;
 mod output;
 mod quickstart;
+mod run;
+mod run_display;
 mod serve;
 mod tool;
+mod transcript;
 mod validate;
 
 use std::process::ExitCode;

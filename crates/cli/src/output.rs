@@ -18,6 +18,11 @@ pub enum Outcome {
     /// The command ran, and its answer is a rule violation (a blocked advance, an invalid
     /// workflow, a failed verify).
     RuleViolation,
+    /// The command stopped because of its environment after doing part of its work (`run`: the
+    /// model server refused the key or stayed down); what it did is kept.
+    EnvironmentProblem,
+    /// A person pressed Ctrl-C and the command stopped cleanly (`run`: the run is paused).
+    Interrupted,
 }
 
 impl Outcome {
@@ -25,6 +30,9 @@ impl Outcome {
         match self {
             Self::Success => 0,
             Self::RuleViolation => 1,
+            Self::EnvironmentProblem => 2,
+            // 128 + SIGINT, as shells report a command a Ctrl-C ended.
+            Self::Interrupted => 130,
         }
     }
 }
@@ -544,13 +552,15 @@ pub struct RunSummary<'a> {
     pub tip: Option<&'a NodeRecord>,
     pub workflow: Option<&'a switchyard_core::Workflow>,
     pub now_ms: i64,
+    /// What the agent runner's turns on the run add up to, in a line, when a runner drove it.
+    pub runner: Option<String>,
 }
 
 impl Printer {
     /// `status` as a short block: where the run is, what is pending, how far it went against its
     /// limits, and when it moved.
     pub fn run_summary(&self, summary: &RunSummary<'_>) -> Result<(), Failure> {
-        let RunSummary { run, tip, workflow, now_ms } = summary;
+        let RunSummary { run, tip, workflow, now_ms, runner } = summary;
         let mut rows: Vec<(&str, String)> = vec![
             ("run", format!("{} (session {})", self.id(&run.id.to_string()), self.id(&run.session.to_string()))),
             ("workflow", format!("{} {}", run.workflow_id, self.dim(&run.workflow_hash.to_string()))),
@@ -590,6 +600,9 @@ impl Printer {
                 ]),
             }
             rows.push(("progress", progress.join(" · ")));
+        }
+        if let Some(runner) = runner {
+            rows.push(("runner", runner.clone()));
         }
         rows.push(("nodes", format!("{} · tip {}", run.node_count, self.id(&run.tip.to_string()))));
         rows.push(("started", format!("{} ({})", local_time(run.created_at_ms), age(run.created_at_ms, *now_ms))));
