@@ -81,10 +81,11 @@ fn run_once(binary: &Path, turns: usize) -> (Reading, Duration) {
     let project = tempfile::tempdir().expect("a project");
     let workflow = project.path().join("loop.yaml");
     std::fs::write(&workflow, LOOP_WORKFLOW).expect("write the workflow");
-    // The loop reads the same file several times a pass: no stuck detection here.
+    // The loop reads the same file several times a pass, and the long run passes the default
+    // turn limit: neither stuck detection nor a turn limit here.
     std::fs::write(
         project.path().join("switchyard.toml"),
-        "[runner]\nstuck_repeats = 1000000\nstuck_turns = 1000000\n",
+        "[runner]\nstuck_repeats = 1000000\nstuck_turns = 1000000\nmax_turns = 1000000\n",
     )
     .expect("write the config");
     let server = FakeLlm::start();

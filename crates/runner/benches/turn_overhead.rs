@@ -42,7 +42,7 @@ use switchyard_runtime::{Config, Overrides, Runtime, StartRequest};
 use switchyard_test_support::fake_llm::FakeLlm;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::{LOOP_WORKFLOW, TURNS_PER_STEP, call_at, load, reply_to, turn_of};
+use crate::common::{LOOP_WORKFLOW, TURNS_PER_STEP, call_at, cpu_ms, load, reply_to, turn_of};
 
 struct Bench {
     // Fields drop in order: the runtime (whose store threads finish) before its folder goes.
@@ -52,6 +52,8 @@ struct Bench {
     workflow: PathBuf,
     /// Request bodies kept for the bare replay, by turn.
     kept: Arc<Mutex<BTreeMap<usize, String>>>,
+    /// The process's CPU time (ms) when the requests of chosen turns arrived.
+    cpu_marks: Arc<Mutex<BTreeMap<usize, f64>>>,
     home: tempfile::TempDir,
 }
 
@@ -69,7 +71,7 @@ impl Bench {
         std::fs::write(&workflow, LOOP_WORKFLOW).expect("write the bench workflow");
         let server = FakeLlm::start();
         server.forget_bodies();
-        Self { runtime, files, server, workflow, kept: Arc::default(), home }
+        Self { runtime, files, server, workflow, kept: Arc::default(), cpu_marks: Arc::default(), home }
     }
 
     fn model(&self, context_window_tokens: Option<u64>) -> ModelSpec {
@@ -90,9 +92,24 @@ impl Bench {
     /// The server answers runs of `total` turns from now on, keeping the bodies of the turns
     /// `keep` selects.
     fn answer_runs_of(&self, total: usize, keep: impl Fn(usize) -> bool + Send + Sync + 'static) {
+        self.answer_and_mark(total, keep, |_| false);
+    }
+
+    /// As [`Bench::answer_runs_of`], also noting the process's CPU time at the turns `mark`
+    /// selects (the same reading happens in a bare replay of those turns).
+    fn answer_and_mark(
+        &self,
+        total: usize,
+        keep: impl Fn(usize) -> bool + Send + Sync + 'static,
+        mark: impl Fn(usize) -> bool + Send + Sync + 'static,
+    ) {
         let kept = Arc::clone(&self.kept);
+        let marks = Arc::clone(&self.cpu_marks);
         self.server.otherwise(move |request| {
             let turn = turn_of(request);
+            if mark(turn) {
+                marks.lock().expect("the CPU marks").insert(turn, cpu_ms());
+            }
             if keep(turn) {
                 kept.lock().expect("the kept bodies").insert(turn, request.body_text.clone());
             }
@@ -146,21 +163,37 @@ async fn bare_round_trip(client: &Client, request: &ChatRequest) -> Duration {
 }
 
 /// Each kept turn's bare round trip, the median of `repeats` (the first sets up the connection).
-async fn bare_round_trips(bench: &Bench, repeats: usize) -> BTreeMap<usize, Duration> {
+/// Also the process's CPU time per bare round trip of the turns in each of `ranges`.
+async fn bare_round_trips(
+    bench: &Bench,
+    total: usize,
+    repeats: usize,
+    ranges: &[std::ops::Range<usize>],
+) -> (BTreeMap<usize, Duration>, Vec<f64>) {
     let kept = std::mem::take(&mut *bench.kept.lock().expect("the kept bodies"));
+    // The replay gets the same replies, and nothing more is kept.
+    bench.answer_runs_of(total, |_| false);
     let client = bench.client();
     let mut bare = BTreeMap::new();
     bare_round_trip(&client, &bench.bare_request(kept.values().next().expect("kept bodies"))).await;
-    for (turn, body) in kept {
-        let request = bench.bare_request(&body);
-        let mut times = Vec::with_capacity(repeats);
-        for _ in 0..repeats {
-            times.push(bare_round_trip(&client, &request).await);
+    let mut cpu_per_call = Vec::with_capacity(ranges.len());
+    for range in ranges {
+        let requests: Vec<(usize, ChatRequest)> =
+            kept.range(range.clone()).map(|(turn, body)| (*turn, bench.bare_request(body))).collect();
+        let began = cpu_ms();
+        let mut calls = 0;
+        for (turn, request) in requests {
+            let mut times = Vec::with_capacity(repeats);
+            for _ in 0..repeats {
+                times.push(bare_round_trip(&client, &request).await);
+                calls += 1u32;
+            }
+            times.sort();
+            bare.insert(turn, times[times.len() / 2]);
         }
-        times.sort();
-        bare.insert(turn, times[times.len() / 2]);
+        cpu_per_call.push((cpu_ms() - began) / f64::from(calls.max(1)));
     }
-    bare
+    (bare, cpu_per_call)
 }
 
 /// The intervals between arrivals: interval `i` is turn `i`'s, from its request to the next.
@@ -240,6 +273,7 @@ fn turn_overhead(c: &mut Criterion) {
     group.sample_size(20).measurement_time(Duration::from_secs(20)).warm_up_time(Duration::from_secs(3));
     bench.answer_runs_of(total, |_| true);
     let mut runs: Vec<Vec<Instant>> = Vec::new();
+    let cpu_before_runs = cpu_ms();
     group.throughput(Throughput::Elements(total as u64));
     group.bench_function("run_of_50_turns", |b| {
         b.iter_custom(|iters| {
@@ -253,8 +287,9 @@ fn turn_overhead(c: &mut Criterion) {
             elapsed
         });
     });
+    let cpu_per_turn = (cpu_ms() - cpu_before_runs) / (runs.len() * total) as f64;
     let load_after_runs = load();
-    let bare = tokio.block_on(bare_round_trips(&bench, 5));
+    let (bare, _) = tokio.block_on(bare_round_trips(&bench, total, 5, &[0..total]));
     let client = bench.client();
     let middle = bench.bare_request(&{
         // Turn 25's body, as the runner sent it (kept again for criterion's own bare row).
@@ -262,10 +297,17 @@ fn turn_overhead(c: &mut Criterion) {
         tokio.block_on(bench.drive(total, None));
         bench.kept.lock().expect("the kept bodies").remove(&25).expect("turn 25's body")
     });
+    bench.answer_runs_of(total, |_| false);
+    let mut bare_calls = 0u32;
+    let cpu_before_bare = cpu_ms();
     group.throughput(Throughput::Elements(1));
     group.bench_function("bare_round_trip", |b| {
-        b.iter(|| tokio.block_on(client.complete(&middle)).expect("a bare round trip"));
+        b.iter(|| {
+            bare_calls += 1;
+            tokio.block_on(client.complete(&middle)).expect("a bare round trip")
+        });
     });
+    let cpu_per_bare = (cpu_ms() - cpu_before_bare) / f64::from(bare_calls.max(1));
     group.finish();
 
     println!();
@@ -275,6 +317,12 @@ fn turn_overhead(c: &mut Criterion) {
     );
     let all: Vec<(usize, Duration)> = runs.iter().flat_map(|arrivals| intervals(arrivals)).collect();
     report_turns("every turn", &all, &bare);
+    println!(
+        "  CPU of the process (runner, store, fake server), mean: per turn {:.3} ms, per bare round trip of turn 25 {:.3} ms ({bare_calls} calls), runner's own {:.3} ms per turn",
+        cpu_per_turn,
+        cpu_per_bare,
+        cpu_per_turn - cpu_per_bare
+    );
     for tool in ["read_file", "checkpoint", "complete_step"] {
         let of_tool: Vec<(usize, Duration)> =
             all.iter().copied().filter(|(turn, _)| call_at(*turn, total).0 == tool).collect();
@@ -294,15 +342,28 @@ fn run_length(tokio: &tokio::runtime::Runtime, bench: &Bench) {
         println!();
         println!("one run of {total} turns, context window {window:?} tokens; load before {}", load());
         let (early_keep, late_keep) = (early.clone(), late.clone());
-        bench.answer_runs_of(total, move |turn| early_keep.contains(&turn) || late_keep.contains(&turn));
+        let marked = [early.start, early.end, late.start, late.end];
+        bench.answer_and_mark(
+            total,
+            move |turn| early_keep.contains(&turn) || late_keep.contains(&turn),
+            move |turn| marked.contains(&turn),
+        );
         let began = Instant::now();
         let arrivals = tokio.block_on(bench.drive(total, window));
         println!("  whole run {:.2} s", began.elapsed().as_secs_f64());
-        let bare = tokio.block_on(bare_round_trips(bench, 3));
+        let marks = std::mem::take(&mut *bench.cpu_marks.lock().expect("the CPU marks"));
+        let ranges = [early.clone(), late.clone()];
+        let (bare, bare_cpu) = tokio.block_on(bare_round_trips(bench, total, 3, &ranges));
         let all = intervals(&arrivals);
-        for (label, range) in [("turns 11–110", &early), ("turns 901–999", &late)] {
+        for ((label, range), bare_cpu) in [("turns 11–110", &early), ("turns 901–999", &late)].into_iter().zip(bare_cpu)
+        {
             let turns: Vec<(usize, Duration)> = all.iter().copied().filter(|(turn, _)| range.contains(turn)).collect();
             report_turns(label, &turns, &bare);
+            let cpu = (marks[&range.end] - marks[&range.start]) / range.len() as f64;
+            println!(
+                "    CPU, mean: per turn {cpu:.3} ms, per bare round trip {bare_cpu:.3} ms, runner's own {:.3} ms per turn",
+                cpu - bare_cpu
+            );
         }
         println!("  load after {}", load());
     }

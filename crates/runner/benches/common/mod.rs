@@ -70,3 +70,15 @@ pub fn load() -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// The CPU time this process has used so far, user and system, in milliseconds (from
+/// `/proc/self/stat`, in clock ticks of 10 ms: meaningful over many turns, not one).
+pub fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces), from the state (field 3) on.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |index: usize| fields.get(index).and_then(|value| value.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15, that is 11 and 12 after the state.
+    (ticks(11) + ticks(12)) * 10.0
+}
