@@ -289,7 +289,7 @@ fn turn_overhead(c: &mut Criterion) {
     });
     let cpu_per_turn = (cpu_ms() - cpu_before_runs) / (runs.len() * total) as f64;
     let load_after_runs = load();
-    let (bare, _) = tokio.block_on(bare_round_trips(&bench, total, 5, &[0..total]));
+    let (bare, _) = tokio.block_on(bare_round_trips(&bench, total, 5, std::slice::from_ref(&(0..total))));
     let client = bench.client();
     let middle = bench.bare_request(&{
         // Turn 25's body, as the runner sent it (kept again for criterion's own bare row).
