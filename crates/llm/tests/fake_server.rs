@@ -122,3 +122,17 @@ fn answers_other_paths_with_404_without_taking_a_reply() {
     assert_eq!(server.remaining(), 1);
     assert_eq!(server.requests()[0].path, "/v1/models");
 }
+
+#[test]
+fn forgetting_bodies_keeps_each_request_but_not_what_it_sent_while_replies_still_read_it() {
+    let server = FakeLlm::start();
+    server.forget_bodies();
+    server.otherwise(|request| Reply::text(format!("{} messages", request.messages().len())));
+
+    let (_, answer) = post(&server, &json!({"model": "m", "messages": [{"role": "user", "content": "a long body"}]}));
+    assert_eq!(answer["choices"][0]["message"]["content"], "1 messages");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].header("x-test"), Some("yes"));
+    assert_eq!((&requests[0].body, requests[0].body_text.as_str()), (&serde_json::Value::Null, ""));
+}

@@ -41,6 +41,8 @@
 //! - [`FakeLlm::assert_never_sent(secrets)`](FakeLlm::assert_never_sent) checks that no
 //!   request's body or headers (but `Authorization`) held any of the strings given: tokens, keys
 //!   and ids a client must keep from the model.
+//! - [`FakeLlm::forget_bodies()`] keeps only what a benchmark of long conversations needs
+//!   (arrival times, headers): the bodies are still parsed and given to replies, not kept.
 //! - [`FakeLlm::remaining()`] is how many scripted replies are left: a test ends with
 //!   `assert_eq!(server.remaining(), 0)` to check the client used all of them.
 //!
@@ -113,6 +115,17 @@ impl RecordedRequest {
     /// The model the request asked for (`body.model`), or "" when it named none.
     pub fn model(&self) -> &str {
         self.body["model"].as_str().unwrap_or_default()
+    }
+
+    fn clone_without_body(&self) -> Self {
+        Self {
+            method: self.method.clone(),
+            path: self.path.clone(),
+            headers: self.headers.clone(),
+            body: Value::Null,
+            body_text: String::new(),
+            arrived: self.arrived,
+        }
     }
 
     /// The request's messages (`body.messages`), empty when it sent none.
@@ -271,6 +284,8 @@ struct State {
     /// Chat-completions requests answered so far (numbers tool call ids).
     completions: usize,
     fallback: Option<Fallback>,
+    /// Recorded requests keep their bodies (see [`FakeLlm::forget_bodies`]).
+    forget_bodies: bool,
 }
 
 impl Shared {
@@ -337,6 +352,14 @@ impl FakeLlm {
     /// What to answer once the script is empty, instead of the 500 saying it ran out.
     pub fn otherwise(&self, reply: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> &Self {
         self.shared.lock().fallback = Some(Arc::new(reply));
+        self
+    }
+
+    /// From now on, recorded requests keep everything but their bodies (which replies and
+    /// fallbacks still see): a benchmark's conversation of a thousand turns sends hundreds of
+    /// megabytes in all, which the server need not hold.
+    pub fn forget_bodies(&self) -> &Self {
+        self.shared.lock().forget_bodies = true;
         self
     }
 
@@ -429,7 +452,8 @@ async fn answer(
     let is_completion = method == Method::POST && request.path == CHAT_COMPLETIONS;
     let (reply, number) = {
         let mut state = shared.lock();
-        state.requests.push(request.clone());
+        let recorded = if state.forget_bodies { request.clone_without_body() } else { request.clone() };
+        state.requests.push(recorded);
         shared.arrived.notify_all();
         if is_completion {
             state.completions += 1;
