@@ -129,7 +129,8 @@ pub(crate) fn check_csrf(state: &ConsoleState, headers: &HeaderMap, sent: &str) 
     match expected {
         Some(expected) if same_secret(sent.as_bytes(), expected.as_bytes()) => Ok(()),
         _ => Err(PageError::Forbidden(
-            "this form's CSRF token is missing or is not this browser's: reload the page and submit it again".to_owned(),
+            "this form's CSRF token is missing or is not this browser's: reload the page and submit it again"
+                .to_owned(),
         )),
     }
 }
