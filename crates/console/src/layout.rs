@@ -16,8 +16,8 @@ use switchyard_store::SessionQuery;
 use crate::ConsoleState;
 use crate::security::BrowserSession;
 
-/// The stylesheet, embedded in the binary.
-const STYLESHEET: &str = include_str!("../assets/console.css");
+/// The stylesheet, embedded in the binary: the pages', then the diagrams' (`diagram::STYLESHEET`).
+const STYLESHEET: &str = concat!(include_str!("../assets/console.css"), include_str!("diagram/diagram.css"));
 
 /// The script that keeps pages live (`live`'s): it follows `/events` and swaps the `data-live`
 /// regions of the page.

@@ -212,6 +212,8 @@ async fn a_session_page_shows_the_graph_the_tip_the_pending_step_and_the_counter
     let html = console.page(&format!("/sessions/{}", started.session)).await;
     assert!(html.contains("Review the parser"), "{html}");
     assert!(html.contains("id=\"run-graph\" data-live") && html.contains("data-testid=\"node-tree\""), "{html}");
+    assert!(html.contains("<svg") && html.contains("sy-diagram--run"), "the run drawn: {html}");
+    assert!(!html.contains("style=\""), "no inline style, which the policy forbids: {html}");
     assert!(html.contains(&format!("id=\"node-{}\"", started.node)), "the start node: {html}");
     assert!(html.contains("node-blocked_attempt"), "the blocked attempt: {html}");
     assert!(html.contains("aria-current=\"step\"") && html.contains("class=\"tip\""), "the tip is marked: {html}");
@@ -491,7 +493,8 @@ async fn the_workflows_pages_show_the_catalog_and_a_workflows_steps_and_edges() 
             && html.contains("<span class=\"tag\">loop</span>"),
         "{html}"
     );
-    assert!(html.contains("data-testid=\"workflow-diagram\""), "{html}");
+    assert!(html.contains("data-testid=\"workflow-diagram\"") && html.contains("sy-diagram--workflow"), "{html}");
+    assert!(!html.contains("style=\""), "{html}");
     assert_eq!(console.get("/workflows/no-such-workflow").await.status, StatusCode::NOT_FOUND);
 }
 
