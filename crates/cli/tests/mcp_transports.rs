@@ -405,6 +405,13 @@ fn serve_console_forms_need_this_browsers_csrf_token_and_a_local_origin() {
     let foreign = [&form[..], &[("Origin", "http://evil.example")]].concat();
     let (status, body) = request(&server.address, "POST", "/gates/approve", &foreign, &format!("{fields}&csrf={csrf}"));
     assert_eq!(status, 403, "a foreign Origin: {body}");
+    // Another port of this machine passes the guard (MCP clients on local dev servers), but its
+    // pages are another origin: their forms are refused even with a valid token.
+    let other_port = [&form[..], &[("Origin", "http://127.0.0.1:1")]].concat();
+    let (status, body) =
+        request(&server.address, "POST", "/gates/approve", &other_port, &format!("{fields}&csrf={csrf}"));
+    assert_eq!(status, 403, "another local origin: {body}");
+    assert!(body.contains("another site"), "{body}");
     assert_eq!(run_status(home.path(), &run), "waiting_gate", "nothing moved");
 
     let origin = format!("http://{}", server.address);
