@@ -361,6 +361,18 @@ fn serve_console_login_takes_the_token_once_and_sets_a_derived_cookie_that_opens
         &initialize(1).to_string(),
     );
     assert_eq!(status, 401, "the cookie does not open /mcp");
+    let (_, html) = request(&server.address, "GET", "/", &browser, "");
+    let logout = format!("csrf={}", hidden_field(&html, "csrf"));
+    let (status, head, _) = exchange(
+        &server.address,
+        "POST",
+        "/logout",
+        &[&form[..1], &[("Cookie", logged_in.as_str())]].concat(),
+        &logout,
+    );
+    assert_eq!(status, 303, "{head}");
+    let cleared = set_cookie(&head, "switchyard_session").expect("log out clears the cookie");
+    assert!(cleared.starts_with("switchyard_session=;") && cleared.contains("Max-Age=0"), "{cleared}");
     let forged = "switchyard_session=".to_owned() + &"0".repeat(64);
     let (status, head, _) = exchange(&server.address, "GET", "/", &[html_accept, ("Cookie", forged.as_str())], "");
     assert_eq!(status, 303, "a forged cookie is sent to log in: {head}");

@@ -71,6 +71,7 @@ pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
         .route("/verify", get(pages::verify::show))
         .route("/about", get(pages::about::show))
         .route("/login", get(pages::login::form).post(pages::login::submit))
+        .route("/logout", post(pages::login::logout))
         .route(layout::stylesheet_path(), get(layout::stylesheet))
         .route("/events", get(live::events))
         .fallback(pages::not_found)
