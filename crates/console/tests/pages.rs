@@ -505,3 +505,52 @@ async fn the_verify_page_runs_verify_and_shows_what_it_found() {
     let html = console.page("/verify").await;
     assert!(html.contains("Verified 1 sessions,") && html.contains("no problems"), "{html}");
 }
+
+#[tokio::test]
+async fn a_node_page_shows_the_runners_turns_on_it_and_their_text_is_inert() {
+    use switchyard_core::turn::{
+        ModelTurn, TurnMessage, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage,
+    };
+    let console = Console::new().await;
+    let started = console.start("Review the parser").await;
+    let turn = ModelTurn {
+        node: started.node,
+        step: started.step.clone().expect("a pending step").step,
+        turn: 1,
+        model: "local-coder".into(),
+        request: TurnRequest {
+            messages: 2,
+            tools: 9,
+            fresh: true,
+            trimmed: 0,
+            new_messages: vec![TurnMessage { role: "system".into(), content: format!("You plan. {HOSTILE}") }],
+        },
+        response: TurnResponse {
+            text: Some(format!("I will read it. {HOSTILE}")),
+            tool_calls: vec![TurnToolCall {
+                id: "call_1".into(),
+                name: "read_file".into(),
+                arguments: json!({ "path": HOSTILE }).to_string(),
+            }],
+            finish_reason: Some("tool_calls".into()),
+        },
+        tool_results: vec![TurnToolResult {
+            call_id: "call_1".into(),
+            name: "read_file".into(),
+            ok: true,
+            content: HOSTILE.into(),
+            micros: 120,
+        }],
+        usage: TurnUsage { prompt_tokens: 812, completion_tokens: 40 },
+        latency_ms: 950,
+        cost_usd: Some(0.0021),
+    };
+    console.runtime.record_turn(started.run, turn).await.unwrap();
+    let html = console.page(&format!("/sessions/{}/nodes/{}", started.session, started.node)).await;
+    assert!(html.contains("Model turn 1 (local-coder)"), "{html}");
+    assert!(html.contains("812 prompt + 40 completion tokens") && html.contains("$0.0021"), "{html}");
+    assert!(html.contains("data-testid=\"turn-text\"") && html.contains("I will read it."), "{html}");
+    assert!(html.contains("<code>read_file</code> · ok"), "the call and how it went: {html}");
+    assert_inert(&html);
+    assert!(!html.contains("<b>x</b>"), "{html}");
+}

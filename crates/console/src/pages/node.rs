@@ -12,6 +12,7 @@ use maud::{Markup, PreEscaped, html};
 
 use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
+use switchyard_core::turn::ModelTurn;
 use switchyard_core::{NodeId, SessionId};
 use switchyard_store::StoredEvent;
 
@@ -67,6 +68,7 @@ pub(crate) async fn show(
         | EventKind::CheckpointRecorded { node: about, .. }
         | EventKind::RunCompleted { node: about }
         | EventKind::RunFailed { node: about, .. } => *about == node,
+        EventKind::ModelTurn(turn) => turn.node == node,
         _ => false,
     };
     let related: Vec<&StoredEvent> = events.iter().filter(about_this).collect();
@@ -128,6 +130,7 @@ fn heading(kind: &EventKind, node: NodeId) -> String {
         EventKind::CheckpointRecorded { .. } => "Checkpoint".to_owned(),
         EventKind::RunCompleted { .. } => "The run completed".to_owned(),
         EventKind::RunFailed { .. } => "The run failed".to_owned(),
+        EventKind::ModelTurn(turn) => format!("Model turn {} ({})", turn.turn, turn.model),
         other => other.name().replace('_', " "),
     }
 }
@@ -173,7 +176,46 @@ fn event_body(session: SessionId, kind: &EventKind, node: NodeId) -> Markup {
                 @if let Some(text) = text { (notes(text)) }
             }
             EventKind::RunFailed { code, message, .. } => { p { code { (code) } ": " (message) } }
+            EventKind::ModelTurn(turn) => { (model_turn(turn)) }
             _ => {}
+        }
+    }
+}
+
+/// One request of the agent runner and what came of it: what was new in the conversation, what
+/// the model said and called, and what each call returned. Every text is the model's or a tool's:
+/// shown as text, never as markup.
+fn model_turn(turn: &ModelTurn) -> Markup {
+    html! {
+        p.turn-facts {
+            (turn.usage.prompt_tokens) " prompt + " (turn.usage.completion_tokens) " completion tokens · "
+            (turn.latency_ms) " ms"
+            @if let Some(cost) = turn.cost_usd { " · $" (format!("{cost:.4}")) }
+            " · " (turn.request.messages) " messages"
+            @if turn.request.fresh { " (a fresh conversation)" }
+            @if turn.request.trimmed > 0 { " · " (turn.request.trimmed) " older answers trimmed" }
+        }
+        @for message in &turn.request.new_messages {
+            details {
+                summary { "New " (message.role) " message (" (message.content.len()) " bytes)" }
+                pre.transcript { (message.content) }
+            }
+        }
+        @if let Some(text) = &turn.response.text { pre.transcript data-testid="turn-text" { (text) } }
+        @for call in &turn.response.tool_calls {
+            @let result = turn.tool_results.iter().find(|result| result.call_id == call.id);
+            details.tool-call data-testid="turn-tool-call" {
+                summary {
+                    code { (call.name) }
+                    @match result {
+                        Some(result) if result.ok => " · ok",
+                        Some(_) => " · refused",
+                        None => "",
+                    }
+                }
+                pre.transcript { (call.arguments) }
+                @if let Some(result) = result { pre.transcript { (result.content) } }
+            }
         }
     }
 }
