@@ -10,9 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use switchyard_core::event::EventKind;
 use switchyard_core::id::{NodeId, SessionId};
-use switchyard_store::search::search_words;
+use switchyard_store::search::{IndexedText, indexed_text, search_words, word_rarity, word_window};
 use switchyard_store::{
     Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
 };
@@ -43,15 +42,6 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
     body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
-
-/// How many of a word's newest matching texts a search reads. A word found in more texts than
-/// this (a common word) counts only in its newest ones, so a search costs the same at any size.
-const WORD_WINDOW: u32 = 2_000;
-
-/// How many matching texts all the words of one search read together: a query of many words
-/// reads fewer per word (down to [`MIN_WORD_WINDOW`]).
-const SEARCH_MATCHES: u32 = 16_000;
-const MIN_WORD_WINDOW: u32 = 500;
 
 /// How many of a hit's words its snippet marks, rarest first. FTS5 makes a snippet in time
 /// proportional to the words asked for (about 0.3 ms each for a common word here), and the
@@ -100,39 +90,7 @@ pub(crate) fn reindex(connection: &Connection) -> Result<(), Error> {
 
 /// Indexes the text an event carries, if any. Runs inside the append's savepoint.
 pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Result<(), Error> {
-    // (the node the text belongs to, the node whose step it is about, kind, text)
-    let (node, about, kind, body): (Option<NodeId>, Option<NodeId>, &str, String) = match &event.kind {
-        EventKind::SessionCreated { goal, title, .. } => {
-            let body =
-                if goal.starts_with(title.trim_end_matches('…')) { goal.clone() } else { format!("{title}\n{goal}") };
-            (None, None, "goal", body)
-        }
-        EventKind::AdvanceRecorded { from, to, notes: Some(notes), .. } => {
-            (Some(*to), Some(*from), RecapKind::Notes.name(), notes.clone())
-        }
-        EventKind::CheckpointRecorded { node, notes: Some(notes), .. } => {
-            (Some(*node), Some(*node), RecapKind::Checkpoint.name(), notes.clone())
-        }
-        EventKind::GateDecided { node, to, approved, reason } => {
-            let verdict = if *approved { "approved" } else { "rejected" };
-            let body = match reason {
-                Some(reason) => format!("gate {verdict}: {reason}"),
-                None => format!("gate {verdict}"),
-            };
-            (Some(*to), Some(*node), RecapKind::Decision.name(), body)
-        }
-        EventKind::HumanDecided { node, to, option, note } => {
-            let body = match note {
-                Some(note) => format!("decided {}: {note}", option.as_str()),
-                None => format!("decided {}", option.as_str()),
-            };
-            (Some(*to), Some(*node), RecapKind::Decision.name(), body)
-        }
-        _ => return Ok(()),
-    };
-    if body.trim().is_empty() {
-        return Ok(());
-    }
+    let Some(IndexedText { node, about, kind, body }) = indexed_text(event) else { return Ok(()) };
     let step: String = match about {
         Some(about) => connection
             .prepare_cached("SELECT step FROM nodes WHERE id = ?1")
@@ -168,7 +126,7 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 /// started there count, among the same [`SEARCH_WINDOW`] best texts: a word common in busier
 /// workspaces can crowd a quiet one's texts out; a word of its own cannot.
 ///
-/// Each word reads at most its [`WORD_WINDOW`] newest matches (fewer when the query has many
+/// Each word reads at most its [`switchyard_store::search::WORD_WINDOW`] newest matches (fewer when the query has many
 /// words), and ranking, grouping and snippets touch only those, so a search costs the same in a
 /// store of any size. The price: in a
 /// text older than a common word's newest matches, that word does not count (it is worth little
@@ -188,7 +146,7 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let texts: i64 = connection
         .query_row("SELECT coalesce(max(id), 0) FROM texts", [], |row| row.get(0))
         .doing("counting indexed texts")?;
-    let window = (SEARCH_MATCHES / u32::try_from(words.len()).unwrap_or(u32::MAX)).clamp(MIN_WORD_WINDOW, WORD_WINDOW);
+    let window = word_window(words.len());
     let mut newest = connection
         .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
         .doing("searching sessions")?;
@@ -200,7 +158,7 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
             .query_map(params![format!("\"{word}\""), window], |row| row.get(0))
             .and_then(Iterator::collect)
             .doing("searching sessions")?;
-        let weight = rarity(&matches, window, texts);
+        let weight = word_rarity(&matches, window, texts);
         weights.push(weight);
         for id in matches {
             let (score, held) = scores.entry(id).or_default();
@@ -253,20 +211,6 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     Ok(hits)
 }
 
-/// BM25's inverse document frequency of a word, given its newest matches (at most `window`)
-/// among `texts` indexed texts. When the window is full, how many texts hold the word is
-/// estimated from how densely its matches lie among the newest texts.
-fn rarity(matches: &[i64], window: u32, texts: i64) -> f64 {
-    let (Some(&newest), Some(&oldest)) = (matches.first(), matches.last()) else { return 0.0 };
-    let texts = texts.max(newest) as f64;
-    let holding = if matches.len() < window as usize {
-        matches.len() as f64
-    } else {
-        (matches.len() as f64 * texts / (newest - oldest + 1) as f64).min(texts)
-    };
-    ((texts - holding + 0.5) / (holding + 0.5)).ln_1p()
-}
-
 /// The texts recorded on `node` and its ancestors, oldest first, walking at most `max_nodes`.
 pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error> {
     let max_nodes = max_nodes.clamp(1, MAX_RECAP_NODES);
@@ -299,6 +243,8 @@ pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Re
 
 #[cfg(test)]
 mod tests {
+    use switchyard_store::search::WORD_WINDOW;
+
     use super::*;
 
     #[test]
@@ -395,6 +341,9 @@ mod tests {
         let both =
             search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1, workspace: None }).unwrap();
         assert_eq!(rare[0].score, both[0].score, "the common word does not count in a text older than its window");
-        assert!(rarity(&[10, 9, 8], WORD_WINDOW, 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10));
+        assert!(
+            word_rarity(&[10, 9, 8], WORD_WINDOW, 10)
+                > word_rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10)
+        );
     }
 }

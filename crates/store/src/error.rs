@@ -40,6 +40,13 @@ pub enum Error {
     /// The store was shut down while the request was in flight.
     #[error("the store is closed: {message}; reopen it")]
     Closed { message: String },
+    /// The database server cannot be reached, or the connection to it was lost. A command in
+    /// flight when the connection was lost either committed whole or not at all; retrying it is
+    /// safe (a replayed command is answered from its idempotency claim).
+    #[error(
+        "the store's database server is unavailable: {message}; nothing half-written remains; check that the server runs and is reachable, then retry the command"
+    )]
+    Unavailable { message: String },
     /// Any other failure of the file system or database engine.
     #[error("store input/output failed: {message}")]
     Io { message: String },
@@ -58,12 +65,13 @@ impl Error {
             Self::Stale { .. } => "STORE_STALE",
             Self::SchemaTooNew { .. } => "STORE_SCHEMA_TOO_NEW",
             Self::Closed { .. } => "STORE_CLOSED",
+            Self::Unavailable { .. } => "STORE_UNAVAILABLE",
             Self::Io { .. } => "STORE_IO",
         }
     }
 
     /// Whether retrying the same request later may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Self::Busy { .. } | Self::DiskFull { .. })
+        matches!(self, Self::Busy { .. } | Self::DiskFull { .. } | Self::Unavailable { .. })
     }
 }
