@@ -38,15 +38,25 @@ pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
 }
 
 /// The error with the server's message and detail when it has them (the driver's own text says
-/// only "db error").
+/// only "db error"), or with its causes (the driver's says only "error connecting to server").
 pub(crate) fn describe(error: &tokio_postgres::Error) -> String {
-    match error.as_db_error() {
-        Some(db) => match db.detail() {
+    if let Some(db) = error.as_db_error() {
+        return match db.detail() {
             Some(detail) => format!("{} ({})", db.message(), detail),
             None => db.message().to_owned(),
-        },
-        None => error.to_string(),
+        };
     }
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(source) = cause {
+        let more = source.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        cause = source.source();
+    }
+    text
 }
 
 /// Whether the error is a violated UNIQUE or PRIMARY KEY constraint, and which.
