@@ -1,36 +1,20 @@
-//! `verify`: walks every session's hash chain from the stored bytes and compares the stored
-//! projections with a fresh in-memory replay, reporting each problem with where it is. Reads one
-//! snapshot (the caller's repeatable-read transaction), so every table is seen at one commit.
+//! `verify`: reads every session's event rows and the stored projections in one snapshot (the
+//! caller's repeatable-read transaction) and hands them to the shared checks
+//! ([`switchyard_store::verify`]); checks too that each session's head row, which appends lock
+//! and extend, is where its chain ends.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use switchyard_core::id::SessionId;
-use switchyard_store::event::{GENESIS_HASH, chain_hash};
-use switchyard_store::projection::{ApplyError, Projections, Projector, differences};
 use switchyard_store::record::problem;
-use switchyard_store::{Error, Problem, StoredEvent, VerifyReport};
+use switchyard_store::verify::{RawEvent, Verification};
+use switchyard_store::{Error, Problem, VerifyReport};
 
 use crate::pg_error::Context;
 use crate::rows::{self, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS};
-
-fn problem(code: &str, session: Option<SessionId>, seq: Option<u64>, message: String) -> Problem {
-    Problem { code: code.to_owned(), session, seq, message }
-}
-
-/// One event row as stored, before anything is trusted.
-struct RawEvent {
-    seq: i64,
-    id: String,
-    run: Option<String>,
-    kind: String,
-    at_ms: i64,
-    body: String,
-    prev_hash: String,
-    hash: String,
-}
 
 fn raw_event(row: &Row) -> Result<RawEvent, tokio_postgres::Error> {
     Ok(RawEvent {
@@ -45,27 +29,8 @@ fn raw_event(row: &Row) -> Result<RawEvent, tokio_postgres::Error> {
     })
 }
 
-/// The columns that repeat envelope fields, compared with the envelope.
-fn column_mismatches(raw: &RawEvent, event: &StoredEvent, session: &str) -> Vec<String> {
-    let mut mismatches = Vec::new();
-    let mut check = |column: &str, stored: String, envelope: String| {
-        if stored != envelope {
-            mismatches.push(format!("column `{column}` is {stored:?} but the envelope says {envelope:?}"));
-        }
-    };
-    check("session", session.to_owned(), event.session.to_string());
-    check("seq", raw.seq.to_string(), event.seq.to_string());
-    check("id", raw.id.clone(), event.id.to_string());
-    check("run", format!("{:?}", raw.run), format!("{:?}", event.run.map(|run| run.to_string())));
-    check("kind", raw.kind.clone(), event.kind.name().to_owned());
-    check("at_ms", raw.at_ms.to_string(), event.at_ms.to_string());
-    check("prev_hash", raw.prev_hash.clone(), event.prev_hash.clone());
-    mismatches
-}
-
 pub(crate) async fn verify<C: GenericClient>(client: &C) -> Result<VerifyReport, Error> {
-    let mut report = VerifyReport::default();
-    let mut expected = Projections::default();
+    let mut verification = Verification::new();
     let sessions: Vec<String> = client
         .query("SELECT DISTINCT session FROM events ORDER BY session", &[])
         .await
@@ -79,139 +44,91 @@ pub(crate) async fn verify<C: GenericClient>(client: &C) -> Result<VerifyReport,
         )
         .await
         .doing("reading events")?;
-    for session_text in sessions {
-        report.sessions_checked += 1;
-        let session = session_text.parse::<SessionId>().ok();
-        if session.is_none() {
-            report.problems.push(problem(
-                problem::EVENT_UNREADABLE,
-                None,
-                None,
-                format!("events of session `{session_text}`: the session column is not a session id"),
-            ));
-        }
-        let mut expected_seq: i64 = 1;
-        let mut prev_hash = GENESIS_HASH.to_owned();
-        let mut projector = Projector::new();
-        for row in client.query(&events, &[&session_text]).await.doing("reading events")? {
-            report.events_checked += 1;
-            let raw = match raw_event(&row) {
-                Ok(raw) => raw,
+    let mut ends = BTreeMap::new();
+    for session in sessions {
+        let rows = client.query(&events, &[&session]).await.doing("reading events")?;
+        let mut walk = verification.session(&session);
+        for row in rows {
+            match raw_event(&row) {
+                Ok(raw) => walk.event(&raw),
                 Err(error) => {
                     let seq = row.try_get::<_, i64>(0).ok().and_then(|seq| u64::try_from(seq).ok());
-                    report.problems.push(problem(
-                        problem::EVENT_UNREADABLE,
-                        session,
-                        seq,
-                        format!("events row of session {session_text}: {error}"),
-                    ));
-                    continue;
+                    walk.unreadable(seq, error);
                 }
-            };
-            let seq = u64::try_from(raw.seq).ok();
-            if raw.seq != expected_seq {
-                report.problems.push(problem(
-                    problem::EVENT_SEQ_GAP,
-                    session,
-                    seq,
-                    format!("expected seq {expected_seq}, found seq {}", raw.seq),
-                ));
-            }
-            expected_seq = raw.seq.saturating_add(1);
-            if raw.prev_hash != prev_hash {
-                report.problems.push(problem(
-                    problem::EVENT_CHAIN_BROKEN,
-                    session,
-                    seq,
-                    format!("prev_hash is {} but the previous event's hash is {prev_hash}", raw.prev_hash),
-                ));
-            }
-            let recomputed = chain_hash(&raw.prev_hash, raw.body.as_bytes());
-            if recomputed != raw.hash {
-                report.problems.push(problem(
-                    problem::EVENT_HASH_MISMATCH,
-                    session,
-                    seq,
-                    format!(
-                        "stored hash {} but the stored bytes hash to {recomputed}: the event was altered",
-                        raw.hash
-                    ),
-                ));
-            }
-            prev_hash = raw.hash.clone();
-            let event = match StoredEvent::from_body(raw.body.as_bytes(), raw.hash.clone()) {
-                Ok(event) => event,
-                Err(error) => {
-                    report.problems.push(problem(problem::EVENT_UNREADABLE, session, seq, error));
-                    continue;
-                }
-            };
-            let mismatches = column_mismatches(&raw, &event, &session_text);
-            if !mismatches.is_empty() {
-                report.problems.push(problem(problem::EVENT_UNREADABLE, session, seq, mismatches.join("; ")));
-                continue;
-            }
-            match projector.apply(&mut expected, &event) {
-                Ok(()) => {}
-                Err(ApplyError::Inconsistent(reason)) => {
-                    report.problems.push(problem(problem::EVENT_INCONSISTENT, session, seq, reason));
-                }
-                Err(ApplyError::Store(never)) => match never {},
             }
         }
-        if let Err(reason) = projector.finish() {
-            report.problems.push(problem(problem::EVENT_INCONSISTENT, session, None, reason));
-        }
+        ends.insert(session, walk.finish());
     }
+    check_heads(client, &ends, &mut verification).await?;
 
-    let mut stored = Projections::default();
-    let mut unreadable = BTreeSet::new();
     for row in read_table(client, "sessions", SESSION_COLUMNS).await? {
-        match rows::decode_session(&row) {
-            Ok(record) => _ = stored.sessions.insert(record.id, record),
-            Err(error) => unreadable_row(&row, "sessions", error, &mut unreadable, &mut report.problems),
-        }
+        let (key, _) = locate(&row, "sessions");
+        verification.stored_session(rows::decode_session(&row), &key);
     }
     for row in read_table(client, "runs", RUN_COLUMNS).await? {
-        match rows::decode_run(&row) {
-            Ok(record) => _ = stored.runs.insert(record.id, record),
-            Err(error) => unreadable_row(&row, "runs", error, &mut unreadable, &mut report.problems),
-        }
+        let (key, session) = locate(&row, "runs");
+        verification.stored_run(rows::decode_run(&row), &key, session);
     }
     for row in read_table(client, "nodes", NODE_COLUMNS).await? {
-        match rows::decode_node(&row) {
-            Ok(record) => _ = stored.nodes.insert(record.id, record),
-            Err(error) => unreadable_row(&row, "nodes", error, &mut unreadable, &mut report.problems),
+        let (key, session) = locate(&row, "nodes");
+        verification.stored_node(rows::decode_node(&row), &key, session);
+    }
+    Ok(verification.finish())
+}
+
+/// Every session's head row must hold the seq and hash its chain ends with, or the next append
+/// would number or link its events wrongly.
+async fn check_heads<C: GenericClient>(
+    client: &C,
+    ends: &BTreeMap<String, (i64, String)>,
+    verification: &mut Verification,
+) -> Result<(), Error> {
+    let heads: BTreeMap<String, (i64, String)> = client
+        .query("SELECT session, seq, hash FROM heads", &[])
+        .await
+        .doing("reading the session heads")?
+        .iter()
+        .map(|row| (row.get(0), (row.get(1), row.get(2))))
+        .collect();
+    let mut mismatch = |session: &str, message: String| {
+        verification.problem(Problem {
+            code: problem::PROJECTION_DIFFERS.to_owned(),
+            session: session.parse().ok(),
+            seq: None,
+            message,
+        });
+    };
+    for (session, end) in ends {
+        match heads.get(session) {
+            Some(head) if head == end => {}
+            Some((seq, hash)) => mismatch(
+                session,
+                format!(
+                    "heads row {session} says seq {seq} hash {hash}, the events end at seq {} hash {}",
+                    end.0, end.1
+                ),
+            ),
+            None => mismatch(session, format!("heads row {session} is missing; `rebuild` writes it from the events")),
         }
     }
-    // An unreadable row is reported once, not again as missing.
-    expected.sessions.retain(|id, _| !unreadable.contains(&("sessions", id.to_string())));
-    expected.runs.retain(|id, _| !unreadable.contains(&("runs", id.to_string())));
-    expected.nodes.retain(|id, _| !unreadable.contains(&("nodes", id.to_string())));
-    report.problems.extend(differences(&expected, &stored));
-    Ok(report)
+    for (session, (seq, _)) in &heads {
+        if *seq > 0 && !ends.contains_key(session) {
+            mismatch(session, format!("heads row {session} says seq {seq}, but the session has no events"));
+        }
+    }
+    Ok(())
 }
 
 async fn read_table<C: GenericClient>(client: &C, table: &str, columns: &str) -> Result<Vec<Row>, Error> {
     client.query(&format!("SELECT {columns} FROM {table}"), &[]).await.doing(&format!("reading the {table} table"))
 }
 
-fn unreadable_row(
-    row: &Row,
-    table: &'static str,
-    error: Error,
-    unreadable: &mut BTreeSet<(&'static str, String)>,
-    problems: &mut Vec<Problem>,
-) {
+/// A projection row's key and, for runs and nodes, the session its column names.
+fn locate(row: &Row, table: &'static str) -> (String, Option<SessionId>) {
     let key = rows::Decoder::new(row, table).key().to_owned();
     let session = match table {
         "sessions" => key.parse().ok(),
-        _ => row.try_get::<_, String>(if table == "runs" { 1 } else { 2 }).ok().and_then(|s| s.parse().ok()),
+        _ => row.try_get::<_, String>(if table == "runs" { 1 } else { 2 }).ok().and_then(|text| text.parse().ok()),
     };
-    let message = match error {
-        Error::Corrupt { message } => message,
-        other => other.to_string(),
-    };
-    problems.push(problem(problem::PROJECTION_UNREADABLE, session, None, message));
-    unreadable.insert((table, key));
+    (key, session)
 }

@@ -373,7 +373,7 @@ fn nonce_taken(token: &TokenRecord) -> Error {
 }
 
 /// Drops the projections and replays every session's events through the same projector, then
-/// refills the text index. Runs in the caller's transaction, which first locks every session
+/// rewrites the session heads from where the chains end and refills the text index. Runs in the caller's transaction, which first locks every session
 /// head so no append interleaves.
 pub(crate) async fn rebuild(transaction: &Transaction<'_>) -> Result<(), Error> {
     transaction
@@ -406,5 +406,13 @@ pub(crate) async fn rebuild(transaction: &Transaction<'_>) -> Result<(), Error> 
             .map_err(|reason| Error::Corrupt { message: format!("session {session} cannot be replayed: {reason}") })?;
         write_projections(transaction, &target).await?;
     }
+    transaction
+        .batch_execute(
+            "DELETE FROM heads;
+             INSERT INTO heads (session, seq, hash)
+                 SELECT DISTINCT ON (session) session, seq, hash FROM events ORDER BY session, seq DESC;",
+        )
+        .await
+        .doing("rewriting the session heads")?;
     search::reindex(transaction).await
 }

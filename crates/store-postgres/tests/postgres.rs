@@ -240,3 +240,29 @@ async fn a_connection_lost_mid_batch_writes_nothing_and_the_retry_commits_once()
     drop((store, admin));
     database.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_finds_an_altered_event_and_a_head_out_of_step_and_a_rebuild_mends_the_head() {
+    let database = TestDatabase::create().await;
+    let store = open(&database).await;
+    let mut script = SessionScript::new(1);
+    store.append(script.start(node_id(101))).await.unwrap();
+    let admin = database.client().await;
+    admin.batch_execute("UPDATE heads SET seq = 2").await.unwrap();
+    let report = store.verify().await.unwrap();
+    let codes: Vec<&str> = report.problems.iter().map(|problem| problem.code.as_str()).collect();
+    assert_eq!(codes, ["PROJECTION_DIFFERS"], "{:?}", report.problems);
+    assert!(report.problems[0].message.contains("heads row"), "{}", report.problems[0]);
+    store.rebuild_projections().await.unwrap();
+    assert!(store.verify().await.unwrap().is_clean(), "the rebuild rewrote the head from the events");
+
+    admin.batch_execute("UPDATE events SET body = replace(body, 'goal of', 'gaol of') WHERE seq = 1").await.unwrap();
+    let report = store.verify().await.unwrap();
+    assert!(
+        report.problems.iter().any(|problem| problem.code == "EVENT_HASH_MISMATCH" && problem.seq == Some(1)),
+        "{:?}",
+        report.problems
+    );
+    drop((store, admin));
+    database.drop_now().await;
+}

@@ -11,6 +11,7 @@ pub mod event;
 pub mod projection;
 pub mod record;
 pub mod search;
+pub mod verify;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;
