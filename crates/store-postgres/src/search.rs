@@ -16,7 +16,7 @@ use switchyard_store::{
 };
 
 use crate::pg_error::Context;
-use crate::rows::{self, Decoder, sql_int};
+use crate::rows::{self, decoder, sql_int};
 
 /// How many of a hit's words its snippet marks, rarest first: the rarest words are the ones that
 /// show why the text matched.
@@ -139,14 +139,14 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
     let mut hits = Vec::new();
     for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
         let Some(row) = client.query_opt(&text, &[&id]).await.doing("searching sessions")? else { continue };
-        let decoder = Decoder::new(&row, "texts");
+        let decoder = decoder(&row, "texts");
         let session: SessionId = decoder.parse(0, "session")?;
         if !seen.insert(session) {
             continue;
         }
-        let matched: String = decoder.get(1, "kind")?;
+        let matched = decoder.text(1, "kind")?;
         if let Some(workspace) = &query.workspace {
-            let recorded: Option<String> = decoder.get(2, "workspace")?;
+            let recorded = decoder.text_opt(2, "workspace")?;
             if recorded.as_ref() != Some(workspace) {
                 continue;
             }
@@ -184,16 +184,16 @@ pub(crate) async fn recap<C: GenericClient>(
         sql,
         &[&node.to_string(), &max_nodes],
         |row| {
-            let decoder = Decoder::new(row, "texts");
-            let kind: String = decoder.get(3, "kind")?;
+            let decoder = decoder(row, "texts");
+            let kind = decoder.text(3, "kind")?;
             let Some(kind) = RecapKind::from_name(&kind) else { return Ok(None) };
-            let step: String = decoder.get(1, "step")?;
+            let step = decoder.text(1, "step")?;
             Ok(Some(RecapEntry {
                 node: decoder.parse(0, "node")?,
                 step: StepId::new(&step),
                 seq: decoder.count(2, "seq")?,
                 kind,
-                text: decoder.get(4, "body")?,
+                text: decoder.text(4, "body")?,
             }))
         },
         "reading a recap",

@@ -70,8 +70,8 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
         ON CONFLICT (session) DO UPDATE SET session = excluded.session RETURNING seq, hash";
     let statement = transaction.prepare_cached(head).await.doing("locking the session head")?;
     let row = transaction.query_one(&statement, &[&session, &GENESIS_HASH]).await.doing("locking the session head")?;
-    let decoder = rows::Decoder::new(&row, "heads");
-    let (mut seq, mut prev_hash): (u64, String) = (decoder.count(0, "seq")?, decoder.get(1, "hash")?);
+    let decoder = rows::decoder(&row, "heads");
+    let (mut seq, mut prev_hash) = (decoder.count(0, "seq")?, decoder.text(1, "hash")?);
 
     if let Some(claim) = &batch.claim
         && let Some(recorded) = rows::recorded(transaction, &claim.key).await?
@@ -384,7 +384,7 @@ pub(crate) async fn rebuild(transaction: &Transaction<'_>) -> Result<(), Error> 
         transaction,
         "SELECT DISTINCT session FROM events ORDER BY session",
         &[],
-        |row| rows::Decoder::new(row, "events").get(0, "session"),
+        |row| rows::decoder(row, "events").text(0, "session"),
         "listing sessions",
     )
     .await?;

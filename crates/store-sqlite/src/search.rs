@@ -16,7 +16,7 @@ use switchyard_store::{
     Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
 };
 
-use crate::rows::{self, Decoder};
+use crate::rows::{self, decoder};
 use crate::sql_error::Context;
 
 const TEXTS: &str = "
@@ -182,12 +182,12 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
         let mut rows = text.query([id]).doing("searching sessions")?;
         let Some(row) = rows.next().doing("searching sessions")? else { continue };
-        let decoder = Decoder::new(row, "texts");
+        let decoder = decoder(row, "texts");
         let session: SessionId = decoder.parse(0, "session")?;
         if !seen.insert(session) {
             continue;
         }
-        let matched = decoder.get(1, "kind")?;
+        let matched = decoder.text(1, "kind")?;
         if let Some(workspace) = &query.workspace {
             let recorded: Option<Option<String>> = connection
                 .prepare_cached("SELECT workspace FROM sessions WHERE id = ?1")
@@ -226,16 +226,16 @@ pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Re
     let mut found = statement.query(params![node.to_string(), max_nodes]).doing("reading a recap")?;
     let mut entries = Vec::new();
     while let Some(row) = found.next().doing("reading a recap")? {
-        let decoder = Decoder::new(row, "texts");
-        let kind: String = decoder.get(3, "kind")?;
+        let decoder = decoder(row, "texts");
+        let kind = decoder.text(3, "kind")?;
         let Some(kind) = RecapKind::from_name(&kind) else { continue };
-        let step: String = decoder.get(1, "step")?;
+        let step = decoder.text(1, "step")?;
         entries.push(RecapEntry {
             node: decoder.parse(0, "node")?,
             step: switchyard_core::workflow::StepId::new(&step),
             seq: decoder.count(2, "seq")?,
             kind,
-            text: decoder.get(4, "body")?,
+            text: decoder.text(4, "body")?,
         });
     }
     Ok(entries)

@@ -221,8 +221,8 @@ fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> 
     let mut rows = statement.query([batch.session.to_string()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
         Some(row) => {
-            let decoder = rows::Decoder::new(row, "events");
-            Ok((decoder.count(0, "seq")?, decoder.get(1, "hash")?))
+            let decoder = rows::decoder(row, "events");
+            Ok((decoder.count(0, "seq")?, decoder.text(1, "hash")?))
         }
         None => Ok((0, switchyard_store::event::GENESIS_HASH.to_owned())),
     }

@@ -6,6 +6,7 @@
 //! [`projection::Projector`] in the same transaction as the events, and rebuildable from them.
 
 pub mod changes;
+pub mod decode;
 pub mod error;
 pub mod event;
 pub mod projection;
