@@ -10,20 +10,13 @@ use deadpool_postgres::GenericClient;
 
 use switchyard_core::id::{NodeId, SessionId};
 use switchyard_core::workflow::StepId;
-use switchyard_store::search::{IndexedText, indexed_text, search_words, word_rarity, word_window};
+use switchyard_store::search::{IndexedText, Ranking, SEARCH_WINDOW, indexed_text, query_words, word_window};
 use switchyard_store::{
     Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
 };
 
 use crate::pg_error::Context;
 use crate::rows::{self, decoder, sql_int};
-
-/// How many of a hit's words its snippet marks, rarest first: the rarest words are the ones that
-/// show why the text matched.
-const SNIPPET_WORDS: usize = 2;
-
-/// How many ranked texts a search reads to find its sessions (a text lookup each).
-const SEARCH_WINDOW: usize = 2_000;
 
 /// Adds one event's text to the index; `step` is the step the text is about.
 pub(crate) async fn insert_text<C: GenericClient>(
@@ -81,11 +74,7 @@ pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
 /// session by its best text. Each word reads at most its newest matches
 /// ([`switchyard_store::search::word_window`]), so a search costs the same at any size.
 pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
-    let mut words = search_words(&query.text);
-    words.sort_unstable();
-    words.dedup();
-    // One bit per word marks which words a text holds (`search_words` keeps 32 already).
-    words.truncate(u32::BITS as usize);
+    let words = query_words(&query.text);
     if words.is_empty() {
         return Ok(Vec::new());
     }
@@ -98,10 +87,8 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
         )
         .await
         .doing("searching sessions")?;
-    // Per text: its score and which words it holds (bit `i` for `words[i]`).
-    let mut scores: HashMap<i64, (f64, u32)> = HashMap::new();
-    let mut weights = Vec::with_capacity(words.len());
-    for (index, word) in words.iter().enumerate() {
+    let mut ranking = Ranking::new();
+    for word in &words {
         let matches: Vec<i64> = client
             .query(&newest, &[word, &i64::from(window)])
             .await
@@ -109,16 +96,8 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
             .iter()
             .map(|row| row.get(0))
             .collect();
-        let weight = word_rarity(&matches, window, texts);
-        weights.push(weight);
-        for id in matches {
-            let (score, held) = scores.entry(id).or_default();
-            *score += weight;
-            *held |= 1 << index;
-        }
+        ranking.add_word(&matches, window, texts);
     }
-    let mut ranked: Vec<(i64, (f64, u32))> = scores.into_iter().collect();
-    ranked.sort_unstable_by(|a, b| b.1.0.total_cmp(&a.1.0).then(b.0.cmp(&a.0)));
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
     let text = client
@@ -137,7 +116,7 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
         .doing("searching sessions")?;
     let mut seen: HashSet<SessionId> = HashSet::new();
     let mut hits = Vec::new();
-    for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
+    for (id, score, held) in ranking.ranked().into_iter().take(SEARCH_WINDOW) {
         let Some(row) = client.query_opt(&text, &[&id]).await.doing("searching sessions")? else { continue };
         let decoder = decoder(&row, "texts");
         let session: SessionId = decoder.parse(0, "session")?;
@@ -151,10 +130,7 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
                 continue;
             }
         }
-        let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
-        marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
-        marked.truncate(SNIPPET_WORDS);
-        let marked: Vec<&str> = marked.iter().map(|index| words[*index].as_str()).collect();
+        let marked: Vec<&str> = ranking.marked(held).iter().map(|index| words[*index].as_str()).collect();
         let snippet: String = client.query_one(&snippet, &[&id, &marked]).await.doing("searching sessions")?.get(0);
         hits.push(SearchHit { session, score, snippet, matched });
         if hits.len() >= limit {

@@ -338,16 +338,8 @@ async fn register_token(transaction: &Transaction<'_>, token: &TokenRecord) -> R
     }
     match rows::token_at(transaction, token).await? {
         Some(existing) if existing == *token => Ok(()),
-        Some(existing) => Err(Error::Conflict {
-            message: format!(
-                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
-                token.kind.name(),
-                token.node,
-                token.attempt,
-                existing.nonce.to_hex()
-            ),
-        }),
-        None => Err(nonce_taken(token)),
+        Some(existing) => Err(Error::token_position_taken(token, &existing)),
+        None => Err(Error::nonce_taken(token)),
     }
 }
 
@@ -358,23 +350,13 @@ pub(crate) async fn claim_token<C: GenericClient>(client: &C, record: &TokenReco
     }
     match rows::token_at(client, record).await? {
         Some(existing) => Ok(existing.nonce),
-        None => Err(nonce_taken(record)),
-    }
-}
-
-/// The insert found the nonce, not the position, taken.
-fn nonce_taken(token: &TokenRecord) -> Error {
-    Error::Conflict {
-        message: format!(
-            "nonce {} is already registered for another position; mint a fresh nonce",
-            token.nonce.to_hex()
-        ),
+        None => Err(Error::nonce_taken(record)),
     }
 }
 
 /// Drops the projections and replays every session's events through the same projector, then
-/// rewrites the session heads from where the chains end and refills the text index. Runs in the caller's transaction, which first locks every session
-/// head so no append interleaves.
+/// rewrites the session heads from where the chains end and refills the text index. Runs in the
+/// caller's transaction, which first locks the heads table so no append interleaves.
 pub(crate) async fn rebuild(transaction: &Transaction<'_>) -> Result<(), Error> {
     transaction
         .batch_execute("LOCK TABLE heads IN EXCLUSIVE MODE; DELETE FROM nodes; DELETE FROM runs; DELETE FROM sessions;")

@@ -6,12 +6,12 @@
 //! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates
 //! stemming get it rebuilt from `texts` the same way.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use switchyard_core::id::{NodeId, SessionId};
-use switchyard_store::search::{IndexedText, indexed_text, search_words, word_rarity, word_window};
+use switchyard_store::search::{IndexedText, Ranking, SEARCH_WINDOW, indexed_text, query_words, word_window};
 use switchyard_store::{
     Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
 };
@@ -42,14 +42,6 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
     body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
-
-/// How many of a hit's words its snippet marks, rarest first. FTS5 makes a snippet in time
-/// proportional to the words asked for (about 0.3 ms each for a common word here), and the
-/// rarest words are the ones that show why the text matched.
-const SNIPPET_WORDS: usize = 2;
-
-/// How many ranked texts a search reads to find its sessions (a text lookup each).
-const SEARCH_WINDOW: usize = 2_000;
 
 /// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
 /// an FTS5 index made before stemming from the texts it indexes.
@@ -132,11 +124,7 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 /// text older than a common word's newest matches, that word does not count (it is worth little
 /// there anyway, being common).
 pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
-    let mut words = search_words(&query.text);
-    words.sort_unstable();
-    words.dedup();
-    // One bit per word marks which words a text holds (`search_words` keeps 32 already).
-    words.truncate(u32::BITS as usize);
+    let words = query_words(&query.text);
     if words.is_empty() {
         return Ok(Vec::new());
     }
@@ -150,24 +138,14 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let mut newest = connection
         .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
         .doing("searching sessions")?;
-    // Per text: its score and which words it holds (bit `i` for `words[i]`).
-    let mut scores: HashMap<i64, (f64, u32)> = HashMap::new();
-    let mut weights = Vec::with_capacity(words.len());
-    for (index, word) in words.iter().enumerate() {
+    let mut ranking = Ranking::new();
+    for word in &words {
         let matches: Vec<i64> = newest
             .query_map(params![format!("\"{word}\""), window], |row| row.get(0))
             .and_then(Iterator::collect)
             .doing("searching sessions")?;
-        let weight = word_rarity(&matches, window, texts);
-        weights.push(weight);
-        for id in matches {
-            let (score, held) = scores.entry(id).or_default();
-            *score += weight;
-            *held |= 1 << index;
-        }
+        ranking.add_word(&matches, window, texts);
     }
-    let mut ranked: Vec<(i64, (f64, u32))> = scores.into_iter().collect();
-    ranked.sort_unstable_by(|a, b| b.1.0.total_cmp(&a.1.0).then(b.0.cmp(&a.0)));
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
     let mut text =
@@ -179,7 +157,7 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
         .doing("searching sessions")?;
     let mut seen: HashSet<SessionId> = HashSet::new();
     let mut hits = Vec::new();
-    for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
+    for (id, score, held) in ranking.ranked().into_iter().take(SEARCH_WINDOW) {
         let mut rows = text.query([id]).doing("searching sessions")?;
         let Some(row) = rows.next().doing("searching sessions")? else { continue };
         let decoder = decoder(row, "texts");
@@ -198,10 +176,8 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
                 continue;
             }
         }
-        let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
-        marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
-        marked.truncate(SNIPPET_WORDS);
-        let expression = marked.iter().map(|index| format!("\"{}\"", words[*index])).collect::<Vec<_>>().join(" OR ");
+        let expression =
+            ranking.marked(held).iter().map(|index| format!("\"{}\"", words[*index])).collect::<Vec<_>>().join(" OR ");
         let snippet = snippet.query_row(params![expression, id], |row| row.get(0)).doing("searching sessions")?;
         hits.push(SearchHit { session, score, snippet, matched });
         if hits.len() >= limit {
@@ -243,7 +219,7 @@ pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Re
 
 #[cfg(test)]
 mod tests {
-    use switchyard_store::search::WORD_WINDOW;
+    use switchyard_store::search::{WORD_WINDOW, word_rarity};
 
     use super::*;
 

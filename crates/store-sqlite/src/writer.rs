@@ -313,16 +313,8 @@ fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Er
     }
     match rows::token_at(connection, token)? {
         Some(existing) if existing == *token => Ok(()),
-        Some(existing) => Err(Error::Conflict {
-            message: format!(
-                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
-                token.kind.name(),
-                token.node,
-                token.attempt,
-                existing.nonce.to_hex()
-            ),
-        }),
-        None => Err(nonce_taken(token)),
+        Some(existing) => Err(Error::token_position_taken(token, &existing)),
+        None => Err(Error::nonce_taken(token)),
     }
 }
 
@@ -333,17 +325,7 @@ fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, E
     }
     match rows::token_at(connection, record)? {
         Some(existing) => Ok(existing.nonce),
-        None => Err(nonce_taken(record)),
-    }
-}
-
-/// The insert found the nonce, not the position, taken.
-fn nonce_taken(token: &TokenRecord) -> Error {
-    Error::Conflict {
-        message: format!(
-            "nonce {} is already registered for another position; mint a fresh nonce",
-            token.nonce.to_hex()
-        ),
+        None => Err(Error::nonce_taken(record)),
     }
 }
 

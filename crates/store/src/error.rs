@@ -53,6 +53,29 @@ pub enum Error {
 }
 
 impl Error {
+    /// `token`'s position (kind, node, attempt) is registered under another nonce, `existing`.
+    pub fn token_position_taken(token: &crate::TokenRecord, existing: &crate::TokenRecord) -> Self {
+        Self::Conflict {
+            message: format!(
+                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
+                token.kind.name(),
+                token.node,
+                token.attempt,
+                existing.nonce.to_hex()
+            ),
+        }
+    }
+
+    /// `token`'s nonce is registered for another position.
+    pub fn nonce_taken(token: &crate::TokenRecord) -> Self {
+        Self::Conflict {
+            message: format!(
+                "nonce {} is already registered for another position; mint a fresh nonce",
+                token.nonce.to_hex()
+            ),
+        }
+    }
+
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         match self {

@@ -2,6 +2,8 @@
 //! `resume_session`. Both are answered from indexes kept in the same transaction as the events,
 //! never by scanning the log.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use switchyard_core::event::EventKind;
@@ -176,6 +178,68 @@ pub fn word_rarity(matches: &[i64], window: u32, texts: i64) -> f64 {
         (matches.len() as f64 * texts / (newest - oldest + 1) as f64).min(texts)
     };
     ((texts - holding + 0.5) / (holding + 0.5)).ln_1p()
+}
+
+/// How many of a hit's words its snippet marks, rarest first: the rarest words are the ones that
+/// show why the text matched (and a snippet costs time per word marked).
+pub const SNIPPET_WORDS: usize = 2;
+
+/// How many ranked texts a search reads to find its sessions (a text lookup each).
+pub const SEARCH_WINDOW: usize = 2_000;
+
+/// The words a search looks for: [`search_words`], sorted and deduplicated, at most 32 (a
+/// [`Ranking`] marks each with one bit).
+pub fn query_words(text: &str) -> Vec<String> {
+    let mut words = search_words(text);
+    words.sort_unstable();
+    words.dedup();
+    words.truncate(u32::BITS as usize);
+    words
+}
+
+/// The texts a search found, ranked: a text scores the summed rarity of the query words it holds.
+#[derive(Debug, Default)]
+pub struct Ranking {
+    /// Per text id: its score and which words it holds (bit `i` for the `i`-th word added).
+    scores: HashMap<i64, (f64, u32)>,
+    /// Each word's rarity, in the order the words were added.
+    weights: Vec<f64>,
+}
+
+impl Ranking {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the next word's newest matches (text ids, newest first, at most `window`) among
+    /// `texts` indexed texts.
+    pub fn add_word(&mut self, matches: &[i64], window: u32, texts: i64) {
+        let index = self.weights.len();
+        let weight = word_rarity(matches, window, texts);
+        self.weights.push(weight);
+        for &id in matches {
+            let (score, held) = self.scores.entry(id).or_default();
+            *score += weight;
+            *held |= 1 << index;
+        }
+    }
+
+    /// The texts as `(id, score, words held)`, best first, newer first among equals.
+    pub fn ranked(&self) -> Vec<(i64, f64, u32)> {
+        let mut ranked: Vec<(i64, f64, u32)> =
+            self.scores.iter().map(|(id, (score, held))| (*id, *score, *held)).collect();
+        ranked.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+        ranked
+    }
+
+    /// Which words (by the order they were added) a text holding `held` has its snippet mark:
+    /// the rarest, at most [`SNIPPET_WORDS`].
+    pub fn marked(&self, held: u32) -> Vec<usize> {
+        let mut marked: Vec<usize> = (0..self.weights.len()).filter(|index| held & (1 << index) != 0).collect();
+        marked.sort_by(|a, b| self.weights[*b].total_cmp(&self.weights[*a]));
+        marked.truncate(SNIPPET_WORDS);
+        marked
+    }
 }
 
 #[cfg(test)]
