@@ -266,3 +266,60 @@ async fn verify_finds_an_altered_event_and_a_head_out_of_step_and_a_rebuild_mend
     drop((store, admin));
     database.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backends_terminated_by_another_connection_leave_whole_batches_and_retries_apply_once() {
+    const ADVANCES: u64 = 30;
+    const TERMINATIONS: usize = 10;
+    let database = TestDatabase::create().await;
+    let store = Arc::new(open(&database).await);
+    let mut script = SessionScript::new(1);
+    store.append(script.start(node_id(101))).await.unwrap();
+    let (progress, mut committed) = tokio::sync::mpsc::unbounded_channel();
+    let writer = {
+        let (store, script) = (Arc::clone(&store), script.clone());
+        tokio::spawn(async move {
+            let mut refused = Vec::new();
+            for index in 0..ADVANCES {
+                let events = vec![checkpoint(&script, 1, index)];
+                let batch = script.claimed(events, &format!("advance:{index}"), "sha", serde_json::json!(index));
+                // A command cut off is retried as a client would, with the same claim.
+                loop {
+                    match store.append(batch.clone()).await {
+                        Ok(_) => break,
+                        Err(error) => refused.push(error),
+                    }
+                }
+                let _ = progress.send(index);
+            }
+            refused
+        })
+    };
+    // Another connection terminates every backend of the store's database, then waits for one
+    // more command to get through before the next round.
+    let admin = common::connect(&common::server_url()).await;
+    for _ in 0..TERMINATIONS {
+        admin
+            .query(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                &[&database.name],
+            )
+            .await
+            .unwrap();
+        if committed.recv().await.is_none() {
+            break;
+        }
+    }
+    let refused = writer.await.unwrap();
+    for error in &refused {
+        assert!(error.is_retryable(), "a command cut off is answered with a retryable error: {error}");
+    }
+    let events = store.events(script.session, 0, u32::MAX).await.unwrap();
+    assert_eq!(events.len() as u64, 3 + ADVANCES, "each advance is stored once, whatever was cut off");
+    for index in 0..ADVANCES {
+        assert!(store.recorded(&format!("advance:{index}")).await.unwrap().is_some());
+    }
+    assert!(store.verify().await.unwrap().is_clean());
+    drop(store);
+    database.drop_now().await;
+}
