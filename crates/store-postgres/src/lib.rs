@@ -16,6 +16,7 @@
 //! committed whole or not at all, and the command fails with the retryable `STORE_UNAVAILABLE`.
 
 mod listen;
+mod password;
 mod pg_error;
 mod rows;
 mod schema;
@@ -23,6 +24,7 @@ mod search;
 mod verify;
 mod writer;
 
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -46,7 +48,7 @@ use pg_error::Context;
 use writer::Outcome;
 
 /// How to open a store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostgresOptions {
     /// The most connections this store holds (at least 1), besides its change listener's.
     pub pool_size: usize,
@@ -54,11 +56,19 @@ pub struct PostgresOptions {
     pub wait_timeout: Duration,
     /// How long connecting to the server may take before `STORE_UNAVAILABLE`.
     pub connect_timeout: Duration,
+    /// The password file read when the URL has no password and `PGPASSWORD` is unset; `None`:
+    /// `PGPASSFILE`, else `~/.pgpass`.
+    pub password_file: Option<PathBuf>,
 }
 
 impl Default for PostgresOptions {
     fn default() -> Self {
-        Self { pool_size: 16, wait_timeout: Duration::from_secs(5), connect_timeout: Duration::from_secs(5) }
+        Self {
+            pool_size: 16,
+            wait_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+            password_file: None,
+        }
     }
 }
 
@@ -103,7 +113,8 @@ fn instance_tag() -> String {
 
 impl PostgresStore {
     /// Opens the store in the database `url` names (`postgres://user:password@host:port/db`, or
-    /// the `key=value` form): connects, refuses a read-only server (a replica in recovery, or
+    /// the `key=value` form; without a password in it, from `PGPASSWORD` or the password file, see
+    /// [`PostgresOptions::password_file`]): connects, refuses a read-only server (a replica in recovery, or
     /// `default_transaction_read_only`), and applies the schema migrations this build has, refusing
     /// a schema newer than it.
     pub async fn open(url: &str, options: PostgresOptions) -> Result<PostgresStore, Error> {
@@ -112,6 +123,11 @@ impl PostgresStore {
                 "the store URL is not a PostgreSQL connection string ({error}); write it as postgres://user@host:port/database"
             ),
         })?;
+        if config.get_password().is_none()
+            && let Some(password) = password::find(&config, options.password_file.as_deref())
+        {
+            config.password(password);
+        }
         config.connect_timeout(options.connect_timeout);
         if config.get_application_name().is_none() {
             config.application_name("switchyard");

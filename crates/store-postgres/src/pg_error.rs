@@ -11,9 +11,14 @@ pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
     let message = format!("{doing}: {}", describe(error));
     let Some(code) = error.code() else {
         // No SQLSTATE: the connection failed or closed (the server went away, the backend was
-        // terminated, the network broke). A transaction cut off this way did not commit, unless
-        // the break came while COMMIT was in flight; either way it is whole or absent.
-        return Error::Unavailable { message };
+        // terminated, the network broke), or the client could not even try (a password missing).
+        // A transaction cut off is whole or absent: it did not commit, unless the break came
+        // while COMMIT was in flight.
+        return if error.is_closed() || caused_by_io(error) {
+            Error::Unavailable { message }
+        } else {
+            Error::Io { message: format!("{message}; check the store URL, its user and its password") }
+        };
     };
     match *code {
         SqlState::READ_ONLY_SQL_TRANSACTION => Error::ReadOnly { message },
@@ -33,8 +38,25 @@ pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
         | SqlState::SQLSERVER_REJECTED_ESTABLISHMENT_OF_SQLCONNECTION
         | SqlState::T_R_STATEMENT_COMPLETION_UNKNOWN => Error::Unavailable { message },
         SqlState::DATA_CORRUPTED | SqlState::INDEX_CORRUPTED => Error::Corrupt { message },
+        SqlState::INVALID_PASSWORD | SqlState::INVALID_AUTHORIZATION_SPECIFICATION => Error::Io {
+            message: format!(
+                "{message}; check the user and password of the store URL (or PGPASSWORD, or the password file)"
+            ),
+        },
         _ => Error::Io { message },
     }
+}
+
+/// Whether a failure of the network or the socket is among the error's causes.
+fn caused_by_io(error: &tokio_postgres::Error) -> bool {
+    let mut cause = std::error::Error::source(error);
+    while let Some(source) = cause {
+        if source.is::<std::io::Error>() {
+            return true;
+        }
+        cause = source.source();
+    }
+    false
 }
 
 /// The error with the server's message and detail when it has them (the driver's own text says

@@ -323,3 +323,30 @@ async fn backends_terminated_by_another_connection_leave_whole_batches_and_retri
     drop(store);
     database.drop_now().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_without_a_password_takes_it_from_the_password_file_and_never_shows_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let database = TestDatabase::create().await;
+    let server: tokio_postgres::Config = common::server_url().parse().unwrap();
+    let password = String::from_utf8(server.get_password().expect("the test URL has a password").to_vec()).unwrap();
+    let user = server.get_user().unwrap();
+    let url = database.url.replacen(&format!("{user}:{password}@"), &format!("{user}@"), 1);
+    assert!(!url.contains(&password), "the URL has no password: {url}");
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("pgpass");
+    std::fs::write(&file, format!("*:*:{}:{user}:{password}\n", database.name)).unwrap();
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let options = PostgresOptions { password_file: Some(file.clone()), ..PostgresOptions::default() };
+    let error = PostgresStore::open(&url, options.clone()).await.unwrap_err();
+    assert_eq!(error.code(), "STORE_IO", "a file others may read is ignored, as PostgreSQL does: {error}");
+    assert!(error.to_string().contains("password"), "{error}");
+
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let store = PostgresStore::open(&url, options).await.expect("the password comes from the file");
+    let shown = format!("{store:?} {}", store.target());
+    assert!(!shown.contains(&password), "the password is never shown: {shown}");
+    drop(store);
+    database.drop_now().await;
+}
