@@ -105,6 +105,21 @@ pub fn describe_target(config: &tokio_postgres::Config) -> String {
     format!("postgres://{user}@{hosts}:{port}/{database}")
 }
 
+/// `user@host:port/database` of a store URL, for messages and settings (never the password); a
+/// URL that does not parse is described as such, without repeating it.
+pub fn describe_url(url: &str) -> String {
+    match url.parse::<tokio_postgres::Config>() {
+        Ok(config) => describe_target(&config),
+        Err(_) => "(an unreadable PostgreSQL URL)".to_owned(),
+    }
+}
+
+/// Whether `url` is a connection string the store can open; the error says what is wrong with it
+/// without repeating it (it may hold a password).
+pub fn check_url(url: &str) -> Result<(), String> {
+    url.parse::<tokio_postgres::Config>().map(drop).map_err(|error| error.to_string())
+}
+
 fn instance_tag() -> String {
     static OPENED: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());

@@ -312,4 +312,5 @@ pub(super) struct FilesSection {
 #[serde(deny_unknown_fields)]
 pub(super) struct StoreSection {
     pub(super) path: Option<PathBuf>,
+    pub(super) url: Option<String>,
 }
