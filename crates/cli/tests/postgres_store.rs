@@ -6,22 +6,7 @@ mod support;
 
 use support::{Sandbox, continue_token, string};
 
-const LOOP: &str = "\
-id: treadmill
-title: Treadmill
-description: One step that can be repeated.
-steps:
-  - id: work
-    title: Work
-    prompt: Do one more unit of work.
-    notes: optional
-    next:
-      - to: work
-        label: again
-        max_traversals: 100
-      - end: true
-        label: done
-";
+const GREETING: &str = include_str!("support/greeting.yaml");
 
 /// The admin URL of the test server; the test fails, never skips, without one.
 fn server_url() -> String {
@@ -53,11 +38,14 @@ fn a_run_through_a_postgres_url_lives_in_the_database() {
     let base = server.rsplit_once('/').map_or(server.as_str(), |(base, _)| base);
     let url = format!("{base}/{name}");
     let sandbox = Sandbox::new();
-    sandbox.write_workflow("treadmill.yaml", LOOP);
+    sandbox.write_workflow("greeting.yaml", GREETING);
 
-    let start = sandbox.run(&["--store", &url, "start", "treadmill", "--goal", "kept in postgres"]).ok();
-    let advanced = sandbox.run(&["--store", &url, "continue", &continue_token(&start), "--choice", "again"]).ok();
-    assert_eq!(string(&advanced["status"]), "active", "{advanced:#}");
+    let start = sandbox.run(&["--store", &url, "start", "greeting", "--goal", "kept in postgres"]).ok();
+    let run = string(&start["run"]);
+    sandbox.run(&["--store", &url, "continue", &continue_token(&start), "--notes", "hello from postgres"]).ok();
+    let log = sandbox.run(&["--store", &url, "log", &run, "--limit", "100"]).ok();
+    let advances = log.as_array().unwrap().iter().filter(|event| event["kind"]["type"] == "advance_recorded").count();
+    assert_eq!(advances, 1, "{log:#}");
     let verify = sandbox.run(&["--store", &url, "verify"]).ok();
     assert_eq!(verify["problems"].as_array().map(Vec::len), Some(0), "{verify:#}");
     let sessions = sandbox.run(&["--store", &url, "sessions"]).ok();
