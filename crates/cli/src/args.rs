@@ -41,8 +41,8 @@ pub struct Global {
     /// switchyard's home: keys, user workflows, the default store. [env: SWITCHYARD_HOME]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
-    /// The SQLite store file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path). [env: SWITCHYARD_STORE]
-    #[arg(long, global = true, value_name = "FILE")]
+    /// The store: a SQLite file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path), or a PostgreSQL database as postgres://user@host:port/database. [env: SWITCHYARD_STORE]
+    #[arg(long, global = true, value_name = "FILE|URL")]
     pub store: Option<PathBuf>,
     /// The project whose .switchyard/workflows/ is searched first (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]

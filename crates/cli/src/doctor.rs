@@ -96,7 +96,10 @@ pub async fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Fai
         Ok(config) => {
             findings.push(config_loaded(&config));
             findings.push(key_file(&config.home));
-            findings.push(store(&config.store_path).await);
+            findings.push(match &config.store_url {
+                Some(url) => database(url.expose()).await,
+                None => store(&config.store_path).await,
+            });
             findings.extend(workflow_folders(&config));
         }
         Err(error) => {
@@ -178,8 +181,20 @@ fn key_file(home: &Path) -> Finding {
 }
 
 async fn store(path: &Path) -> Finding {
-    let subject = path.display();
-    match switchyard_runtime::health::store_health(path).await {
+    store_finding(&path.display().to_string(), switchyard_runtime::health::store_health(path).await)
+}
+
+/// The PostgreSQL store of `[store] url`, named without its password.
+async fn database(url: &str) -> Finding {
+    let health = switchyard_runtime::health::database_health(url).await.map(Some);
+    store_finding(&switchyard_runtime::store::describe_url(url), health)
+}
+
+fn store_finding(
+    subject: &str,
+    health: Result<Option<switchyard_runtime::health::StoreHealth>, switchyard_runtime::Error>,
+) -> Finding {
+    match health {
         Ok(None) => Finding::warn(
             "store",
             subject,

@@ -35,6 +35,10 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # The SQLite file holding every session's event log.
 # Default: $SWITCHYARD_HOME/switchyard.sqlite3 (also set by --store or SWITCHYARD_STORE).
 # path = "switchyard.sqlite3"
+# A PostgreSQL database instead of the file, for several servers sharing one store
+# (docs/postgres.md); also set by --store postgres://… or SWITCHYARD_STORE_URL. Leave the password
+# out: it is read from PGPASSWORD or ~/.pgpass. No default: the SQLite file.
+# url = "postgres://switchyard@db.example:5432/switchyard"
 
 [runs]
 # Where each run's output folder (manifest, state document, saved outputs) is created.

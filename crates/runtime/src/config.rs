@@ -64,8 +64,12 @@ pub const PROJECT_FOLDER: &str = ".switchyard";
 pub struct Config {
     /// `$SWITCHYARD_HOME`: keys, user workflows, the default store.
     pub home: PathBuf,
-    /// The SQLite store file.
+    /// The SQLite store file (unused while `store_url` names a database).
     pub store_path: PathBuf,
+    /// A PostgreSQL store (`[store] url`, or `--store postgres://…`): when set, the store is that
+    /// database instead of the file. A secret, as the URL may hold a password: show it with
+    /// [`crate::store::describe_url`].
+    pub store_url: Option<Secret>,
     /// The project (workspace) root whose `.switchyard/workflows/` is searched first.
     pub project_root: Option<PathBuf>,
     /// Where run output folders go (`[runs] output_root`); defaults to `$SWITCHYARD_HOME/runs/`.
@@ -529,6 +533,7 @@ impl Config {
             layers.push(Layer::file(file)?);
         }
         let (mut store_path, mut output_root, mut project_writable, mut core_root) = (None, None, None, None);
+        let mut store_url: Option<Secret> = None;
         let mut serve = ServeConfig::default();
         let (mut min_confidence, mut max_revision_attempts, mut max_replan_attempts) = (None, None, None);
         let mut validate = ValidateConfig::default();
@@ -537,6 +542,10 @@ impl Config {
         for mut layer in layers {
             let read = &layer.config;
             store_path = store_path.or_else(|| read.store.path.clone().map(|path| layer.path(path)));
+            if let Some(url) = read.store.url.as_deref().filter(|url| !url.is_empty()) {
+                crate::store::check_url(url, &format!("{} [store] url", layer.named("store.url")))?;
+                store_url = store_url.or_else(|| Some(Secret::new(url)));
+            }
             output_root = output_root.or_else(|| read.runs.output_root.clone().map(|path| layer.path(path)));
             project_writable = project_writable.or(read.files.project_writable);
             core_root = core_root.or_else(|| read.files.core_root.clone().map(|path| layer.path(path)));
@@ -590,16 +599,32 @@ impl Config {
         let audit = AuditConfig { min_confidence: min_confidence.unwrap_or(AuditConfig::default().min_confidence) };
         // The farthest layer first, so each nearer one overrides what it sets.
         let runner = runner_layers.iter().rev().fold(RunnerConfig::default(), |farther, nearer| nearer.over(farther));
-        if overrides.store.is_some() {
+        // `--store` names a file, or a database by its URL.
+        let (flag_path, flag_url) = match overrides.store {
+            Some(store) => match store.to_str().filter(|text| crate::store::is_url(text)) {
+                Some(url) => {
+                    crate::store::check_url(url, "--store")?;
+                    (None, Some(Secret::new(url)))
+                }
+                None => (Some(store), None),
+            },
+            None => (None, None),
+        };
+        if flag_path.is_some() {
             origins.insert("store.path".to_owned(), Origin::Flag("--store"));
         }
-        let store_path = overrides.store.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
+        if flag_url.is_some() {
+            origins.insert("store.url".to_owned(), Origin::Flag("--store"));
+        }
+        let store_url = flag_url.or(store_url);
+        let store_path = flag_path.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
         // Under the home, not the project: a run folder never lands in a repository by surprise.
         let output_root = output_root.unwrap_or_else(|| home.join("runs"));
         let core_root = core_root.unwrap_or_else(|| home.join("core"));
         Ok(Self {
             home,
             store_path,
+            store_url,
             project_root: overrides.project_root,
             output_root,
             project_writable: project_writable.unwrap_or(false),

@@ -1,9 +1,11 @@
 //! What `switchyard doctor` asks about a store: whether it opens, its schema version, and what
-//! `verify` finds. It never creates a store that is not there.
+//! `verify` finds. It never creates a store file that is not there (a database must exist; the
+//! schema is created in it as any server's open would).
 
 use std::path::Path;
 
 use switchyard_store::{Store, VerifyReport};
+use switchyard_store_postgres::{PostgresOptions, PostgresStore};
 use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore};
 
 use crate::error::Error;
@@ -29,4 +31,12 @@ pub async fn store_health(path: &Path) -> Result<Option<StoreHealth>, Error> {
     let store = SqliteStore::open(path, SqliteOptions::default())?;
     let verify = store.verify().await?;
     Ok(Some(StoreHealth { schema_version: SCHEMA_VERSION, verify }))
+}
+
+/// Opens the PostgreSQL store `url` names (applying the migrations it lacks, as every server's
+/// open does) and verifies it.
+pub async fn database_health(url: &str) -> Result<StoreHealth, Error> {
+    let store = PostgresStore::open(url, PostgresOptions::default()).await?;
+    let verify = store.verify().await?;
+    Ok(StoreHealth { schema_version: switchyard_store_postgres::SCHEMA_VERSION, verify })
 }

@@ -53,6 +53,7 @@ pub mod response;
 mod resume;
 pub mod run_folder;
 mod state_writer;
+pub mod store;
 pub mod tool_schema;
 pub mod transcript;
 pub mod validate;
@@ -73,7 +74,6 @@ use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Fresh, LoadedWorkflow, RunView, Transition};
 use switchyard_store::{Appended, Batch, Claim, NewEvent, RunGuard, RunRecord, SessionRecord, Store, TokenRecord};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
@@ -243,8 +243,8 @@ pub struct Parts {
 }
 
 impl Runtime {
-    /// Opens the embedded SQLite store and the key file named by `config`, creating them on
-    /// first use.
+    /// Opens the store (the SQLite file, or the PostgreSQL database of `[store] url`; see
+    /// [`store`]) and the key file named by `config`, creating them on first use.
     ///
     /// Several processes may open the same home at once (the CLI beside `switchyard serve`):
     /// the store serialises their writes and the key file is created once.
@@ -268,10 +268,10 @@ impl Runtime {
         })?;
         let ids: Arc<dyn IdSource> = Arc::new(RandomIds);
         let keys = keys::load_or_create(&config.home, ids.as_ref())?;
-        let store = SqliteStore::open(&config.store_path, SqliteOptions::default())?;
-        Ok(Self::from_parts(Parts {
-            store: Arc::new(store),
-            store_label: config.store_path.display().to_string(),
+        let opened = store::open(config).await?;
+        let runtime = Self::from_parts(Parts {
+            store: opened.store,
+            store_label: opened.label,
             keys,
             catalog: Catalog::new(config.project_root.as_deref(), &config.home),
             clock: Arc::new(SystemClock),
@@ -279,8 +279,11 @@ impl Runtime {
         })
         .with_output_root(config.output_root.clone())
         .with_execution(config.execution)
-        .with_audit_min_confidence(config.audit.min_confidence)
-        .with_store_path(config.store_path.clone()))
+        .with_audit_min_confidence(config.audit.min_confidence);
+        Ok(match opened.path {
+            Some(path) => runtime.with_store_path(path),
+            None => runtime,
+        })
     }
 
     /// Gives runs started from now on `execution`'s limits wherever their workflow declares none.

@@ -1,19 +1,16 @@
-//! Rows to records and back: the column lists, decoding that reports bad data as
-//! `STORE_CORRUPT` (never a panic), the reads every connection shares, and the projection
-//! target over a write transaction.
+//! Rows to records and back: rusqlite rows read through the shared decoders
+//! ([`switchyard_store::decode`]), the reads every connection shares, and the projection target
+//! over a write transaction.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
-use std::str::FromStr;
 
 use rusqlite::{Connection, Row, params};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 
 use switchyard_core::hash::canonical_json;
-use switchyard_core::id::{AttemptId, NodeId, RunId, SessionId};
+use switchyard_core::id::{NodeId, RunId, SessionId};
 use switchyard_core::token::Nonce;
-use switchyard_core::workflow::{StepId, Workflow, WorkflowHash};
+use switchyard_core::workflow::{Workflow, WorkflowHash};
+use switchyard_store::decode::{self, Columns};
 use switchyard_store::projection::ProjectionStore;
 use switchyard_store::{
     Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord,
@@ -21,191 +18,47 @@ use switchyard_store::{
 
 use crate::sql_error::Context;
 
-pub(crate) const SESSION_COLUMNS: &str = "id, goal, title, workflow_id, run, status, workspace, git_branch, git_head, created_at_ms, updated_at_ms, last_seq";
-pub(crate) const RUN_COLUMNS: &str =
-    "id, session, workflow_id, workflow_hash, source, control, tip, status, node_count, created_at_ms, updated_at_ms";
-pub(crate) const NODE_COLUMNS: &str =
-    "id, run, session, parent, kind, cause, step, status, state, child_count, created_seq, created_at_ms";
-const TOKEN_COLUMNS: &str = "nonce, kind, session, run, node, attempt";
+pub(crate) use switchyard_store::decode::{
+    Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
+};
 
-/// A count or sequence number as SQLite's signed integer (they never come near `i64::MAX`).
-pub(crate) fn sql_int(value: u64) -> i64 {
-    i64::try_from(value).unwrap_or(i64::MAX)
-}
+/// A rusqlite row as the shared decoders read it.
+#[derive(Clone, Copy)]
+pub(crate) struct Cells<'r, 's>(pub(crate) &'r Row<'s>);
 
-/// The serde name of a unit enum value (`RunStatus::WaitingGate` → `waiting_gate`).
-pub(crate) fn enum_text<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(text)) => text,
-        Ok(other) => other.to_string(),
-        Err(error) => format!("<unencodable: {error}>"),
+impl Columns for Cells<'_, '_> {
+    fn text(&self, index: usize) -> Result<Option<String>, String> {
+        self.0.get(index).map_err(|error| error.to_string())
+    }
+
+    fn integer(&self, index: usize) -> Result<Option<i64>, String> {
+        self.0.get(index).map_err(|error| error.to_string())
     }
 }
 
-fn corrupt(table: &str, key: &str, column: &str, problem: impl Display) -> Error {
-    Error::Corrupt { message: format!("{table} row {key} column `{column}`: {problem}") }
-}
-
-/// Decodes the columns of one row, naming the table, row and column in every failure.
-pub(crate) struct Decoder<'r, 's> {
-    row: &'r Row<'s>,
-    table: &'static str,
-    key: String,
-}
-
-impl<'r, 's> Decoder<'r, 's> {
-    /// Starts on a row whose column 0 is its key.
-    pub(crate) fn new(row: &'r Row<'s>, table: &'static str) -> Self {
-        let key = match row.get_ref(0) {
-            Ok(value) => match value.as_str() {
-                Ok(text) => text.to_owned(),
-                Err(_) => format!("{value:?}"),
-            },
-            Err(error) => format!("<unreadable key: {error}>"),
-        };
-        Self { row, table, key }
-    }
-
-    pub(crate) fn key(&self) -> &str {
-        &self.key
-    }
-
-    pub(crate) fn get<T: rusqlite::types::FromSql>(&self, index: usize, column: &str) -> Result<T, Error> {
-        self.row.get(index).map_err(|error| corrupt(self.table, &self.key, column, error))
-    }
-
-    pub(crate) fn parse<T: FromStr>(&self, index: usize, column: &str) -> Result<T, Error>
-    where
-        T::Err: Display,
-    {
-        let text: String = self.get(index, column)?;
-        text.parse().map_err(|error| corrupt(self.table, &self.key, column, error))
-    }
-
-    pub(crate) fn parse_opt<T: FromStr>(&self, index: usize, column: &str) -> Result<Option<T>, Error>
-    where
-        T::Err: Display,
-    {
-        let text: Option<String> = self.get(index, column)?;
-        text.map(|text| text.parse().map_err(|error| corrupt(self.table, &self.key, column, error))).transpose()
-    }
-
-    /// A unit enum stored by its serde name.
-    pub(crate) fn named<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<T, Error> {
-        let text: String = self.get(index, column)?;
-        serde_json::from_value(serde_json::Value::String(text.clone()))
-            .map_err(|_| corrupt(self.table, &self.key, column, format!("unknown value `{text}`")))
-    }
-
-    pub(crate) fn named_opt<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<Option<T>, Error> {
-        let text: Option<String> = self.get(index, column)?;
-        text.map(|text| {
-            serde_json::from_value(serde_json::Value::String(text.clone()))
-                .map_err(|_| corrupt(self.table, &self.key, column, format!("unknown value `{text}`")))
-        })
-        .transpose()
-    }
-
-    pub(crate) fn json<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<T, Error> {
-        let text: String = self.get(index, column)?;
-        serde_json::from_str(&text).map_err(|error| corrupt(self.table, &self.key, column, error))
-    }
-
-    pub(crate) fn count(&self, index: usize, column: &str) -> Result<u64, Error> {
-        let value: i64 = self.get(index, column)?;
-        u64::try_from(value).map_err(|_| corrupt(self.table, &self.key, column, format!("negative count {value}")))
-    }
+/// A decoder over a rusqlite row.
+pub(crate) fn decoder<'r, 's>(row: &'r Row<'s>, table: &'static str) -> Decoder<Cells<'r, 's>> {
+    Decoder::new(Cells(row), table)
 }
 
 pub(crate) fn decode_session(row: &Row<'_>) -> Result<SessionRecord, Error> {
-    let d = Decoder::new(row, "sessions");
-    Ok(SessionRecord {
-        id: d.parse(0, "id")?,
-        goal: d.get(1, "goal")?,
-        title: d.get(2, "title")?,
-        workflow_id: d.get(3, "workflow_id")?,
-        run: d.parse_opt(4, "run")?,
-        status: d.named_opt(5, "status")?,
-        workspace: d.get(6, "workspace")?,
-        git_branch: d.get(7, "git_branch")?,
-        git_head: d.get(8, "git_head")?,
-        created_at_ms: d.get(9, "created_at_ms")?,
-        updated_at_ms: d.get(10, "updated_at_ms")?,
-        last_seq: d.count(11, "last_seq")?,
-    })
+    decode::session(Cells(row))
 }
 
 pub(crate) fn decode_run(row: &Row<'_>) -> Result<RunRecord, Error> {
-    let d = Decoder::new(row, "runs");
-    Ok(RunRecord {
-        id: d.parse(0, "id")?,
-        session: d.parse(1, "session")?,
-        workflow_id: d.get(2, "workflow_id")?,
-        workflow_hash: d.parse::<WorkflowHash>(3, "workflow_hash")?,
-        source: d.get(4, "source")?,
-        control: d.named(5, "control")?,
-        tip: d.parse(6, "tip")?,
-        status: d.named(7, "status")?,
-        node_count: d.count(8, "node_count")?,
-        created_at_ms: d.get(9, "created_at_ms")?,
-        updated_at_ms: d.get(10, "updated_at_ms")?,
-    })
+    decode::run(Cells(row))
 }
 
 pub(crate) fn decode_node(row: &Row<'_>) -> Result<NodeRecord, Error> {
-    let d = Decoder::new(row, "nodes");
-    Ok(NodeRecord {
-        id: d.parse(0, "id")?,
-        run: d.parse(1, "run")?,
-        session: d.parse(2, "session")?,
-        parent: d.parse_opt(3, "parent")?,
-        kind: d.named(4, "kind")?,
-        cause: d.named(5, "cause")?,
-        step: StepId::new(d.get::<String>(6, "step")?),
-        status: d.named(7, "status")?,
-        state: d.json(8, "state")?,
-        child_count: d.count(9, "child_count")?,
-        created_seq: d.count(10, "created_seq")?,
-        created_at_ms: d.get(11, "created_at_ms")?,
-    })
+    decode::node(Cells(row))
 }
 
 fn decode_token(row: &Row<'_>) -> Result<TokenRecord, Error> {
-    let d = Decoder::new(row, "tokens");
-    let nonce_text: String = d.get(0, "nonce")?;
-    let attempt: String = d.get(5, "attempt")?;
-    Ok(TokenRecord {
-        nonce: Nonce::from_hex(&nonce_text).ok_or_else(|| corrupt("tokens", d.key(), "nonce", "not 24 hex digits"))?,
-        kind: d.named(1, "kind")?,
-        session: d.parse(2, "session")?,
-        run: d.parse(3, "run")?,
-        node: d.parse(4, "node")?,
-        attempt: match attempt.as_str() {
-            "" => None,
-            text => Some(text.parse::<AttemptId>().map_err(|error| corrupt("tokens", d.key(), "attempt", error))?),
-        },
-    })
+    decode::token(Cells(row))
 }
 
-/// Decodes an event row selected as `session, seq, body, hash`, checking that the envelope is
-/// where its columns say.
 pub(crate) fn decode_event(row: &Row<'_>) -> Result<StoredEvent, Error> {
-    let d = Decoder::new(row, "events");
-    let session: String = d.get(0, "session")?;
-    let seq = d.count(1, "seq")?;
-    let body: String = d.get(2, "body")?;
-    let hash: String = d.get(3, "hash")?;
-    let at = format!("{session} seq {seq}");
-    let event = StoredEvent::from_body(body.as_bytes(), hash).map_err(|error| corrupt("events", &at, "body", error))?;
-    if event.session.to_string() != session || event.seq != seq {
-        return Err(corrupt(
-            "events",
-            &at,
-            "body",
-            format!("the envelope says session {} seq {}", event.session, event.seq),
-        ));
-    }
-    Ok(event)
+    decode::event(Cells(row))
 }
 
 /// Runs a query expected to return at most one row.
@@ -300,28 +153,13 @@ pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord
 
 pub(crate) fn recorded(connection: &Connection, key: &str) -> Result<Option<Recorded>, Error> {
     let sql = "SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1";
-    let decode = |row: &Row<'_>| {
-        let d = Decoder::new(row, "claims");
-        Ok(Recorded {
-            key: d.get(0, "key")?,
-            session: d.parse(1, "session")?,
-            payload_sha256: d.get(2, "payload_sha256")?,
-            outcome: d.json(3, "outcome")?,
-        })
-    };
+    let decode = |row: &Row<'_>| decode::recorded(Cells(row));
     one(connection, sql, [key], decode, "reading a claim")
 }
 
 pub(crate) fn workflow(connection: &Connection, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {
     let sql = "SELECT hash, ir FROM workflows WHERE hash = ?1";
-    let decode = |row: &Row<'_>| {
-        let d = Decoder::new(row, "workflows");
-        let workflow: Workflow = d.json(1, "ir")?;
-        if workflow.hash() != hash {
-            return Err(corrupt("workflows", d.key(), "ir", format!("the stored IR hashes to {}", workflow.hash())));
-        }
-        Ok(workflow)
-    };
+    let decode = |row: &Row<'_>| decode::workflow(Cells(row), hash);
     one(connection, sql, [hash.to_string()], decode, "reading a pinned workflow")
 }
 
@@ -398,7 +236,7 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
         connection,
         SESSION_WORKFLOW_IDS,
         [limit],
-        |row| Decoder::new(row, "sessions").get(0, "workflow_id"),
+        |row| decoder(row, "sessions").text(0, "workflow_id"),
         "listing workflow ids",
     )
 }

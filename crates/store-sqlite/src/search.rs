@@ -6,18 +6,17 @@
 //! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates
 //! stemming get it rebuilt from `texts` the same way.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use switchyard_core::event::EventKind;
 use switchyard_core::id::{NodeId, SessionId};
-use switchyard_store::search::search_words;
+use switchyard_store::search::{IndexedText, Ranking, SEARCH_WINDOW, indexed_text, query_words, word_window};
 use switchyard_store::{
     Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
 };
 
-use crate::rows::{self, Decoder};
+use crate::rows::{self, decoder};
 use crate::sql_error::Context;
 
 const TEXTS: &str = "
@@ -43,23 +42,6 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
     body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
-
-/// How many of a word's newest matching texts a search reads. A word found in more texts than
-/// this (a common word) counts only in its newest ones, so a search costs the same at any size.
-const WORD_WINDOW: u32 = 2_000;
-
-/// How many matching texts all the words of one search read together: a query of many words
-/// reads fewer per word (down to [`MIN_WORD_WINDOW`]).
-const SEARCH_MATCHES: u32 = 16_000;
-const MIN_WORD_WINDOW: u32 = 500;
-
-/// How many of a hit's words its snippet marks, rarest first. FTS5 makes a snippet in time
-/// proportional to the words asked for (about 0.3 ms each for a common word here), and the
-/// rarest words are the ones that show why the text matched.
-const SNIPPET_WORDS: usize = 2;
-
-/// How many ranked texts a search reads to find its sessions (a text lookup each).
-const SEARCH_WINDOW: usize = 2_000;
 
 /// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
 /// an FTS5 index made before stemming from the texts it indexes.
@@ -100,39 +82,7 @@ pub(crate) fn reindex(connection: &Connection) -> Result<(), Error> {
 
 /// Indexes the text an event carries, if any. Runs inside the append's savepoint.
 pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Result<(), Error> {
-    // (the node the text belongs to, the node whose step it is about, kind, text)
-    let (node, about, kind, body): (Option<NodeId>, Option<NodeId>, &str, String) = match &event.kind {
-        EventKind::SessionCreated { goal, title, .. } => {
-            let body =
-                if goal.starts_with(title.trim_end_matches('…')) { goal.clone() } else { format!("{title}\n{goal}") };
-            (None, None, "goal", body)
-        }
-        EventKind::AdvanceRecorded { from, to, notes: Some(notes), .. } => {
-            (Some(*to), Some(*from), RecapKind::Notes.name(), notes.clone())
-        }
-        EventKind::CheckpointRecorded { node, notes: Some(notes), .. } => {
-            (Some(*node), Some(*node), RecapKind::Checkpoint.name(), notes.clone())
-        }
-        EventKind::GateDecided { node, to, approved, reason } => {
-            let verdict = if *approved { "approved" } else { "rejected" };
-            let body = match reason {
-                Some(reason) => format!("gate {verdict}: {reason}"),
-                None => format!("gate {verdict}"),
-            };
-            (Some(*to), Some(*node), RecapKind::Decision.name(), body)
-        }
-        EventKind::HumanDecided { node, to, option, note } => {
-            let body = match note {
-                Some(note) => format!("decided {}: {note}", option.as_str()),
-                None => format!("decided {}", option.as_str()),
-            };
-            (Some(*to), Some(*node), RecapKind::Decision.name(), body)
-        }
-        _ => return Ok(()),
-    };
-    if body.trim().is_empty() {
-        return Ok(());
-    }
+    let Some(IndexedText { node, about, kind, body }) = indexed_text(event) else { return Ok(()) };
     let step: String = match about {
         Some(about) => connection
             .prepare_cached("SELECT step FROM nodes WHERE id = ?1")
@@ -168,17 +118,13 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
 /// started there count, among the same [`SEARCH_WINDOW`] best texts: a word common in busier
 /// workspaces can crowd a quiet one's texts out; a word of its own cannot.
 ///
-/// Each word reads at most its [`WORD_WINDOW`] newest matches (fewer when the query has many
+/// Each word reads at most its [`switchyard_store::search::WORD_WINDOW`] newest matches (fewer when the query has many
 /// words), and ranking, grouping and snippets touch only those, so a search costs the same in a
 /// store of any size. The price: in a
 /// text older than a common word's newest matches, that word does not count (it is worth little
 /// there anyway, being common).
 pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
-    let mut words = search_words(&query.text);
-    words.sort_unstable();
-    words.dedup();
-    // One bit per word marks which words a text holds (`search_words` keeps 32 already).
-    words.truncate(u32::BITS as usize);
+    let words = query_words(&query.text);
     if words.is_empty() {
         return Ok(Vec::new());
     }
@@ -188,28 +134,18 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
     let texts: i64 = connection
         .query_row("SELECT coalesce(max(id), 0) FROM texts", [], |row| row.get(0))
         .doing("counting indexed texts")?;
-    let window = (SEARCH_MATCHES / u32::try_from(words.len()).unwrap_or(u32::MAX)).clamp(MIN_WORD_WINDOW, WORD_WINDOW);
+    let window = word_window(words.len());
     let mut newest = connection
         .prepare_cached("SELECT rowid FROM texts_search WHERE texts_search MATCH ?1 ORDER BY rowid DESC LIMIT ?2")
         .doing("searching sessions")?;
-    // Per text: its score and which words it holds (bit `i` for `words[i]`).
-    let mut scores: HashMap<i64, (f64, u32)> = HashMap::new();
-    let mut weights = Vec::with_capacity(words.len());
-    for (index, word) in words.iter().enumerate() {
+    let mut ranking = Ranking::new();
+    for word in &words {
         let matches: Vec<i64> = newest
             .query_map(params![format!("\"{word}\""), window], |row| row.get(0))
             .and_then(Iterator::collect)
             .doing("searching sessions")?;
-        let weight = rarity(&matches, window, texts);
-        weights.push(weight);
-        for id in matches {
-            let (score, held) = scores.entry(id).or_default();
-            *score += weight;
-            *held |= 1 << index;
-        }
+        ranking.add_word(&matches, window, texts);
     }
-    let mut ranked: Vec<(i64, (f64, u32))> = scores.into_iter().collect();
-    ranked.sort_unstable_by(|a, b| b.1.0.total_cmp(&a.1.0).then(b.0.cmp(&a.0)));
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
     let mut text =
@@ -221,15 +157,15 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
         .doing("searching sessions")?;
     let mut seen: HashSet<SessionId> = HashSet::new();
     let mut hits = Vec::new();
-    for &(id, (score, held)) in ranked.iter().take(SEARCH_WINDOW) {
+    for (id, score, held) in ranking.ranked().into_iter().take(SEARCH_WINDOW) {
         let mut rows = text.query([id]).doing("searching sessions")?;
         let Some(row) = rows.next().doing("searching sessions")? else { continue };
-        let decoder = Decoder::new(row, "texts");
+        let decoder = decoder(row, "texts");
         let session: SessionId = decoder.parse(0, "session")?;
         if !seen.insert(session) {
             continue;
         }
-        let matched = decoder.get(1, "kind")?;
+        let matched = decoder.text(1, "kind")?;
         if let Some(workspace) = &query.workspace {
             let recorded: Option<Option<String>> = connection
                 .prepare_cached("SELECT workspace FROM sessions WHERE id = ?1")
@@ -240,10 +176,8 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
                 continue;
             }
         }
-        let mut marked: Vec<usize> = (0..words.len()).filter(|index| held & (1 << index) != 0).collect();
-        marked.sort_by(|a, b| weights[*b].total_cmp(&weights[*a]));
-        marked.truncate(SNIPPET_WORDS);
-        let expression = marked.iter().map(|index| format!("\"{}\"", words[*index])).collect::<Vec<_>>().join(" OR ");
+        let expression =
+            ranking.marked(held).iter().map(|index| format!("\"{}\"", words[*index])).collect::<Vec<_>>().join(" OR ");
         let snippet = snippet.query_row(params![expression, id], |row| row.get(0)).doing("searching sessions")?;
         hits.push(SearchHit { session, score, snippet, matched });
         if hits.len() >= limit {
@@ -251,20 +185,6 @@ pub(crate) fn search(connection: &Connection, query: &SearchQuery) -> Result<Vec
         }
     }
     Ok(hits)
-}
-
-/// BM25's inverse document frequency of a word, given its newest matches (at most `window`)
-/// among `texts` indexed texts. When the window is full, how many texts hold the word is
-/// estimated from how densely its matches lie among the newest texts.
-fn rarity(matches: &[i64], window: u32, texts: i64) -> f64 {
-    let (Some(&newest), Some(&oldest)) = (matches.first(), matches.last()) else { return 0.0 };
-    let texts = texts.max(newest) as f64;
-    let holding = if matches.len() < window as usize {
-        matches.len() as f64
-    } else {
-        (matches.len() as f64 * texts / (newest - oldest + 1) as f64).min(texts)
-    };
-    ((texts - holding + 0.5) / (holding + 0.5)).ln_1p()
 }
 
 /// The texts recorded on `node` and its ancestors, oldest first, walking at most `max_nodes`.
@@ -282,16 +202,16 @@ pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Re
     let mut found = statement.query(params![node.to_string(), max_nodes]).doing("reading a recap")?;
     let mut entries = Vec::new();
     while let Some(row) = found.next().doing("reading a recap")? {
-        let decoder = Decoder::new(row, "texts");
-        let kind: String = decoder.get(3, "kind")?;
+        let decoder = decoder(row, "texts");
+        let kind = decoder.text(3, "kind")?;
         let Some(kind) = RecapKind::from_name(&kind) else { continue };
-        let step: String = decoder.get(1, "step")?;
+        let step = decoder.text(1, "step")?;
         entries.push(RecapEntry {
             node: decoder.parse(0, "node")?,
             step: switchyard_core::workflow::StepId::new(&step),
             seq: decoder.count(2, "seq")?,
             kind,
-            text: decoder.get(4, "body")?,
+            text: decoder.text(4, "body")?,
         });
     }
     Ok(entries)
@@ -299,6 +219,8 @@ pub(crate) fn recap(connection: &Connection, node: NodeId, max_nodes: u32) -> Re
 
 #[cfg(test)]
 mod tests {
+    use switchyard_store::search::{WORD_WINDOW, word_rarity};
+
     use super::*;
 
     #[test]
@@ -395,6 +317,9 @@ mod tests {
         let both =
             search(&connection, &SearchQuery { text: "rare common".to_owned(), limit: 1, workspace: None }).unwrap();
         assert_eq!(rare[0].score, both[0].score, "the common word does not count in a text older than its window");
-        assert!(rarity(&[10, 9, 8], WORD_WINDOW, 10) > rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10));
+        assert!(
+            word_rarity(&[10, 9, 8], WORD_WINDOW, 10)
+                > word_rarity(&(1..=10).rev().collect::<Vec<_>>(), WORD_WINDOW, 10)
+        );
     }
 }

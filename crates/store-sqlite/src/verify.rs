@@ -1,34 +1,13 @@
-//! `verify`: walks every session's hash chain from the stored bytes and compares the stored
-//! projections with a fresh in-memory replay, reporting each problem with where it is.
-
-use std::collections::BTreeSet;
+//! `verify`: reads every session's event rows and the stored projections in one read
+//! transaction and hands them to the shared checks ([`switchyard_store::verify`]).
 
 use rusqlite::{Connection, Row};
 
-use switchyard_core::id::SessionId;
-use switchyard_store::event::{GENESIS_HASH, chain_hash};
-use switchyard_store::projection::{ApplyError, Projections, Projector, differences};
-use switchyard_store::record::problem;
-use switchyard_store::{Error, Problem, StoredEvent, VerifyReport};
+use switchyard_store::verify::{RawEvent, Verification};
+use switchyard_store::{Error, VerifyReport};
 
 use crate::rows::{self, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS};
 use crate::sql_error::Context;
-
-fn problem(code: &str, session: Option<SessionId>, seq: Option<u64>, message: String) -> Problem {
-    Problem { code: code.to_owned(), session, seq, message }
-}
-
-/// One event row as stored, before anything is trusted.
-struct RawEvent {
-    seq: i64,
-    id: String,
-    run: Option<String>,
-    kind: String,
-    at_ms: i64,
-    body: String,
-    prev_hash: String,
-    hash: String,
-}
 
 fn raw_event(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
     Ok(RawEvent {
@@ -43,197 +22,63 @@ fn raw_event(row: &Row<'_>) -> rusqlite::Result<RawEvent> {
     })
 }
 
-/// The columns that repeat envelope fields, compared with the envelope.
-fn column_mismatches(raw: &RawEvent, event: &StoredEvent, session: &str) -> Vec<String> {
-    let mut mismatches = Vec::new();
-    let mut check = |column: &str, stored: String, envelope: String| {
-        if stored != envelope {
-            mismatches.push(format!("column `{column}` is {stored:?} but the envelope says {envelope:?}"));
-        }
-    };
-    check("session", session.to_owned(), event.session.to_string());
-    check("seq", raw.seq.to_string(), event.seq.to_string());
-    check("id", raw.id.clone(), event.id.to_string());
-    check("run", format!("{:?}", raw.run), format!("{:?}", event.run.map(|run| run.to_string())));
-    check("kind", raw.kind.clone(), event.kind.name().to_owned());
-    check("at_ms", raw.at_ms.to_string(), event.at_ms.to_string());
-    check("prev_hash", raw.prev_hash.clone(), event.prev_hash.clone());
-    mismatches
-}
-
 pub(crate) fn verify(connection: &mut Connection) -> Result<VerifyReport, Error> {
     // One read transaction: every table is seen at the same commit.
     let transaction = connection.transaction().doing("starting a read transaction")?;
-    let mut report = VerifyReport::default();
-    let mut expected = Projections::default();
+    let mut verification = Verification::new();
     let sessions: Vec<String> = {
         let mut statement =
             transaction.prepare("SELECT DISTINCT session FROM events ORDER BY session").doing("listing sessions")?;
         statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect()).doing("listing sessions")?
     };
-    for session_text in sessions {
-        report.sessions_checked += 1;
-        let session = session_text.parse::<SessionId>().ok();
-        if session.is_none() {
-            report.problems.push(problem(
-                problem::EVENT_UNREADABLE,
-                None,
-                None,
-                format!("events of session `{session_text}`: the session column is not a session id"),
-            ));
-        }
+    for session in sessions {
+        let mut walk = verification.session(&session);
         let mut statement = transaction
             .prepare_cached(
                 "SELECT seq, id, run, kind, at_ms, body, prev_hash, hash FROM events WHERE session = ?1 ORDER BY seq",
             )
             .doing("reading events")?;
-        let mut rows = statement.query([&session_text]).doing("reading events")?;
-        let mut expected_seq: i64 = 1;
-        let mut prev_hash = GENESIS_HASH.to_owned();
-        let mut projector = Projector::new();
+        let mut rows = statement.query([&session]).doing("reading events")?;
         while let Some(row) = rows.next().doing("reading events")? {
-            report.events_checked += 1;
-            let raw = match raw_event(row) {
-                Ok(raw) => raw,
+            match raw_event(row) {
+                Ok(raw) => walk.event(&raw),
                 Err(error) => {
                     let seq = row.get::<_, i64>(0).ok().and_then(|seq| u64::try_from(seq).ok());
-                    report.problems.push(problem(
-                        problem::EVENT_UNREADABLE,
-                        session,
-                        seq,
-                        format!("events row of session {session_text}: {error}"),
-                    ));
-                    continue;
+                    walk.unreadable(seq, error);
                 }
-            };
-            let seq = u64::try_from(raw.seq).ok();
-            if raw.seq != expected_seq {
-                report.problems.push(problem(
-                    problem::EVENT_SEQ_GAP,
-                    session,
-                    seq,
-                    format!("expected seq {expected_seq}, found seq {}", raw.seq),
-                ));
-            }
-            expected_seq = raw.seq.saturating_add(1);
-            if raw.prev_hash != prev_hash {
-                report.problems.push(problem(
-                    problem::EVENT_CHAIN_BROKEN,
-                    session,
-                    seq,
-                    format!("prev_hash is {} but the previous event's hash is {prev_hash}", raw.prev_hash),
-                ));
-            }
-            let recomputed = chain_hash(&raw.prev_hash, raw.body.as_bytes());
-            if recomputed != raw.hash {
-                report.problems.push(problem(
-                    problem::EVENT_HASH_MISMATCH,
-                    session,
-                    seq,
-                    format!(
-                        "stored hash {} but the stored bytes hash to {recomputed}: the event was altered",
-                        raw.hash
-                    ),
-                ));
-            }
-            prev_hash = raw.hash.clone();
-            let event = match StoredEvent::from_body(raw.body.as_bytes(), raw.hash.clone()) {
-                Ok(event) => event,
-                Err(error) => {
-                    report.problems.push(problem(problem::EVENT_UNREADABLE, session, seq, error));
-                    continue;
-                }
-            };
-            let mismatches = column_mismatches(&raw, &event, &session_text);
-            if !mismatches.is_empty() {
-                report.problems.push(problem(problem::EVENT_UNREADABLE, session, seq, mismatches.join("; ")));
-                continue;
-            }
-            match projector.apply(&mut expected, &event) {
-                Ok(()) => {}
-                Err(ApplyError::Inconsistent(reason)) => {
-                    report.problems.push(problem(problem::EVENT_INCONSISTENT, session, seq, reason));
-                }
-                Err(ApplyError::Store(never)) => match never {},
             }
         }
-        if let Err(reason) = projector.finish() {
-            report.problems.push(problem(problem::EVENT_INCONSISTENT, session, None, reason));
-        }
+        walk.finish();
     }
 
-    let mut stored = Projections::default();
-    let mut unreadable = BTreeSet::new();
-    read_table(
-        &transaction,
-        &format!("SELECT {SESSION_COLUMNS} FROM sessions"),
-        rows::decode_session,
-        |record| {
-            stored.sessions.insert(record.id, record);
-        },
-        &mut unreadable,
-        &mut report.problems,
-        "sessions",
-    )?;
-    read_table(
-        &transaction,
-        &format!("SELECT {RUN_COLUMNS} FROM runs"),
-        rows::decode_run,
-        |record| {
-            stored.runs.insert(record.id, record);
-        },
-        &mut unreadable,
-        &mut report.problems,
-        "runs",
-    )?;
-    read_table(
-        &transaction,
-        &format!("SELECT {NODE_COLUMNS} FROM nodes"),
-        rows::decode_node,
-        |record| {
-            stored.nodes.insert(record.id, record);
-        },
-        &mut unreadable,
-        &mut report.problems,
-        "nodes",
-    )?;
-    // An unreadable row is reported once, not again as missing.
-    expected.sessions.retain(|id, _| !unreadable.contains(&("sessions", id.to_string())));
-    expected.runs.retain(|id, _| !unreadable.contains(&("runs", id.to_string())));
-    expected.nodes.retain(|id, _| !unreadable.contains(&("nodes", id.to_string())));
-    report.problems.extend(differences(&expected, &stored));
-    Ok(report)
+    read_table(&transaction, &format!("SELECT {SESSION_COLUMNS} FROM sessions"), "sessions", |row, key, _| {
+        verification.stored_session(rows::decode_session(row), key);
+    })?;
+    read_table(&transaction, &format!("SELECT {RUN_COLUMNS} FROM runs"), "runs", |row, key, session| {
+        verification.stored_run(rows::decode_run(row), key, session);
+    })?;
+    read_table(&transaction, &format!("SELECT {NODE_COLUMNS} FROM nodes"), "nodes", |row, key, session| {
+        verification.stored_node(rows::decode_node(row), key, session);
+    })?;
+    Ok(verification.finish())
 }
 
-fn read_table<T>(
+/// Hands every row of a projection table to `keep` with its key and, for runs and nodes, the
+/// session its column names (to locate a row that does not decode).
+fn read_table(
     connection: &Connection,
     sql: &str,
-    decode: impl Fn(&Row<'_>) -> Result<T, Error>,
-    mut keep: impl FnMut(T),
-    unreadable: &mut BTreeSet<(&'static str, String)>,
-    problems: &mut Vec<Problem>,
     table: &'static str,
+    mut keep: impl FnMut(&Row<'_>, &str, Option<switchyard_core::id::SessionId>),
 ) -> Result<(), Error> {
     let doing = format!("reading the {table} table");
     let mut statement = connection.prepare(sql).doing(&doing)?;
     let mut rows = statement.query([]).doing(&doing)?;
     while let Some(row) = rows.next().doing(&doing)? {
-        match decode(row) {
-            Ok(record) => keep(record),
-            Err(error) => {
-                let key = rows::Decoder::new(row, table).key().to_owned();
-                let session = match table {
-                    "sessions" => key.parse().ok(),
-                    _ => row.get::<_, String>(if table == "runs" { 1 } else { 2 }).ok().and_then(|s| s.parse().ok()),
-                };
-                let message = match error {
-                    Error::Corrupt { message } => message,
-                    other => other.to_string(),
-                };
-                problems.push(problem(problem::PROJECTION_UNREADABLE, session, None, message));
-                unreadable.insert((table, key));
-            }
-        }
+        let key = rows::decoder(row, table).key().to_owned();
+        let session_column = if table == "runs" { 1 } else { 2 };
+        let session = row.get::<_, String>(session_column).ok().and_then(|text| text.parse().ok());
+        keep(row, &key, session);
     }
     Ok(())
 }

@@ -221,8 +221,8 @@ fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> 
     let mut rows = statement.query([batch.session.to_string()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
         Some(row) => {
-            let decoder = rows::Decoder::new(row, "events");
-            Ok((decoder.count(0, "seq")?, decoder.get(1, "hash")?))
+            let decoder = rows::decoder(row, "events");
+            Ok((decoder.count(0, "seq")?, decoder.text(1, "hash")?))
         }
         None => Ok((0, switchyard_store::event::GENESIS_HASH.to_owned())),
     }
@@ -313,16 +313,8 @@ fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Er
     }
     match rows::token_at(connection, token)? {
         Some(existing) if existing == *token => Ok(()),
-        Some(existing) => Err(Error::Conflict {
-            message: format!(
-                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
-                token.kind.name(),
-                token.node,
-                token.attempt,
-                existing.nonce.to_hex()
-            ),
-        }),
-        None => Err(nonce_taken(token)),
+        Some(existing) => Err(Error::token_position_taken(token, &existing)),
+        None => Err(Error::nonce_taken(token)),
     }
 }
 
@@ -333,17 +325,7 @@ fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, E
     }
     match rows::token_at(connection, record)? {
         Some(existing) => Ok(existing.nonce),
-        None => Err(nonce_taken(record)),
-    }
-}
-
-/// The insert found the nonce, not the position, taken.
-fn nonce_taken(token: &TokenRecord) -> Error {
-    Error::Conflict {
-        message: format!(
-            "nonce {} is already registered for another position; mint a fresh nonce",
-            token.nonce.to_hex()
-        ),
+        None => Err(Error::nonce_taken(record)),
     }
 }
 

@@ -40,12 +40,42 @@ pub enum Error {
     /// The store was shut down while the request was in flight.
     #[error("the store is closed: {message}; reopen it")]
     Closed { message: String },
+    /// The database server cannot be reached, or the connection to it was lost. A command in
+    /// flight when the connection was lost either committed whole or not at all; retrying it is
+    /// safe (a replayed command is answered from its idempotency claim).
+    #[error(
+        "the store's database server is unavailable: {message}; nothing half-written remains; check that the server runs and is reachable, then retry the command"
+    )]
+    Unavailable { message: String },
     /// Any other failure of the file system or database engine.
     #[error("store input/output failed: {message}")]
     Io { message: String },
 }
 
 impl Error {
+    /// `token`'s position (kind, node, attempt) is registered under another nonce, `existing`.
+    pub fn token_position_taken(token: &crate::TokenRecord, existing: &crate::TokenRecord) -> Self {
+        Self::Conflict {
+            message: format!(
+                "the {} token position (node {}, attempt {:?}) is already registered under nonce {}; use claim_token to get it",
+                token.kind.name(),
+                token.node,
+                token.attempt,
+                existing.nonce.to_hex()
+            ),
+        }
+    }
+
+    /// `token`'s nonce is registered for another position.
+    pub fn nonce_taken(token: &crate::TokenRecord) -> Self {
+        Self::Conflict {
+            message: format!(
+                "nonce {} is already registered for another position; mint a fresh nonce",
+                token.nonce.to_hex()
+            ),
+        }
+    }
+
     /// The stable code of the error.
     pub fn code(&self) -> &'static str {
         match self {
@@ -58,12 +88,13 @@ impl Error {
             Self::Stale { .. } => "STORE_STALE",
             Self::SchemaTooNew { .. } => "STORE_SCHEMA_TOO_NEW",
             Self::Closed { .. } => "STORE_CLOSED",
+            Self::Unavailable { .. } => "STORE_UNAVAILABLE",
             Self::Io { .. } => "STORE_IO",
         }
     }
 
     /// Whether retrying the same request later may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, Self::Busy { .. } | Self::DiskFull { .. })
+        matches!(self, Self::Busy { .. } | Self::DiskFull { .. } | Self::Unavailable { .. })
     }
 }

@@ -6,11 +6,13 @@
 //! [`projection::Projector`] in the same transaction as the events, and rebuildable from them.
 
 pub mod changes;
+pub mod decode;
 pub mod error;
 pub mod event;
 pub mod projection;
 pub mod record;
 pub mod search;
+pub mod verify;
 
 #[cfg(feature = "conformance")]
 pub mod conformance;

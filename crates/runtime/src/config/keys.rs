@@ -78,6 +78,7 @@ const fn key(section: &'static str, name: &'static str, kind: Kind) -> Key {
 /// Every key, in the order `switchyard config` and `docs/configuration.md` list them.
 pub const KEYS: &[Key] = &[
     key("store", "path", Kind::Path),
+    key("store", "url", Kind::Secret),
     key("runs", "output_root", Kind::Path),
     key("files", "project_writable", Kind::Boolean),
     key("files", "core_root", Kind::Path),

@@ -326,4 +326,5 @@ pub(super) struct FilesSection {
 #[serde(deny_unknown_fields)]
 pub(super) struct StoreSection {
     pub(super) path: Option<PathBuf>,
+    pub(super) url: Option<String>,
 }

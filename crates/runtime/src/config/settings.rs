@@ -61,6 +61,7 @@ impl Config {
         let limits = &serve.limits;
         match dotted {
             "store.path" => path(&self.store_path),
+            "store.url" => json!(self.store_url.as_ref().map(|url| crate::store::describe_url(url.expose()))),
             "runs.output_root" => path(&self.output_root),
             "files.project_writable" => json!(self.project_writable),
             "files.core_root" => path(&self.core_root),

@@ -475,3 +475,31 @@ fn the_configuration_docs_list_every_key_with_its_variable() {
         }
     }
 }
+
+#[test]
+fn a_store_url_comes_from_the_flag_or_the_file_and_is_never_shown_with_its_password() {
+    let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let url = "postgres://team:hunter2-secret@db.example:5433/teamstore";
+    write_private(&project.path().join("switchyard.toml"), &format!("[store]\nurl = \"{url}\"\n"));
+    let from_file = resolve_in(home.path(), Some(project.path())).unwrap();
+    assert_eq!(from_file.store_url.as_ref().map(Secret::expose), Some(url));
+    assert!(matches!(from_file.origin("store.url"), Origin::File { .. }));
+    let shown = format!("{from_file:?} {:?}", from_file.settings());
+    assert!(!shown.contains("hunter2-secret"), "{shown}");
+    assert!(shown.contains("postgres://team@db.example:5433/teamstore"), "{shown}");
+
+    let flagged = Config::resolve(Overrides {
+        home: Some(home.path().to_owned()),
+        store: Some("postgresql://other@localhost/elsewhere".into()),
+        project_root: Some(project.path().to_owned()),
+    })
+    .unwrap();
+    assert_eq!(flagged.store_url.as_ref().map(Secret::expose), Some("postgresql://other@localhost/elsewhere"));
+    assert_eq!(flagged.origin("store.url"), Origin::Flag("--store"));
+    assert_eq!(flagged.origin("store.path"), Origin::Default, "a URL is no store file");
+
+    write_private(&project.path().join("switchyard.toml"), "[store]\nurl = \"mysql://db.example/x\"\n");
+    let error = resolve_in(home.path(), Some(project.path())).unwrap_err();
+    assert_eq!(error.code(), "CONFIG_INVALID", "{error}");
+    assert!(error.to_string().contains("[store] url is not a PostgreSQL URL"), "{error}");
+}

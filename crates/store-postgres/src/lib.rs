@@ -1,0 +1,366 @@
+//! The PostgreSQL backend of the switchyard store, for teams: several switchyard servers share one
+//! database, which serialises their writes per session and tells each what the others commit.
+//!
+//! The client is `tokio-postgres` with a `deadpool-postgres` pool. Against `sqlx`: it builds in a
+//! fraction of the time, leaves the SQLite store free to pick its `rusqlite` version (sqlx links
+//! its own SQLite), hands notifications straight from the connection (`LISTEN/NOTIFY` needs no
+//! extra listener type), and every query here is a runtime query anyway, which is all sqlx's
+//! compile-time checking would have offered over it. The pool waits a bounded time for a
+//! connection and then answers `STORE_BUSY`.
+//!
+//! Guarantees, the same as SQLite's: a batch's events, projections, text index, idempotency claim,
+//! tokens and pin commit in one transaction; appends to one session are serialised by a row lock
+//! on the session's head (see `writer.rs`), so sequence numbers and the hash chain stay gap-free
+//! whatever number of servers append at once; the projections come from the one rule set,
+//! [`switchyard_store::projection::Projector`]. A connection lost mid-command leaves the batch
+//! committed whole or not at all, and the command fails with the retryable `STORE_UNAVAILABLE`.
+
+mod listen;
+mod password;
+mod pg_error;
+mod rows;
+mod schema;
+mod search;
+mod verify;
+mod writer;
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::config::Host;
+use tokio_postgres::{IsolationLevel, NoTls};
+
+use switchyard_core::id::{NodeId, RunId, SessionId};
+use switchyard_core::token::Nonce;
+use switchyard_core::workflow::{Workflow, WorkflowHash};
+use switchyard_store::{
+    Appended, Batch, Change, Changes, Error, Feed, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery,
+    SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
+};
+
+pub use schema::{SCHEMA_VERSION, schema_v1};
+
+use listen::Listener;
+use pg_error::Context;
+use writer::Outcome;
+
+/// How to open a store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostgresOptions {
+    /// The most connections this store holds (at least 1), besides its change listener's.
+    pub pool_size: usize,
+    /// How long a command waits for a free pooled connection before `STORE_BUSY`.
+    pub wait_timeout: Duration,
+    /// How long connecting to the server may take before `STORE_UNAVAILABLE`.
+    pub connect_timeout: Duration,
+    /// The password file read when the URL has no password and `PGPASSWORD` is unset; `None`:
+    /// `PGPASSFILE`, else `~/.pgpass`.
+    pub password_file: Option<PathBuf>,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        Self {
+            pool_size: 16,
+            wait_timeout: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(5),
+            password_file: None,
+        }
+    }
+}
+
+/// A switchyard store in a PostgreSQL database.
+#[derive(Debug)]
+pub struct PostgresStore {
+    pool: Pool,
+    config: tokio_postgres::Config,
+    /// Where the store is, for messages: user, host, port and database, never the password.
+    target: String,
+    options: PostgresOptions,
+    /// Tags this store's change notices, so its listener skips what it published itself.
+    instance: String,
+    feed: Feed,
+    listener: OnceLock<Option<Listener>>,
+}
+
+/// `user@host:port/database` of a connection configuration: what messages name, never the
+/// password.
+pub fn describe_target(config: &tokio_postgres::Config) -> String {
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|host| match host {
+            Host::Tcp(name) => name.clone(),
+            Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let hosts = if hosts.is_empty() { "localhost".to_owned() } else { hosts.join(",") };
+    let ports: Vec<String> = config.get_ports().iter().map(u16::to_string).collect();
+    let port = if ports.is_empty() { "5432".to_owned() } else { ports.join(",") };
+    let user = config.get_user().unwrap_or("(default user)");
+    let database = config.get_dbname().unwrap_or(user);
+    format!("postgres://{user}@{hosts}:{port}/{database}")
+}
+
+/// `user@host:port/database` of a store URL, for messages and settings (never the password); a
+/// URL that does not parse is described as such, without repeating it.
+pub fn describe_url(url: &str) -> String {
+    match url.parse::<tokio_postgres::Config>() {
+        Ok(config) => describe_target(&config),
+        Err(_) => "(an unreadable PostgreSQL URL)".to_owned(),
+    }
+}
+
+/// Whether `url` is a connection string the store can open; the error says what is wrong with it
+/// without repeating it (it may hold a password).
+pub fn check_url(url: &str) -> Result<(), String> {
+    url.parse::<tokio_postgres::Config>().map(drop).map_err(|error| error.to_string())
+}
+
+fn instance_tag() -> String {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
+    format!("{}-{nanos:x}-{}", std::process::id(), OPENED.fetch_add(1, Ordering::Relaxed))
+}
+
+impl PostgresStore {
+    /// Opens the store in the database `url` names (`postgres://user:password@host:port/db`, or
+    /// the `key=value` form; without a password in it, from `PGPASSWORD` or the password file, see
+    /// [`PostgresOptions::password_file`]): connects, refuses a read-only server (a replica in recovery, or
+    /// `default_transaction_read_only`), and applies the schema migrations this build has, refusing
+    /// a schema newer than it.
+    pub async fn open(url: &str, options: PostgresOptions) -> Result<PostgresStore, Error> {
+        let mut config: tokio_postgres::Config = url.parse().map_err(|error| Error::Io {
+            message: format!(
+                "the store URL is not a PostgreSQL connection string ({error}); write it as postgres://user@host:port/database"
+            ),
+        })?;
+        if config.get_password().is_none()
+            && let Some(password) = password::find(&config, options.password_file.as_deref())
+        {
+            config.password(password);
+        }
+        config.connect_timeout(options.connect_timeout);
+        if config.get_application_name().is_none() {
+            config.application_name("switchyard");
+        }
+        let target = describe_target(&config);
+        let manager =
+            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .wait_timeout(Some(options.wait_timeout))
+            .create_timeout(Some(options.connect_timeout))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|error| Error::Io { message: format!("creating the connection pool to {target}: {error}") })?;
+        let store = PostgresStore {
+            pool,
+            config,
+            target,
+            options,
+            instance: instance_tag(),
+            feed: Feed::default(),
+            listener: OnceLock::new(),
+        };
+        let mut client = store.client().await?;
+        store.refuse_read_only(&client).await?;
+        schema::migrate(&mut client).await?;
+        Ok(store)
+    }
+
+    /// Where the store is: `postgres://user@host:port/database`, without the password.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// Waits until this store hears the other servers' commits (its change listener's `LISTEN` is
+    /// in force), starting the listener if no one subscribed yet. Returns at once outside a tokio
+    /// runtime, where no listener can run.
+    pub async fn listening(&self) {
+        if let Some(listener) = self.listener() {
+            listener.ready().await;
+        }
+    }
+
+    fn listener(&self) -> Option<&Listener> {
+        self.listener
+            .get_or_init(|| match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => Some(Listener::start(
+                    &runtime,
+                    self.config.clone(),
+                    self.target.clone(),
+                    self.feed.clone(),
+                    self.instance.clone(),
+                )),
+                Err(_) => {
+                    tracing::warn!(target = %self.target, "subscribed outside a tokio runtime: only this process's commits are published");
+                    None
+                }
+            })
+            .as_ref()
+    }
+
+    async fn client(&self) -> Result<Object, Error> {
+        self.pool.get().await.map_err(|error| pg_error::pool(error, &self.target, self.options.wait_timeout))
+    }
+
+    async fn refuse_read_only(&self, client: &Object) -> Result<(), Error> {
+        let row = client
+            .query_one("SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", &[])
+            .await
+            .doing(&format!("checking that {} can be written", self.target))?;
+        let (in_recovery, read_only): (bool, bool) = (row.get(0), row.get(1));
+        let why = if in_recovery {
+            "is a standby in recovery (a read-only replica)"
+        } else if read_only {
+            "answers read-only (default_transaction_read_only is on)"
+        } else {
+            return Ok(());
+        };
+        Err(Error::ReadOnly {
+            message: format!("the database {} {why}; point the store at the primary server", self.target),
+        })
+    }
+
+    /// A read-only transaction that sees one snapshot for all its statements.
+    async fn snapshot<T>(
+        &self,
+        doing: &str,
+        read: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let mut client = self.client().await?;
+        let transaction = client
+            .build_transaction()
+            .isolation_level(IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await
+            .doing(doing)?;
+        let value = read(&transaction).await?;
+        transaction.commit().await.doing(doing)?;
+        Ok(value)
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for PostgresStore {
+    async fn append(&self, batch: Batch) -> Result<Appended, Error> {
+        // A second try only when the claim's key was recorded concurrently for another session;
+        // the second finds it recorded.
+        for _ in 0..2 {
+            let mut client = self.client().await?;
+            let transaction = client.transaction().await.doing("starting a write transaction")?;
+            match writer::append(&transaction, batch.clone(), &self.instance).await {
+                Outcome::RetryClaim => {
+                    let _ = transaction.rollback().await;
+                }
+                Outcome::Done(Ok(Appended::Committed { first_seq, last_seq })) => {
+                    transaction.commit().await.doing("committing")?;
+                    self.feed.publish(Change { session: batch.session, last_seq });
+                    return Ok(Appended::Committed { first_seq, last_seq });
+                }
+                Outcome::Done(other) => {
+                    // Nothing of the batch is kept; a failed rollback means the connection is
+                    // gone, which drops the transaction with it.
+                    let _ = transaction.rollback().await;
+                    return other;
+                }
+            }
+        }
+        Err(Error::Busy {
+            message: format!(
+                "the claim of this command was recorded concurrently for another session in {}; retry the command",
+                self.target
+            ),
+        })
+    }
+
+    async fn claim_token(&self, record: TokenRecord) -> Result<Nonce, Error> {
+        let client = self.client().await?;
+        if let Some(existing) = rows::token_at(&client, &record).await? {
+            return Ok(existing.nonce);
+        }
+        writer::claim_token(&client, &record).await
+    }
+
+    async fn token(&self, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
+        rows::token(&self.client().await?, nonce).await
+    }
+
+    async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+        self.snapshot("reading a token's scope", async |transaction| {
+            let Some(token) = rows::token(transaction, nonce).await? else { return Ok(None) };
+            let run = rows::run(transaction, token.run).await?;
+            let session = rows::session(transaction, token.session).await?;
+            let node = rows::node(transaction, token.node).await?;
+            Ok(Some(TokenScope { token, run, session, node }))
+        })
+        .await
+    }
+
+    async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {
+        rows::recorded(&self.client().await?, key).await
+    }
+
+    async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {
+        rows::workflow(&self.client().await?, hash).await
+    }
+
+    async fn session(&self, id: SessionId) -> Result<Option<SessionRecord>, Error> {
+        rows::session(&self.client().await?, id).await
+    }
+
+    async fn run(&self, id: RunId) -> Result<Option<RunRecord>, Error> {
+        rows::run(&self.client().await?, id).await
+    }
+
+    async fn node(&self, id: NodeId) -> Result<Option<NodeRecord>, Error> {
+        rows::node(&self.client().await?, id).await
+    }
+
+    async fn run_nodes(&self, run: RunId) -> Result<Vec<NodeRecord>, Error> {
+        rows::run_nodes(&self.client().await?, run).await
+    }
+
+    async fn list_sessions(&self, query: SessionQuery) -> Result<Vec<SessionRecord>, Error> {
+        rows::list_sessions(&self.client().await?, &query).await
+    }
+
+    async fn session_workflow_ids(&self, limit: u32) -> Result<Vec<String>, Error> {
+        rows::session_workflow_ids(&self.client().await?, limit).await
+    }
+
+    async fn events(&self, session: SessionId, after_seq: u64, limit: u32) -> Result<Vec<StoredEvent>, Error> {
+        rows::events(&self.client().await?, session, after_seq, limit).await
+    }
+
+    async fn verify(&self) -> Result<VerifyReport, Error> {
+        self.snapshot("verifying the store", async |transaction| verify::verify(transaction).await).await
+    }
+
+    async fn rebuild_projections(&self) -> Result<(), Error> {
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await.doing("starting the rebuild")?;
+        writer::rebuild(&transaction).await?;
+        transaction.commit().await.doing("committing the rebuild")
+    }
+
+    async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
+        self.snapshot("searching sessions", async |transaction| search::search(transaction, &query).await).await
+    }
+
+    async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error> {
+        search::recap(&self.client().await?, node, max_nodes).await
+    }
+
+    fn subscribe(&self) -> Changes {
+        // Subscribe before the listener starts, so nothing it publishes is missed.
+        let changes = self.feed.subscribe();
+        self.listener();
+        changes
+    }
+}

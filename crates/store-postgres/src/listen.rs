@@ -1,0 +1,121 @@
+//! Live updates across servers: one connection per store that `LISTEN`s on the changes channel
+//! and publishes what other servers commit to this store's feed. Each append sends its notice
+//! with `pg_notify` in its own transaction, so Postgres delivers it exactly when (and only if) the
+//! batch commits. Started by the first subscriber; reconnects with a growing pause after losing
+//! its connection.
+
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+use switchyard_store::{Change, Feed};
+
+use crate::writer::CHANGES_CHANNEL;
+
+/// The longest pause between two attempts to reconnect the listener.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// The running listener of one store.
+#[derive(Debug)]
+pub(crate) struct Listener {
+    /// `true` while the `LISTEN` is in force.
+    ready: watch::Receiver<bool>,
+    task: JoinHandle<()>,
+}
+
+impl Listener {
+    /// Starts listening on `runtime`; the store's own commits (tagged `instance`) are skipped,
+    /// since the store publishes them itself before `append` returns.
+    pub(crate) fn start(
+        runtime: &tokio::runtime::Handle,
+        config: tokio_postgres::Config,
+        target: String,
+        feed: Feed,
+        instance: String,
+    ) -> Listener {
+        let (ready_sender, ready) = watch::channel(false);
+        let task = runtime.spawn(run(config, target, feed, instance, ready_sender));
+        Listener { ready, task }
+    }
+
+    /// Waits until the `LISTEN` is in force: from then on, every commit reaches the feed.
+    pub(crate) async fn ready(&self) {
+        let mut ready = self.ready.clone();
+        // The sender lives as long as the task, which runs until the store is dropped.
+        let _ = ready.wait_for(|listening| *listening).await;
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn run(config: tokio_postgres::Config, target: String, feed: Feed, instance: String, ready: watch::Sender<bool>) {
+    let mut backoff = Duration::from_millis(50);
+    loop {
+        match listen(&config, &feed, &instance, &ready, &mut backoff).await {
+            Ok(()) => tracing::warn!(%target, "the change listener's connection closed; reconnecting"),
+            Err(error) => tracing::warn!(%target, %error, "the change listener lost its connection; reconnecting"),
+        }
+        ready.send_replace(false);
+        // A pause between attempts, not a poll of the store: the server is down or restarting.
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+/// One connection's life: connect, `LISTEN`, publish notices until the connection ends.
+async fn listen(
+    config: &tokio_postgres::Config,
+    feed: &Feed,
+    instance: &str,
+    ready: &watch::Sender<bool>,
+    backoff: &mut Duration,
+) -> Result<(), tokio_postgres::Error> {
+    let (client, mut connection) = config.connect(NoTls).await?;
+    let (notices, mut received) = mpsc::unbounded_channel();
+    // The connection delivers notifications as it reads from the socket; it must be driven for
+    // the client's own statements too.
+    let driver = tokio::spawn(async move {
+        loop {
+            match std::future::poll_fn(|context| connection.poll_message(context)).await {
+                Some(Ok(AsyncMessage::Notification(notice))) => {
+                    if notices.send(notice.payload().to_owned()).is_err() {
+                        return Ok(());
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(error),
+                None => return Ok(()),
+            }
+        }
+    });
+    client.batch_execute(&format!("LISTEN {CHANGES_CHANNEL}")).await?;
+    ready.send_replace(true);
+    *backoff = Duration::from_millis(50);
+    while let Some(payload) = received.recv().await {
+        match parse(&payload) {
+            Some((from, change)) if from != instance => feed.publish(change),
+            Some(_) => {}
+            None => tracing::debug!(%payload, "an unreadable change notice was ignored"),
+        }
+    }
+    drop(client);
+    match driver.await {
+        Ok(result) => result,
+        Err(_) => Ok(()),
+    }
+}
+
+/// A notice is `<instance> <session> <last_seq>`.
+fn parse(payload: &str) -> Option<(&str, Change)> {
+    let mut parts = payload.split(' ');
+    let instance = parts.next()?;
+    let session = parts.next()?.parse().ok()?;
+    let last_seq = parts.next()?.parse().ok()?;
+    Some((instance, Change { session, last_seq }))
+}

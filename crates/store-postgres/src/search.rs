@@ -1,0 +1,179 @@
+//! The text index behind `search_sessions` and `recap`: one `texts` row per goal, notes,
+//! checkpoint or decision, written in the same transaction as its event, with a stemmed
+//! `tsvector` column under a GIN index. Search follows the SQLite store's tiers: each word reads
+//! at most its newest matches, texts rank by the summed rarity of the words they hold, newer
+//! first among equals, one hit per session.
+
+use std::collections::{HashMap, HashSet};
+
+use deadpool_postgres::GenericClient;
+
+use switchyard_core::id::{NodeId, SessionId};
+use switchyard_core::workflow::StepId;
+use switchyard_store::search::{IndexedText, Ranking, SEARCH_WINDOW, indexed_text, query_words, word_window};
+use switchyard_store::{
+    Error, MAX_RECAP_NODES, MAX_SEARCH_HITS, RecapEntry, RecapKind, SearchHit, SearchQuery, StoredEvent,
+};
+
+use crate::pg_error::Context;
+use crate::rows::{self, decoder, sql_int};
+
+/// Adds one event's text to the index; `step` is the step the text is about.
+pub(crate) async fn insert_text<C: GenericClient>(
+    client: &C,
+    event: &StoredEvent,
+    text: &IndexedText,
+    step: &str,
+) -> Result<(), Error> {
+    rows::execute(
+        client,
+        "INSERT INTO texts (session, node, step, seq, kind, body) VALUES ($1, $2, $3, $4, $5, $6)",
+        &[
+            &event.session.to_string(),
+            &text.node.map(|node| node.to_string()),
+            &step,
+            &sql_int(event.seq),
+            &text.kind,
+            &text.body,
+        ],
+        "indexing an event's text",
+    )
+    .await?;
+    Ok(())
+}
+
+/// Empties the index and fills it again from every event (the nodes must be projected).
+pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
+    client.batch_execute("DELETE FROM texts").await.doing("emptying the text index")?;
+    let sql = "SELECT session, seq, body, hash FROM events
+        WHERE kind IN ('session_created', 'advance_recorded', 'checkpoint_recorded', 'gate_decided', 'human_decided')
+        ORDER BY session, seq";
+    let events = rows::all(client, sql, &[], rows::decode_event, "reading events to index").await?;
+    let mut steps: HashMap<NodeId, String> = HashMap::new();
+    for event in &events {
+        let Some(text) = indexed_text(event) else { continue };
+        let step = match text.about {
+            Some(about) => match steps.get(&about) {
+                Some(step) => step.clone(),
+                None => {
+                    let step =
+                        rows::node(client, about).await?.map(|node| node.step.as_str().to_owned()).unwrap_or_default();
+                    steps.insert(about, step.clone());
+                    step
+                }
+            },
+            None => String::new(),
+        };
+        insert_text(client, event, &text, &step).await?;
+    }
+    Ok(())
+}
+
+/// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
+/// ranks by the summed rarity of the query words it holds, newer first among equals, and a
+/// session by its best text. Each word reads at most its newest matches
+/// ([`switchyard_store::search::word_window`]), so a search costs the same at any size.
+pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) -> Result<Vec<SearchHit>, Error> {
+    let words = query_words(&query.text);
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    let texts: i64 =
+        client.query_one("SELECT coalesce(max(id), 0) FROM texts", &[]).await.doing("counting indexed texts")?.get(0);
+    let window = word_window(words.len());
+    let newest = client
+        .prepare_cached(
+            "SELECT id FROM texts WHERE words @@ plainto_tsquery('switchyard_search', $1) ORDER BY id DESC LIMIT $2",
+        )
+        .await
+        .doing("searching sessions")?;
+    let mut ranking = Ranking::new();
+    for word in &words {
+        let matches: Vec<i64> = client
+            .query(&newest, &[word, &i64::from(window)])
+            .await
+            .doing("searching sessions")?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        ranking.add_word(&matches, window, texts);
+    }
+
+    let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
+    let text = client
+        .prepare_cached("SELECT t.session, t.kind, s.workspace FROM texts t LEFT JOIN sessions s ON s.id = t.session WHERE t.id = $1")
+        .await
+        .doing("searching sessions")?;
+    let snippet = client
+        .prepare_cached(
+            "SELECT ts_headline('switchyard_search', body,
+                (SELECT string_agg(plainto_tsquery('switchyard_search', word)::text, ' | ')::tsquery
+                 FROM unnest($2::text[]) AS word WHERE numnode(plainto_tsquery('switchyard_search', word)) > 0),
+                'StartSel=[, StopSel=], MaxWords=16, MinWords=6, ShortWord=0')
+             FROM texts WHERE id = $1",
+        )
+        .await
+        .doing("searching sessions")?;
+    let mut seen: HashSet<SessionId> = HashSet::new();
+    let mut hits = Vec::new();
+    for (id, score, held) in ranking.ranked().into_iter().take(SEARCH_WINDOW) {
+        let Some(row) = client.query_opt(&text, &[&id]).await.doing("searching sessions")? else { continue };
+        let decoder = decoder(&row, "texts");
+        let session: SessionId = decoder.parse(0, "session")?;
+        if !seen.insert(session) {
+            continue;
+        }
+        let matched = decoder.text(1, "kind")?;
+        if let Some(workspace) = &query.workspace {
+            let recorded = decoder.text_opt(2, "workspace")?;
+            if recorded.as_ref() != Some(workspace) {
+                continue;
+            }
+        }
+        let marked: Vec<&str> = ranking.marked(held).iter().map(|index| words[*index].as_str()).collect();
+        let snippet: String = client.query_one(&snippet, &[&id, &marked]).await.doing("searching sessions")?.get(0);
+        hits.push(SearchHit { session, score, snippet, matched });
+        if hits.len() >= limit {
+            break;
+        }
+    }
+    Ok(hits)
+}
+
+/// The texts recorded on `node` and its ancestors, oldest first, walking at most `max_nodes`.
+pub(crate) async fn recap<C: GenericClient>(
+    client: &C,
+    node: NodeId,
+    max_nodes: u32,
+) -> Result<Vec<RecapEntry>, Error> {
+    let max_nodes = i64::from(max_nodes.clamp(1, MAX_RECAP_NODES));
+    let sql = "WITH RECURSIVE chain (id, parent, depth) AS (
+            SELECT id, parent, 1::bigint FROM nodes WHERE id = $1
+            UNION ALL
+            SELECT n.id, n.parent, c.depth + 1 FROM nodes n JOIN chain c ON n.id = c.parent WHERE c.depth < $2
+        )
+        SELECT t.node, t.step, t.seq, t.kind, t.body
+        FROM chain c JOIN texts t ON t.node = c.id
+        ORDER BY t.seq";
+    let found = rows::all(
+        client,
+        sql,
+        &[&node.to_string(), &max_nodes],
+        |row| {
+            let decoder = decoder(row, "texts");
+            let kind = decoder.text(3, "kind")?;
+            let Some(kind) = RecapKind::from_name(&kind) else { return Ok(None) };
+            let step = decoder.text(1, "step")?;
+            Ok(Some(RecapEntry {
+                node: decoder.parse(0, "node")?,
+                step: StepId::new(&step),
+                seq: decoder.count(2, "seq")?,
+                kind,
+                text: decoder.text(4, "body")?,
+            }))
+        },
+        "reading a recap",
+    )
+    .await?;
+    Ok(found.into_iter().flatten().collect())
+}
