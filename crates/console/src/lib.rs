@@ -24,5 +24,8 @@ pub struct ConsoleState {
 
 /// The console's routes, ready to be mounted behind `serve`'s guard.
 pub fn router(runtime: Arc<Runtime>) -> Router {
-    Router::new().route("/events", get(live::events)).with_state(ConsoleState { runtime })
+    Router::new()
+        .route("/events", get(live::events))
+        .route("/assets/live.js", get(live::script))
+        .with_state(ConsoleState { runtime })
 }
