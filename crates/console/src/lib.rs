@@ -4,28 +4,82 @@
 //! every form runs the command the CLI would.
 //!
 //! HTML is written with maud, which escapes every value it is given: notes and artifacts are
-//! written by agents and are never trusted.
+//! written by agents and are never trusted. Notes are Markdown, rendered by [`markdown`] with raw
+//! HTML turned into text and only plain link targets kept.
+//!
+//! What keeps a browser safe is in [`security`]: the headers every answer carries (a content
+//! security policy that allows no inline script or style), the CSRF token every form carries, and
+//! the login that turns the bearer token into a cookie when `serve` requires one.
 
 mod diagram;
+mod error;
+mod layout;
 mod live;
+mod markdown;
+mod pages;
+mod security;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::get;
+use axum::middleware;
+use axum::routing::{get, post};
 
 use switchyard_runtime::Runtime;
+use switchyard_runtime::config::Secret;
+
+pub use crate::markdown::render as render_markdown;
+pub use crate::security::{CSRF_COOKIE, SESSION_COOKIE, session_cookie_value};
+
+/// How the console is served.
+#[derive(Debug, Clone, Default)]
+pub struct ConsoleOptions {
+    /// The bearer token `serve` requires, when it requires one: `/login` takes it from a person and
+    /// sets the session cookie the guard accepts in its place.
+    pub token: Option<Secret>,
+}
 
 /// What every handler reads.
 #[derive(Debug, Clone)]
 pub struct ConsoleState {
     pub(crate) runtime: Arc<Runtime>,
+    pub(crate) options: Arc<ConsoleOptions>,
+    /// Signs CSRF tokens; drawn at random when the console starts.
+    pub(crate) csrf_key: Arc<security::CsrfKey>,
+}
+
+/// The console's routes for a loopback server without a token, ready to be mounted behind
+/// `serve`'s guard.
+pub fn router(runtime: Arc<Runtime>) -> Router {
+    router_with(runtime, ConsoleOptions::default())
 }
 
 /// The console's routes, ready to be mounted behind `serve`'s guard.
-pub fn router(runtime: Arc<Runtime>) -> Router {
+pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
+    let state = ConsoleState {
+        runtime,
+        options: Arc::new(options),
+        csrf_key: Arc::new(security::CsrfKey::random()),
+    };
     Router::new()
+        .route("/", get(pages::sessions::list))
+        .route("/sessions/{session}", get(pages::session::show))
+        .route("/sessions/{session}/nodes/{node}", get(pages::node::show))
+        .route("/sessions/{session}/control", post(pages::actions::control))
+        .route("/gates", get(pages::gates::inbox))
+        .route("/gates/approve", post(pages::actions::approve))
+        .route("/gates/reject", post(pages::actions::reject))
+        .route("/gates/decide", post(pages::actions::decide))
+        .route("/workflows", get(pages::workflows::catalog))
+        .route("/workflows/{name}", get(pages::workflows::show))
+        .route("/verify", get(pages::verify::show))
+        .route("/about", get(pages::about::show))
+        .route("/login", get(pages::login::form).post(pages::login::submit))
+        .route(layout::stylesheet_path(), get(layout::stylesheet))
         .route("/events", get(live::events))
         .route("/assets/live.js", get(live::script))
-        .with_state(ConsoleState { runtime })
+        .fallback(pages::not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), security::browser_session))
+        .layer(middleware::map_response(security::headers))
+        .with_state(state)
 }

@@ -89,6 +89,7 @@ pub use crate::response::{
 // bundle's files), the native format's schema and its writer: doors depend on the runtime only.
 pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
 
+pub use switchyard_engine::{AllowedEdge, PendingStep};
 pub use switchyard_store::{Change, Changes};
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
@@ -737,6 +738,18 @@ impl Runtime {
         };
         let tokens = self.tokens_for(&context, node.id, &node.state, attempt).await?;
         Ok(self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags::default()))
+    }
+
+    /// The step a node is about, its prompt rendered with the context the node holds, read
+    /// without registering a token: what a page shows of a node, where [`Runtime::show`] would
+    /// hand out tokens (a write). `None` on a node that ended the run.
+    pub async fn pending_at(&self, node: NodeId) -> Result<Option<PendingStep>, Error> {
+        let node = self.node_record(node).await?;
+        if matches!(node.state.phase, Phase::Completed | Phase::Failed { .. }) {
+            return Ok(None);
+        }
+        let context = self.run_context(node.run).await?;
+        Ok(Some(switchyard_engine::pending(&context.workflow, &node.state, &context.goal)))
     }
 
     /// The continue token of a node's first attempt, used or not (`None` where the node takes no
