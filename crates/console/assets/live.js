@@ -64,6 +64,11 @@
     status.hidden = !text;
   }
 
+  // Where the stream stands, for tests and styles: connecting, open or reconnecting.
+  function setState(state) {
+    document.documentElement.setAttribute("data-live-state", state);
+  }
+
   function schedule(delay) {
     var now = Date.now();
     if (timer === null) {
@@ -201,9 +206,11 @@
   }
 
   function connect() {
+    setState(lost ? "reconnecting" : "connecting");
     source = new EventSource("/events");
     source.addEventListener("open", function () {
       retryDelay = RETRY_MIN_MS;
+      setState("open");
       if (lost) {
         lost = false;
         showStatus("");
@@ -220,6 +227,7 @@
     });
     source.addEventListener("error", function () {
       lost = true;
+      setState("reconnecting");
       showStatus("Reconnecting\u2026");
       if (source.readyState === EventSource.CLOSED) {
         // The browser gave up (the server answered with an error): try again later ourselves.
