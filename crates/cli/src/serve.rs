@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
-use switchyard_mcp::{CallToolResult, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
+use switchyard_mcp::{CallToolResult, Console, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
 use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
@@ -115,12 +115,17 @@ impl ToolProvider for FileTools {
 
 async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -> Result<SwitchyardServer, Failure> {
     let runtime = Arc::new(Runtime::open(config).await?);
+    Ok(server_on(runtime, config, conformance_fixtures, file_tools))
+}
+
+/// The MCP server over an open runtime (which `serve` shares with the console).
+fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
     let mut providers: Vec<Arc<dyn ToolProvider>> = Vec::new();
     if file_tools {
         let host = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
         providers.push(Arc::new(FileTools { host }));
     }
-    Ok(SwitchyardServer::new(runtime, &ServerOptions { conformance_fixtures, providers }))
+    SwitchyardServer::new(runtime, &ServerOptions { conformance_fixtures, providers })
 }
 
 /// Serves MCP over stdio; returns when the client closes stdin.
@@ -207,6 +212,17 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;
+    let runtime = Arc::new(Runtime::open(&config).await?);
+    // The console reads and acts through the same runtime as `/mcp`; its login cookie holds a
+    // value derived from the token, which the guard accepts off `/mcp`.
+    let console_token = token.as_ref().map(|(token, _)| token.clone());
+    let console = Console {
+        session_cookie: console_token.as_ref().map(switchyard_console::session_cookie_value),
+        router: switchyard_console::router_with(
+            Arc::clone(&runtime),
+            switchyard_console::ConsoleOptions { token: console_token },
+        ),
+    };
     let options = HttpOptions {
         bind: SocketAddr::new(host, port),
         token_source: token.as_ref().map(|(_, source)| source.clone()),
@@ -214,11 +230,12 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
         allowed_hosts: allowed_hosts(args, &config)?,
         allowed_origins: allowed_origins(args, &config)?,
         limits: http_limits(&config.serve.limits),
+        console: Some(console),
     };
     if !options.bind.ip().is_loopback() && options.token.is_none() {
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));
     }
-    let server = server(&config, args.conformance_fixtures, args.file_tools).await?;
+    let server = server_on(runtime, &config, args.conformance_fixtures, args.file_tools);
     let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {

@@ -53,7 +53,7 @@ pub(crate) enum Section {
     None,
 }
 
-/// The most runs the navigation counts as waiting for a human; past it, it says `100+`.
+/// The most runs of each kind the navigation counts as waiting for a human; past it, it adds `+`.
 const MAX_COUNTED_WAITING: u32 = 100;
 
 /// What the frame of a page needs beyond its body.
@@ -63,32 +63,33 @@ pub(crate) struct Frame {
     pub(crate) flash: Option<String>,
     /// Runs waiting for a human (gates and decisions), at most [`MAX_COUNTED_WAITING`] of each.
     pub(crate) waiting: usize,
+    /// Whether either count reached [`MAX_COUNTED_WAITING`], so there may be more.
+    pub(crate) waiting_capped: bool,
 }
 
 impl Frame {
     /// The frame for a page of `section`: the flash message and the gate inbox's count (two
     /// bounded queries).
     pub(crate) async fn load(state: &ConsoleState, browser: &BrowserSession, section: Section) -> Self {
-        let mut waiting = 0;
+        let (mut waiting, mut waiting_capped) = (0, false);
         for status in [RunStatus::WaitingGate, RunStatus::WaitingForHumanDecision] {
             let query = SessionQuery { status: Some(status), limit: MAX_COUNTED_WAITING, ..SessionQuery::default() };
             match state.runtime.sessions(query).await {
-                Ok(sessions) => waiting += sessions.len(),
+                Ok(sessions) => {
+                    waiting += sessions.len();
+                    waiting_capped |= sessions.len() >= MAX_COUNTED_WAITING as usize;
+                }
                 Err(error) => tracing::warn!(%error, "cannot count the runs waiting for a human"),
             }
         }
-        Self { section, flash: browser.flash.clone(), waiting }
+        Self { section, flash: browser.flash.clone(), waiting, waiting_capped }
     }
 }
 
 /// A whole page: header, navigation, flash message, `body` in `main`, footer.
 pub(crate) fn page(title: &str, frame: &Frame, body: &Markup) -> Markup {
     let current = |section: Section| (frame.section == section).then_some("page");
-    let waiting = if frame.waiting >= 2 * MAX_COUNTED_WAITING as usize {
-        format!("{MAX_COUNTED_WAITING}+")
-    } else {
-        frame.waiting.to_string()
-    };
+    let waiting = if frame.waiting_capped { format!("{}+", frame.waiting) } else { frame.waiting.to_string() };
     html! {
         (DOCTYPE)
         html lang="en" {

@@ -1,6 +1,6 @@
-//! What `switchyard serve` answers at `/`: a short page saying what the server offers and where
-//! the docs are, as HTML for browsers and as plain text for everything else, so a person who
-//! opens the address sees more than a bare 404.
+//! What `switchyard serve` answers at `/` to programs (plain text: what the server offers and where
+//! the docs are), and to browsers when no console is mounted (the same as HTML). With the console
+//! mounted, browsers get its sessions page at `/` and these facts in its footer and `/about`.
 //!
 //! The page is the same for everyone and names nothing about this installation (no paths, no
 //! version, no token), so it is served without the bearer token; `Host` and `Origin` are
@@ -26,14 +26,14 @@ fn paragraphs(token_required: bool) -> Vec<String> {
     }
     paragraphs.extend([
         "Health check: /health answers `ok`.".to_owned(),
-        "A console for people is coming; until then, work with runs through an MCP client or the `switchyard` command line (`switchyard sessions`, `switchyard status <run>`, `switchyard approve <run>`).".to_owned(),
+        "A console for people (every session, the gate inbox, the workflows) is at / on this address: open it in a browser. The `switchyard` command line does the same (`switchyard sessions`, `switchyard status <run>`, `switchyard approve <run>`).".to_owned(),
         "Docs: `switchyard --help`, the man page (`switchyard man > switchyard.1 && man -l switchyard.1`), and docs/ in switchyard's sources: docs/mcp-tools.md for the tools, docs/cli.md for the command line.".to_owned(),
     ]);
     paragraphs
 }
 
 /// Whether the client reads HTML: browsers list `text/html` in `Accept`; curl and programs do not.
-fn wants_html(headers: &HeaderMap) -> bool {
+pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()

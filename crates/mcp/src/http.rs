@@ -92,6 +92,27 @@ pub struct HttpOptions {
     /// Extra browser origins to accept (`https://app.example:443`), besides loopback origins.
     pub allowed_origins: Vec<String>,
     pub limits: HttpLimits,
+    /// The web console, mounted beside `/mcp` behind the same guard.
+    pub console: Option<Console>,
+}
+
+/// A web console mounted by `serve` (`switchyard-console`): its routes, `/` among them for
+/// browsers, go through the same guard as `/mcp`.
+#[derive(Debug, Clone)]
+pub struct Console {
+    pub router: Router,
+    /// What the console's login cookie ([`SESSION_COOKIE`]) holds once a person gave the token:
+    /// accepted in place of the bearer token on every route but `/mcp`. `None` without a token.
+    pub session_cookie: Option<Secret>,
+}
+
+/// The cookie the console's `/login` sets.
+pub const SESSION_COOKIE: &str = "switchyard_session";
+
+/// Paths the console serves to anyone who passes the `Host` and `Origin` checks, token or not:
+/// the login form, and the stylesheet it is drawn with.
+fn is_public_console_path(path: &str) -> bool {
+    path == "/login" || (path.starts_with("/assets/console-") && path.ends_with(".css"))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,8 +132,22 @@ pub enum HttpError {
 struct Guard {
     loopback_only: bool,
     token: Option<Secret>,
+    /// The console's login cookie value, accepted in place of `token` off `/mcp`.
+    session_cookie: Option<Secret>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
+}
+
+/// The value of cookie `name` among the request's `Cookie` headers.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
 }
 
 /// The host an authority names (`name`, `name:port`, `[v6]:port`), lower-cased, without the port
@@ -151,7 +186,7 @@ impl Guard {
     #[cfg(test)]
     fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
         self.check_host_and_origin(headers)?;
-        self.check_token(headers)
+        self.check_token(headers, "/mcp")
     }
 
     fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
@@ -189,14 +224,22 @@ impl Guard {
         Ok(())
     }
 
-    fn check_token(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    /// The bearer token, or off `/mcp` the console's login cookie.
+    fn check_token(&self, headers: &HeaderMap, path: &str) -> Result<(), (StatusCode, String)> {
         if let Some(token) = &self.token {
             let sent = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|value| value.to_str().ok())
                 .and_then(|value| value.strip_prefix("Bearer "))
                 .unwrap_or("");
-            if !same_secret(sent.as_bytes(), token.expose().as_bytes()) {
+            let logged_in = || {
+                let on_mcp = path == "/mcp" || path.starts_with("/mcp/");
+                match (&self.session_cookie, cookie(headers, SESSION_COOKIE)) {
+                    (Some(expected), Some(sent)) if !on_mcp => same_secret(sent.as_bytes(), expected.expose().as_bytes()),
+                    _ => false,
+                }
+            };
+            if !same_secret(sent.as_bytes(), token.expose().as_bytes()) && !logged_in() {
                 return Err((
                     StatusCode::UNAUTHORIZED,
                     "missing or wrong bearer token: send `Authorization: Bearer <token>`".to_owned(),
@@ -218,6 +261,8 @@ struct Door {
     limits: HttpLimits,
     sessions: Arc<LocalSessionManager>,
     metrics: Arc<HttpMetrics>,
+    /// Whether the console is mounted: it then answers browsers at `/`.
+    console: bool,
 }
 
 /// A plain-text answer that also closes the connection, for peers the server will not serve.
@@ -244,7 +289,32 @@ async fn door(State(door): State<Arc<Door>>, request: Request, next: Next) -> Re
 /// decodes a line, and the session bound; only then rmcp.
 async fn admit(door: &Door, request: Request, next: Next) -> Response {
     let guarded = door.guard.check_host_and_origin(request.headers());
-    let authorised = guarded.and_then(|()| door.guard.check_token(request.headers()));
+    let host_and_origin_ok = guarded.is_ok();
+    let authorised = guarded.and_then(|()| door.guard.check_token(request.headers(), request.uri().path()));
+    if host_and_origin_ok && door.console && is_front_page(&request) && !front_page::wants_html(request.headers()) {
+        // Programs asking `/` (curl, health probes) still get the plain-text page, token or not.
+        let mut response = front_page::answer(request.headers(), door.guard.token.is_some());
+        if authorised.is_err() {
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        return response;
+    }
+    // The login form and its stylesheet go without the token (behind the Host and Origin checks),
+    // but like the front page they do not let a connection in: answered once and closed.
+    let public = matches!(&authorised, Err((StatusCode::UNAUTHORIZED, _)))
+        && door.console
+        && is_public_console_path(request.uri().path());
+    if let Err((StatusCode::UNAUTHORIZED, _)) = &authorised
+        && door.console
+        && !public
+        && request.method() == Method::GET
+        && front_page::wants_html(request.headers())
+    {
+        // A person whose browser holds no login cookie yet: to the login form.
+        let mut response = closing(StatusCode::SEE_OTHER, String::new());
+        response.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/login"));
+        return response;
+    }
     if let Err((StatusCode::UNAUTHORIZED, _)) = &authorised
         && is_front_page(&request)
     {
@@ -254,7 +324,9 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
         return response;
     }
-    if let Err((status, message)) = authorised {
+    if let Err((status, message)) = authorised
+        && !public
+    {
         // Refused peers do not keep their connection: what they can hold is one request's worth.
         let mut response = closing(status, message);
         if status == StatusCode::UNAUTHORIZED {
@@ -262,11 +334,11 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         }
         return response;
     }
-    if let Some(Pass(seat)) = request.extensions().get::<Pass>() {
+    if !public && let Some(Pass(seat)) = request.extensions().get::<Pass>() {
         seat.passed();
     }
     if request.method() != Method::POST {
-        return next.run(request).await;
+        return closed_if(public, next.run(request).await);
     }
     let (parts, body) = request.into_parts();
     // A declared length past the limit is refused before a byte of the body is read.
@@ -291,7 +363,15 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
     {
         return answer;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    closed_if(public, next.run(Request::from_parts(parts, Body::from(bytes))).await)
+}
+
+/// `response`, closing the connection after it when `close`.
+fn closed_if(close: bool, mut response: Response) -> Response {
+    if close {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// 413 with the JSON-RPC refusal stdio gives an oversized frame; the connection is closed, since
@@ -334,8 +414,8 @@ async fn refusal_before_rmcp(door: &Door, headers: &HeaderMap, body: &Bytes) -> 
     Some(response)
 }
 
-/// The router: `/mcp` (streamable HTTP), `/health`, `/metrics` (OpenMetrics text) and the front
-/// page `/`, all behind the guard. `/metrics` is a route of its own that reads only what is in
+/// The router: `/mcp` (streamable HTTP), `/health`, `/metrics` (OpenMetrics text), and the console
+/// when mounted (else the front page `/`), all behind the guard. `/metrics` is a route of its own that reads only what is in
 /// memory (and the store file's size), so scraping never holds up `/mcp`.
 pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: CancellationToken) -> Router {
     let metrics = Arc::new(HttpMetrics::new(server.clone()));
@@ -355,14 +435,16 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
         guard: Guard {
             loopback_only: options.bind.ip().is_loopback(),
             token: options.token.clone(),
+            session_cookie: options.console.as_ref().and_then(|console| console.session_cookie.clone()),
             allowed_hosts: options.allowed_hosts.clone(),
             allowed_origins: options.allowed_origins.clone(),
         },
         limits: options.limits,
         sessions,
         metrics: Arc::clone(&metrics),
+        console: options.console.is_some(),
     });
-    Router::new()
+    let routes = Router::new()
         .nest_service("/mcp", service)
         .route("/health", axum::routing::get(|| async { "ok" }))
         .route(
@@ -371,12 +453,17 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
                 let metrics = Arc::clone(&metrics);
                 async move { metrics.answer() }
             }),
-        )
-        .route(
+        );
+    // With the console mounted, `/` is its sessions page for browsers (`admit` answers programs
+    // with the plain-text page); without it, the front page.
+    let routes = match &options.console {
+        Some(console) => routes.merge(console.router.clone()),
+        None => routes.route(
             front_page::PATH,
             axum::routing::get(move |headers: HeaderMap| async move { front_page::answer(&headers, token_required) }),
-        )
-        .layer(middleware::from_fn_with_state(door_state, door))
+        ),
+    };
+    routes.layer(middleware::from_fn_with_state(door_state, door))
 }
 
 /// Checks the options, binds, says where it listens (on stderr), and serves until `shutdown`.
@@ -537,6 +624,7 @@ mod tests {
         Guard {
             loopback_only: true,
             token: None,
+            session_cookie: None,
             allowed_hosts: allowed_hosts.iter().map(|host| (*host).to_owned()).collect(),
             allowed_origins: allowed_origins.iter().map(|origin| (*origin).to_owned()).collect(),
         }

@@ -247,8 +247,8 @@ fn node_link(session: SessionId, node: &NodeRecord, tip: NodeId) -> Markup {
     let kind = serde_name(&node.kind);
     let is_tip = node.id == tip;
     html! {
-        a.node href={ "/sessions/" (session) "/nodes/" (node.id) } id={ "node-" (node.id) }
-            class={ "node-" (kind) } data-testid="node-link" data-node=(node.id) aria-current=[is_tip.then_some("step")] {
+        a href={ "/sessions/" (session) "/nodes/" (node.id) } id={ "node-" (node.id) }
+            class={ "node node-" (kind) } data-testid="node-link" data-node=(node.id) aria-current=[is_tip.then_some("step")] {
             span.step { (node.step) }
             " " span.kind { (kind.replace('_', " ")) }
             @if serde_name(&node.cause) == "fork" { " " span.fork { "fork" } }
