@@ -69,8 +69,10 @@ export async function newPage(context) {
   });
   page.on("pageerror", (error) => page.misdeeds.push(`uncaught: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error") {
-      page.misdeeds.push(`console error: ${message.text()}`);
+    const where = message.location().url || "";
+    // Chromium asks every site for /favicon.ico; the console has none, and that is no misdeed.
+    if (message.type() === "error" && !where.endsWith("/favicon.ico")) {
+      page.misdeeds.push(`console error: ${message.text()} (${where})`);
     }
   });
   return page;
@@ -102,6 +104,17 @@ export async function run(main) {
   } catch (error) {
     failed = true;
     console.error(error && error.stack ? error.stack : String(error));
+    // What the pages showed when it failed: their address, their text and a screenshot.
+    const name = process.argv[1].split("/").pop().replace(/\.mjs$/, "");
+    let index = 0;
+    for (const context of browser.contexts()) {
+      for (const page of context.pages()) {
+        index += 1;
+        const text = await page.evaluate(() => document.body && document.body.innerText).catch(() => "");
+        console.error(`\npage ${index} at ${page.url()}:\n${String(text).slice(0, 2000)}`);
+        await screenshot(page, `failed-${name}-${index}`).catch(() => {});
+      }
+    }
   } finally {
     await browser.close();
   }
