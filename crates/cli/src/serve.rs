@@ -9,7 +9,9 @@ use std::time::Duration;
 use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
-use switchyard_mcp::{CallToolResult, Console, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider};
+use switchyard_mcp::{
+    CallToolResult, Console, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider,
+};
 use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;

@@ -250,40 +250,189 @@ fn serve_off_loopback_requires_a_bearer_token() {
 }
 
 #[test]
-fn serve_answers_the_front_page_as_html_or_text_without_a_token_but_behind_the_host_and_origin_checks() {
+fn serve_answers_programs_with_the_front_page_and_sends_browsers_without_a_login_to_it_behind_the_host_and_origin_checks()
+ {
     let home = tempfile::tempdir().unwrap();
     let server =
         serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token", "--allowed-host", "switchyard.example"]);
     let named = ("Host", "switchyard.example");
-    let browser = [named, ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
-    let (status, head, html) = exchange(&server.address, "GET", "/", &browser, "");
-    assert_eq!(status, 200, "{head}\n{html}");
-    let head = head.to_ascii_lowercase();
-    assert!(head.contains("content-type: text/html; charset=utf-8"), "{head}");
-    assert!(head.contains("content-security-policy: default-src 'none'"), "{head}");
-    assert!(head.contains("connection: close"), "a tokenless client is not let in: {head}");
-    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("&#x2f;mcp"), "{html}");
-    assert!(html.contains("Bearer &lt;token&gt;") && html.contains("console"), "{html}");
-    assert!(!html.to_ascii_lowercase().contains("<script") && !html.contains("s3cret-token"), "{html}");
-    assert!(!html.contains(home.path().to_str().unwrap()), "no path of this installation: {html}");
-
     let (status, head, text) = exchange(&server.address, "GET", "/", &[named], "");
     assert_eq!(status, 200, "{text}");
-    assert!(head.to_ascii_lowercase().contains("content-type: text/plain; charset=utf-8"), "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("content-type: text/plain; charset=utf-8"), "{head}");
+    assert!(head.contains("content-security-policy: default-src 'none'"), "{head}");
+    assert!(head.contains("connection: close"), "a tokenless client is not let in: {head}");
     assert!(text.starts_with("switchyard serve\n") && text.contains("MCP endpoint: /mcp"), "{text}");
+    assert!(text.contains("Bearer <token>") && text.contains("console"), "{text}");
     assert!(text.contains("Docs: `switchyard --help`"), "{text}");
+    assert!(!text.contains("s3cret-token") && !text.contains(home.path().to_str().unwrap()), "{text}");
     let authorised = [named, ("Authorization", "Bearer s3cret-token")];
     assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text));
+
+    // A browser (it asks for HTML) without the login cookie is sent to the login form, which goes
+    // without the token, once, on a connection that is then closed.
+    let browser = [named, ("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")];
+    let (status, head, _) = exchange(&server.address, "GET", "/", &browser, "");
+    assert_eq!(status, 303, "{head}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("location: /login") && head.contains("connection: close"), "{head}");
+    let (status, head, html) = exchange(&server.address, "GET", "/login", &browser, "");
+    assert_eq!(status, 200, "{head}\n{html}");
+    assert!(head.to_ascii_lowercase().contains("connection: close"), "{head}");
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("name=\"token\""), "{html}");
+    assert!(!html.contains("s3cret-token"), "{html}");
 
     // The same guard as every route: a foreign Host or Origin gets no page.
     let (status, body) = request(&server.address, "GET", "/", &[("Host", "evil.example")], "");
     assert_eq!(status, 403, "{body}");
     let (status, body) = request(&server.address, "GET", "/", &[named, ("Origin", "http://evil.example")], "");
     assert_eq!(status, 403, "{body}");
+    assert_eq!(request(&server.address, "GET", "/login", &[("Host", "evil.example")], "").0, 403);
     // Only the page itself goes without the token.
     assert_eq!(request(&server.address, "GET", "/health", &[named], "").0, 401);
     assert_eq!(request(&server.address, "POST", "/", &[named], "").0, 401);
     assert_eq!(request(&server.address, "GET", "/other", &[named], "").0, 401);
+    assert_eq!(request(&server.address, "GET", "/gates", &[named], "").0, 401);
+}
+
+/// The `Set-Cookie` header of `head` for cookie `name`, whole.
+fn set_cookie(head: &str, name: &str) -> Option<String> {
+    head.lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter(|(header, _)| header.eq_ignore_ascii_case("set-cookie"))
+        .map(|(_, value)| value.trim().to_owned())
+        .find(|value| value.starts_with(&format!("{name}=")))
+}
+
+/// The `name=value` part of a `Set-Cookie` header.
+fn cookie_pair(set_cookie: &str) -> String {
+    set_cookie.split(';').next().unwrap().to_owned()
+}
+
+/// The value of the first hidden field `name` of a page.
+fn hidden_field(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = html.find(&marker).unwrap_or_else(|| panic!("no field `{name}` in {html}")) + marker.len();
+    html[start..start + html[start..].find('"').unwrap()].to_owned()
+}
+
+#[test]
+fn serve_console_login_takes_the_token_once_and_sets_a_derived_cookie_that_opens_the_console_but_not_mcp() {
+    let home = tempfile::tempdir().unwrap();
+    let server = serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token"]);
+    let html_accept = ("Accept", "text/html");
+    let (_, head, html) = exchange(&server.address, "GET", "/login", &[html_accept], "");
+    let csrf_cookie = cookie_pair(&set_cookie(&head, "switchyard_csrf").expect("the login form sets the CSRF cookie"));
+    let csrf = hidden_field(&html, "csrf");
+    let form = [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", csrf_cookie.as_str())];
+
+    let (status, head, body) =
+        exchange(&server.address, "POST", "/login", &form, &format!("csrf={csrf}&token=wrong-token"));
+    assert_eq!(status, 401, "{head}\n{body}");
+    assert!(set_cookie(&head, "switchyard_session").is_none(), "{head}");
+    assert!(body.contains("That token is not accepted.") && !body.contains("wrong-token"), "says no more: {body}");
+    let (status, _, _) = exchange(&server.address, "POST", "/login", &form, "csrf=forged&token=s3cret-token");
+    assert_eq!(status, 403, "the login form needs its CSRF token too");
+
+    let (status, head, _) =
+        exchange(&server.address, "POST", "/login", &form, &format!("csrf={csrf}&token=s3cret-token"));
+    assert_eq!(status, 303, "{head}");
+    assert!(head.to_ascii_lowercase().contains("location: /"), "{head}");
+    let session = set_cookie(&head, "switchyard_session").expect("the session cookie");
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(session.split("; ").any(|part| part == flag), "{flag} in {session}");
+    }
+    assert!(
+        !session.contains("s3cret-token"),
+        "the cookie holds a value derived from the token, not the token: {session}"
+    );
+
+    let logged_in = cookie_pair(&session) + "; " + &csrf_cookie;
+    let browser = [html_accept, ("Cookie", logged_in.as_str())];
+    let (status, html) = request(&server.address, "GET", "/", &browser, "");
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("<h1>Sessions</h1>") && html.contains("/assets/live.js"), "{html}");
+    assert_eq!(request(&server.address, "GET", "/gates", &browser, "").0, 200);
+    let (status, _) = request(
+        &server.address,
+        "POST",
+        "/mcp",
+        &[&MCP_HEADERS[..], &[("Cookie", logged_in.as_str())]].concat(),
+        &initialize(1).to_string(),
+    );
+    assert_eq!(status, 401, "the cookie does not open /mcp");
+    let (_, html) = request(&server.address, "GET", "/", &browser, "");
+    let logout = format!("csrf={}", hidden_field(&html, "csrf"));
+    let (status, head, _) = exchange(
+        &server.address,
+        "POST",
+        "/logout",
+        &[&form[..1], &[("Cookie", logged_in.as_str())]].concat(),
+        &logout,
+    );
+    assert_eq!(status, 303, "{head}");
+    let cleared = set_cookie(&head, "switchyard_session").expect("log out clears the cookie");
+    assert!(cleared.starts_with("switchyard_session=;") && cleared.contains("Max-Age=0"), "{cleared}");
+    let forged = "switchyard_session=".to_owned() + &"0".repeat(64);
+    let (status, head, _) = exchange(&server.address, "GET", "/", &[html_accept, ("Cookie", forged.as_str())], "");
+    assert_eq!(status, 303, "a forged cookie is sent to log in: {head}");
+}
+
+/// Starts a `dev-cycle` run at `home` and reports on its first step, so that it waits at a gate;
+/// returns the run id.
+fn run_waiting_at_a_gate(home: &std::path::Path) -> String {
+    let output = switchyard_at(home).args(["--json", "start", "dev-cycle", "--goal", "Gate me"]).output().unwrap();
+    let started: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let token = started["tokens"]["continue_token"].as_str().unwrap().to_owned();
+    let output = switchyard_at(home).args(["--json", "continue", &token, "--notes", "Planned."]).output().unwrap();
+    let waiting: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(waiting["status"], "waiting_gate", "{waiting}");
+    waiting["run"].as_str().unwrap().to_owned()
+}
+
+fn run_status(home: &std::path::Path, run: &str) -> String {
+    let output = switchyard_at(home).args(["--json", "status", run]).output().unwrap();
+    let status: Value = serde_json::from_slice(&output.stdout).unwrap();
+    status["status"].as_str().unwrap_or_else(|| panic!("{status}")).to_owned()
+}
+
+#[test]
+fn serve_console_forms_need_this_browsers_csrf_token_and_a_local_origin() {
+    let home = tempfile::tempdir().unwrap();
+    let run = run_waiting_at_a_gate(home.path());
+    let server = serve(&home, &[]);
+    let (status, head, html) = exchange(&server.address, "GET", "/gates", &[("Accept", "text/html")], "");
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains(&format!("id=\"gate-{run}\"")), "the run waits in the inbox: {html}");
+    let cookie = cookie_pair(&set_cookie(&head, "switchyard_csrf").unwrap());
+    let fields = ["run", "node", "session"].map(|name| format!("{name}={}", hidden_field(&html, name))).join("&");
+    let csrf = hidden_field(&html, "csrf");
+    let form = [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", cookie.as_str())];
+
+    let (status, body) = request(&server.address, "POST", "/gates/approve", &form, &fields);
+    assert_eq!(status, 403, "no CSRF token: {body}");
+    let (status, body) =
+        request(&server.address, "POST", "/gates/approve", &form, &format!("{fields}&csrf=0{}", &csrf[1..]));
+    assert_eq!(status, 403, "a wrong CSRF token: {body}");
+    let foreign = [&form[..], &[("Origin", "http://evil.example")]].concat();
+    let (status, body) = request(&server.address, "POST", "/gates/approve", &foreign, &format!("{fields}&csrf={csrf}"));
+    assert_eq!(status, 403, "a foreign Origin: {body}");
+    // Another port of this machine passes the guard (MCP clients on local dev servers), but its
+    // pages are another origin: their forms are refused even with a valid token.
+    let other_port = [&form[..], &[("Origin", "http://127.0.0.1:1")]].concat();
+    let (status, body) =
+        request(&server.address, "POST", "/gates/approve", &other_port, &format!("{fields}&csrf={csrf}"));
+    assert_eq!(status, 403, "another local origin: {body}");
+    assert!(body.contains("another site"), "{body}");
+    assert_eq!(run_status(home.path(), &run), "waiting_gate", "nothing moved");
+
+    let origin = format!("http://{}", server.address);
+    let local = [&form[..], &[("Origin", origin.as_str())]].concat();
+    let (status, head, _) =
+        exchange(&server.address, "POST", "/gates/approve", &local, &format!("{fields}&csrf={csrf}"));
+    assert_eq!(status, 303, "{head}");
+    assert!(head.to_ascii_lowercase().contains("location: /gates"), "{head}");
+    assert_eq!(run_status(home.path(), &run), "active", "approved as `switchyard approve` would");
 }
 
 /// Sends `secret` as the bearer token (accepted), stops the server, and checks that its logs,

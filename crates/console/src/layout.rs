@@ -16,8 +16,8 @@ use switchyard_store::SessionQuery;
 use crate::ConsoleState;
 use crate::security::BrowserSession;
 
-/// The stylesheet, embedded in the binary.
-const STYLESHEET: &str = include_str!("../assets/console.css");
+/// The stylesheet, embedded in the binary: the pages', then the diagrams' (`diagram::STYLESHEET`).
+const STYLESHEET: &str = concat!(include_str!("../assets/console.css"), include_str!("diagram/diagram.css"));
 
 /// The script that keeps pages live (`live`'s): it follows `/events` and swaps the `data-live`
 /// regions of the page.
@@ -65,6 +65,8 @@ pub(crate) struct Frame {
     pub(crate) waiting: usize,
     /// Whether either count reached [`MAX_COUNTED_WAITING`], so there may be more.
     pub(crate) waiting_capped: bool,
+    /// The CSRF token of the log-out form, shown when the server requires a login.
+    pub(crate) logout_csrf: Option<String>,
 }
 
 impl Frame {
@@ -82,7 +84,8 @@ impl Frame {
                 Err(error) => tracing::warn!(%error, "cannot count the runs waiting for a human"),
             }
         }
-        Self { section, flash: browser.flash.clone(), waiting, waiting_capped }
+        let logout_csrf = state.options.token.is_some().then(|| browser.csrf.clone());
+        Self { section, flash: browser.flash.clone(), waiting, waiting_capped, logout_csrf }
     }
 }
 
@@ -109,6 +112,12 @@ pub(crate) fn page(title: &str, frame: &Frame, body: &Markup) -> Markup {
                             }
                             li { a href="/workflows" aria-current=[current(Section::Workflows)] data-testid="nav-workflows" { "Workflows" } }
                             li { a href="/verify" aria-current=[current(Section::Verify)] data-testid="nav-verify" { "Verify" } }
+                        }
+                    }
+                    @if let Some(csrf) = &frame.logout_csrf {
+                        form.logout method="post" action="/logout" {
+                            input type="hidden" name="csrf" value=(csrf);
+                            button type="submit" data-testid="logout-button" { "Log out" }
                         }
                     }
                 }

@@ -56,11 +56,7 @@ pub fn router(runtime: Arc<Runtime>) -> Router {
 
 /// The console's routes, ready to be mounted behind `serve`'s guard.
 pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
-    let state = ConsoleState {
-        runtime,
-        options: Arc::new(options),
-        csrf_key: Arc::new(security::CsrfKey::random()),
-    };
+    let state = ConsoleState { runtime, options: Arc::new(options), csrf_key: Arc::new(security::CsrfKey::random()) };
     Router::new()
         .route("/", get(pages::sessions::list))
         .route("/sessions/{session}", get(pages::session::show))
@@ -75,6 +71,7 @@ pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
         .route("/verify", get(pages::verify::show))
         .route("/about", get(pages::about::show))
         .route("/login", get(pages::login::form).post(pages::login::submit))
+        .route("/logout", post(pages::login::logout))
         .route(layout::stylesheet_path(), get(layout::stylesheet))
         .route("/events", get(live::events))
         .route("/assets/live.js", get(live::script))

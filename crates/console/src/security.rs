@@ -123,13 +123,44 @@ pub(crate) async fn browser_session(State(state): State<ConsoleState>, mut reque
     response
 }
 
-/// Refuses a form whose CSRF token is not the one this browser's pages carry.
+/// `scheme://host[:port]` as `host[:port]`, without the scheme's default port.
+fn authority_of_origin(origin: &str) -> Option<String> {
+    let (scheme, authority) = origin.split_once("://")?;
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" => ":80",
+        "https" => ":443",
+        _ => return None,
+    };
+    let authority = authority.to_ascii_lowercase();
+    Some(authority.strip_suffix(default_port).map(str::to_owned).unwrap_or(authority))
+}
+
+/// A form posted from a page of another origin, even one the guard lets through (any loopback
+/// origin, for MCP clients on local dev servers): another port of this machine is the same site
+/// to a browser, so SameSite cookies alone would not stop its forms.
+fn check_same_origin(headers: &HeaderMap) -> Result<(), PageError> {
+    let Some(origin) = headers.get(header::ORIGIN) else { return Ok(()) };
+    let origin = origin.to_str().unwrap_or("");
+    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let host = host.strip_suffix(":80").map(str::to_owned).unwrap_or(host);
+    match authority_of_origin(origin) {
+        Some(authority) if authority == host || authority.strip_suffix(":443") == Some(host.as_str()) => Ok(()),
+        _ => Err(PageError::Forbidden(format!(
+            "a form posted from another site (Origin `{origin}`) is refused: use the console's own pages"
+        ))),
+    }
+}
+
+/// Refuses a form posted from another origin, or whose CSRF token is not the one this browser's
+/// pages carry.
 pub(crate) fn check_csrf(state: &ConsoleState, headers: &HeaderMap, sent: &str) -> Result<(), PageError> {
+    check_same_origin(headers)?;
     let expected = cookie(headers, CSRF_COOKIE).filter(|seed| is_seed(seed)).map(|seed| state.csrf_key.token_for(seed));
     match expected {
         Some(expected) if same_secret(sent.as_bytes(), expected.as_bytes()) => Ok(()),
         _ => Err(PageError::Forbidden(
-            "this form's CSRF token is missing or is not this browser's: reload the page and submit it again".to_owned(),
+            "this form's CSRF token is missing or is not this browser's: reload the page and submit it again"
+                .to_owned(),
         )),
     }
 }
@@ -183,6 +214,23 @@ mod tests {
         assert_eq!(cookie(&headers, "switchyard_csrf"), Some("3"));
         assert_eq!(cookie(&headers, "a"), Some("1"));
         assert_eq!(cookie(&headers, "b"), None);
+    }
+
+    #[test]
+    fn forms_pass_only_from_their_own_origin() {
+        let check = |host: &str, origin: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_str(host).unwrap());
+            headers.insert(header::ORIGIN, HeaderValue::from_str(origin).unwrap());
+            check_same_origin(&headers).is_ok()
+        };
+        assert!(check("127.0.0.1:7878", "http://127.0.0.1:7878"));
+        assert!(check("Switchyard.example", "https://switchyard.example:443"));
+        assert!(check("switchyard.example:80", "http://switchyard.example"));
+        assert!(!check("127.0.0.1:7878", "http://127.0.0.1:5173"), "another port is another origin");
+        assert!(!check("127.0.0.1:7878", "http://localhost:7878"));
+        assert!(!check("127.0.0.1:7878", "null"));
+        assert!(check_same_origin(&HeaderMap::new()).is_ok(), "no Origin: the CSRF token decides");
     }
 
     #[test]

@@ -235,7 +235,9 @@ impl Guard {
             let logged_in = || {
                 let on_mcp = path == "/mcp" || path.starts_with("/mcp/");
                 match (&self.session_cookie, cookie(headers, SESSION_COOKIE)) {
-                    (Some(expected), Some(sent)) if !on_mcp => same_secret(sent.as_bytes(), expected.expose().as_bytes()),
+                    (Some(expected), Some(sent)) if !on_mcp => {
+                        same_secret(sent.as_bytes(), expected.expose().as_bytes())
+                    }
                     _ => false,
                 }
             };
@@ -444,10 +446,8 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
         metrics: Arc::clone(&metrics),
         console: options.console.is_some(),
     });
-    let routes = Router::new()
-        .nest_service("/mcp", service)
-        .route("/health", axum::routing::get(|| async { "ok" }))
-        .route(
+    let routes =
+        Router::new().nest_service("/mcp", service).route("/health", axum::routing::get(|| async { "ok" })).route(
             "/metrics",
             axum::routing::get(move || {
                 let metrics = Arc::clone(&metrics);

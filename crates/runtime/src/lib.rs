@@ -70,9 +70,7 @@ use switchyard_core::token::{Keyring, TokenError, TokenKind};
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, NodeState, RunId, RunStatus, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{Command, Fresh, LoadedWorkflow, RunView, Transition};
-use switchyard_store::{
-    Appended, Batch, Claim, NewEvent, NodeRecord, RunGuard, RunRecord, SessionRecord, Store, TokenRecord,
-};
+use switchyard_store::{Appended, Batch, Claim, NewEvent, RunGuard, RunRecord, SessionRecord, Store, TokenRecord};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 
 pub use crate::catalog::{Catalog, Found, Location, Origin};
@@ -91,6 +89,8 @@ pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, nati
 
 pub use switchyard_engine::{AllowedEdge, PendingStep};
 pub use switchyard_store::{Change, Changes};
+// A run's nodes as `Runtime::run_nodes` lists them, for doors that draw or list them.
+pub use switchyard_store::NodeRecord;
 
 pub use crate::resume::{Confidence, MAX_RESUME_CANDIDATES, RECAP_BUDGET_BYTES, Recap, ResumeCandidate, ResumeRequest};
 

@@ -5,10 +5,10 @@
 //! A gate form names the node it was shown for: when the run has moved on since (another person,
 //! another terminal), the form is refused rather than acting on whatever waits now.
 
+use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::Form;
 use serde::Deserialize;
 
 use switchyard_core::state::DecisionOption;
@@ -121,12 +121,13 @@ pub(crate) async fn decide(
     Form(form): Form<GateForm>,
 ) -> Result<Response, PageError> {
     let checked = form.check(&state, &headers).await?;
-    let option: DecisionOption = serde_json::from_value(serde_json::Value::String(form.option.clone())).map_err(|_| {
-        PageError::BadRequest(format!(
-            "`{}` is not a decision option: use accept, revise, replan, proceed or stop",
-            form.option
-        ))
-    })?;
+    let option: DecisionOption =
+        serde_json::from_value(serde_json::Value::String(form.option.clone())).map_err(|_| {
+            PageError::BadRequest(format!(
+                "`{}` is not a decision option: use accept, revise, replan, proceed or stop",
+                form.option
+            ))
+        })?;
     let response = state.runtime.decide(checked.run, option, form.note()).await?;
     Ok(redirect(&checked.back, &format!("Decided {}: {}.", option.as_str(), outcome(&response))))
 }

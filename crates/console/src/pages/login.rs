@@ -17,6 +17,27 @@ use crate::ConsoleState;
 use crate::layout;
 use crate::security::{BrowserSession, SESSION_COOKIE, check_csrf, same_secret, session_cookie_value, set_cookie};
 
+/// A form that carries only its CSRF token.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct TokenOnly {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /logout`: forgets this browser's login cookie.
+pub(crate) async fn logout(
+    State(state): State<ConsoleState>,
+    headers: HeaderMap,
+    Form(form): Form<TokenOnly>,
+) -> Response {
+    if let Err(refused) = check_csrf(&state, &headers, &form.csrf) {
+        return refused.into_response();
+    }
+    let cleared = set_cookie(SESSION_COOKIE, "", Some(0));
+    (StatusCode::SEE_OTHER, [(header::LOCATION, "/login".parse().expect("a path")), (header::SET_COOKIE, cleared)])
+        .into_response()
+}
+
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct LoginForm {
     #[serde(default)]

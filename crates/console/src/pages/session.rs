@@ -8,15 +8,17 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use maud::{Markup, html};
 
+use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
 use switchyard_core::{NodeId, RunStatus, SessionId};
 use switchyard_runtime::Target;
 use switchyard_store::NodeRecord;
 
 use crate::ConsoleState;
+use crate::diagram;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
-use crate::pages::{gates, parse_id};
+use crate::pages::{gates, node, parse_id};
 use crate::security::BrowserSession;
 
 pub(crate) async fn show(
@@ -45,6 +47,7 @@ pub(crate) async fn show(
         }
         _ => None,
     };
+    let checkpoints = if run.is_some() { checkpointed_nodes(&state, session).await? } else { Vec::new() };
     let now = state.runtime.now_ms();
     let frame = Frame::load(&state, &browser, Section::Sessions).await;
     let title = if record.title.trim().is_empty() { record.goal.clone() } else { record.title.clone() };
@@ -110,16 +113,30 @@ pub(crate) async fn show(
         section id="run-graph" data-live aria-labelledby="graph-heading" {
             h2 id="graph-heading" { "Run graph" }
             @if let Some(run) = &run {
-                // The drawing (`diagram::run_tree`) goes in this figure once it lands; the list below
-                // stays for screen readers and pages read without script.
                 figure.diagram id="run-diagram" data-testid="run-diagram" {
-                    figcaption.visually-hidden { "The run's nodes drawn as a tree" }
+                    (diagram::run_tree(&nodes, run.tip, &checkpoints, &|node| format!("/sessions/{session}/nodes/{node}")))
                 }
-                (node_tree(session, &nodes, run.tip))
+                // The same nodes as lists, for screen readers and whoever prefers text.
+                details.node-list open[nodes.len() <= 20] {
+                    summary { "The nodes as a list" }
+                    (node_tree(session, &nodes, run.tip))
+                }
             }
         }
     };
     Ok(layout::page(&title, &frame, &body))
+}
+
+/// The nodes a checkpoint was recorded on, for the drawing to mark.
+async fn checkpointed_nodes(state: &ConsoleState, session: SessionId) -> Result<Vec<NodeId>, PageError> {
+    Ok(node::session_events(state, session)
+        .await?
+        .into_iter()
+        .filter_map(|event| match event.kind {
+            EventKind::CheckpointRecorded { node, .. } => Some(node),
+            _ => None,
+        })
+        .collect())
 }
 
 /// One sentence on where a run stands when no step is pending.

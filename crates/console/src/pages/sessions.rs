@@ -56,10 +56,7 @@ impl ListQuery {
         if self.before.is_empty() {
             return Ok(None);
         }
-        let parsed = self
-            .before
-            .split_once('.')
-            .and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?)));
+        let parsed = self.before.split_once('.').and_then(|(at, id)| Some((at.parse().ok()?, id.parse().ok()?)));
         parsed.map(Some).ok_or_else(|| {
             PageError::BadRequest(format!(
                 "`{}` is not a page cursor: follow the page's \"Older\" link instead of editing it",
@@ -81,11 +78,8 @@ impl ListQuery {
         if let Some(workspace) = self.workspace() {
             query.push(("workspace", workspace));
         }
-        let encoded = query
-            .iter()
-            .map(|(key, value)| format!("{key}={}", encode_component(value)))
-            .collect::<Vec<_>>()
-            .join("&");
+        let encoded =
+            query.iter().map(|(key, value)| format!("{key}={}", encode_component(value))).collect::<Vec<_>>().join("&");
         format!("/?{encoded}")
     }
 }
@@ -227,7 +221,8 @@ async fn search(state: &ConsoleState, query: &ListQuery, status: Option<RunStatu
         .map_err(switchyard_runtime::Error::from)?;
     let mut rows = Vec::with_capacity(hits.len());
     for hit in hits {
-        let Some(session) = state.runtime.store().session(hit.session).await.map_err(switchyard_runtime::Error::from)?
+        let Some(session) =
+            state.runtime.store().session(hit.session).await.map_err(switchyard_runtime::Error::from)?
         else {
             continue;
         };

@@ -13,6 +13,7 @@ use switchyard_core::workflow::EdgeTarget;
 use switchyard_runtime::{Found, Runtime};
 
 use crate::ConsoleState;
+use crate::diagram;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
 use crate::pages::session::serde_name;
@@ -132,10 +133,8 @@ pub(crate) async fn show(
             }
             section aria-labelledby="graph-heading" {
                 h2 id="graph-heading" { "Graph" }
-                // The drawing (`diagram::workflow_graph`) goes in this figure once it lands.
-                figure.diagram id="workflow-diagram" data-testid="workflow-diagram" {
-                    figcaption.visually-hidden { "The workflow's steps and edges drawn as a graph" }
-                }
+                figure.diagram id="workflow-diagram" data-testid="workflow-diagram" { (diagram::workflow_graph(workflow)) }
+                h3 { "Steps and edges" }
                 ol.steps data-testid="workflow-steps" {
                     @for step in &workflow.steps {
                         li id={ "step-" (step.id) } {

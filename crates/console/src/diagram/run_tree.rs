@@ -1,0 +1,120 @@
+//! A run's tree of nodes as SVG: one linked box per engine node, the main line to the tip
+//! straight down, each fork's branch in a lane beside it.
+
+use std::collections::{HashMap, HashSet};
+
+use maud::{Markup, html};
+
+use switchyard_core::event::NodeCause;
+use switchyard_core::state::NodeKind;
+use switchyard_core::{NodeId, RunStatus};
+use switchyard_runtime::NodeRecord;
+use switchyard_runtime::run_folder::rfc3339;
+
+use crate::diagram::layout;
+use crate::diagram::shapes::{Outline, SPACING, arrow_head, box_text, outline, path};
+
+const ARROW: &str = "sy-arrow-run";
+
+/// The run tree of `nodes` (a run's nodes, as `Runtime::run_nodes` lists them), with `tip`
+/// marked, the nodes in `checkpoints` marked as checkpointed, and each node a link to
+/// `href(node)`.
+pub(crate) fn run_tree(
+    nodes: &[NodeRecord],
+    tip: NodeId,
+    checkpoints: &[NodeId],
+    href: &dyn Fn(NodeId) -> String,
+) -> Markup {
+    let mut ordered: Vec<&NodeRecord> = nodes.iter().collect();
+    ordered.sort_by_key(|node| node.created_seq);
+    let index_of: HashMap<NodeId, usize> = ordered.iter().enumerate().map(|(index, node)| (node.id, index)).collect();
+    let parents: Vec<Option<usize>> =
+        ordered.iter().map(|node| node.parent.and_then(|parent| index_of.get(&parent).copied())).collect();
+    let tip_index = index_of.get(&tip).copied();
+    let checkpoints: HashSet<NodeId> = checkpoints.iter().copied().collect();
+    let placed = layout::tree(&parents, tip_index, SPACING);
+    let edges = layout::tree_edges(&parents);
+    let leaves = ordered.iter().filter(|node| node.child_count == 0).count();
+    let label = match tip_index.map(|index| ordered[index]) {
+        Some(tip) => format!(
+            "Run tree: {} nodes in {} branches; the tip is at step {} ({})",
+            ordered.len(),
+            leaves.max(1),
+            tip.step,
+            tip.status
+        ),
+        None => format!("Run tree: {} nodes in {} branches", ordered.len(), leaves.max(1)),
+    };
+    html! {
+        div.sy-diagram.sy-diagram--run {
+            svg.sy-graph xmlns="http://www.w3.org/2000/svg" role="img" aria-label=(label)
+                width=(placed.width) height=(placed.height) viewBox={ "0 0 " (placed.width) " " (placed.height) } {
+                (arrow_head(ARROW))
+                g.sy-edges {
+                    @for ((_, child), route) in edges.iter().zip(&placed.routes) {
+                        @let fork = ordered[*child].cause == NodeCause::Fork;
+                        path.sy-edge.sy-edge--fork[fork] d=(path(route)) marker-end={ "url(#" (ARROW) ")" } {}
+                    }
+                }
+                g.sy-nodes {
+                    @for (index, node) in ordered.iter().enumerate() {
+                        (node_box(node, placed.boxes[index], node.id == tip, checkpoints.contains(&node.id), href))
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn node_box(
+    node: &NodeRecord,
+    at: layout::Point,
+    is_tip: bool,
+    checkpointed: bool,
+    href: &dyn Fn(NodeId) -> String,
+) -> Markup {
+    let (kind_class, kind_words, shape) = match node.kind {
+        NodeKind::Start => ("sy-node--start", "start", Outline::Pill),
+        NodeKind::Step => ("sy-node--step", "step", Outline::Rectangle),
+        NodeKind::BlockedAttempt => ("sy-node--blocked", "blocked attempt", Outline::Octagon),
+        NodeKind::Gate => ("sy-node--gate", "gate", Outline::Hexagon),
+        NodeKind::Decision => ("sy-node--decision", "decision", Outline::Rectangle),
+    };
+    let waiting = node.status == RunStatus::WaitingGate && node.child_count == 0;
+    let fork = node.cause == NodeCause::Fork;
+    let detail = match (node.kind, waiting) {
+        (NodeKind::Gate, true) => "gate · waiting".to_owned(),
+        (NodeKind::Gate, false) => "gate · decided".to_owned(),
+        (_, _) => format!("{kind_words} · {}", node.status),
+    };
+    let mut title = format!("step {}\n{kind_words} · {}\n{}", node.step, node.status, rfc3339(node.created_at_ms));
+    if fork {
+        title.push_str("\nstarts a branch (fork)");
+    }
+    if checkpointed {
+        title.push_str("\ncheckpointed");
+    }
+    if is_tip {
+        title.push_str("\nthe run's tip");
+    }
+    title.push_str(&format!("\nnode {}", node.id));
+    let spoken = format!(
+        "step {}, {detail}{}{}{}",
+        node.step,
+        if fork { ", starts a branch" } else { "" },
+        if checkpointed { ", checkpointed" } else { "" },
+        if is_tip { ", the tip" } else { "" }
+    );
+    html! {
+        a.sy-node.(kind_class).{ "sy-status--" (node.status.as_str()) }
+            .sy-node--waiting[waiting].sy-node--fork[fork].sy-node--checkpoint[checkpointed].sy-node--tip[is_tip]
+            href=(href(node.id)) aria-label=(spoken) data-node=(node.id.to_string()) {
+            title { (title) }
+            (outline(shape, at))
+            (box_text(at, node.step.as_str(), &detail))
+            @if checkpointed {
+                circle.sy-checkpoint-mark cx=(at.x + SPACING.node_width - 8) cy=(at.y + 8) r="4" {}
+            }
+        }
+    }
+}
