@@ -218,11 +218,12 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
     // The console reads and acts through the same runtime as `/mcp`; its login cookie holds a
     // value derived from the token, which the guard accepts off `/mcp`.
     let console_token = token.as_ref().map(|(token, _)| token.clone());
+    let shutdown = CancellationToken::new();
     let console = Console {
         session_cookie: console_token.as_ref().map(switchyard_console::session_cookie_value),
         router: switchyard_console::router_with(
             Arc::clone(&runtime),
-            switchyard_console::ConsoleOptions { token: console_token },
+            switchyard_console::ConsoleOptions { token: console_token, shutdown: shutdown.clone() },
         ),
     };
     let options = HttpOptions {
@@ -238,7 +239,6 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));
     }
     let server = server_on(runtime, &config, args.conformance_fixtures, args.file_tools);
-    let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

@@ -37,6 +37,9 @@ pub struct ConsoleOptions {
     /// The bearer token `serve` requires, when it requires one: `/login` takes it from a person and
     /// sets the session cookie the guard accepts in its place.
     pub token: Option<Secret>,
+    /// Cancelled when the server shuts down: open `/events` streams end, so their connections
+    /// close and the server can stop (a browser reconnects to the next server by itself).
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 /// What every handler reads.

@@ -10,8 +10,8 @@
 //! - a keep-alive comment every [`KEEP_ALIVE`], so proxies keep the connection and a dead server is
 //!   noticed.
 //!
-//! The stream ends when the feed closes (the store is gone); the browser's `EventSource` then
-//! reconnects by itself, after [`RECONNECT`].
+//! The stream ends when the server shuts down (`ConsoleOptions::shutdown`) or the feed closes (the
+//! store is gone); the browser's `EventSource` then reconnects by itself, after [`RECONNECT`].
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -52,7 +52,11 @@ pub(crate) async fn events(
     headers: HeaderMap,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let resumed = headers.contains_key("last-event-id");
-    Sse::new(stream(state.runtime.subscribe(), resumed)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+    // A stream never ends by itself: without this, a server asked to stop would wait for every
+    // open page to close.
+    let shutdown = state.options.shutdown.clone().cancelled_owned();
+    let stream = futures::StreamExt::take_until(stream(state.runtime.subscribe(), resumed), shutdown);
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }
 
 /// What a connection sends: a first event setting the reconnection delay (a `reload` one when the

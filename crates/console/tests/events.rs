@@ -82,3 +82,27 @@ async fn the_script_is_served_as_javascript() {
     assert_eq!(response.headers()["content-type"], "text/javascript; charset=utf-8");
     assert!(response.text().await.expect("the body").contains("new EventSource(\"/events\")"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_streams_end_when_the_server_shuts_down() {
+    let home = tempfile::tempdir().expect("a temporary home");
+    let serving = Arc::new(runtime(home.path()).await);
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let options = switchyard_console::ConsoleOptions { shutdown: shutdown.clone(), ..Default::default() };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    tokio::spawn(axum::serve(listener, switchyard_console::router_with(serving, options)).into_future());
+    let mut response =
+        reqwest::get(format!("http://{address}/events")).await.expect("GET /events").error_for_status().unwrap();
+    let first = response.chunk().await.expect("reading").expect("the first frame");
+    assert!(first.starts_with(b": live"), "{first:?}");
+
+    shutdown.cancel();
+
+    let end = tokio::time::timeout(PATIENCE, async {
+        while let Some(chunk) = response.chunk().await.expect("reading") {
+            assert!(chunk.starts_with(b":"), "only keep-alives until the end: {chunk:?}");
+        }
+    });
+    end.await.expect("the stream ends once the server shuts down");
+}
