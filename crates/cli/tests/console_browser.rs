@@ -188,6 +188,10 @@ impl Drop for Server {
 
 /// Runs `crates/console/tests/browser/<script>` against `server`, answering its requests with
 /// `act`, and fails with everything it printed unless it succeeds.
+#[expect(
+    clippy::print_stderr,
+    reason = "what a passing script measured (the live update's delay) goes to the test log"
+)]
 fn browse(
     script: &str,
     server: &mut Option<Server>,
@@ -298,22 +302,16 @@ fn the_pages_render_the_sessions_their_search_and_a_forked_graph() {
     // Back to the first node and on again from there: a second branch beside the first.
     let first = home.cli_ok(&["show", text(&forked, "/node")]);
     home.cli_ok(&["continue", text(&first, "/tokens/continue_token"), "--notes", "Planned it differently."]);
-    let nodes = home.cli_ok(&["status", run]);
+    let status = home.cli_ok(&["status", run]);
+    let nodes = status["node_count"].as_u64().unwrap_or_else(|| panic!("no node_count in {status}"));
+    assert_eq!(nodes, 4, "a start, the gate, the step after it and the fork's gate: {status}");
     let scenario = json!({
         "sessions": [1, 2, 3],
         "search": { "word": "scheduler", "goal": "Port the scheduler to tokio" },
-        "forked": { "session": text(&forked, "/session"), "nodes": node_count(&nodes) },
+        "forked": { "session": text(&forked, "/session"), "nodes": nodes },
     });
     let mut server = Some(Server::start(&home, 0, &[]));
     browse("pages.mjs", &mut server, &scenario, |request, _| unknown(request));
-}
-
-/// The nodes of a run, from `switchyard status --json`.
-fn node_count(status: &Value) -> u64 {
-    ["/node_count", "/run/node_count", "/progress/nodes"]
-        .iter()
-        .find_map(|pointer| status.pointer(pointer).and_then(Value::as_u64))
-        .unwrap_or_else(|| panic!("no node count in {status}"))
 }
 
 #[test]
