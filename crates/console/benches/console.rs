@@ -25,20 +25,9 @@ const STARTERS: usize = 16;
 /// Bump when the generated store changes shape, so an old kept store is not measured.
 const FIXTURE: &str = "console-scale-v1";
 
-/// One step whose `again` edge leads back to itself: each advance adds one node.
-const LOOP_WORKFLOW: &str = r#"id: bench-loop
-title: Benchmark loop
-steps:
-  - id: work
-    prompt: Do one unit of work toward {{ goal }}.
-    notes: optional
-    next:
-      - to: work
-        label: again
-        max_traversals: 1000000
-      - end: true
-        label: done
-"#;
+/// One step whose `again` edge leads back to itself: each advance adds one node (the MCP benches'
+/// workflow).
+const LOOP_WORKFLOW: &str = include_str!("../../mcp/benches/bench-loop.yaml");
 
 async fn open(home: &Path) -> Runtime {
     let config = Config::resolve(Overrides { home: Some(home.to_owned()), ..Overrides::default() }).expect("config");
@@ -141,11 +130,15 @@ fn console(c: &mut Criterion) {
 
     // Fifty open pages, each reading its own stream and reporting every change event it sees.
     let (seen, mut sightings) = mpsc::unbounded_channel::<()>();
+    let (opened, mut openings) = mpsc::unbounded_channel::<()>();
     for _ in 0..OPEN_PAGES {
-        let (client, seen) = (client.clone(), seen.clone());
+        let (client, seen, opened) = (client.clone(), seen.clone(), opened.clone());
         let url = format!("http://{address}/events");
         tokio.spawn(async move {
             let mut response = client.get(&url).send().await.unwrap();
+            // The stream's first frame comes once the page's subscription exists.
+            let _ = response.chunk().await;
+            let _ = opened.send(());
             while let Ok(Some(chunk)) = response.chunk().await {
                 let text = String::from_utf8_lossy(&chunk);
                 for _ in 0..text.matches("event: change").count() {
@@ -154,7 +147,11 @@ fn console(c: &mut Criterion) {
             }
         });
     }
-    // The streams are open once a change reaches all of them.
+    tokio.block_on(async {
+        for _ in 0..OPEN_PAGES {
+            openings.recv().await.unwrap();
+        }
+    });
     let other = Arc::new(tokio.block_on(open(&folder)));
     // A run of its own for the changes (a kept token may have been used by an interrupted run).
     let token = tokio.block_on(async {
