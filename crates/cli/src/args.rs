@@ -61,6 +61,26 @@ pub enum LogFormat {
     Json,
 }
 
+/// What `inspect` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InspectFormat {
+    Text,
+    Json,
+    Mermaid,
+    Dot,
+}
+
+impl InspectFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Json => "json",
+            Self::Mermaid => "mermaid",
+            Self::Dot => "dot",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -100,6 +120,9 @@ pub enum Commands {
         /// A workflow file instead of a name.
         #[arg(long, conflicts_with = "name")]
         file: Option<PathBuf>,
+        /// What to write: `text` for people, `json` (as --json), or the graph as a Mermaid flowchart or Graphviz DOT for a README or design doc. Default: text, or json under --json.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<InspectFormat>,
     },
     /// Start a run and print its first step.
     Start {

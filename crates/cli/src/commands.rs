@@ -43,7 +43,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             let config = crate::config_command::resolve(overrides)?;
             list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home))
         }
-        Commands::Inspect { name, file } => {
+        Commands::Inspect { name, file, format } => {
             let config = crate::config_command::resolve(overrides)?;
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
             let (name, file) = name_or_file(name, file);
@@ -52,7 +52,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
                 (Some(name), None) => catalog.find(&name)?,
                 (None, None) => return Err(Failure::usage("name a workflow, or pass --file")),
             };
-            inspect(&printer, &found)
+            crate::inspect::run(&printer, &found, format)
         }
         Commands::Keys { action: KeysAction::Rotate } => {
             let config = crate::config_command::resolve(overrides)?;
@@ -399,15 +399,8 @@ fn describe_check(check: &OutputCheck) -> String {
     line
 }
 
-fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
-    let Some(workflow) = &found.compiled.workflow else {
-        return Err(switchyard_runtime::Error::InvalidWorkflow {
-            name: found.name.clone(),
-            source_path: found.location.path.clone(),
-            diagnostics: found.compiled.diagnostics.clone(),
-        }
-        .into());
-    };
+pub(crate) fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
+    let workflow = crate::inspect::compiled_workflow(found)?;
     if printer.json {
         printer.json(&Inspected {
             name: &found.name,

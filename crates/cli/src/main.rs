@@ -8,6 +8,7 @@ mod doctor;
 mod generate;
 mod import;
 mod init;
+mod inspect;
 mod next;
 mod output;
 mod quickstart;

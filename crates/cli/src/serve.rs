@@ -10,7 +10,7 @@ use clap::Args;
 use serde_json::{Map, Value};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_mcp::{
-    CallToolResult, Console, HttpLimits, HttpOptions, ServerOptions, SwitchyardServer, Tool, ToolProvider,
+    CallToolResult, Console, HttpLimits, HttpOptions, LoginCheck, ServerOptions, SwitchyardServer, Tool, ToolProvider,
 };
 use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
@@ -215,12 +215,12 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;
     let runtime = Arc::new(Runtime::open(&config).await?);
-    // The console reads and acts through the same runtime as `/mcp`; its login cookie holds a
-    // value derived from the token, which the guard accepts off `/mcp`.
+    // The console reads and acts through the same runtime as `/mcp`; the guard accepts its login
+    // cookie (a value derived from the token) in place of the token off `/mcp`.
     let console_token = token.as_ref().map(|(token, _)| token.clone());
     let shutdown = CancellationToken::new();
     let console = Console {
-        session_cookie: console_token.as_ref().map(switchyard_console::session_cookie_value),
+        logged_in: console_token.as_ref().map(|token| LoginCheck(Arc::new(switchyard_console::login_check(token)))),
         router: switchyard_console::router_with(
             Arc::clone(&runtime),
             switchyard_console::ConsoleOptions { token: console_token, shutdown: shutdown.clone() },

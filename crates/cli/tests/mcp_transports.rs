@@ -411,8 +411,9 @@ fn serve_console_forms_need_this_browsers_csrf_token_and_a_local_origin() {
 
     let (status, body) = request(&server.address, "POST", "/gates/approve", &form, &fields);
     assert_eq!(status, 403, "no CSRF token: {body}");
-    let (status, body) =
-        request(&server.address, "POST", "/gates/approve", &form, &format!("{fields}&csrf=0{}", &csrf[1..]));
+    // The real token with its first digit changed.
+    let wrong = format!("{}{}", if csrf.starts_with('0') { '1' } else { '0' }, &csrf[1..]);
+    let (status, body) = request(&server.address, "POST", "/gates/approve", &form, &format!("{fields}&csrf={wrong}"));
     assert_eq!(status, 403, "a wrong CSRF token: {body}");
     let foreign = [&form[..], &[("Origin", "http://evil.example")]].concat();
     let (status, body) = request(&server.address, "POST", "/gates/approve", &foreign, &format!("{fields}&csrf={csrf}"));

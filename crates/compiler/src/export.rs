@@ -1,8 +1,12 @@
 //! IR to native YAML: what `switchyard import` writes. Every IR field is written explicitly,
-//! so compiling the output gives the same IR, and so the same workflow hash.
+//! so compiling the output gives the same IR, and so the same workflow hash. `export/diagram.rs`
+//! writes the same IR as Mermaid and Graphviz DOT, for people who read workflows as pictures.
+
+mod diagram;
 
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, StatusReportMode, ValueType, Workflow};
 
+pub use self::diagram::{to_dot, to_mermaid};
 use crate::schema::{
     NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStatusReport,
     NativeStep, NativeStrict, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,

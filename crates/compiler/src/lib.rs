@@ -31,7 +31,7 @@ pub use crate::bundle::{
     compile_bundle_as, detect_bundle,
 };
 pub use crate::diagnostic::{Diagnostic, Severity, codes};
-pub use crate::export::{ExportError, to_native, to_native_yaml};
+pub use crate::export::{ExportError, to_dot, to_mermaid, to_native, to_native_yaml};
 pub use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 pub use crate::frontmatter::split_frontmatter;
 pub use crate::schema::{

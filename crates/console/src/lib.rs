@@ -29,7 +29,7 @@ use switchyard_runtime::Runtime;
 use switchyard_runtime::config::Secret;
 
 pub use crate::markdown::render as render_markdown;
-pub use crate::security::{CSRF_COOKIE, SESSION_COOKIE, session_cookie_value};
+pub use crate::security::{CSRF_COOKIE, SESSION_COOKIE, login_check, session_cookie_value};
 
 /// How the console is served.
 #[derive(Debug, Clone, Default)]

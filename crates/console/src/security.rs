@@ -41,6 +41,15 @@ pub fn session_cookie_value(token: &Secret) -> Secret {
     Secret::new(HEXLOWER.encode(&mac.finalize().into_bytes()))
 }
 
+/// Whether a request carries the login cookie for `token`, as `serve`'s guard asks before
+/// letting a browser without the bearer token in.
+pub fn login_check(token: &Secret) -> impl Fn(&HeaderMap) -> bool + Send + Sync + 'static {
+    let expected = session_cookie_value(token);
+    move |headers| {
+        cookie(headers, SESSION_COOKIE).is_some_and(|sent| same_secret(sent.as_bytes(), expected.expose().as_bytes()))
+    }
+}
+
 /// Constant-time comparison, so a wrong value's timing says nothing about the right one.
 pub(crate) fn same_secret(sent: &[u8], expected: &[u8]) -> bool {
     sent.ct_eq(expected).into()
@@ -206,6 +215,21 @@ mod tests {
         assert!(!value.expose().contains("s3cret"));
         assert_eq!(value.expose(), session_cookie_value(&Secret::new("s3cret-token")).expose());
         assert_ne!(value.expose(), session_cookie_value(&Secret::new("s3cret-token!")).expose());
+    }
+
+    #[test]
+    fn the_login_check_accepts_only_the_cookie_of_its_token() {
+        let check = login_check(&Secret::new("s3cret-token"));
+        let with = |cookie: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::COOKIE, HeaderValue::from_str(cookie).unwrap());
+            check(&headers)
+        };
+        let right = session_cookie_value(&Secret::new("s3cret-token"));
+        assert!(with(&format!("a=1; {SESSION_COOKIE}={}", right.expose())));
+        assert!(!with(&format!("{SESSION_COOKIE}={}", session_cookie_value(&Secret::new("other")).expose())));
+        assert!(!with(&format!("{SESSION_COOKIE}=s3cret-token")), "the token itself is not the cookie");
+        assert!(!check(&HeaderMap::new()));
     }
 
     #[test]

@@ -96,18 +96,24 @@ pub struct HttpOptions {
     pub console: Option<Console>,
 }
 
+/// Whether a request carries the console's login (its cookie), in place of the bearer token.
+#[derive(Clone)]
+pub struct LoginCheck(pub Arc<dyn Fn(&HeaderMap) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for LoginCheck {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("LoginCheck")
+    }
+}
+
 /// A web console mounted by `serve` (`switchyard-console`): its routes, `/` among them for
 /// browsers, go through the same guard as `/mcp`.
 #[derive(Debug, Clone)]
 pub struct Console {
     pub router: Router,
-    /// What the console's login cookie ([`SESSION_COOKIE`]) holds once a person gave the token:
-    /// accepted in place of the bearer token on every route but `/mcp`. `None` without a token.
-    pub session_cookie: Option<Secret>,
+    /// Accepted in place of the bearer token on every route but `/mcp`; `None` without a token.
+    pub logged_in: Option<LoginCheck>,
 }
-
-/// The cookie the console's `/login` sets.
-pub const SESSION_COOKIE: &str = "switchyard_session";
 
 /// Paths the console serves to anyone who passes the `Host` and `Origin` checks, token or not:
 /// the login form, and the stylesheet it is drawn with.
@@ -132,22 +138,10 @@ pub enum HttpError {
 struct Guard {
     loopback_only: bool,
     token: Option<Secret>,
-    /// The console's login cookie value, accepted in place of `token` off `/mcp`.
-    session_cookie: Option<Secret>,
+    /// The console's login, accepted in place of `token` off `/mcp`.
+    logged_in: Option<LoginCheck>,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
-}
-
-/// The value of cookie `name` among the request's `Cookie` headers.
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value)
 }
 
 /// The host an authority names (`name`, `name:port`, `[v6]:port`), lower-cased, without the port
@@ -234,12 +228,7 @@ impl Guard {
                 .unwrap_or("");
             let logged_in = || {
                 let on_mcp = path == "/mcp" || path.starts_with("/mcp/");
-                match (&self.session_cookie, cookie(headers, SESSION_COOKIE)) {
-                    (Some(expected), Some(sent)) if !on_mcp => {
-                        same_secret(sent.as_bytes(), expected.expose().as_bytes())
-                    }
-                    _ => false,
-                }
+                !on_mcp && self.logged_in.as_ref().is_some_and(|logged_in| (logged_in.0)(headers))
             };
             if !same_secret(sent.as_bytes(), token.expose().as_bytes()) && !logged_in() {
                 return Err((
@@ -437,7 +426,7 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
         guard: Guard {
             loopback_only: options.bind.ip().is_loopback(),
             token: options.token.clone(),
-            session_cookie: options.console.as_ref().and_then(|console| console.session_cookie.clone()),
+            logged_in: options.console.as_ref().and_then(|console| console.logged_in.clone()),
             allowed_hosts: options.allowed_hosts.clone(),
             allowed_origins: options.allowed_origins.clone(),
         },
@@ -624,7 +613,7 @@ mod tests {
         Guard {
             loopback_only: true,
             token: None,
-            session_cookie: None,
+            logged_in: None,
             allowed_hosts: allowed_hosts.iter().map(|host| (*host).to_owned()).collect(),
             allowed_origins: allowed_origins.iter().map(|origin| (*origin).to_owned()).collect(),
         }

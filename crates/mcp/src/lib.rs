@@ -21,7 +21,7 @@ pub mod tools;
 pub mod wire;
 
 pub use errors::{ErrorCode, Retry, ToolError};
-pub use http::{Console, HttpError, HttpLimits, HttpOptions};
+pub use http::{Console, HttpError, HttpLimits, HttpOptions, LoginCheck};
 pub use rmcp::model::{CallToolResult, Tool};
 pub use server::{ServerOptions, SwitchyardServer, ToolProvider};
 

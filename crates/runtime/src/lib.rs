@@ -41,6 +41,7 @@
 pub mod atomic_file;
 pub mod attached;
 pub mod catalog;
+mod checkpoints;
 pub mod clock;
 pub mod config;
 pub mod error;
@@ -84,8 +85,11 @@ pub use crate::response::{
     Tokens, WorkflowRef,
 };
 // What doors name or show of the compiler's output as it is (diagnostics, source formats, a
-// bundle's files), the native format's schema and its writer: doors depend on the runtime only.
-pub use switchyard_compiler::{Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_native_yaml};
+// bundle's files), the native format's schema and its writers (native YAML, Mermaid, DOT): doors
+// depend on the runtime only.
+pub use switchyard_compiler::{
+    Bundle, Diagnostic, Format, MAX_BUNDLE_BYTES, native_schema, to_dot, to_mermaid, to_native_yaml,
+};
 
 pub use switchyard_engine::{AllowedEdge, PendingStep};
 pub use switchyard_store::{Change, Changes};

@@ -34,16 +34,21 @@ pub(crate) fn run_tree(
     let checkpoints: HashSet<NodeId> = checkpoints.iter().copied().collect();
     let placed = layout::tree(&parents, tip_index, SPACING);
     let edges = layout::tree_edges(&parents);
-    let leaves = ordered.iter().filter(|node| node.child_count == 0).count();
+    // Branches end in leaves: nodes no other node drawn here has as its parent.
+    let mut has_child = vec![false; ordered.len()];
+    for (parent, _) in &edges {
+        has_child[*parent] = true;
+    }
+    let branches = has_child.iter().filter(|has_child| !**has_child).count();
     let label = match tip_index.map(|index| ordered[index]) {
+        _ if ordered.is_empty() => "Run tree: no nodes".to_owned(),
         Some(tip) => format!(
-            "Run tree: {} nodes in {} branches; the tip is at step {} ({})",
+            "Run tree: {} nodes in {branches} branches; the tip is at step {} ({})",
             ordered.len(),
-            leaves.max(1),
             tip.step,
             tip.status
         ),
-        None => format!("Run tree: {} nodes in {} branches", ordered.len(), leaves.max(1)),
+        None => format!("Run tree: {} nodes in {branches} branches", ordered.len()),
     };
     html! {
         div.sy-diagram.sy-diagram--run {

@@ -27,7 +27,7 @@ use crate::security::BrowserSession;
 const EVENTS_PER_READ: u32 = 1000;
 
 /// Every event of a session, oldest first.
-pub(crate) async fn session_events(state: &ConsoleState, session: SessionId) -> Result<Vec<StoredEvent>, PageError> {
+async fn session_events(state: &ConsoleState, session: SessionId) -> Result<Vec<StoredEvent>, PageError> {
     let mut events = Vec::new();
     loop {
         let after = events.last().map_or(0, |event: &StoredEvent| event.seq);

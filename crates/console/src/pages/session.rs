@@ -8,7 +8,6 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use maud::{Markup, html};
 
-use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
 use switchyard_core::{NodeId, RunStatus, SessionId};
 use switchyard_runtime::Target;
@@ -18,7 +17,7 @@ use crate::ConsoleState;
 use crate::diagram;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
-use crate::pages::{gates, node, parse_id};
+use crate::pages::{gates, parse_id};
 use crate::security::BrowserSession;
 
 pub(crate) async fn show(
@@ -47,7 +46,10 @@ pub(crate) async fn show(
         }
         _ => None,
     };
-    let checkpoints = if run.is_some() { checkpointed_nodes(&state, session).await? } else { Vec::new() };
+    let checkpoints = match &run {
+        Some(run) => state.runtime.checkpointed_nodes(run.id).await?,
+        None => Vec::new(),
+    };
     let now = state.runtime.now_ms();
     let frame = Frame::load(&state, &browser, Section::Sessions).await;
     let title = if record.title.trim().is_empty() { record.goal.clone() } else { record.title.clone() };
@@ -125,18 +127,6 @@ pub(crate) async fn show(
         }
     };
     Ok(layout::page(&title, &frame, &body))
-}
-
-/// The nodes a checkpoint was recorded on, for the drawing to mark.
-async fn checkpointed_nodes(state: &ConsoleState, session: SessionId) -> Result<Vec<NodeId>, PageError> {
-    Ok(node::session_events(state, session)
-        .await?
-        .into_iter()
-        .filter_map(|event| match event.kind {
-            EventKind::CheckpointRecorded { node, .. } => Some(node),
-            _ => None,
-        })
-        .collect())
 }
 
 /// One sentence on where a run stands when no step is pending.

@@ -48,6 +48,8 @@ async fn forked_run(runtime: &Runtime) -> (Vec<NodeRecord>, NodeId, NodeId) {
         .await
         .unwrap();
     assert!(forked.forked, "advancing an old node starts a branch");
+    let checkpointed = runtime.checkpointed_nodes(run).await.unwrap();
+    assert_eq!(checkpointed, [implement], "the runtime finds the one checkpointed node");
     (runtime.run_nodes(run).await.unwrap(), forked.node, implement)
 }
 
@@ -282,4 +284,92 @@ async fn a_two_hundred_node_run_keeps_its_boxes_full_size_and_names_whole_in_too
         );
         std::fs::write(std::path::Path::new(&folder).join("diagrams.html"), page).unwrap();
     }
+}
+
+/// Every workflow of the WorkRail corpus (found as `Catalog::file` finds a file, routines and
+/// all) and every BMad Method bundle.
+fn corpus_workflows() -> Vec<(String, switchyard_core::Workflow)> {
+    let corpora = switchyard_test_support::corpora();
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(corpora.join("workrail/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    paths.extend(switchyard_test_support::method_bundles());
+    paths.sort();
+    paths
+        .into_iter()
+        .filter_map(|path| {
+            let found = switchyard_runtime::Catalog::file(&path).ok()?;
+            Some((path.display().to_string(), found.compiled.workflow?))
+        })
+        .collect()
+}
+
+#[test]
+fn every_corpus_workflow_is_drawn_with_a_box_per_step_and_a_line_per_edge() {
+    let workflows = corpus_workflows();
+    assert!(workflows.len() >= 20, "the corpora hold at least 20 workflows that compile: {}", workflows.len());
+    for (name, workflow) in &workflows {
+        let svg = workflow_graph(workflow).into_string();
+        let completes =
+            workflow.steps.iter().flat_map(|step| &step.edges).any(|edge| edge.target == EdgeTarget::Complete);
+        let edges: usize = workflow.steps.iter().map(|step| step.edges.len()).sum();
+        assert_eq!(count(&svg, "class=\"sy-step"), workflow.steps.len() + usize::from(completes), "{name}");
+        assert_eq!(count(&svg, "<path class=\"sy-edge "), edges, "{name}");
+    }
+    if let Some(folder) = std::env::var_os("SWITCHYARD_DIAGRAM_DUMP") {
+        let mut page = format!("<!doctype html><meta charset=utf-8><style>{STYLESHEET}</style>");
+        for (name, workflow) in &workflows {
+            page.push_str(&format!("<h2>{name}</h2>{}", workflow_graph(workflow).into_string()));
+        }
+        std::fs::write(std::path::Path::new(&folder).join("corpus.html"), page).unwrap();
+    }
+}
+
+#[test]
+fn a_run_without_nodes_is_an_empty_drawing_that_says_so() {
+    let svg = run_tree(&[], NodeId::from_bytes([7; 16]), &[], &link).into_string();
+    assert!(svg.contains("aria-label=\"Run tree: no nodes\""), "{svg}");
+    assert_eq!(count(&svg, "<a "), 0);
+}
+
+/// Checks that `markup` is balanced: every element opened is closed in order, and no `<` or `>`
+/// stands outside a tag (text and attribute values carry them escaped).
+fn assert_well_formed(markup: &str) {
+    let mut open: Vec<&str> = Vec::new();
+    let mut rest = markup;
+    while let Some(start) = rest.find('<') {
+        assert!(!rest[..start].contains('>'), "a bare `>` in text: {}", &rest[..start]);
+        let end = start + rest[start..].find('>').expect("a tag ends");
+        let tag = &rest[start + 1..end];
+        assert!(!tag.contains('<'), "a `<` inside a tag: {tag}");
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(open.pop(), Some(name), "`</{name}>` closes another element");
+        } else {
+            let name = tag.split([' ', '\n']).next().unwrap();
+            open.push(name);
+        }
+        rest = &rest[end + 1..];
+    }
+    assert!(!rest.contains('>'));
+    assert!(open.is_empty(), "elements left open: {open:?}");
+}
+
+#[tokio::test]
+async fn diagrams_are_balanced_markup_even_with_hostile_names() {
+    let home = tempfile::tempdir().unwrap();
+    let runtime = open_runtime(home.path()).await;
+    let (mut nodes, tip, checkpointed) = forked_run(&runtime).await;
+    assert_well_formed(&run_tree(&nodes, tip, &[checkpointed], &link).into_string());
+    for node in &mut nodes {
+        node.step = switchyard_core::workflow::StepId::new("</svg><script>alert(1)</script><svg>");
+    }
+    assert_well_formed(&run_tree(&nodes, tip, &[checkpointed], &link).into_string());
+    let mut workflow = builtin("code-review");
+    assert_well_formed(&workflow_graph(&workflow).into_string());
+    for step in &mut workflow.steps {
+        step.title = "</g></svg><a href=\"javascript:alert(1)\">x</a>".into();
+    }
+    assert_well_formed(&workflow_graph(&workflow).into_string());
 }
