@@ -218,11 +218,12 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
     // The console reads and acts through the same runtime as `/mcp`; the guard accepts its login
     // cookie (a value derived from the token) in place of the token off `/mcp`.
     let console_token = token.as_ref().map(|(token, _)| token.clone());
+    let shutdown = CancellationToken::new();
     let console = Console {
         logged_in: console_token.as_ref().map(|token| LoginCheck(Arc::new(switchyard_console::login_check(token)))),
         router: switchyard_console::router_with(
             Arc::clone(&runtime),
-            switchyard_console::ConsoleOptions { token: console_token },
+            switchyard_console::ConsoleOptions { token: console_token, shutdown: shutdown.clone() },
         ),
     };
     let options = HttpOptions {
@@ -238,7 +239,6 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));
     }
     let server = server_on(runtime, &config, args.conformance_fixtures, args.file_tools);
-    let shutdown = CancellationToken::new();
     let stop = shutdown.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

@@ -37,6 +37,9 @@ pub struct ConsoleOptions {
     /// The bearer token `serve` requires, when it requires one: `/login` takes it from a person and
     /// sets the session cookie the guard accepts in its place.
     pub token: Option<Secret>,
+    /// Cancelled when the server shuts down: open `/events` streams end, so their connections
+    /// close and the server can stop (a browser reconnects to the next server by itself).
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 /// What every handler reads.
@@ -74,6 +77,7 @@ pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
         .route("/logout", post(pages::login::logout))
         .route(layout::stylesheet_path(), get(layout::stylesheet))
         .route("/events", get(live::events))
+        .route("/assets/live.js", get(live::script))
         .fallback(pages::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), security::browser_session))
         .layer(middleware::map_response(security::headers))

@@ -184,7 +184,7 @@ pub(crate) fn flash(message: &str) -> HeaderValue {
 }
 
 /// The headers every console answer carries: no script, style or frame from anywhere but here, no
-/// inline script or style at all, no MIME sniffing, no referrer, no caching of pages.
+/// inline script or style at all, no MIME sniffing, no referrer to other sites, no caching of pages.
 pub(crate) async fn headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(
@@ -194,7 +194,9 @@ pub(crate) async fn headers(mut response: Response) -> Response {
         ),
     );
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    // `same-origin`, not `no-referrer`: under `no-referrer` a browser posts the console's own
+    // forms with `Origin: null`, which the origin check must refuse.
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     if !headers.contains_key(header::CACHE_CONTROL) {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

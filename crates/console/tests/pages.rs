@@ -468,7 +468,11 @@ async fn every_answer_carries_the_security_headers_and_the_stylesheet_is_cached_
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
     ));
     assert_eq!(answer.headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
-    assert_eq!(answer.headers[header::REFERRER_POLICY], "no-referrer");
+    assert_eq!(
+        answer.headers[header::REFERRER_POLICY],
+        "same-origin",
+        "the console's own forms must post their Origin"
+    );
     let cookie = answer.headers[header::SET_COOKIE].to_str().unwrap();
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"), "{cookie}");
     let stylesheet = answer.body.split("rel=\"stylesheet\" href=\"").nth(1).unwrap().split('"').next().unwrap();

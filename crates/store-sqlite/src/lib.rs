@@ -10,11 +10,12 @@ mod schema;
 mod search;
 mod sql_error;
 mod verify;
+mod watch;
 mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -143,6 +144,11 @@ pub struct SqliteStore {
     read_only: Option<String>,
     /// Changes this store commits; see [`Store::subscribe`].
     feed: Feed,
+    /// What this process's writer published, for the watcher to leave out.
+    published: Arc<watch::Published>,
+    /// Other processes' commits to the same file, watched from the first `subscribe` on.
+    watcher: OnceLock<Option<watch::Watcher>>,
+    busy_timeout: Duration,
 }
 
 /// Why the store at `path`, which exists, cannot be written (the file system is mounted read-only,
@@ -214,6 +220,9 @@ impl SqliteStore {
             gate: Arc::new(tokio::sync::Mutex::new(())),
             read_only: Some(reason),
             feed: Feed::default(),
+            published: Arc::default(),
+            watcher: OnceLock::new(),
+            busy_timeout: options.busy_timeout,
         })
     }
 
@@ -235,6 +244,7 @@ impl SqliteStore {
         let counters = Arc::new(Counters::default());
         let gate = Arc::new(tokio::sync::Mutex::new(()));
         let feed = Feed::default();
+        let published = Arc::new(watch::Published::default());
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
         let writer = Writer {
             connection,
@@ -244,6 +254,7 @@ impl SqliteStore {
             gate: Arc::clone(&gate),
             checkpointer,
             feed: feed.clone(),
+            published: Arc::clone(&published),
         };
         let handle = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
@@ -258,6 +269,9 @@ impl SqliteStore {
             gate,
             read_only: None,
             feed,
+            published,
+            watcher: OnceLock::new(),
+            busy_timeout: options.busy_timeout,
         })
     }
 
@@ -291,6 +305,28 @@ impl SqliteStore {
         jobs.send(job(reply)).map_err(|_| closed())?;
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
+    }
+
+    /// Whether a watcher of other processes' commits is running (it starts with the first
+    /// `subscribe`, and not at all on a store opened for reading only, which nobody can write).
+    pub fn watches_other_processes(&self) -> bool {
+        self.watcher.get().is_some_and(Option::is_some)
+    }
+
+    fn start_watcher(&self) -> Option<watch::Watcher> {
+        if self.read_only.is_some() {
+            return None;
+        }
+        let started =
+            watch::Watcher::start(&self.path, self.busy_timeout, self.feed.clone(), Arc::clone(&self.published));
+        match started {
+            Ok(watcher) => Some(watcher),
+            Err(error) => {
+                // Subscribers still hear this process's own commits.
+                tracing::warn!(path = %self.path.display(), %error, "other processes' commits will not be seen live");
+                None
+            }
+        }
     }
 
     fn readers(&self) -> Result<&Arc<ReadPool>, Error> {
@@ -328,6 +364,8 @@ impl SqliteStore {
 
 impl Drop for SqliteStore {
     fn drop(&mut self) {
+        // The watcher's connection is a reader too, and it must stop before the file goes.
+        drop(self.watcher.take());
         // Read-only connections can neither checkpoint nor remove the WAL when they close, so they
         // close first; the writer, closing last, checkpoints and removes it (see `Writer::run`).
         drop(self.readers.take());
@@ -428,7 +466,9 @@ impl Store for SqliteStore {
     }
 
     fn subscribe(&self) -> Changes {
-        self.feed.subscribe()
+        let changes = self.feed.subscribe();
+        self.watcher.get_or_init(|| self.start_watcher());
+        changes
     }
 }
 

@@ -445,6 +445,7 @@ mod tests {
                 3,
             ),
             ("SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1".to_owned(), 1),
+            (crate::watch::EVENTS_AFTER_ROWID.to_owned(), 2),
         ];
         let queries = [
             SessionQuery::default(),

@@ -20,6 +20,7 @@ use switchyard_store::{Appended, Batch, Change, Error, Feed, StoredEvent, TokenR
 use crate::checkpoint::Checkpointer;
 use crate::rows::{self, SqliteProjection};
 use crate::sql_error::{self, Context};
+use crate::watch::Published;
 
 /// One request to the writer, with where to send its answer.
 #[derive(Debug)]
@@ -55,12 +56,14 @@ pub(crate) struct Writer {
     pub(crate) checkpointer: Checkpointer,
     /// Told of each committed batch once its transaction is durable.
     pub(crate) feed: Feed,
+    /// Told of each batch about to commit, so a running watcher knows it as this process's own.
+    pub(crate) published: Arc<Published>,
 }
 
 impl Writer {
     /// Runs until every sender is gone and the queue is empty.
     pub(crate) fn run(self) {
-        let Writer { mut connection, jobs, max_group, counters, gate, checkpointer, feed } = self;
+        let Writer { mut connection, jobs, max_group, counters, gate, checkpointer, feed, published } = self;
         checkpointer.attach(&connection);
         while let Ok(first) = jobs.recv() {
             let _gate = gate.blocking_lock();
@@ -71,7 +74,7 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            commit_group(&mut connection, group, &counters, &feed);
+            commit_group(&mut connection, group, &counters, &feed, &published);
         }
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
@@ -128,7 +131,7 @@ impl Done {
     }
 }
 
-fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters, feed: &Feed) {
+fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters, feed: &Feed, published: &Published) {
     let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
@@ -160,19 +163,22 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
             Job::Rebuild { reply } => Done::Rebuild(reply, isolated(&mut transaction, isolate, rebuild)),
         })
         .collect();
-    let finished =
-        if isolate || done.iter().all(Done::succeeded) { transaction.commit() } else { transaction.rollback() };
+    let committing = isolate || done.iter().all(Done::succeeded);
+    let changes: Vec<Change> = if committing { done.iter().filter_map(Done::change).collect() } else { Vec::new() };
+    published.expect(&changes);
+    let finished = if committing { transaction.commit() } else { transaction.rollback() };
     match finished {
         Ok(()) => {
             counters.transactions.fetch_add(1, Ordering::SeqCst);
+            for change in changes {
+                feed.publish(change);
+            }
             for done in done {
-                if let Some(change) = done.change() {
-                    feed.publish(change);
-                }
                 done.send(None);
             }
         }
         Err(error) => {
+            published.withdraw(&changes);
             let error = sql_error::map(&error, "committing");
             tracing::warn!(%error, "a grouped commit failed; every request in it is answered with the error");
             for done in done {
