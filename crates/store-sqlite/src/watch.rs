@@ -25,7 +25,7 @@ use rusqlite::{Connection, params};
 use switchyard_core::id::SessionId;
 use switchyard_store::{Change, Error, Feed};
 
-use crate::rows::Decoder;
+use crate::rows::decoder;
 use crate::schema;
 use crate::sql_error::Context;
 
@@ -240,10 +240,10 @@ impl Reader {
                 statement.query(params![self.cursor, ROWS_PER_READ]).doing("reading the events appended since")?;
             let mut read = 0;
             while let Some(row) = rows.next().doing("reading the events appended since")? {
-                let decoder = Decoder::new(row, "events");
+                let decoder = decoder(row, "events");
                 let session: SessionId = decoder.parse(0, "session")?;
                 let seq = decoder.count(1, "seq")?;
-                self.cursor = decoder.get(2, "rowid")?;
+                self.cursor = decoder.integer(2, "rowid")?;
                 let end = ends.entry(session).or_insert(seq);
                 *end = (*end).max(seq);
                 read += 1;
