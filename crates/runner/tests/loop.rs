@@ -575,7 +575,9 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
         call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
     ]);
     let mut model = world.model("small-window");
-    model.context_window_tokens = Some(4000);
+    // Room for the system prompt, the saved content and one long answer but not two: replacing
+    // the older answer is enough, and no exchange is dropped.
+    model.context_window_tokens = Some(5000);
     model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
     let runner = world.runner_with(Models::single("small", model), RunOptions::default());
     let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
