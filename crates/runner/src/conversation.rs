@@ -1,6 +1,7 @@
 //! The conversation with the model: messages kept across a step's turns (and across steps unless
 //! a step resets its context), trimmed to the model's context window by replacing the oldest tool
-//! answers with a visible marker, and the new messages each turn records.
+//! answers with a visible marker, then by dropping the oldest whole exchanges behind another, and
+//! the new messages each turn records.
 
 use switchyard_core::turn::{TurnMessage, bounded};
 use switchyard_llm::{Message, Role};
@@ -14,6 +15,11 @@ const BYTES_PER_TOKEN: u64 = 3;
 #[derive(Debug, Default)]
 pub(crate) struct Conversation {
     messages: Vec<Message>,
+    /// The estimate of `messages`' size, kept as they change so a turn need not measure them all.
+    bytes: u64,
+    /// How many of the oldest exchanges were dropped: when some were, the message after the
+    /// system prompt and recap is the marker saying so.
+    dropped_turns: u32,
     /// Messages added since the last recorded turn (tool answers aside), for its record.
     unrecorded: Vec<TurnMessage>,
     /// The conversation started afresh since the last recorded turn.
@@ -46,12 +52,16 @@ impl Conversation {
             Some(first) if first.role == Role::System => {
                 if first.content.as_deref() != Some(system.as_str()) {
                     self.unrecorded.push(TurnMessage { role: "system".to_owned(), content: bounded(&system) });
+                    self.bytes -= message_bytes(first);
                     first.content = Some(system);
+                    self.bytes += message_bytes(first);
                 }
             }
             _ => {
                 self.unrecorded.push(TurnMessage { role: "system".to_owned(), content: bounded(&system) });
-                self.messages.insert(0, Message::system(system));
+                let message = Message::system(system);
+                self.bytes += message_bytes(&message);
+                self.messages.insert(0, message);
             }
         }
     }
@@ -63,12 +73,17 @@ impl Conversation {
 
     /// The model's answer, recorded in the turn's response.
     pub(crate) fn push_assistant(&mut self, message: Message) {
-        self.messages.push(message);
+        self.push(message);
     }
 
     /// A tool's answer, recorded in the turn's tool results.
     pub(crate) fn push_tool(&mut self, call_id: &str, text: String) {
-        self.messages.push(Message::tool(call_id, text));
+        self.push(Message::tool(call_id, text));
+    }
+
+    fn push(&mut self, message: Message) {
+        self.bytes += message_bytes(&message);
+        self.messages.push(message);
     }
 
     fn push_recorded(&mut self, message: Message) {
@@ -80,7 +95,7 @@ impl Conversation {
         };
         self.unrecorded
             .push(TurnMessage { role: role.to_owned(), content: bounded(message.content.as_deref().unwrap_or("")) });
-        self.messages.push(message);
+        self.push(message);
     }
 
     /// The new messages and whether the conversation started afresh, for the turn's record.
@@ -88,33 +103,102 @@ impl Conversation {
         (std::mem::take(&mut self.unrecorded), std::mem::replace(&mut self.fresh, false))
     }
 
-    /// Trims the conversation to `window_tokens`: the oldest tool answers are replaced by
-    /// [`TRIMMED_MARKER`] until it fits, never the answers to the latest tool calls nor one
-    /// shorter than the marker. Returns how many were replaced.
+    /// Trims the conversation to `window_tokens`: first the oldest tool answers are replaced by
+    /// [`TRIMMED_MARKER`], never the answers to the latest tool calls nor one shorter than the
+    /// marker; if that is not enough, the oldest whole exchanges are dropped behind one marker
+    /// message (see [`Self::drop_oldest_exchanges`]). Returns how many answers were replaced plus
+    /// how many exchanges were dropped.
     pub(crate) fn trim_to(&mut self, window_tokens: u64) -> u32 {
         let limit = window_tokens.saturating_mul(BYTES_PER_TOKEN);
-        let mut size: u64 = self.messages.iter().map(message_bytes).sum();
-        if size <= limit {
+        if self.bytes <= limit {
             return 0;
         }
         // The answers after the last assistant message are what the model is about to read.
-        let keep_from = self.messages.iter().rposition(|message| message.role == Role::Assistant).unwrap_or(0);
+        let keep_from = self.latest_exchange();
         let mut trimmed = 0;
         for message in self.messages.iter_mut().take(keep_from) {
-            if size <= limit {
+            if self.bytes <= limit {
                 break;
             }
             let worth_trimming = message.content.as_deref().is_some_and(|text| text.len() > TRIMMED_MARKER.len());
             if message.role != Role::Tool || !worth_trimming {
                 continue;
             }
-            size -= message_bytes(message);
+            self.bytes -= message_bytes(message);
             message.content = Some(TRIMMED_MARKER.to_owned());
-            size += message_bytes(message);
+            self.bytes += message_bytes(message);
             trimmed += 1;
+        }
+        if self.bytes > limit {
+            trimmed += self.drop_oldest_exchanges(limit);
         }
         trimmed
     }
+
+    /// Drops the oldest exchanges (an assistant message with what follows it up to the next one:
+    /// its tool answers and any message the runner added) until the conversation fits `limit`
+    /// bytes, or only the latest exchange is left. The system prompt and the recap (or first user
+    /// message) stay, followed by one marker message counting every exchange dropped so far. A cut
+    /// falls only before an assistant message, so no tool answer loses the call it answers (a
+    /// server refuses such a conversation). Returns how many exchanges were dropped this time.
+    fn drop_oldest_exchanges(&mut self, limit: u64) -> u32 {
+        let mut start = usize::from(self.messages.first().is_some_and(|first| first.role == Role::System));
+        if self.messages.get(start).is_some_and(|message| message.role == Role::User && !self.is_marker(message)) {
+            start += 1;
+        }
+        let marker_bytes = self.messages.get(start).filter(|message| self.is_marker(message)).map(message_bytes);
+        let old_marker = marker_bytes.is_some();
+        let latest = self.latest_exchange();
+        if latest <= start + usize::from(old_marker) {
+            return 0;
+        }
+        // The exchanges begin right after the old marker, if there is one.
+        let mut size = self.bytes - marker_bytes.unwrap_or(0);
+        let mut cut = start + usize::from(old_marker);
+        let mut dropped = 0;
+        // The new marker's size barely depends on the count: measure it with the largest.
+        let new_marker_bytes = message_bytes(&marker_message(u32::MAX));
+        let first_cut = cut;
+        while cut < latest && size + new_marker_bytes > limit {
+            // One exchange: the message at the cut and everything up to the next assistant message.
+            loop {
+                let message = &self.messages[cut];
+                size -= message_bytes(message);
+                dropped += u32::from(message.role == Role::Assistant);
+                cut += 1;
+                if cut == latest || self.messages[cut].role == Role::Assistant {
+                    break;
+                }
+            }
+        }
+        if cut == first_cut {
+            return 0;
+        }
+        self.dropped_turns = self.dropped_turns.saturating_add(dropped);
+        let marker = marker_message(self.dropped_turns);
+        self.bytes = size + message_bytes(&marker);
+        self.messages.splice(start..cut, [marker]);
+        dropped
+    }
+
+    /// Where the latest exchange starts: the last assistant message (0 when there is none yet, so
+    /// nothing counts as old).
+    fn latest_exchange(&self) -> usize {
+        self.messages.iter().rposition(|message| message.role == Role::Assistant).unwrap_or(0)
+    }
+
+    fn is_marker(&self, message: &Message) -> bool {
+        self.dropped_turns > 0
+            && message.role == Role::User
+            && message.content.as_deref() == marker_message(self.dropped_turns).content.as_deref()
+    }
+}
+
+/// What stands in for the oldest exchanges dropped to fit the context window.
+fn marker_message(dropped_turns: u32) -> Message {
+    Message::user(format!(
+        "[switchyard: {dropped_turns} earlier turns of this conversation were removed to fit the model's context window; the system prompt describes the current step]"
+    ))
 }
 
 fn message_bytes(message: &Message) -> u64 {
@@ -130,16 +214,16 @@ mod tests {
     use super::*;
 
     fn assistant_calling(id: &str) -> Message {
-        Message {
-            role: Role::Assistant,
-            content: None,
-            tool_calls: vec![ToolCall {
-                id: id.to_owned(),
-                kind: "function".to_owned(),
-                function: FunctionCall { name: "read_file".to_owned(), arguments: "{}".to_owned() },
-            }],
-            tool_call_id: None,
-        }
+        assistant_calling_each(&[id])
+    }
+
+    fn assistant_calling_each(ids: &[&str]) -> Message {
+        let call = |id: &&str| ToolCall {
+            id: (*id).to_owned(),
+            kind: "function".to_owned(),
+            function: FunctionCall { name: "read_file".to_owned(), arguments: "{}".to_owned() },
+        };
+        Message { role: Role::Assistant, content: None, tool_calls: ids.iter().map(call).collect(), tool_call_id: None }
     }
 
     #[test]
@@ -160,9 +244,81 @@ mod tests {
         assert_eq!(answers[0].len(), 20, "shorter than the marker: kept");
         assert_eq!(answers[1], TRIMMED_MARKER);
         assert_eq!((answers[2].len(), answers[3].len()), (3000, 3000));
-        // Far too small a window: everything but the latest answer goes, and nothing more.
-        assert_eq!(conversation.trim_to(10), 1);
+        // Far too small a window: the other long answer is replaced, then the three older
+        // exchanges are dropped, and the latest answer is kept whole.
+        assert_eq!(conversation.trim_to(10), 1 + 3);
+        assert_eq!(conversation.messages().len(), 4, "system, marker, the latest call and its answer");
         assert_eq!(conversation.messages().last().unwrap().content.as_deref().map(str::len), Some(3000));
+    }
+
+    /// Every tool answer's call is in the assistant message before it and its answers.
+    fn assert_every_answer_has_its_call(messages: &[Message]) {
+        let mut calls: Vec<&str> = Vec::new();
+        for message in messages {
+            match message.role {
+                Role::Assistant => calls = message.tool_calls.iter().map(|call| call.id.as_str()).collect(),
+                Role::Tool => {
+                    let id = message.tool_call_id.as_deref().unwrap();
+                    assert!(calls.contains(&id), "the answer to `{id}` has lost its call: {messages:#?}");
+                }
+                Role::System | Role::User => calls.clear(),
+            }
+        }
+    }
+
+    #[test]
+    fn a_long_conversation_of_short_tool_answers_drops_its_oldest_exchanges_to_fit_the_window() {
+        let window_tokens = 2000;
+        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()));
+        for turn in 0..1000 {
+            conversation.trim_to(window_tokens);
+            conversation.push_assistant(assistant_calling(&format!("call-{turn}")));
+            conversation.push_tool(&format!("call-{turn}"), format!("short answer {turn}"));
+        }
+        let trimmed = conversation.trim_to(window_tokens);
+
+        assert!(trimmed > 0, "the last turn had to drop something");
+        let messages = conversation.messages();
+        let size: u64 = messages.iter().map(message_bytes).sum();
+        assert!(size <= window_tokens * BYTES_PER_TOKEN, "{size} bytes in {} messages", messages.len());
+        assert_eq!(conversation.bytes, size, "the running count matches the messages");
+        assert_every_answer_has_its_call(messages);
+        assert_eq!((messages[0].role, messages[0].content.as_deref()), (Role::System, Some("system")));
+        assert_eq!((messages[1].role, messages[1].content.as_deref()), (Role::User, Some("recap")));
+        let marker = messages[2].content.as_deref().unwrap();
+        assert_eq!(messages[2].role, Role::User);
+        assert!(marker.contains("earlier turns of this conversation were removed"), "{marker}");
+        let kept = messages.iter().filter(|message| message.role == Role::Assistant).count();
+        assert!(marker.contains(&format!(" {} earlier turns", 1000 - kept)), "{marker}");
+        let [.., call, answer] = messages else { panic!("too short: {messages:?}") };
+        assert_eq!(call.tool_calls[0].id, "call-999", "the latest exchange is kept");
+        assert_eq!(answer.content.as_deref(), Some("short answer 999"));
+    }
+
+    #[test]
+    fn a_window_too_small_for_anything_keeps_the_system_prompt_and_the_latest_exchange_whole() {
+        let mut conversation = Conversation::fresh("system".to_owned(), None);
+        for turn in 0..5 {
+            let id = format!("call-{turn}");
+            conversation.push_assistant(assistant_calling_each(&[&format!("{id}a"), &format!("{id}b")]));
+            conversation.push_tool(&format!("{id}a"), "answer a".to_owned());
+            conversation.push_tool(&format!("{id}b"), "answer b".to_owned());
+        }
+        conversation.push_user("The previous step is done.".to_owned());
+
+        assert_eq!(conversation.trim_to(1), 4, "every exchange but the latest is dropped");
+        let roles: Vec<Role> = conversation.messages().iter().map(|message| message.role).collect();
+        assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::User]);
+        assert!(conversation.messages()[1].content.as_deref().unwrap().starts_with("[switchyard: 4 earlier turns"));
+        assert_every_answer_has_its_call(conversation.messages());
+        // A later trim counts on from the earlier marker and still keeps only one.
+        conversation.push_assistant(assistant_calling("later"));
+        conversation.push_tool("later", "answer".to_owned());
+        assert_eq!(conversation.trim_to(1), 1);
+        let messages = conversation.messages();
+        assert_eq!(messages.len(), 4, "{messages:#?}");
+        assert!(messages[1].content.as_deref().unwrap().starts_with("[switchyard: 5 earlier turns"));
+        assert_every_answer_has_its_call(messages);
     }
 
     #[test]

@@ -575,7 +575,9 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
         call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
     ]);
     let mut model = world.model("small-window");
-    model.context_window_tokens = Some(4000);
+    // Room for the system prompt, the saved content and one long answer but not two: replacing
+    // the older answer is enough, and no exchange is dropped.
+    model.context_window_tokens = Some(5000);
     model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
     let runner = world.runner_with(Models::single("small", model), RunOptions::default());
     let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
@@ -600,6 +602,62 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit_the_context_window() {
+    let world = World::new().await;
+    let turns = 60;
+    world.server.push_all(
+        (0..turns)
+            .map(|turn| call("save_output", json!({ "path": format!("note-{turn}.md"), "content": "n" })))
+            .chain([call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } }))]),
+    );
+    let window_tokens = 2500;
+    let mut model = world.model("small-window");
+    model.context_window_tokens = Some(window_tokens);
+    let runner = world.runner_with(Models::single("small", model), RunOptions::default());
+    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    let last = requests.last().unwrap().messages();
+    let bytes: u64 = last
+        .iter()
+        .map(|message| {
+            let calls: usize = message["tool_calls"].as_array().map_or(0, |calls| {
+                calls
+                    .iter()
+                    .map(|call| {
+                        let function = &call["function"];
+                        function["name"].as_str().unwrap().len() + function["arguments"].as_str().unwrap().len()
+                    })
+                    .sum()
+            });
+            (message["content"].as_str().map_or(0, str::len) + calls) as u64
+        })
+        .sum();
+    // The runner counts 3 bytes a token, conservatively.
+    assert!(bytes <= window_tokens * 3, "{bytes} bytes in {} messages", last.len());
+    assert_eq!(last[0]["role"], "system");
+    let users = contents(requests.last().unwrap(), "user");
+    assert!(users.iter().any(|text| text.contains("earlier turns of this conversation were removed")), "{users:?}");
+    let mut calls: Vec<&str> = Vec::new();
+    for message in last {
+        match message["role"].as_str().unwrap() {
+            "assistant" => {
+                calls =
+                    message["tool_calls"].as_array().unwrap().iter().map(|call| call["id"].as_str().unwrap()).collect();
+            }
+            "tool" => assert!(calls.contains(&message["tool_call_id"].as_str().unwrap()), "{message} lost its call"),
+            _ => calls.clear(),
+        }
+    }
+    let latest = &last[last.len() - 2];
+    assert!(
+        latest["tool_calls"][0]["function"]["arguments"].as_str().unwrap().contains(&format!("note-{}", turns - 1))
+    );
+    assert!(last[last.len() - 1]["content"].as_str().unwrap().contains(&format!("note-{}", turns - 1)));
 }
 
 #[tokio::test]
