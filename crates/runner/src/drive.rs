@@ -677,8 +677,6 @@ impl<'a> Drive<'a> {
                             break;
                         }
                     },
-                    // The feed carries this process's commits; a person types in another one.
-                    () = tokio::time::sleep(self.runner.options.recheck_while_waiting) => break,
                 }
             }
         }

@@ -67,10 +67,6 @@ pub struct RunOptions {
     pub recap_budget_bytes: usize,
     /// The persona text of each role, by role name; a role without one is named in the prompt.
     pub personas: BTreeMap<String, String>,
-    /// While waiting for a person, the store is read again this often as well as on each change
-    /// the store publishes: the change feed carries this process's commits, and an approval
-    /// typed in another terminal commits in another process.
-    pub recheck_while_waiting: Duration,
 }
 
 impl Default for RunOptions {
@@ -85,7 +81,6 @@ impl Default for RunOptions {
             retry: RetryPolicy::default(),
             recap_budget_bytes: switchyard_runtime::RECAP_BUDGET_BYTES,
             personas: BTreeMap::new(),
-            recheck_while_waiting: Duration::from_secs(2),
         }
     }
 }

@@ -398,9 +398,7 @@ async fn a_gate_approved_through_the_same_store_wakes_the_waiting_runner_through
         call("complete_step", json!({ "notes": "The plan." })),
         call("complete_step", json!({ "notes": "The work." })),
     ]);
-    // No re-reading on a timer worth speaking of: only the change feed can wake the runner.
-    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
-    let runner = world.runner(options);
+    let runner = world.runner(RunOptions::default());
     let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
     let run = run_in(&how);
     assert!(how.starts_with("switchyard approve run_"), "{how}");
@@ -417,11 +415,11 @@ async fn a_gate_approved_from_another_runtime_on_the_same_store_file_lets_the_dr
         call("complete_step", json!({ "notes": "The plan." })),
         call("complete_step", json!({ "notes": "The work." })),
     ]);
-    let options = RunOptions { recheck_while_waiting: Duration::from_millis(50), ..RunOptions::default() };
-    let runner = world.runner(options);
+    let runner = world.runner(RunOptions::default());
     let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
     let run = run_in(&how);
 
+    // Another process's commit reaches the runner through the store's watcher of the file.
     let other = switchyard_runtime::Runtime::open(&world.config).await.unwrap();
     other.approve(run, None).await.unwrap();
     let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the runner noticed").unwrap();
@@ -525,7 +523,7 @@ steps:
 async fn a_run_past_its_revision_limit_waits_for_a_decision_and_goes_on_after_it() {
     let world = World::new().await;
     world.server.otherwise(|_| call("complete_step", json!({ "notes": "Written." })));
-    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let options = RunOptions::default();
     let (drive, mut events) = spawn_drive(
         world.runner(options),
         Target::Start(world.workflow("strict", STRICT_REVIEW)),
@@ -552,7 +550,7 @@ async fn cancelling_a_runner_that_waits_at_a_gate_pauses_the_run_cleanly() {
     let world = World::new().await;
     world.server.push(call("complete_step", json!({ "notes": "The plan." })));
     let cancel = CancellationToken::new();
-    let options = RunOptions { recheck_while_waiting: Duration::from_secs(3600), ..RunOptions::default() };
+    let options = RunOptions::default();
     let (drive, mut events) =
         spawn_drive(world.runner(options), Target::Start(world.workflow("gated", GATED)), cancel.clone());
     let (_, how) = next_wait(&mut events).await;
