@@ -56,7 +56,8 @@ pub struct TurnRequest {
     /// run picked up again).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fresh: bool,
-    /// Older tool answers replaced by a marker to fit the model's context window.
+    /// Older tool answers replaced by a marker, plus older exchanges dropped, to fit the model's
+    /// context window.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub trimmed: u32,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
