@@ -260,7 +260,7 @@ pub enum Commands {
     },
     /// Serve MCP over stdio for Claude Code, Cursor and other MCP clients (only protocol frames on stdout).
     Mcp(crate::serve::McpArgs),
-    /// Serve MCP over streamable HTTP at /mcp (127.0.0.1:7878 by default; off loopback needs --token).
+    /// Serve MCP at /mcp and the web console at / (127.0.0.1:7878 by default; off loopback needs --token).
     Serve(crate::serve::ServeArgs),
     /// Call a file tool on a run as an agent would (`switchyard tool list` prints every tool).
     Tool {
