@@ -48,21 +48,6 @@ fn quick() -> bool {
     std::env::var_os("MCP_LOAD_QUICK").is_some()
 }
 
-fn binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("SWITCHYARD_BIN") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().expect("the bench knows where it runs");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/");
-    let candidate = profile_dir.join("switchyard");
-    assert!(
-        candidate.is_file(),
-        "{} is missing: run `cargo build --release -p switchyard` first, or set SWITCHYARD_BIN",
-        candidate.display()
-    );
-    candidate
-}
-
 struct Stats {
     samples: Vec<Duration>,
 }
@@ -234,7 +219,7 @@ impl Home {
         home
     }
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(binary());
+        let mut command = Command::new(switchyard_test_support::switchyard_binary());
         command
             .args(args)
             .env("SWITCHYARD_HOME", self.home.path())
@@ -696,7 +681,7 @@ fn main() {
         return;
     }
     let (runs, iterations, behind) = if quick() { (5, 20, 200) } else { (30, 200, 1000) };
-    println!("binary: {}\n", binary().display());
+    println!("binary: {}\n", switchyard_test_support::switchyard_binary().display());
     if std::env::var_os("MCP_LOAD_HTTP_ONLY").is_some() {
         http_rows();
         return;

@@ -17,7 +17,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,21 +27,6 @@ use crate::common::{LOOP_WORKFLOW, TURNS_PER_STEP, load, reply_to};
 
 /// The variable `--api-key-env` names.
 const KEY_VARIABLE: &str = "SWITCHYARD_BENCH_KEY";
-
-fn binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("SWITCHYARD_BIN") {
-        return PathBuf::from(path);
-    }
-    let exe = std::env::current_exe().expect("the bench knows where it runs");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/");
-    let candidate = profile_dir.join("switchyard");
-    assert!(
-        candidate.exists(),
-        "{} is missing: run `cargo build --release -p switchyard` first, or set SWITCHYARD_BIN",
-        candidate.display()
-    );
-    candidate
-}
 
 /// A field of `/proc/<pid>/status` or `smaps_rollup`, in KiB; `None` once the process is gone.
 fn field(text: &str, name: &str) -> Option<u64> {
@@ -124,7 +109,7 @@ fn run_once(binary: &Path, turns: usize) -> (Reading, Duration) {
 }
 
 fn main() {
-    let binary = binary();
+    let binary = switchyard_test_support::switchyard_binary();
     let repeats: usize = std::env::var("RUN_MEMORY_REPEATS").ok().and_then(|value| value.parse().ok()).unwrap_or(3);
     println!("binary {}", binary.display());
     for turns in [5 * TURNS_PER_STEP, 50 * TURNS_PER_STEP] {

@@ -82,6 +82,23 @@ fn find_corpora(chosen: Option<PathBuf>, workspace: &Path) -> Result<PathBuf, St
     }
 }
 
+/// The `switchyard` binary a benchmark runs: `SWITCHYARD_BIN` when set (to compare two builds),
+/// else the one beside the bench in `target/<profile>/`, which must have been built.
+pub fn switchyard_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("SWITCHYARD_BIN") {
+        return PathBuf::from(path);
+    }
+    let exe = std::env::current_exe().expect("the bench knows where it runs");
+    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/");
+    let candidate = profile_dir.join("switchyard");
+    assert!(
+        candidate.is_file(),
+        "{} is missing: run `cargo build --release -p switchyard` first, or set SWITCHYARD_BIN",
+        candidate.display()
+    );
+    candidate
+}
+
 /// Copies the folder `from` to `to`, creating `to` and every folder below it.
 pub fn copy_folder(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap_or_else(|error| panic!("cannot create {}: {error}", to.display()));
