@@ -427,16 +427,34 @@ async fn a_form_without_this_browsers_csrf_token_is_refused_and_changes_nothing(
 }
 
 #[tokio::test]
-async fn a_gate_form_for_a_run_that_moved_on_is_refused() {
+async fn a_gate_form_for_a_gate_decided_elsewhere_is_refused_and_changes_nothing() {
     let console = Console::new().await;
-    let waiting = console.at_gate("Moved on").await;
+    let waiting = console.at_gate("Decided elsewhere").await;
     let (cookie, csrf) = console.csrf().await;
-    console.runtime.approve(waiting.run, None).await.unwrap();
+    let rejected = console.runtime.reject(waiting.run, "Not this way.".to_owned()).await.unwrap();
     let (run, node, session) = (waiting.run.to_string(), waiting.node.to_string(), waiting.session.to_string());
     let fields = [("csrf", csrf.as_str()), ("run", &run), ("node", &node), ("session", &session)];
     let answer = console.post("/gates/approve", Some(&cookie), &fields).await;
     assert_eq!(answer.status, StatusCode::CONFLICT, "{}", answer.body);
+    assert!(answer.body.contains("already decided"), "{}", answer.body);
+    let now = console.runtime.run(&Target::Run(waiting.run)).await.unwrap();
+    assert_eq!(now.tip, rejected.node, "the rejection stands; the approval did nothing");
+}
+
+#[tokio::test]
+async fn a_gate_form_for_a_node_the_run_has_left_is_refused() {
+    let console = Console::new().await;
+    let started = console.start("Moved on").await;
+    let waiting = console.advance(started.run, notes("Planned the work.")).await;
+    let (cookie, csrf) = console.csrf().await;
+    // A form naming the run's first node, where no gate ever waited: the run has left it.
+    let (run, node, session) = (started.run.to_string(), started.node.to_string(), started.session.to_string());
+    let fields = [("csrf", csrf.as_str()), ("run", &run), ("node", &node), ("session", &session)];
+    let answer = console.post("/gates/approve", Some(&cookie), &fields).await;
+    assert_eq!(answer.status, StatusCode::CONFLICT, "{}", answer.body);
     assert!(answer.body.contains("has moved on"), "{}", answer.body);
+    let now = console.runtime.run(&Target::Run(started.run)).await.unwrap();
+    assert_eq!((now.status, now.tip), (RunStatus::WaitingGate, waiting.node), "nothing moved");
 }
 
 #[tokio::test]

@@ -56,6 +56,11 @@ pub enum Error {
         paths.join(", ")
     )]
     ReportNotFilledIn { paths: Vec<String> },
+    /// An answer named the node a person was shown, and the run has moved past it.
+    #[error(
+        "run {run} has moved on since {expected} was shown (it is now at {tip}): nothing was done; look at the run again (`switchyard status {run}`) before answering"
+    )]
+    MovedOn { run: String, expected: String, tip: String },
     #[error("{0}")]
     InvalidInput(String),
     #[error("{0}")]
@@ -154,6 +159,7 @@ impl Error {
             Self::NotFound { .. } => "NOT_FOUND",
             Self::ReplayMismatch { .. } => "REPLAY_MISMATCH",
             Self::ReportNotFilledIn { .. } => "REPORT_NOT_FILLED_IN",
+            Self::MovedOn { .. } => "RUN_MOVED_ON",
             Self::InvalidInput(_) => "INVALID_INPUT",
             Self::Environment(_) => "ENVIRONMENT",
             Self::Config(_) => "CONFIG_INVALID",
@@ -164,7 +170,9 @@ impl Error {
 
     pub fn class(&self) -> ErrorClass {
         match self {
-            Self::InvalidWorkflow { .. } | Self::Engine(_) | Self::ReplayMismatch { .. } => ErrorClass::Rule,
+            Self::InvalidWorkflow { .. } | Self::Engine(_) | Self::ReplayMismatch { .. } | Self::MovedOn { .. } => {
+                ErrorClass::Rule
+            }
             _ => ErrorClass::Usage,
         }
     }

@@ -46,6 +46,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod health;
+mod human;
 pub mod keys;
 pub mod observe;
 pub mod report_template;
@@ -79,6 +80,7 @@ pub use crate::catalog::{Catalog, Found, Location, Origin};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::config::{Config, ExecutionConfig, Overrides};
 pub use crate::error::{Error, ErrorClass, ReplayedCall};
+pub use crate::human::HumanAnswer;
 use crate::observe::{Metrics, Observed};
 pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::response::{
@@ -631,12 +633,12 @@ impl Runtime {
 
     /// Approves the result a gate waits on.
     pub async fn approve(&self, run: RunId, note: Option<String>) -> Result<StepResponse, Error> {
-        self.act_on_tip(run, "gate", Command::Approve { note }).await
+        self.act_on_tip(run, None, "gate", Command::Approve { note }).await
     }
 
     /// Rejects the result a gate waits on; the step is handed back with `reason`.
     pub async fn reject(&self, run: RunId, reason: String) -> Result<StepResponse, Error> {
-        self.act_on_tip(run, "gate", Command::Reject { reason }).await
+        self.act_on_tip(run, None, "gate", Command::Reject { reason }).await
     }
 
     /// Picks one of the options a run waiting for a human decision offers.
@@ -646,7 +648,20 @@ impl Runtime {
         option: DecisionOption,
         note: Option<String>,
     ) -> Result<StepResponse, Error> {
-        self.act_on_tip(run, "decide", Command::Decide { option, note }).await
+        self.act_on_tip(run, None, "decide", Command::Decide { option, note }).await
+    }
+
+    /// Answers a run waiting for a person at node `at`, the node the person was shown. Where
+    /// [`Runtime::approve`] acts on whatever the run waits on now, this is refused with
+    /// `RUN_MOVED_ON` when the run has moved past `at` (another person, another terminal), so an
+    /// answer never lands on a step its author did not see. The same answer sent twice replays.
+    pub async fn answer(&self, run: RunId, at: NodeId, answer: HumanAnswer) -> Result<StepResponse, Error> {
+        let (key_kind, command) = match answer {
+            HumanAnswer::Approve { note } => ("gate", Command::Approve { note }),
+            HumanAnswer::Reject { reason } => ("gate", Command::Reject { reason }),
+            HumanAnswer::Decide { option, note } => ("decide", Command::Decide { option, note }),
+        };
+        self.act_on_tip(run, Some(at), key_kind, command).await
     }
 
     pub async fn pause(&self, run: RunId, reason: Option<String>) -> Result<StepResponse, Error> {
@@ -872,12 +887,23 @@ impl Runtime {
 
     // ---------------------------------------------------------------- internals
 
-    async fn act_on_tip(&self, run: RunId, key_kind: &str, command: Command) -> Result<StepResponse, Error> {
+    /// Runs a person's answer at the run's tip, or at `expected` when the caller names the node it
+    /// answers. The claim of the node's key is read first, so an answer sent again replays even
+    /// after the run moved on; an answer meant for a node the run has left is refused. The tip
+    /// cannot move between this read and the commit without a claim at this node, which the
+    /// claim's uniqueness settles.
+    async fn act_on_tip(
+        &self,
+        run: RunId,
+        expected: Option<NodeId>,
+        key_kind: &str,
+        command: Command,
+    ) -> Result<StepResponse, Error> {
         self.deciding_again(|| async {
             let context = self.run_context(run).await?;
-            let node = self.node_record(context.run.tip).await?;
+            let at = expected.unwrap_or(context.run.tip);
             let call = OnceCall {
-                key: format!("{key_kind}:{}", node.id),
+                key: format!("{key_kind}:{at}"),
                 payload: sha256_hex(&canonical_json(&command_payload(&command))),
                 fields: field_hashes(&command_fields(&command)),
                 run,
@@ -885,6 +911,14 @@ impl Runtime {
             if let Some(recorded) = self.store.recorded(&call.key).await? {
                 return self.replay(&recorded, &call).await;
             }
+            if at != context.run.tip {
+                return Err(Error::MovedOn {
+                    run: run.to_string(),
+                    expected: at.to_string(),
+                    tip: context.run.tip.to_string(),
+                });
+            }
+            let node = self.node_record(at).await?;
             self.execute(&context, &node, command.clone(), Some(call)).await
         })
         .await

@@ -2,8 +2,11 @@
 //! page), and pause, resume and stop. Each checks the CSRF token, runs the runtime command the
 //! CLI runs, and redirects (303) back with a flash message saying what happened.
 //!
-//! A gate form names the node it was shown for: when the run has moved on since (another person,
-//! another terminal), the form is refused rather than acting on whatever waits now.
+//! A gate form names the node it was shown for and answers that node ([`Runtime::answer`]): when
+//! the run has moved on since (another person, another terminal), the runtime refuses it rather
+//! than acting on whatever waits now.
+//!
+//! [`Runtime::answer`]: switchyard_runtime::Runtime::answer
 
 use axum::Form;
 use axum::extract::{Path, State};
@@ -13,7 +16,7 @@ use serde::Deserialize;
 
 use switchyard_core::state::DecisionOption;
 use switchyard_core::{NodeId, RunId, SessionId};
-use switchyard_runtime::{StepResponse, Target};
+use switchyard_runtime::{HumanAnswer, StepResponse, Target};
 
 use crate::ConsoleState;
 use crate::error::PageError;
@@ -45,6 +48,7 @@ pub(crate) struct GateForm {
 /// What a gate form names, checked.
 struct Checked {
     run: RunId,
+    node: NodeId,
     back: String,
 }
 
@@ -53,7 +57,8 @@ impl GateForm {
         Some(self.note.trim().to_owned()).filter(|note| !note.is_empty())
     }
 
-    /// The CSRF token, then the ids, then that the run still waits where the page showed it.
+    /// The CSRF token, then the ids and that the run belongs to the session. Whether the run still
+    /// waits where the page showed it is the runtime's to say, when it answers.
     async fn check(&self, state: &ConsoleState, headers: &HeaderMap) -> Result<Checked, PageError> {
         check_csrf(state, headers, &self.csrf)?;
         let run: RunId = parse_id("run", &self.run)?;
@@ -63,14 +68,8 @@ impl GateForm {
         if record.session != session {
             return Err(PageError::BadRequest(format!("run {run} is not a run of session {session}")));
         }
-        if record.tip != node {
-            return Err(PageError::Conflict(format!(
-                "run {run} has moved on since this page was shown (it is now at {}): nothing was done; look at the run again before deciding",
-                record.tip
-            )));
-        }
         let back = if self.from == "session" { format!("/sessions/{session}") } else { "/gates".to_owned() };
-        Ok(Checked { run, back })
+        Ok(Checked { run, node, back })
     }
 }
 
@@ -95,7 +94,7 @@ pub(crate) async fn approve(
     Form(form): Form<GateForm>,
 ) -> Result<Response, PageError> {
     let checked = form.check(&state, &headers).await?;
-    let response = state.runtime.approve(checked.run, form.note()).await?;
+    let response = state.runtime.answer(checked.run, checked.node, HumanAnswer::Approve { note: form.note() }).await?;
     Ok(redirect(&checked.back, &format!("Approved: {}.", outcome(&response))))
 }
 
@@ -111,7 +110,8 @@ pub(crate) async fn reject(
             "a rejection needs a reason: the agent reads it to redo the step; go back and write one".to_owned(),
         ));
     }
-    let response = state.runtime.reject(checked.run, reason.to_owned()).await?;
+    let response =
+        state.runtime.answer(checked.run, checked.node, HumanAnswer::Reject { reason: reason.to_owned() }).await?;
     Ok(redirect(&checked.back, &format!("Rejected: {}.", outcome(&response))))
 }
 
@@ -128,7 +128,8 @@ pub(crate) async fn decide(
                 form.option
             ))
         })?;
-    let response = state.runtime.decide(checked.run, option, form.note()).await?;
+    let response =
+        state.runtime.answer(checked.run, checked.node, HumanAnswer::Decide { option, note: form.note() }).await?;
     Ok(redirect(&checked.back, &format!("Decided {}: {}.", option.as_str(), outcome(&response))))
 }
 
