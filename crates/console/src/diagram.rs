@@ -21,8 +21,9 @@
 //! console's stylesheet styles the classes below ([`STYLESHEET`] is a starting point).
 //!
 //! Every diagram is a `div.sy-diagram` (the scrolling container: a wide tree scrolls sideways
-//! rather than shrinking its labels) around an `svg.sy-graph` drawn at its natural size with
-//! `role="img"` and an `aria-label` saying what it shows.
+//! rather than shrinking its labels) around an `svg.sy-graph` drawn at its natural size with an
+//! `aria-label` saying what it shows: `role="group"` for a run tree, whose boxes are links a
+//! screen reader must reach, `role="img"` for a workflow graph, which has none.
 //!
 //! Run trees (`.sy-diagram--run`): each node is an `a.sy-node` (focusable, `aria-label`,
 //! `<title>` tooltip with step, status, kind, time and id) with `sy-node--start`, `--step`,
@@ -50,7 +51,7 @@ mod workflow_graph;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use self::run_tree::run_tree;
+pub(crate) use self::run_tree::{GateState, answered_nodes, run_tree};
 pub(crate) use self::workflow_graph::workflow_graph;
 
 /// A starting point for the console's stylesheet: colours and strokes for every class the

@@ -12,7 +12,7 @@ use serde_json::json;
 use tower::ServiceExt;
 
 use switchyard_core::state::DecisionOption;
-use switchyard_core::{RunId, RunStatus, SessionId};
+use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 use switchyard_runtime::{AdvanceInput, Config, Overrides, Runtime, StartRequest, StepResponse, Target};
 
 /// A runtime over a SQLite file in a temporary home, and the console over it.
@@ -239,6 +239,24 @@ async fn a_fork_shows_as_branches_side_by_side() {
         html.contains(&format!("id=\"node-{}\"", first.node)) && html.contains(&format!("id=\"node-{}\"", second.node))
     );
     assert!(html.contains("class=\"fork\""), "the fork is marked: {html}");
+
+    // Each gate says where it stands now, in the node list and in the run tree alike: the tip's
+    // waits, the one the fork left was never answered, and an approved one is decided.
+    let gate_words = |html: &str, node: NodeId| {
+        let link = &html[html.find(&format!("id=\"node-{node}\"")).unwrap()..];
+        let link = &link[..link.find("</a>").unwrap()];
+        let tree = &html[html.find(&format!("data-node=\"{node}\"")).unwrap()..];
+        let tree = &tree[..tree.find("</a>").unwrap()];
+        let state = ["waiting", "undecided", "decided"].into_iter().find(|state| link.contains(&format!(">{state}<")));
+        assert!(tree.contains(&format!("gate · {}", state.unwrap_or("?"))), "the box agrees with the list: {tree}");
+        state
+    };
+    assert_eq!(gate_words(&html, first.node), Some("undecided"), "{html}");
+    assert_eq!(gate_words(&html, second.node), Some("waiting"), "{html}");
+    console.runtime.approve(second.run, None).await.unwrap();
+    let html = console.page(&format!("/sessions/{}", started.session)).await;
+    assert_eq!(gate_words(&html, second.node), Some("decided"), "{html}");
+    assert_eq!(gate_words(&html, first.node), Some("undecided"), "{html}");
 }
 
 #[tokio::test]

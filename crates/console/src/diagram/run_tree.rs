@@ -32,6 +32,7 @@ pub(crate) fn run_tree(
         ordered.iter().map(|node| node.parent.and_then(|parent| index_of.get(&parent).copied())).collect();
     let tip_index = index_of.get(&tip).copied();
     let checkpoints: HashSet<NodeId> = checkpoints.iter().copied().collect();
+    let answered = answered_nodes(nodes);
     let placed = layout::tree(&parents, tip_index, SPACING);
     let edges = layout::tree_edges(&parents);
     // Branches end in leaves: nodes no other node drawn here has as its parent.
@@ -52,7 +53,7 @@ pub(crate) fn run_tree(
     };
     html! {
         div.sy-diagram.sy-diagram--run {
-            svg.sy-graph xmlns="http://www.w3.org/2000/svg" role="img" aria-label=(label)
+            svg.sy-graph xmlns="http://www.w3.org/2000/svg" role="group" aria-label=(label)
                 width=(placed.width) height=(placed.height) viewBox={ "0 0 " (placed.width) " " (placed.height) } {
                 (arrow_head(ARROW))
                 g.sy-edges {
@@ -63,7 +64,7 @@ pub(crate) fn run_tree(
                 }
                 g.sy-nodes {
                     @for (index, node) in ordered.iter().enumerate() {
-                        (node_box(node, placed.boxes[index], node.id == tip, checkpoints.contains(&node.id), href))
+                        (node_box(node, placed.boxes[index], tip, checkpoints.contains(&node.id), &answered, href))
                     }
                 }
             }
@@ -71,11 +72,51 @@ pub(crate) fn run_tree(
     }
 }
 
+/// The nodes a run went on from: those with a child that is not a fork. A fork copies the run's
+/// past into a branch; it neither advances nor answers the node it starts from.
+pub(crate) fn answered_nodes(nodes: &[NodeRecord]) -> HashSet<NodeId> {
+    nodes.iter().filter(|node| node.cause != NodeCause::Fork).filter_map(|node| node.parent).collect()
+}
+
+/// Where a gate node stands now, as the run tree and the node list both say it (not the run's
+/// status when it waited there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GateState {
+    /// At the run's tip, for a person to answer.
+    Waiting,
+    /// The run went on from it.
+    Decided,
+    /// In a branch the run left by a fork before anyone answered.
+    Undecided,
+}
+
+impl GateState {
+    /// Of a gate `node` in a run at `tip`; `answered` from [`answered_nodes`].
+    pub(crate) fn of(node: &NodeRecord, tip: NodeId, answered: &HashSet<NodeId>) -> Self {
+        if node.id == tip && node.status == RunStatus::WaitingGate {
+            Self::Waiting
+        } else if answered.contains(&node.id) {
+            Self::Decided
+        } else {
+            Self::Undecided
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Waiting => "waiting",
+            Self::Decided => "decided",
+            Self::Undecided => "undecided",
+        }
+    }
+}
+
 fn node_box(
     node: &NodeRecord,
     at: layout::Point,
-    is_tip: bool,
+    tip: NodeId,
     checkpointed: bool,
+    answered: &HashSet<NodeId>,
     href: &dyn Fn(NodeId) -> String,
 ) -> Markup {
     let (kind_class, kind_words, shape) = match node.kind {
@@ -85,12 +126,13 @@ fn node_box(
         NodeKind::Gate => ("sy-node--gate", "gate", Outline::Hexagon),
         NodeKind::Decision => ("sy-node--decision", "decision", Outline::Rectangle),
     };
-    let waiting = node.status == RunStatus::WaitingGate && node.child_count == 0;
+    let is_tip = node.id == tip;
+    let gate = (node.kind == NodeKind::Gate).then(|| GateState::of(node, tip, answered));
+    let waiting = gate == Some(GateState::Waiting);
     let fork = node.cause == NodeCause::Fork;
-    let detail = match (node.kind, waiting) {
-        (NodeKind::Gate, true) => "gate · waiting".to_owned(),
-        (NodeKind::Gate, false) => "gate · decided".to_owned(),
-        (_, _) => format!("{kind_words} · {}", node.status),
+    let detail = match gate {
+        Some(state) => format!("gate · {}", state.as_str()),
+        None => format!("{kind_words} · {}", node.status),
     };
     let mut title = format!("step {}\n{kind_words} · {}\n{}", node.step, node.status, rfc3339(node.created_at_ms));
     if fork {

@@ -2,19 +2,18 @@
 //! marked), the pending step, counters and limits, the status and the controls (pause, resume,
 //! stop, and the gate or decision when the run waits for a human).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use axum::Extension;
 use axum::extract::{Path, State};
 use maud::{Markup, html};
 
-use switchyard_core::state::Phase;
+use switchyard_core::state::{NodeKind, Phase};
 use switchyard_core::{NodeId, RunStatus, SessionId};
-use switchyard_runtime::Target;
-use switchyard_store::NodeRecord;
+use switchyard_runtime::{NodeRecord, Target};
 
 use crate::ConsoleState;
-use crate::diagram;
+use crate::diagram::{self, GateState};
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
 use crate::pages::{gates, parse_id};
@@ -214,14 +213,25 @@ fn node_tree(session: SessionId, nodes: &[NodeRecord], tip: NodeId) -> Markup {
             None => roots.push(node),
         }
     }
+    let tree = Tree { session, children, answered: diagram::answered_nodes(nodes), tip };
     html! {
         div.tree data-testid="node-tree" {
-            @for root in roots { (branch(session, root, &children, tip)) }
+            @for root in roots { (branch(&tree, root)) }
         }
     }
 }
 
-fn branch(session: SessionId, start: &NodeRecord, children: &HashMap<NodeId, Vec<&NodeRecord>>, tip: NodeId) -> Markup {
+/// What drawing a branch of the node list needs of the whole run.
+struct Tree<'a> {
+    session: SessionId,
+    children: HashMap<NodeId, Vec<&'a NodeRecord>>,
+    /// Nodes the run went on from ([`diagram::answered_nodes`]).
+    answered: HashSet<NodeId>,
+    tip: NodeId,
+}
+
+fn branch(tree: &Tree, start: &NodeRecord) -> Markup {
+    let children = &tree.children;
     let mut chain = vec![start];
     let mut forks: &[&NodeRecord] = &[];
     while let Some(last) = chain.last() {
@@ -238,10 +248,10 @@ fn branch(session: SessionId, start: &NodeRecord, children: &HashMap<NodeId, Vec
         ol.branch {
             @for node in &chain {
                 li {
-                    (node_link(session, node, tip))
+                    (node_link(tree, node))
                     @if node.id == chain[chain.len() - 1].id && !forks.is_empty() {
                         ul.forks aria-label={ (forks.len()) " branches" } {
-                            @for child in forks { li { (branch(session, child, children, tip)) } }
+                            @for child in forks { li { (branch(tree, child)) } }
                         }
                     }
                 }
@@ -250,16 +260,19 @@ fn branch(session: SessionId, start: &NodeRecord, children: &HashMap<NodeId, Vec
     }
 }
 
-fn node_link(session: SessionId, node: &NodeRecord, tip: NodeId) -> Markup {
-    let kind = serde_name(&node.kind);
-    let is_tip = node.id == tip;
+fn node_link(tree: &Tree, node: &NodeRecord) -> Markup {
+    let (session, kind, is_tip) = (tree.session, serde_name(&node.kind), node.id == tree.tip);
+    // A gate says where it stands now (waiting, decided, undecided), not the run's status when it
+    // waited there; the run tree's box says the same.
+    let gate = (node.kind == NodeKind::Gate).then(|| GateState::of(node, tree.tip, &tree.answered).as_str());
     html! {
         a href={ "/sessions/" (session) "/nodes/" (node.id) } id={ "node-" (node.id) }
             class={ "node node-" (kind) } data-testid="node-link" data-node=(node.id) aria-current=[is_tip.then_some("step")] {
             span.step { (node.step) }
             " " span.kind { (kind.replace('_', " ")) }
             @if serde_name(&node.cause) == "fork" { " " span.fork { "fork" } }
-            " " (layout::status_badge(Some(node.status)))
+            @if let Some(state) = gate { " " span class={ "status status-gate-" (state) } { (state) } }
+            @else { " " (layout::status_badge(Some(node.status))) }
             @if is_tip { " " strong.tip { "tip" } }
         }
     }

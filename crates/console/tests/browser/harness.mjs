@@ -58,7 +58,9 @@ export async function launch() {
 
 /**
  * A page that records what must never happen on a console page: a dialog (alert, confirm,
- * prompt), an uncaught exception, an error logged to the console. `page.misdeeds` lists them.
+ * prompt), an uncaught exception, an error logged to the console, a request the server answered
+ * with 404 (a missing asset, a `/favicon.ico` the page failed to declare). `page.misdeeds` lists
+ * them.
  */
 export async function newPage(context) {
   const page = await context.newPage();
@@ -69,11 +71,12 @@ export async function newPage(context) {
   });
   page.on("pageerror", (error) => page.misdeeds.push(`uncaught: ${error.message}`));
   page.on("console", (message) => {
-    const where = message.location().url || "";
-    // Chromium asks every site for /favicon.ico; the console has none, and that is no misdeed.
-    if (message.type() === "error" && !where.endsWith("/favicon.ico")) {
-      page.misdeeds.push(`console error: ${message.text()} (${where})`);
+    if (message.type() === "error") {
+      page.misdeeds.push(`console error: ${message.text()} (${message.location().url || ""})`);
     }
+  });
+  page.on("response", (response) => {
+    if (response.status() === 404) page.misdeeds.push(`404 for ${response.url()}`);
   });
   return page;
 }

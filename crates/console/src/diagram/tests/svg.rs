@@ -81,7 +81,7 @@ async fn a_forked_runs_tree_has_a_linked_box_per_node_with_the_tip_and_kinds_mar
     assert_eq!(count(&svg, "sy-node--checkpoint"), 1);
     assert_eq!(count(&svg, "<path class=\"sy-edge"), nodes.len() - 1, "one edge per node but the start");
     assert_eq!(count(&svg, "sy-edge--fork"), 1);
-    assert!(svg.contains("role=\"img\""));
+    assert!(svg.contains("role=\"group\""), "a group, so its links stay reachable by screen readers");
     assert!(
         svg.contains(&format!("aria-label=\"Run tree: {} nodes in 2 branches; the tip is at step review", nodes.len()))
     );
