@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 use switchyard_runtime::catalog::Sourced;
+use switchyard_runtime::config::Environment;
+use switchyard_runtime::config::keys::unread_variables;
 use switchyard_runtime::keys::{self, KeyFileStatus};
 use switchyard_runtime::{Catalog, Config, Overrides};
 
@@ -91,7 +93,7 @@ pub async fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Fai
             project.display()
         )));
     }
-    let mut findings = Vec::new();
+    let mut findings = vec![environment_variables()];
     match crate::config_command::resolve(overrides) {
         Ok(config) => {
             findings.push(config_loaded(&config));
@@ -152,6 +154,34 @@ fn config_loaded(config: &Config) -> Finding {
         format!("loads without errors ({})", files.join(", "))
     };
     Finding::ok("config", "switchyard.toml", message)
+}
+
+/// The `SWITCHYARD_*` variables set that switchyard reads nowhere: a misspelt one is otherwise
+/// silently ignored. Names only; a value may be a secret.
+fn environment_variables() -> Finding {
+    let environment = Environment::of_process();
+    let unread = unread_variables(environment.names());
+    if unread.is_empty() {
+        let count = environment.names().count();
+        return Finding::ok(
+            "environment",
+            "SWITCHYARD_*",
+            format!("{count} variable(s) set, each one switchyard reads"),
+        );
+    }
+    let named: Vec<String> = unread
+        .iter()
+        .map(|(name, closest)| match closest {
+            Some(closest) => format!("{name} (did you mean {closest}?)"),
+            None => name.clone(),
+        })
+        .collect();
+    Finding::warn(
+        "environment",
+        "SWITCHYARD_*",
+        format!("set but read nowhere, so ignored: {}", named.join(", ")),
+        "rename or unset them; docs/configuration.md lists every variable switchyard reads",
+    )
 }
 
 fn key_file(home: &Path) -> Finding {

@@ -242,11 +242,26 @@ fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_an
     assert_eq!(fix_of("key file"), format!("chmod 600 {}", key_file.display()));
     assert!(fix_of("mcp client").contains(&format!("-- {} mcp", binary.display())), "{report:#}");
 
-    // The text says the same, a line per finding.
-    let text = support::ran(&sandbox.command(&["doctor"]).env("HOME", user_home.path()).output().unwrap());
+    // The text says the same, a line per finding; a misspelt variable is named, its value never.
+    let text = support::ran(
+        &sandbox
+            .command(&["doctor"])
+            .env("HOME", user_home.path())
+            .env("SWITCHYARD_SERVE_PROT", "secret-looking-value")
+            .output()
+            .unwrap(),
+    );
     assert_eq!(text.code, 1, "{}", text.stderr);
     assert!(
-        text.stdout.contains(&format!("fail key file    {}: other users may read it (mode 644)", key_file.display())),
+        text.stdout.contains(
+            "warn environment  SWITCHYARD_*: set but read nowhere, so ignored: SWITCHYARD_SERVE_PROT (did you mean SWITCHYARD_SERVE_PORT?)"
+        ),
+        "{}",
+        text.stdout
+    );
+    assert!(!text.stdout.contains("secret-looking-value"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains(&format!("fail key file     {}: other users may read it (mode 644)", key_file.display())),
         "{}",
         text.stdout
     );

@@ -127,6 +127,38 @@ pub const STORE_VARIABLE: &str = "SWITCHYARD_STORE";
 /// The variable that sets the home, which decides where the user's file is: no file key.
 pub const HOME_VARIABLE: &str = "SWITCHYARD_HOME";
 
+/// `SWITCHYARD_*` variables that are no key: read by the binary (the log's filter and format)
+/// or only by switchyard's own tests and benchmarks (never by the binary).
+const OTHER_VARIABLES: [&str; 6] = [
+    "SWITCHYARD_LOG",
+    "SWITCHYARD_LOG_FORMAT",
+    "SWITCHYARD_BIN",
+    "SWITCHYARD_CORPORA",
+    "SWITCHYARD_DIAGRAM_DUMP",
+    "SWITCHYARD_TEST_POSTGRES_URL",
+];
+
+/// Of the `SWITCHYARD_*` variable names in `names`, those switchyard reads nowhere (a misspelt
+/// `SWITCHYARD_SERVE_PROT` is otherwise silently ignored), each with the closest name it reads.
+pub fn unread_variables<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, Option<String>)> {
+    let known: Vec<String> = KEYS
+        .iter()
+        .filter_map(Key::variable)
+        .chain([STORE_VARIABLE, HOME_VARIABLE].into_iter().chain(OTHER_VARIABLES).map(str::to_owned))
+        .collect();
+    names
+        .into_iter()
+        .filter(|name| name.starts_with("SWITCHYARD_") && !known.iter().any(|known| known == name))
+        .map(|name| {
+            // Compared without the prefix every name shares, which would make any two look alike.
+            let unprefixed = |name: &str| name["SWITCHYARD_".len()..].to_owned();
+            let candidates: Vec<String> = known.iter().map(|known| unprefixed(known)).collect();
+            let closest = switchyard_core::suggest::closest(&unprefixed(name), candidates.iter().map(String::as_str));
+            (name.to_owned(), closest.map(|closest| format!("SWITCHYARD_{closest}")))
+        })
+        .collect()
+}
+
 /// The key `section.name`, if there is one.
 pub fn find(section: &str, name: &str) -> Option<&'static Key> {
     KEYS.iter().find(|key| key.section == section && key.name == name)
@@ -309,6 +341,26 @@ pub fn position(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_variable_is_named_with_the_closest_one_switchyard_reads() {
+        let unread = unread_variables([
+            "SWITCHYARD_SERVE_PROT",
+            "SWITCHYARD_SERVE_PORT",
+            "SWITCHYARD_HOME",
+            "SWITCHYARD_LOG",
+            "SWITCHYARD_STORE_URL",
+            "SWITCHYARD_NOTHING_LIKE_ANY",
+            "PATH",
+        ]);
+        assert_eq!(
+            unread,
+            [
+                ("SWITCHYARD_SERVE_PROT".to_owned(), Some("SWITCHYARD_SERVE_PORT".to_owned())),
+                ("SWITCHYARD_NOTHING_LIKE_ANY".to_owned(), None),
+            ]
+        );
+    }
 
     #[test]
     fn variables_follow_the_section_and_key_without_repeating_the_section() {

@@ -59,6 +59,11 @@ impl Environment {
         Self { variables: pairs.into_iter().map(|(name, value)| (name.into(), value.into())).collect() }
     }
 
+    /// The names of the variables set (the values stay inside: a variable may hold a secret).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.variables.keys().map(String::as_str)
+    }
+
     /// The variable's value; an empty one counts as unset.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.variables.get(name).map(String::as_str).filter(|value| !value.is_empty())
