@@ -6,9 +6,11 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use switchyard_core::state::DecisionOption;
-use switchyard_core::workflow::OutputCheck;
+use switchyard_core::workflow::{Limits, OutputCheck};
 use switchyard_core::{RunId, RunStatus};
-use switchyard_runtime::{AdvanceInput, Catalog, Diagnostic, Found, Overrides, Runtime, StartRequest, Target};
+use switchyard_runtime::{
+    AdvanceInput, Catalog, Diagnostic, ExecutionConfig, Found, Overrides, Runtime, StartRequest, Target,
+};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
@@ -52,7 +54,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
                 (Some(name), None) => catalog.find(&name)?,
                 (None, None) => return Err(Failure::usage("name a workflow, or pass --file")),
             };
-            crate::inspect::run(&printer, &found, format)
+            crate::inspect::run(&printer, &found, &config.execution, format)
         }
         Commands::Keys { action: KeysAction::Rotate } => {
             let config = crate::config_command::resolve(overrides)?;
@@ -368,7 +370,15 @@ struct Inspected<'a> {
     format: &'a switchyard_runtime::Format,
     hash: String,
     workflow: &'a switchyard_core::Workflow,
+    /// The limits a run started now gets: the workflow's own, `[execution]`'s where it declares
+    /// none (`workflow.limits` holds the engine's defaults there).
+    run_limits: Limits,
     diagnostics: &'a [Diagnostic],
+}
+
+/// Where a limit the workflow does not declare comes from, said after its value.
+fn from_execution(declared: bool) -> &'static str {
+    if declared { "" } else { " ([execution])" }
 }
 
 /// One output check in a line: what it asks, its message, and when it applies.
@@ -403,8 +413,10 @@ fn describe_check(check: &OutputCheck) -> String {
     line
 }
 
-pub(crate) fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failure> {
+pub(crate) fn inspect(printer: &Printer, found: &Found, execution: &ExecutionConfig) -> Result<Outcome, Failure> {
     let workflow = crate::inspect::compiled_workflow(found)?;
+    let declared = found.compiled.declared_limits;
+    let run_limits = execution.limits_for(declared, workflow.limits);
     if printer.json {
         printer.json(&Inspected {
             name: &found.name,
@@ -412,12 +424,13 @@ pub(crate) fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failu
             format: &found.compiled.format,
             hash: workflow.hash().to_string(),
             workflow,
+            run_limits,
             diagnostics: &found.compiled.diagnostics,
         })?;
         return Ok(Outcome::Success);
     }
     let mut text = format!(
-        "{} {} v{} — {}\n{}\nsource {} · hash {}\nlimits: max_cycles {} · max_revision_attempts {} · max_replan_attempts {}\nstart: {}\n",
+        "{} {} v{} — {}\n{}\nsource {} · hash {}\nlimits: max_cycles {} · max_revision_attempts {}{} · max_replan_attempts {}{}\nstart: {}\n",
         printer.bold("workflow"),
         workflow.id,
         workflow.version,
@@ -425,9 +438,11 @@ pub(crate) fn inspect(printer: &Printer, found: &Found) -> Result<Outcome, Failu
         workflow.description.trim(),
         found.location.path,
         workflow.hash(),
-        workflow.limits.max_cycles,
-        workflow.limits.max_revision_attempts,
-        workflow.limits.max_replan_attempts,
+        run_limits.max_cycles,
+        run_limits.max_revision_attempts,
+        from_execution(declared.max_revision_attempts),
+        run_limits.max_replan_attempts,
+        from_execution(declared.max_replan_attempts),
         workflow.entry
     );
     if !workflow.variables.is_empty() {

@@ -2,13 +2,19 @@
 //! (`text`), programs (`json`, as `--json`), or READMEs and design docs (`mermaid`, `dot`).
 
 use switchyard_core::Workflow;
-use switchyard_runtime::{Found, to_dot, to_mermaid};
+use switchyard_runtime::{ExecutionConfig, Found, to_dot, to_mermaid};
 
 use crate::args::{ColorChoice, InspectFormat};
 use crate::output::{Failure, Outcome, Printer};
 
-/// Writes `found`'s workflow in `format` (by default `json` under `--json`, `text` otherwise).
-pub fn run(printer: &Printer, found: &Found, format: Option<InspectFormat>) -> Result<Outcome, Failure> {
+/// Writes `found`'s workflow in `format` (by default `json` under `--json`, `text` otherwise); the
+/// text and JSON say the limits a run would get under `execution`.
+pub fn run(
+    printer: &Printer,
+    found: &Found,
+    execution: &ExecutionConfig,
+    format: Option<InspectFormat>,
+) -> Result<Outcome, Failure> {
     let format = match (format, printer.json) {
         (None, false) => InspectFormat::Text,
         (None, true) | (Some(InspectFormat::Json), _) => InspectFormat::Json,
@@ -21,9 +27,9 @@ pub fn run(printer: &Printer, found: &Found, format: Option<InspectFormat>) -> R
         }
     };
     match format {
-        InspectFormat::Text => crate::commands::inspect(printer, found),
+        InspectFormat::Text => crate::commands::inspect(printer, found, execution),
         // `--format json` is `--json`: the same document, never coloured.
-        InspectFormat::Json => crate::commands::inspect(&Printer::new(true, ColorChoice::Never), found),
+        InspectFormat::Json => crate::commands::inspect(&Printer::new(true, ColorChoice::Never), found, execution),
         InspectFormat::Mermaid => {
             printer.line(to_mermaid(compiled_workflow(found)?).trim_end())?;
             Ok(Outcome::Success)

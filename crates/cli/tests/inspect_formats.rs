@@ -99,3 +99,30 @@ fn the_readme_example_in_the_workflow_format_docs_is_what_inspect_writes() {
         assert!(lines.contains(&line), "the docs show a line inspect does not write: {line:?}\n{}", written.stdout);
     }
 }
+
+#[test]
+fn inspect_says_the_limits_a_run_would_get_and_which_come_from_the_configuration() {
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.home.path().join("switchyard.toml"), "[execution]\nmax_revision_attempts = 5\n").unwrap();
+    let text = sandbox.run_text(&["inspect", "dev-cycle"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains(
+            "limits: max_cycles 10 · max_revision_attempts 5 ([execution]) · max_replan_attempts 2 ([execution])"
+        ),
+        "{}",
+        text.stdout
+    );
+    let json = sandbox.run(&["inspect", "dev-cycle", "--json"]).ok();
+    assert_eq!(json["run_limits"]["max_revision_attempts"], 5, "{json:#}");
+    assert_eq!(json["workflow"]["limits"]["max_revision_attempts"], 3, "the workflow itself is unchanged: {json:#}");
+
+    // A workflow's own limit wins, and is not marked.
+    let own = sandbox.write_workflow(
+        "own-limits.yaml",
+        "id: own-limits\ntitle: Own limits\nsteps:\n  - id: only\n    prompt: Do it.\n    next:\n      - {end: true}\nlimits:\n  max_revision_attempts: 1\n",
+    );
+    let text = sandbox.run_text(&["inspect", "--file", own.to_str().unwrap()]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(text.stdout.contains("max_revision_attempts 1 · max_replan_attempts 2 ([execution])"), "{}", text.stdout);
+}
