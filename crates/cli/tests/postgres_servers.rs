@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
 
 use support::postgres::Database;
-use support::{Sandbox, string, switchyard_at};
+use support::{Sandbox, serve_address, string, switchyard_at};
 
 const TREADMILL: &str = include_str!("support/treadmill.yaml");
 const GREETING: &str = include_str!("support/greeting.yaml");
@@ -61,20 +61,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("serve starts");
-        let mut reader = BufReader::new(child.stderr.take().unwrap());
-        let banner = loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
-                break line;
-            }
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url = banner
-            .split_whitespace()
-            .find(|word| word.starts_with("http://"))
-            .unwrap_or_else(|| panic!("server {index} did not start: {banner}"));
-        let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+        let address = serve_address(&mut child);
         Self { child, address, token, _home: home }
     }
 
