@@ -130,13 +130,13 @@ impl McpClient {
     fn connect_to(address: &str, token: &str) -> Option<Self> {
         let mut client = Self { address: address.to_owned(), token: token.to_owned(), session: None, next_id: 0 };
         let initialize = json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "postgres-servers", "version": "1" } });
-        client.request("initialize", initialize)?;
+        client.request("initialize", &initialize)?;
         client.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
         Some(client)
     }
 
     fn call(&mut self, tool: &str, arguments: &Value) -> Answer {
-        let Some(answer) = self.request("tools/call", json!({ "name": tool, "arguments": arguments })) else {
+        let Some(answer) = self.request("tools/call", &json!({ "name": tool, "arguments": arguments })) else {
             return Answer::Lost;
         };
         let result = &answer["result"];
@@ -148,7 +148,7 @@ impl McpClient {
         Answer::Done(result["structuredContent"].clone())
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Option<Value> {
+    fn request(&mut self, method: &str, params: &Value) -> Option<Value> {
         self.next_id += 1;
         self.post(&json!({ "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params }))
     }
@@ -347,10 +347,8 @@ fn race(cluster: &Cluster, acknowledged: &Sender<()>) -> (Answers, Vec<std::thre
                     answers.lock().unwrap().get_mut(&run).unwrap()[round].push(seen);
                     barrier.wait();
                     // Every racer got the same node; the first answer's token leads on.
-                    if racer == 0 {
-                        if let Some(next) = next {
-                            *token.lock().unwrap() = next;
-                        }
+                    if let (0, Some(next)) = (racer, next) {
+                        *token.lock().unwrap() = next;
                     }
                 }
                 roaming.switched
@@ -454,10 +452,10 @@ fn console_events(server: &Server) -> Receiver<Value> {
         for line in lines.map_while(Result::ok) {
             if line.starts_with("event:") {
                 in_change = line.trim_end() == "event: change";
-            } else if let Some(data) = line.strip_prefix("data:").filter(|_| in_change) {
-                if sender.send(serde_json::from_str::<Value>(data.trim()).unwrap_or(Value::Null)).is_err() {
-                    return;
-                }
+            } else if let Some(data) = line.strip_prefix("data:").filter(|_| in_change)
+                && sender.send(serde_json::from_str::<Value>(data.trim()).unwrap_or(Value::Null)).is_err()
+            {
+                return;
             }
         }
     });
