@@ -12,7 +12,7 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -380,18 +380,8 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .expect("serve starts");
-        let mut reader = BufReader::new(child.stderr.take().unwrap());
-        let banner = loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
-                break line;
-            }
-        };
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-        let url =
-            banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
-        Self { child, address: url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned() }
+        let address = support::serve_address(&mut child);
+        Self { child, address }
     }
 }
 

@@ -4,7 +4,9 @@
 //! - the latency of each tool over stdio;
 //! - `continue_workflow` on a fresh run and on a run with 1,000 steps behind it, and the server's
 //!   CPU time per advance over that run (`/proc/<pid>/stat`);
-//! - HTTP throughput with 1, 8 and 32 clients advancing distinct runs;
+//! - HTTP throughput with 1, 8 and 32 clients advancing distinct runs; with
+//!   `MCP_LOAD_POSTGRES=postgres://…` (a database to fill and throw away), the same rows on that
+//!   PostgreSQL database with one server and with three servers sharing it, beside SQLite's;
 //! - memory at rest (RSS) of `switchyard mcp` and `switchyard serve`;
 //! - one fsync on the file system the stores live on, before and after the stdio rows, so the
 //!   closing table can judge each SPEC target against this run's own disk;
@@ -17,6 +19,8 @@
 //! Run: `cargo build --release -p switchyard && cargo bench -p switchyard-mcp --bench mcp_load`.
 //! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations;
 //! `MCP_LOAD_HTTP_ONLY=1` runs only the HTTP throughput rows.
+//! Postgres for a local run: `export MCP_LOAD_POSTGRES="$(bash .ci/postgres | sed 's#/postgres$#/mcp_load#')"`
+//! after `createdb mcp_load` (the role of `.ci/postgres` may create databases).
 
 // A benchmark's report is its output.
 #![allow(clippy::print_stdout)]
@@ -204,11 +208,13 @@ fn fsync_probe(dir: &Path, samples: usize, pause: Duration) -> Vec<Duration> {
 struct Home {
     home: tempfile::TempDir,
     workspace: tempfile::TempDir,
+    /// A `postgres://` store every command of this home opens, instead of the home's SQLite file.
+    store: Option<String>,
 }
 
 impl Home {
     fn new() -> Self {
-        let home = Self { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() };
+        let home = Self { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap(), store: None };
         let folder = home.workspace.path().join(".switchyard/workflows");
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("bench-loop.yaml"), BENCH_WORKFLOW).unwrap();
@@ -225,6 +231,9 @@ impl Home {
             .env("SWITCHYARD_HOME", self.home.path())
             .env_remove("SWITCHYARD_STORE")
             .current_dir(self.workspace.path());
+        if let Some(store) = &self.store {
+            command.arg("--store").arg(store);
+        }
         command
     }
     fn path(&self) -> String {
@@ -439,18 +448,20 @@ impl HttpClient {
 }
 
 /// `clients` HTTP clients, each on its own connection and session, each advancing its own run
-/// `advances` times at once; returns advances per second and the server's and the driver's CPU time
-/// per advance.
+/// `advances` times at once, spread in turn over `servers` servers of the same home and store;
+/// returns advances per second and the servers' (together) and the driver's CPU time per advance.
 /// The clients run as tasks of one driver thread, so the driver takes as little of the machine's
 /// CPU as it can.
-fn http_throughput(home: &Home, clients: usize, advances: usize) -> (f64, Duration, Duration) {
-    let (mut child, address) = spawn_serve(home);
+fn http_throughput(home: &Home, servers: usize, clients: usize, advances: usize) -> (f64, Duration, Duration) {
+    let mut spawned: Vec<(Child, String)> = (0..servers).map(|_| spawn_serve(home)).collect();
+    let pids: Vec<u32> = spawned.iter().map(|(child, _)| child.id()).collect();
+    let servers_cpu = || pids.iter().map(|pid| cpu_time(*pid)).sum::<Duration>();
     let path = home.path();
     let driver = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let measured = driver.block_on(async {
         let mut ready = Vec::with_capacity(clients);
         for client in 0..clients {
-            let mut http = HttpClient::connect(&address).await;
+            let mut http = HttpClient::connect(&spawned[client % servers].1).await;
             let started = http
                 .call(
                     "start_workflow",
@@ -459,7 +470,7 @@ fn http_throughput(home: &Home, clients: usize, advances: usize) -> (f64, Durati
                 .await;
             ready.push((http, started));
         }
-        let cpu_before = (cpu_time(child.id()), cpu_time(std::process::id()));
+        let cpu_before = (servers_cpu(), cpu_time(std::process::id()));
         let began = Instant::now();
         let tasks: Vec<_> = ready
             .into_iter()
@@ -482,11 +493,13 @@ fn http_throughput(home: &Home, clients: usize, advances: usize) -> (f64, Durati
         }
         let total = clients * advances;
         let rate = total as f64 / began.elapsed().as_secs_f64();
-        let per_advance = |before: Duration, pid: u32| (cpu_time(pid) - before) / total as u32;
-        (rate, per_advance(cpu_before.0, child.id()), per_advance(cpu_before.1, std::process::id()))
+        let per_advance = |before: Duration, now: Duration| (now - before) / total as u32;
+        (rate, per_advance(cpu_before.0, servers_cpu()), per_advance(cpu_before.1, cpu_time(std::process::id())))
     });
-    let _ = child.kill();
-    let _ = child.wait();
+    for (child, _) in &mut spawned {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
     measured
 }
 
@@ -524,17 +537,33 @@ fn serve_memory() -> Memory {
     memory
 }
 
-/// Prints the HTTP rows; returns the rate with the most clients.
+/// Prints the HTTP rows: SQLite with one server, then, when `MCP_LOAD_POSTGRES` names a database,
+/// that database with one server and with three. Returns SQLite's rate with the most clients.
 fn http_rows() -> f64 {
+    let postgres = std::env::var("MCP_LOAD_POSTGRES").ok().filter(|url| !url.is_empty());
+    let mut stores = vec![("SQLite", None, 1)];
+    if let Some(url) = &postgres {
+        stores.extend([("Postgres", Some(url.clone()), 1), ("Postgres", Some(url.clone()), 3)]);
+    }
     let mut rate = 0.0;
     println!(
-        "\n| HTTP clients (distinct runs) | advances | advances/s | CPU per advance: server | driver |\n|---|---|---|---|---|"
+        "\n| store | servers | HTTP clients (distinct runs) | advances | advances/s | CPU per advance: servers | driver |\n|---|---|---|---|---|---|---|"
     );
-    for clients in [1, 8, 32] {
-        let advances = if quick() { 20 } else { 100 };
-        let (measured, server, driver) = http_throughput(&Home::new(), clients, advances);
-        println!("| {clients} | {} | {measured:.0} | {} | {} |", clients * advances, ms(server), ms(driver));
-        rate = measured;
+    for (name, store, servers) in stores {
+        for clients in [1, 8, 32] {
+            let advances = if quick() { 20 } else { 100 };
+            let home = Home { store: store.clone(), ..Home::new() };
+            let (measured, server, driver) = http_throughput(&home, servers, clients, advances);
+            println!(
+                "| {name} | {servers} | {clients} | {} | {measured:.0} | {} | {} |",
+                clients * advances,
+                ms(server),
+                ms(driver)
+            );
+            if store.is_none() {
+                rate = measured;
+            }
+        }
     }
     rate
 }

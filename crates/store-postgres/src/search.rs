@@ -100,10 +100,18 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
     }
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
-    let text = client
-        .prepare_cached("SELECT t.session, t.kind, s.workspace FROM texts t LEFT JOIN sessions s ON s.id = t.session WHERE t.id = $1")
+    let ranked: Vec<(i64, f64, u32)> = ranking.ranked().into_iter().take(SEARCH_WINDOW).collect();
+    // Every ranked text's session in one query: one round trip per text cost more than the rest
+    // of a search for a common word, whose best texts lie in few sessions.
+    let ids: Vec<i64> = ranked.iter().map(|(id, _, _)| *id).collect();
+    let found = client
+        .query(
+            "SELECT t.id, t.session, t.kind, s.workspace FROM texts t LEFT JOIN sessions s ON s.id = t.session WHERE t.id = ANY($1)",
+            &[&ids],
+        )
         .await
         .doing("searching sessions")?;
+    let rows: HashMap<i64, &tokio_postgres::Row> = found.iter().map(|row| (row.get(0), row)).collect();
     let snippet = client
         .prepare_cached(
             "SELECT ts_headline('switchyard_search', body,
@@ -116,16 +124,16 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
         .doing("searching sessions")?;
     let mut seen: HashSet<SessionId> = HashSet::new();
     let mut hits = Vec::new();
-    for (id, score, held) in ranking.ranked().into_iter().take(SEARCH_WINDOW) {
-        let Some(row) = client.query_opt(&text, &[&id]).await.doing("searching sessions")? else { continue };
-        let decoder = decoder(&row, "texts");
-        let session: SessionId = decoder.parse(0, "session")?;
+    for (id, score, held) in ranked {
+        let Some(row) = rows.get(&id) else { continue };
+        let decoder = decoder(row, "texts");
+        let session: SessionId = decoder.parse(1, "session")?;
         if !seen.insert(session) {
             continue;
         }
-        let matched = decoder.text(1, "kind")?;
+        let matched = decoder.text(2, "kind")?;
         if let Some(workspace) = &query.workspace {
-            let recorded = decoder.text_opt(2, "workspace")?;
+            let recorded = decoder.text_opt(3, "workspace")?;
             if recorded.as_ref() != Some(workspace) {
                 continue;
             }

@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod postgres;
+
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -18,6 +21,25 @@ pub fn switchyard_at(home: &Path) -> Command {
 /// `switchyard mcp` at `home`, its stdin and stdout piped and its stderr as given.
 pub fn mcp_over_stdio(home: &Path, stderr: Stdio) -> Child {
     switchyard_at(home).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr).spawn().unwrap()
+}
+
+/// Reads the stderr of a `switchyard serve` just spawned (stderr piped) up to its start line and
+/// returns the address it serves on (`127.0.0.1:<port>`); stderr keeps being drained afterwards
+/// so the server never blocks on a full pipe.
+pub fn serve_address(child: &mut Child) -> String {
+    let mut reader = BufReader::new(child.stderr.take().expect("serve's stderr is piped"));
+    let banner = loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
+            break line;
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = banner
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("serve did not start: {banner}"));
+    url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned()
 }
 
 /// One isolated switchyard installation: its own home, store and project folder.
