@@ -96,6 +96,59 @@ fn ask_git(dir: &Path) -> (Facts, Option<Vec<Witness>>) {
     // while it runs shows as a change afterwards.
     let physical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let outside = discovery_witnesses(physical.ancestors().map(Path::to_owned));
+    let answer = match rev_parse(dir) {
+        RevParse::Answered(answer) => answer,
+        // Not a repository, remembered only where git had nothing to find.
+        RevParse::Refused if outside.iter().all(|witness| witness.seen.is_none()) => {
+            return ((None, None), Some(outside));
+        }
+        // A repository without a commit yet, a bare one, one git refuses to read, or a git that
+        // does not know `--path-format`: asked the plain way, and again next time.
+        RevParse::Refused | RevParse::Unreadable => return (ask_git_plainly(dir), None),
+    };
+    let below_top = physical.ancestors().take_while(|ancestor| *ancestor != answer.top).map(Path::to_owned);
+    let mut witnesses = discovery_witnesses(below_top);
+    witnesses.push(Witness::now(answer.top.join(".git")));
+    witnesses.push(Witness::now(answer.git_dir.join("HEAD")));
+    witnesses.push(Witness::now(answer.common_dir.join("packed-refs")));
+    if answer.full_name.starts_with("refs/") {
+        witnesses.push(Witness::now(answer.common_dir.join(&answer.full_name)));
+    }
+    // The witnesses were taken after the answer: a commit in between would be remembered as
+    // unchanged. Asked again, an answer that still agrees is at least as old as the witnesses.
+    let agrees = matches!(rev_parse(dir), RevParse::Answered(again) if again == answer);
+    // The reftable format keeps refs in files this does not know how to watch.
+    let reftable = answer.common_dir.join("reftable").exists();
+    (answer.facts(), (agrees && !reftable).then_some(witnesses))
+}
+
+/// What `git rev-parse` said about a work tree.
+#[derive(PartialEq)]
+struct Answer {
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+    top: PathBuf,
+    head: String,
+    full_name: String,
+    branch: String,
+}
+
+impl Answer {
+    fn facts(&self) -> Facts {
+        (Some(self.branch.clone()), Some(self.head.clone()))
+    }
+}
+
+enum RevParse {
+    Answered(Answer),
+    /// git said no: not a repository, no commit yet, or not one it will read.
+    Refused,
+    /// git did not run, or answered in a way this does not read (before 2.31, without
+    /// `--path-format`).
+    Unreadable,
+}
+
+fn rev_parse(dir: &Path) -> RevParse {
     // `--abbrev-ref` and `--symbolic-full-name` apply to the revisions after them: the lines are
     // the git directory, the common directory, the top of the work tree, the commit, the branch's
     // full ref name and the branch.
@@ -107,38 +160,29 @@ fn ask_git(dir: &Path) -> (Facts, Option<Vec<Witness>>) {
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output();
-    let Ok(output) = output else { return ((None, None), None) };
+    let Ok(output) = output else { return RevParse::Unreadable };
     if !output.status.success() {
-        // Not a repository, remembered only where git had nothing to find; a repository without
-        // a commit yet, a bare one or one git refuses to read is asked again next time.
-        let nothing_found = outside.iter().all(|witness| witness.seen.is_none());
-        return ((None, None), nothing_found.then_some(outside));
+        return RevParse::Refused;
     }
     let text = String::from_utf8_lossy(&output.stdout);
     let lines: Vec<&str> = text.lines().map(str::trim).collect();
-    let [git_dir, common_dir, top, head, full_name, branch] = lines[..] else {
-        // A git too old for `--path-format` (before 2.31): its answer, not remembered.
-        return (ask_git_plainly(dir), None);
+    let [git_dir, common_dir, top, head, full_name, branch] = lines[..] else { return RevParse::Unreadable };
+    let answer = Answer {
+        git_dir: PathBuf::from(git_dir),
+        common_dir: PathBuf::from(common_dir),
+        top: PathBuf::from(top),
+        head: head.to_owned(),
+        full_name: full_name.to_owned(),
+        branch: branch.to_owned(),
     };
-    let (git_dir, common_dir, top) = (Path::new(git_dir), Path::new(common_dir), Path::new(top));
-    if !(git_dir.is_absolute() && common_dir.is_absolute() && top.is_absolute()) || head.is_empty() {
-        return (ask_git_plainly(dir), None);
+    let absolute = answer.git_dir.is_absolute() && answer.common_dir.is_absolute() && answer.top.is_absolute();
+    if !absolute || answer.head.is_empty() {
+        return RevParse::Unreadable;
     }
-    let facts = (Some(branch.to_owned()), Some(head.to_owned()));
-    let below_top = physical.ancestors().take_while(|ancestor| *ancestor != top).map(Path::to_owned);
-    let mut witnesses = discovery_witnesses(below_top);
-    witnesses.push(Witness::now(top.join(".git")));
-    witnesses.push(Witness::now(git_dir.join("HEAD")));
-    witnesses.push(Witness::now(common_dir.join("packed-refs")));
-    if full_name.starts_with("refs/") {
-        witnesses.push(Witness::now(common_dir.join(full_name)));
-    }
-    // The reftable format keeps refs in files this does not know how to watch.
-    let reftable = common_dir.join("reftable").exists();
-    (facts, (!reftable).then_some(witnesses))
+    RevParse::Answered(answer)
 }
 
-/// git's answer for `dir` by the plainest question, for a git that does not know the longer one.
+/// git's answer for `dir` by the plainest question, where the longer one was refused or not understood.
 fn ask_git_plainly(dir: &Path) -> Facts {
     // `--abbrev-ref` applies to the revisions after it: the first line is the commit, the second
     // the branch.
