@@ -30,19 +30,50 @@ pub const RESERVED_CONTEXT_KEYS: [&str; 4] =
     ["eat_token", "parent_eat_token", "metrics_harness", "metrics_active_model"];
 
 /// One tool: its wire definition and a validator for its arguments, compiled on the tool's first
-/// call (compiling all seven, meta-schema check and patterns included, was a third of a cold start's
-/// page faults, paid by clients that only list the tools).
+/// call. Compiling all seven at start was a third of a cold start's page faults (when they were
+/// read as 2020-12), paid by clients that only list the tools; compiling them on a thread of
+/// their own as the server starts held 3–4 MB more at rest (the compiler's code, paged in).
 #[derive(Debug)]
 pub struct ToolSpec {
     pub tool: Tool,
     validator: OnceLock<jsonschema::Validator>,
     properties: Vec<String>,
+    /// The draft the schema is read as; `None`: as it declares (2020-12 when it declares none).
+    draft: Option<jsonschema::Draft>,
 }
 
+/// The keywords switchyard's own input schemas may use: each means the same in draft 7 as in
+/// 2020-12, so they are read as draft 7. Building a validator first checks the schema against
+/// its draft's meta-schema, and jsonschema builds that meta-schema's own validator on first use:
+/// for 2020-12 (eight documents, dynamic references, patterns) that was over half of the first
+/// `continue_workflow` in a fresh process; draft 7's is one small document (the call went from
+/// 10.2 to 5.9 million instructions, `instructions.py BINARY first`).
+pub const DRAFT_7_KEYWORDS: [&str; 12] = [
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "description",
+    "enum",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "items",
+    "maxItems",
+    "minItems",
+];
+
 impl ToolSpec {
+    /// A provider's tool, its schema read as the draft it declares.
     pub fn new(tool: Tool) -> Self {
         let properties = tool_schema::property_names(&tool.input_schema);
-        Self { tool, validator: OnceLock::new(), properties }
+        Self { tool, validator: OnceLock::new(), properties, draft: None }
+    }
+
+    /// One of switchyard's own tools, whose schemas use only [`DRAFT_7_KEYWORDS`] (a unit test
+    /// checks them).
+    pub fn own(tool: Tool) -> Self {
+        Self { draft: Some(jsonschema::Draft::Draft7), ..Self::new(tool) }
     }
 
     pub fn name(&self) -> &str {
@@ -52,7 +83,11 @@ impl ToolSpec {
     fn validator(&self) -> &jsonschema::Validator {
         self.validator.get_or_init(|| {
             let schema = Value::Object((*self.tool.input_schema).clone());
-            jsonschema::validator_for(&schema).expect("every tool's input schema compiles (a unit test compiles each)")
+            let mut options = jsonschema::options();
+            if let Some(draft) = self.draft {
+                options = options.with_draft(draft);
+            }
+            options.build(&schema).expect("every tool's input schema compiles (a unit test compiles each)")
         })
     }
 
@@ -67,8 +102,12 @@ impl ToolSpec {
             ));
         }
         let instance = Value::Object(arguments.clone());
-        let problems: Vec<Value> = self
-            .validator()
+        let validator = self.validator();
+        // The common case answers yes or no without building errors.
+        if validator.is_valid(&instance) {
+            return Ok(());
+        }
+        let problems: Vec<Value> = validator
             .iter_errors(&instance)
             .take(10)
             .map(|error| {
@@ -160,13 +199,45 @@ mod tests {
     /// that does not compile fails here instead of in some agent's call.
     #[test]
     fn every_input_schema_compiles_and_checks_arguments() {
-        for spec in switchyard_tools().into_iter().map(ToolSpec::new) {
+        for spec in switchyard_tools().into_iter().map(ToolSpec::own) {
             let mut wrong = JsonObject::new();
             for field in &spec.properties {
                 wrong.insert(field.clone(), json!({ "not": "a plausible value" }));
             }
             let error = spec.check(&wrong).expect_err(spec.name());
             assert!(error.message.starts_with(&format!("invalid arguments for {}:", spec.name())), "{}", error.message);
+        }
+    }
+
+    /// Every keyword of a schema, at any depth (the names under `properties` are fields, not
+    /// keywords).
+    fn keywords(schema: &Value, found: &mut Vec<String>) {
+        let Some(object) = schema.as_object() else { return };
+        for (keyword, value) in object {
+            found.push(keyword.clone());
+            match keyword.as_str() {
+                "properties" => value.as_object().into_iter().flatten().for_each(|(_, field)| keywords(field, found)),
+                "items" | "additionalProperties" => keywords(value, found),
+                _ => {}
+            }
+        }
+    }
+
+    /// Our own tools' schemas are read as draft 7 because they mean the same there as in 2020-12:
+    /// a keyword outside [`DRAFT_7_KEYWORDS`] (`$ref`, `prefixItems`, `$defs`...) would not.
+    #[test]
+    fn own_input_schemas_mean_the_same_in_draft_7_and_2020_12() {
+        for tool in switchyard_tools() {
+            let schema = Value::Object((*tool.input_schema).clone());
+            let mut found = Vec::new();
+            keywords(&schema, &mut found);
+            let foreign: Vec<&String> =
+                found.iter().filter(|keyword| !DRAFT_7_KEYWORDS.contains(&keyword.as_str())).collect();
+            assert!(foreign.is_empty(), "{}: keywords outside DRAFT_7_KEYWORDS: {foreign:?}", tool.name);
+            let draft_7 = jsonschema::draft7::meta::validate(&schema);
+            assert!(draft_7.is_ok(), "{} against the draft 7 meta-schema: {draft_7:?}", tool.name);
+            let draft_2020_12 = jsonschema::draft202012::meta::validate(&schema);
+            assert!(draft_2020_12.is_ok(), "{} against the 2020-12 meta-schema: {draft_2020_12:?}", tool.name);
         }
     }
 }

@@ -56,7 +56,7 @@ pub struct SwitchyardServer {
 
 impl SwitchyardServer {
     pub fn new(runtime: Arc<Runtime>, options: &ServerOptions) -> Self {
-        let mut specs: Vec<ToolSpec> = schemas::switchyard_tools().into_iter().map(ToolSpec::new).collect();
+        let mut specs: Vec<ToolSpec> = schemas::switchyard_tools().into_iter().map(ToolSpec::own).collect();
         let mut owners: Vec<Option<Arc<dyn ToolProvider>>> = specs.iter().map(|_| None).collect();
         for provider in &options.providers {
             for tool in provider.tools() {
