@@ -369,6 +369,56 @@ fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
 }
 
+#[test]
+fn a_step_turn_limit_from_the_flag_pauses_naming_the_step_and_resume_gives_the_step_a_fresh_budget() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push_all([
+        Reply::tool_call("list_files", json!({"path": "{project-root}"})),
+        Reply::tool_call("read_file", json!({"path": "{project-root}/README.md"})),
+    ]);
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve", "--step-max-turns", "2"]);
+    driven.expect(1);
+    assert_eq!(driven.named("turn").len(), 2);
+    let paused = driven.last();
+    assert_eq!(paused["reason"], "limit_reached", "{:#?}", driven.events);
+    let message = support::string(&paused["message"]);
+    assert!(message.starts_with("step `draft` took 2 turns, its limit is 2 (--step-max-turns"), "{message}");
+    assert!(message.contains("fresh budget"), "{message}");
+    let run = driven.run_id();
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+    assert!(reported_steps(&bench.sandbox, &run).is_empty());
+
+    let resumed = bench.run(&["--resume", &run, "--auto-approve", "--step-max-turns", "2"]);
+    resumed.completed();
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
+
+#[test]
+fn a_step_token_limit_from_the_configuration_pauses_naming_the_step_and_the_key() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    std::fs::write(bench.sandbox.project.path().join("switchyard.toml"), "[runner]\nstep_max_tokens = 150\n").unwrap();
+    bench.server.push_all([
+        Reply::tool_call("list_files", json!({"path": "{project-root}"})).usage(100, 20),
+        Reply::tool_call("read_file", json!({"path": "{project-root}/README.md"})).usage(100, 20),
+    ]);
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
+    driven.expect(1);
+    assert_eq!(driven.named("turn").len(), 2);
+    let message = support::string(&driven.last()["message"]);
+    assert!(
+        message.starts_with(
+            "step `draft` used 240 tokens, its limit is 150 (--step-max-tokens or [runner] step_max_tokens)"
+        ),
+        "{message}"
+    );
+    let status = bench.sandbox.run(&["status", &driven.run_id()]).ok();
+    assert_eq!(status["control"], "paused", "{status:#}");
+}
+
 /// A small workflow with a check that blocks a careless report, then a gate.
 const GREETING: &str = include_str!("support/greeting.yaml");
 

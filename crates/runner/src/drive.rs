@@ -26,7 +26,7 @@ use crate::event::{PauseReason, RunSummary, RunnerEvent};
 use crate::models::ModelSpec;
 use crate::prompt::{PromptFacts, system_prompt};
 use crate::tools::{self, Parsed};
-use crate::watch::{Budget, StuckWatch};
+use crate::watch::{Budget, Scope, StuckWatch};
 use crate::{Error, Outcome, Runner, Target};
 
 /// The note an approval by `--auto-approve` carries, so the log says who approved.
@@ -183,7 +183,13 @@ impl<'a> Drive<'a> {
                     return Ok(self.paused(run, PauseReason::PausedElsewhere, message));
                 }
                 ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision => {
-                    match self.wait_for_person(run, session, &shown).await? {
+                    let waiting_since = Instant::now();
+                    let next = self.wait_for_person(run, session, &shown).await?;
+                    // A step reworked after a rejection keeps its budget, less the wait.
+                    if let Some(state) = current.as_mut() {
+                        state.budget.waited(waiting_since.elapsed());
+                    }
+                    match next {
                         Next::Continue => continue,
                         Next::Pause(reason, message) => return self.pause(run, reason, message).await,
                     }
@@ -270,10 +276,10 @@ impl<'a> Drive<'a> {
         state: &mut StepState,
     ) -> Result<Next, Error> {
         let runner = self.runner;
-        if let Some(limit) = self.budget.exceeded(&runner.options.run_limits, "run") {
+        if let Some(limit) = self.budget.exceeded(&runner.options.run_limits, Scope::Run) {
             return Ok(Next::Pause(PauseReason::LimitReached, limit));
         }
-        if let Some(limit) = state.budget.exceeded(&runner.options.step_limits, &format!("step `{}`", state.step)) {
+        if let Some(limit) = state.budget.exceeded(&runner.options.step_limits, Scope::Step(state.step.as_str())) {
             return Ok(Next::Pause(PauseReason::LimitReached, limit));
         }
         let span =
