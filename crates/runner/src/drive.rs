@@ -297,11 +297,13 @@ impl<'a> Drive<'a> {
         let trimmed = state.spec.context_window_tokens.map_or(0, |window| conversation.trim_to(window));
         let request = ChatRequest {
             model: state.spec.model_id.clone(),
-            messages: conversation.messages().to_vec(),
-            tools: tools::specs().to_vec(),
+            messages: conversation.messages().into(),
+            tools: tools::specs().into(),
             temperature: state.spec.temperature,
             max_tokens: state.spec.max_tokens,
         };
+        let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
+        let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
         let sent = Instant::now();
         let response = match self.send(&state.model_name, &state.spec, &request).await? {
             Ok(response) => response,
@@ -330,15 +332,22 @@ impl<'a> Drive<'a> {
             }
         };
         let (new_messages, fresh) = conversation.take_unrecorded();
-        let recorded_request = TurnRequest {
-            messages: u32::try_from(request.messages.len()).unwrap_or(u32::MAX),
-            tools: u32::try_from(request.tools.len()).unwrap_or(u32::MAX),
-            fresh,
-            trimmed,
-            new_messages,
+        let recorded_request = TurnRequest { messages: sent_messages, tools: sent_tools, fresh, trimmed, new_messages };
+        let recorded_response = TurnResponse {
+            text: message.content.as_deref().map(bounded),
+            tool_calls: message
+                .tool_calls
+                .iter()
+                .map(|call| TurnToolCall {
+                    id: bounded(&call.id),
+                    name: bounded(&call.function.name),
+                    arguments: bounded(&call.function.arguments),
+                })
+                .collect(),
+            finish_reason,
         };
         let calls = message.tool_calls.clone();
-        conversation.push_assistant(Message { role: Role::Assistant, ..message.clone() });
+        conversation.push_assistant(Message { role: Role::Assistant, ..message });
         let mut results = Vec::with_capacity(calls.len());
         let mut progressed = false;
         let mut moved = false;
@@ -389,18 +398,7 @@ impl<'a> Drive<'a> {
             turn,
             model: state.model_name.clone(),
             request: recorded_request,
-            response: TurnResponse {
-                text: message.content.as_deref().map(bounded),
-                tool_calls: calls
-                    .iter()
-                    .map(|call| TurnToolCall {
-                        id: bounded(&call.id),
-                        name: bounded(&call.function.name),
-                        arguments: bounded(&call.function.arguments),
-                    })
-                    .collect(),
-                finish_reason,
-            },
+            response: recorded_response,
             tool_results: results,
             usage: TurnUsage { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
             latency_ms,
@@ -576,7 +574,7 @@ impl<'a> Drive<'a> {
         &mut self,
         model_name: &str,
         spec: &ModelSpec,
-        request: &ChatRequest,
+        request: &ChatRequest<'_>,
     ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
         let client = match self.clients.get(model_name) {
             Some(client) => client.clone(),
