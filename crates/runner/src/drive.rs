@@ -7,14 +7,13 @@
 //! `Runtime::pause`. The loop reads the run's tip at the top of every step, so a runner killed
 //! anywhere picks the run up where its log says it is.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, SessionId};
-use switchyard_llm::{ChatRequest, ChatResponse, Client, ErrorKind, Message, Retry, Role, ToolCall};
+use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Message, Retry, Role, ToolCall};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
@@ -91,7 +90,6 @@ pub(crate) struct Drive<'a> {
     budget: Budget,
     /// Every turn so far had a price: the cost is known.
     priced: bool,
-    clients: HashMap<String, Client>,
     next_turn: u32,
 }
 
@@ -105,7 +103,6 @@ impl<'a> Drive<'a> {
             started: Instant::now(),
             budget: Budget::new(),
             priced: true,
-            clients: HashMap::new(),
             next_turn: 1,
         }
     }
@@ -576,16 +573,9 @@ impl<'a> Drive<'a> {
         spec: &ModelSpec,
         request: &ChatRequest<'_>,
     ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
-        let client = match self.clients.get(model_name) {
-            Some(client) => client.clone(),
-            None => {
-                let client = match Client::new(spec.endpoint.clone()) {
-                    Ok(client) => client,
-                    Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
-                };
-                self.clients.insert(model_name.to_owned(), client.clone());
-                client
-            }
+        let client = match self.runner.client(model_name, spec) {
+            Ok(client) => client,
+            Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
         };
         let events = self.events.clone();
         let on_retry = move |retry: Retry| {
