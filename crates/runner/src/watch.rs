@@ -105,7 +105,8 @@ pub(crate) fn exceeded(
     elapsed: Duration,
 ) -> Option<String> {
     let (spent, flag, key) = if let Some(max) = limits.max_turns.filter(|max| turns >= *max) {
-        (format!("took {turns} turns, its limit is {max}"), "max-turns", "max_turns")
+        let plural = if turns == 1 { "" } else { "s" };
+        (format!("took {turns} turn{plural}, its limit is {max}"), "max-turns", "max_turns")
     } else if let Some(max) = limits.max_tokens.filter(|max| tokens >= *max) {
         (format!("used {tokens} tokens, its limit is {max}"), "max-tokens", "max_tokens")
     } else if let Some(max) = limits.max_time.filter(|max| elapsed >= *max) {
