@@ -99,10 +99,15 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # The NAME of the environment variable holding the API key (never the key itself: a key
 # written in this file is refused). None: no key is sent, as local servers want.
 # api_key_env = "OPENAI_API_KEY"
-# Limits per run; reaching one pauses the run, and `switchyard run --resume` goes on.
+# Limits per drive of a run (one `switchyard run`); reaching one pauses the run, and
+# `switchyard run --resume` goes on with a fresh budget.
 #max_turns = 200
 #max_tokens = 2000000
 #max_time_seconds = 14400
+# Limits per step, none by default; reaching one pauses the run the same way.
+# step_max_turns = 40
+# step_max_tokens = 400000
+# step_max_time_seconds = 3600
 # Seconds one model request may take.
 #request_timeout_seconds = 300
 # Retries of a request that failed with 429, 5xx, a timeout or a broken connection.

@@ -54,15 +54,26 @@ pub struct RunArgs {
     /// Approve every gate the run reaches, recording that the runner did.
     #[arg(long)]
     pub auto_approve: bool,
-    /// Pause the run after this many model turns in this drive.
-    #[arg(long, value_name = "N")]
+    /// Pause the run after this many model turns in this drive (`--resume` starts a fresh count).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
-    /// Pause the run after this many tokens (prompt and completion) in this drive.
-    #[arg(long, value_name = "N")]
+    /// Pause the run after this many tokens (prompt and completion) in this drive (`--resume`
+    /// starts a fresh count).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
-    /// Pause the run after this long: `90s`, `30m`, `2h`, `1h 30m`.
+    /// Pause the run after working this long in this drive, waiting for people excluded: `90s`,
+    /// `30m`, `2h`, `1h 30m` (`--resume` starts a fresh clock).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
+    /// Pause the run when one step has taken this many model turns in this drive.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub step_max_turns: Option<u32>,
+    /// Pause the run when one step has used this many tokens in this drive.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub step_max_tokens: Option<u64>,
+    /// Pause the run when one step has worked this long in this drive: `90s`, `30m`, `2h`.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub step_max_time: Option<Duration>,
 }
 
 /// Starts the run (or picks it up), drives it while showing what happens, and closes with how it
@@ -197,6 +208,11 @@ fn options(runner: &RunnerConfig, args: &RunArgs) -> RunOptions {
             max_tokens: Some(args.max_tokens.unwrap_or(runner.max_tokens)),
             max_time: Some(args.max_time.unwrap_or_else(|| runner.max_time())),
         },
+        step_limits: Limits {
+            max_turns: args.step_max_turns.or(runner.step_max_turns),
+            max_tokens: args.step_max_tokens.or(runner.step_max_tokens),
+            max_time: args.step_max_time.or_else(|| runner.step_max_time()),
+        },
         stuck_repeats: runner.stuck_repeats,
         stuck_turns: runner.stuck_turns,
         max_tool_errors: runner.max_tool_errors,
@@ -228,7 +244,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// How `switchyard run` exits, from how the runner stopped: 0 when the run completed, 1 when it
-/// failed or paused for a rule (a decision it needs, a stuck model, a limit, tool errors), 2 when
+/// failed or paused for a rule (a stuck model, a limit, tool errors, a pause from elsewhere), 2 when
 /// the environment stopped it (the server refused the key or the model, or stayed down), 130
 /// when a person pressed Ctrl-C.
 pub fn outcome(progress: &Progress) -> Outcome {
@@ -238,11 +254,9 @@ pub fn outcome(progress: &Progress) -> Outcome {
         Some(Ending::Paused { reason, .. }) => match reason {
             PauseReason::Interrupted => Outcome::Interrupted,
             PauseReason::ModelRefused | PauseReason::ModelUnavailable => Outcome::EnvironmentProblem,
-            PauseReason::LimitReached
-            | PauseReason::Stuck
-            | PauseReason::ToolErrors
-            | PauseReason::NeedsDecision
-            | PauseReason::PausedElsewhere => Outcome::RuleViolation,
+            PauseReason::LimitReached | PauseReason::Stuck | PauseReason::ToolErrors | PauseReason::PausedElsewhere => {
+                Outcome::RuleViolation
+            }
         },
     }
 }
@@ -322,7 +336,6 @@ mod tests {
         assert_eq!(code(&ended(Ending::Finished { status: "failed".into() })), 1);
         assert_eq!(code(&paused(PauseReason::LimitReached)), 1);
         assert_eq!(code(&paused(PauseReason::Stuck)), 1);
-        assert_eq!(code(&paused(PauseReason::NeedsDecision)), 1);
         assert_eq!(code(&paused(PauseReason::ToolErrors)), 1);
         assert_eq!(code(&paused(PauseReason::ModelRefused)), 2);
         assert_eq!(code(&paused(PauseReason::ModelUnavailable)), 2);

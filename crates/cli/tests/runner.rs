@@ -114,6 +114,21 @@ impl Driven {
     fn run_id(&self) -> String {
         support::string(&self.named("run_started")[0]["run"])
     }
+
+    /// Checks that the run paused at a limit after `turns` turns: exit 1, `limit_reached` last;
+    /// returns the pause's message.
+    fn paused_at_a_limit(&self, turns: usize) -> String {
+        self.expect(1);
+        assert_eq!(self.named("turn").len(), turns, "{:#?}", self.events);
+        assert_eq!(self.last()["reason"], "limit_reached", "{:#?}", self.events);
+        support::string(&self.last()["message"])
+    }
+}
+
+/// Checks that `run` is paused and no step was reported on.
+fn assert_paused_before_any_report(sandbox: &Sandbox, run: &str) {
+    assert_eq!(sandbox.run(&["status", run]).ok()["control"], "paused");
+    assert!(reported_steps(sandbox, run).is_empty());
 }
 
 /// The step a request is about, from its system prompt (`## Step: Title (`id`)`).
@@ -357,16 +372,56 @@ fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
         _ => complete_any_step(request),
     });
     let driven = bench.run(&["greeting", "--goal", "greet", "--max-turns", "1"]);
-    driven.expect(1);
-    assert_eq!(driven.named("turn").len(), 1);
-    assert_eq!(driven.last()["reason"], "limit_reached", "{:#?}", driven.events);
+    let message = driven.paused_at_a_limit(1);
+    assert!(message.starts_with("this drive of the run took 1 turn, its limit is 1 (--max-turns"), "{message}");
     let run = driven.run_id();
-    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
-    assert!(reported_steps(&bench.sandbox, &run).is_empty());
+    assert_paused_before_any_report(&bench.sandbox, &run);
 
     let resumed = bench.run(&["--resume", &run, "--auto-approve"]);
     resumed.completed();
     assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
+
+#[test]
+fn a_step_turn_limit_from_the_flag_pauses_naming_the_step_and_resume_gives_the_step_a_fresh_budget() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    bench.server.push_all([
+        Reply::tool_call("list_files", json!({"path": "{project-root}"})),
+        Reply::tool_call("read_file", json!({"path": "{project-root}/README.md"})),
+    ]);
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve", "--step-max-turns", "2"]);
+    let message = driven.paused_at_a_limit(2);
+    assert!(message.starts_with("step `draft` took 2 turns, its limit is 2 (--step-max-turns"), "{message}");
+    assert!(message.contains("fresh budget"), "{message}");
+    let run = driven.run_id();
+    assert_paused_before_any_report(&bench.sandbox, &run);
+
+    let resumed = bench.run(&["--resume", &run, "--auto-approve", "--step-max-turns", "2"]);
+    resumed.completed();
+    assert_eq!(reported_steps(&bench.sandbox, &run), ["draft", "review"]);
+}
+
+#[test]
+fn a_step_token_limit_from_the_configuration_pauses_naming_the_step_and_the_key() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    std::fs::write(bench.sandbox.project.path().join("switchyard.toml"), "[runner]\nstep_max_tokens = 150\n").unwrap();
+    bench.server.push_all([
+        Reply::tool_call("list_files", json!({"path": "{project-root}"})).usage(100, 20),
+        Reply::tool_call("read_file", json!({"path": "{project-root}/README.md"})).usage(100, 20),
+    ]);
+    bench.server.otherwise(complete_any_step);
+    let driven = bench.run(&["greeting", "--goal", "greet", "--auto-approve"]);
+    let message = driven.paused_at_a_limit(2);
+    assert!(
+        message.starts_with(
+            "step `draft` used 240 tokens, its limit is 150 (--step-max-tokens or [runner] step_max_tokens)"
+        ),
+        "{message}"
+    );
+    assert_paused_before_any_report(&bench.sandbox, &driven.run_id());
 }
 
 /// A small workflow with a check that blocks a careless report, then a gate.

@@ -85,7 +85,7 @@ impl Client {
     /// with [`ErrorKind::is_retryable`]).
     ///
     /// A tool call the server sent without an id gets `call_<index>` (its place in the message).
-    pub async fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, Error> {
+    pub async fn complete(&self, request: &ChatRequest<'_>) -> Result<ChatResponse, Error> {
         let url = self.url();
         let mut builder = self.http.post(&url).json(request);
         if let Some(ApiKey(key)) = &self.endpoint.api_key {
@@ -172,7 +172,7 @@ impl Client {
         kind: ErrorKind,
         url: &str,
         status: reqwest::StatusCode,
-        request: &ChatRequest,
+        request: &ChatRequest<'_>,
         body: &str,
     ) -> String {
         let said = server_says(body).unwrap_or_else(|| excerpt(body));

@@ -70,7 +70,7 @@ impl Client {
     /// saying how many were made; a failure no retry can mend is returned at once.
     pub async fn complete_with_retries(
         &self,
-        request: &ChatRequest,
+        request: &ChatRequest<'_>,
         policy: &RetryPolicy,
         mut on_retry: impl FnMut(Retry),
     ) -> Result<ChatResponse, Error> {

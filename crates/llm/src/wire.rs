@@ -13,6 +13,8 @@
 //! - no `usage`, or a `usage` with fields missing: `None`, or zeros;
 //! - fields no type declares, at any level: ignored (kept in `ChatResponse::extra` at the top).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
@@ -161,13 +163,14 @@ pub struct FunctionSpec {
     pub parameters: Value,
 }
 
-/// A chat-completions request.
+/// A chat-completions request. The messages and tools may be lent (a runner's conversation
+/// grows each turn: copying it into every request is the largest cost of a turn), or owned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ChatRequest {
+pub struct ChatRequest<'a> {
     pub model: String,
-    pub messages: Vec<Message>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolSpec>,
+    pub messages: Cow<'a, [Message]>,
+    #[serde(skip_serializing_if = "<[ToolSpec]>::is_empty")]
+    pub tools: Cow<'a, [ToolSpec]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -140,12 +140,12 @@ impl Bench {
     }
 
     /// A bare round trip of a kept request body, timed around `Client::complete`.
-    fn bare_request(&self, body: &str) -> ChatRequest {
+    fn bare_request(&self, body: &str) -> ChatRequest<'static> {
         let body: Value = serde_json::from_str(body).expect("a kept body is JSON");
         ChatRequest {
             model: body["model"].as_str().unwrap_or_default().to_owned(),
-            messages: serde_json::from_value(body["messages"].clone()).expect("the kept messages"),
-            tools: serde_json::from_value(body["tools"].clone()).expect("the kept tools"),
+            messages: serde_json::from_value::<Vec<_>>(body["messages"].clone()).expect("the kept messages").into(),
+            tools: serde_json::from_value::<Vec<_>>(body["tools"].clone()).expect("the kept tools").into(),
             temperature: None,
             max_tokens: None,
         }
@@ -156,7 +156,7 @@ impl Bench {
     }
 }
 
-async fn bare_round_trip(client: &Client, request: &ChatRequest) -> Duration {
+async fn bare_round_trip(client: &Client, request: &ChatRequest<'_>) -> Duration {
     let began = Instant::now();
     client.complete(request).await.expect("a bare round trip");
     began.elapsed()
@@ -178,7 +178,7 @@ async fn bare_round_trips(
     bare_round_trip(&client, &bench.bare_request(kept.values().next().expect("kept bodies"))).await;
     let mut cpu_per_call = Vec::with_capacity(ranges.len());
     for range in ranges {
-        let requests: Vec<(usize, ChatRequest)> =
+        let requests: Vec<(usize, ChatRequest<'static>)> =
             kept.range(range.clone()).map(|(turn, body)| (*turn, bench.bare_request(body))).collect();
         let began = cpu_ms();
         let mut calls = 0;

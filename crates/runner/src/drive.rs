@@ -7,14 +7,13 @@
 //! `Runtime::pause`. The loop reads the run's tip at the top of every step, so a runner killed
 //! anywhere picks the run up where its log says it is.
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, SessionId};
-use switchyard_llm::{ChatRequest, ChatResponse, Client, ErrorKind, Message, Retry, Role, ToolCall};
+use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Message, Retry, Role, ToolCall};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
@@ -26,7 +25,7 @@ use crate::event::{PauseReason, RunSummary, RunnerEvent};
 use crate::models::ModelSpec;
 use crate::prompt::{PromptFacts, system_prompt};
 use crate::tools::{self, Parsed};
-use crate::watch::{Budget, StuckWatch};
+use crate::watch::{Budget, Scope, StuckWatch};
 use crate::{Error, Outcome, Runner, Target};
 
 /// The note an approval by `--auto-approve` carries, so the log says who approved.
@@ -91,7 +90,6 @@ pub(crate) struct Drive<'a> {
     budget: Budget,
     /// Every turn so far had a price: the cost is known.
     priced: bool,
-    clients: HashMap<String, Client>,
     next_turn: u32,
 }
 
@@ -105,7 +103,6 @@ impl<'a> Drive<'a> {
             started: Instant::now(),
             budget: Budget::new(),
             priced: true,
-            clients: HashMap::new(),
             next_turn: 1,
         }
     }
@@ -183,7 +180,13 @@ impl<'a> Drive<'a> {
                     return Ok(self.paused(run, PauseReason::PausedElsewhere, message));
                 }
                 ResponseKind::WaitingGate | ResponseKind::WaitingForHumanDecision => {
-                    match self.wait_for_person(run, session, &shown).await? {
+                    let waiting_since = Instant::now();
+                    let next = self.wait_for_person(run, session, &shown).await?;
+                    // A step reworked after a rejection keeps its budget, less the wait.
+                    if let Some(state) = current.as_mut() {
+                        state.budget.waited(waiting_since.elapsed());
+                    }
+                    match next {
                         Next::Continue => continue,
                         Next::Pause(reason, message) => return self.pause(run, reason, message).await,
                     }
@@ -270,10 +273,10 @@ impl<'a> Drive<'a> {
         state: &mut StepState,
     ) -> Result<Next, Error> {
         let runner = self.runner;
-        if let Some(limit) = self.budget.exceeded(&runner.options.run_limits, "run") {
+        if let Some(limit) = self.budget.exceeded(&runner.options.run_limits, Scope::Run) {
             return Ok(Next::Pause(PauseReason::LimitReached, limit));
         }
-        if let Some(limit) = state.budget.exceeded(&runner.options.step_limits, &format!("step `{}`", state.step)) {
+        if let Some(limit) = state.budget.exceeded(&runner.options.step_limits, Scope::Step(state.step.as_str())) {
             return Ok(Next::Pause(PauseReason::LimitReached, limit));
         }
         let span =
@@ -291,11 +294,13 @@ impl<'a> Drive<'a> {
         let trimmed = state.spec.context_window_tokens.map_or(0, |window| conversation.trim_to(window));
         let request = ChatRequest {
             model: state.spec.model_id.clone(),
-            messages: conversation.messages().to_vec(),
-            tools: tools::specs().to_vec(),
+            messages: conversation.messages().into(),
+            tools: tools::specs().into(),
             temperature: state.spec.temperature,
             max_tokens: state.spec.max_tokens,
         };
+        let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
+        let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
         let sent = Instant::now();
         let response = match self.send(&state.model_name, &state.spec, &request).await? {
             Ok(response) => response,
@@ -324,15 +329,22 @@ impl<'a> Drive<'a> {
             }
         };
         let (new_messages, fresh) = conversation.take_unrecorded();
-        let recorded_request = TurnRequest {
-            messages: u32::try_from(request.messages.len()).unwrap_or(u32::MAX),
-            tools: u32::try_from(request.tools.len()).unwrap_or(u32::MAX),
-            fresh,
-            trimmed,
-            new_messages,
+        let recorded_request = TurnRequest { messages: sent_messages, tools: sent_tools, fresh, trimmed, new_messages };
+        let recorded_response = TurnResponse {
+            text: message.content.as_deref().map(bounded),
+            tool_calls: message
+                .tool_calls
+                .iter()
+                .map(|call| TurnToolCall {
+                    id: bounded(&call.id),
+                    name: bounded(&call.function.name),
+                    arguments: bounded(&call.function.arguments),
+                })
+                .collect(),
+            finish_reason,
         };
         let calls = message.tool_calls.clone();
-        conversation.push_assistant(Message { role: Role::Assistant, ..message.clone() });
+        conversation.push_assistant(Message { role: Role::Assistant, ..message });
         let mut results = Vec::with_capacity(calls.len());
         let mut progressed = false;
         let mut moved = false;
@@ -383,18 +395,7 @@ impl<'a> Drive<'a> {
             turn,
             model: state.model_name.clone(),
             request: recorded_request,
-            response: TurnResponse {
-                text: message.content.as_deref().map(bounded),
-                tool_calls: calls
-                    .iter()
-                    .map(|call| TurnToolCall {
-                        id: bounded(&call.id),
-                        name: bounded(&call.function.name),
-                        arguments: bounded(&call.function.arguments),
-                    })
-                    .collect(),
-                finish_reason,
-            },
+            response: recorded_response,
             tool_results: results,
             usage: TurnUsage { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
             latency_ms,
@@ -570,18 +571,11 @@ impl<'a> Drive<'a> {
         &mut self,
         model_name: &str,
         spec: &ModelSpec,
-        request: &ChatRequest,
+        request: &ChatRequest<'_>,
     ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
-        let client = match self.clients.get(model_name) {
-            Some(client) => client.clone(),
-            None => {
-                let client = match Client::new(spec.endpoint.clone()) {
-                    Ok(client) => client,
-                    Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
-                };
-                self.clients.insert(model_name.to_owned(), client.clone());
-                client
-            }
+        let client = match self.runner.client(model_name, spec) {
+            Ok(client) => client,
+            Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
         };
         let events = self.events.clone();
         let on_retry = move |retry: Retry| {

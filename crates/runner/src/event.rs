@@ -53,6 +53,11 @@ pub enum RunnerEvent {
 }
 
 /// Why the runner stopped before the run's end.
+///
+/// A run that needs a person is no reason to stop: at a gate, or past a revision or replan limit
+/// (a decision), the runner waits for the person on the store's change feed and goes on
+/// (`waiting_for_human`, `human_decided`); a step whose attempts run out fails the run by the
+/// engine's rule, which ends the drive as `finished`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PauseReason {
@@ -68,8 +73,6 @@ pub enum PauseReason {
     Stuck,
     /// Too many malformed or unknown tool calls, or text instead of a tool call.
     ToolErrors,
-    /// The step's attempts ran out; a person decides how the run goes on.
-    NeedsDecision,
     /// Someone paused the run from elsewhere (`switchyard pause`, another door) while it was
     /// driven.
     PausedElsewhere,
@@ -85,7 +88,6 @@ impl PauseReason {
             Self::LimitReached => "limit_reached",
             Self::Stuck => "stuck",
             Self::ToolErrors => "tool_errors",
-            Self::NeedsDecision => "needs_decision",
             Self::PausedElsewhere => "paused_elsewhere",
         }
     }

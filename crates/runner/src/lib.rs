@@ -21,10 +21,12 @@ mod prompt;
 mod tools;
 mod watch;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use switchyard_core::{RunId, RunStatus};
 use switchyard_files::FileHost;
+use switchyard_llm::Client;
 use switchyard_runtime::{Runtime, StartRequest};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -66,6 +68,9 @@ pub struct Runner {
     files: Arc<FileHost>,
     models: Models,
     options: RunOptions,
+    /// One HTTP client per model name, made on its first request and kept across drives, so
+    /// its connection pool (and TLS sessions) outlive one run.
+    clients: Arc<Mutex<HashMap<String, Client>>>,
 }
 
 impl Runner {
@@ -73,7 +78,19 @@ impl Runner {
     /// `FileHost::new(runtime, HostConfig::from_config(config))`, the same sandbox and security
     /// log as the file door).
     pub fn new(runtime: Arc<Runtime>, files: Arc<FileHost>, models: Models, options: RunOptions) -> Self {
-        Self { runtime, files, models, options }
+        Self { runtime, files, models, options, clients: Arc::default() }
+    }
+
+    /// The client of the model named `name`, made from `spec` the first time.
+    fn client(&self, name: &str, spec: &ModelSpec) -> Result<Client, switchyard_llm::Error> {
+        // The map is a cache of clients: a panic elsewhere leaves it usable.
+        let mut clients = self.clients.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(client) = clients.get(name) {
+            return Ok(client.clone());
+        }
+        let client = Client::new(spec.endpoint.clone())?;
+        clients.insert(name.to_owned(), client.clone());
+        Ok(client)
     }
 
     pub fn runtime(&self) -> &Arc<Runtime> {

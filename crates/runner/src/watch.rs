@@ -71,23 +71,53 @@ impl Budget {
     }
 
     /// The limit this budget has reached, in words, if it has reached one.
-    pub(crate) fn exceeded(&self, limits: &Limits, what: &str) -> Option<String> {
-        exceeded(limits, what, self.turns, self.tokens, self.elapsed())
+    pub(crate) fn exceeded(&self, limits: &Limits, scope: Scope<'_>) -> Option<String> {
+        exceeded(limits, scope, self.turns, self.tokens, self.elapsed())
     }
 }
 
-/// The limit `turns`, `tokens` and `elapsed` reached, in words, if they reached one.
-pub(crate) fn exceeded(limits: &Limits, what: &str, turns: u32, tokens: u64, elapsed: Duration) -> Option<String> {
-    if let Some(max) = limits.max_turns.filter(|max| turns >= *max) {
-        return Some(format!("the {what} reached its limit of {max} turns"));
+/// Whose budget ran out: the run's for this drive, or one step's.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    Run,
+    Step(&'a str),
+}
+
+impl Scope<'_> {
+    /// Who ran out, and the flag and key that set a limit named by its run flag (`max-turns`) and
+    /// run key (`max_turns`).
+    fn words(self, flag: &str, key: &str) -> (String, String) {
+        match self {
+            Self::Run => ("this drive of the run".to_owned(), format!("--{flag} or [runner] {key}")),
+            Self::Step(step) => (format!("step `{step}`"), format!("--step-{flag} or [runner] step_{key}")),
+        }
     }
-    if let Some(max) = limits.max_tokens.filter(|max| tokens >= *max) {
-        return Some(format!("the {what} used {tokens} tokens, its limit is {max}"));
-    }
-    if let Some(max) = limits.max_time.filter(|max| elapsed >= *max) {
-        return Some(format!("the {what} ran for {}s, its limit is {}s", elapsed.as_secs(), max.as_secs()));
-    }
-    None
+}
+
+/// The limit `turns`, `tokens` and `elapsed` reached, in words, if they reached one: whose
+/// budget, what it spent, the flag or key that sets it, and that resuming starts a fresh one
+/// (budgets count per drive: resuming is a person's decision to spend again).
+pub(crate) fn exceeded(
+    limits: &Limits,
+    scope: Scope<'_>,
+    turns: u32,
+    tokens: u64,
+    elapsed: Duration,
+) -> Option<String> {
+    let (spent, flag, key) = if let Some(max) = limits.max_turns.filter(|max| turns >= *max) {
+        let plural = if turns == 1 { "" } else { "s" };
+        (format!("took {turns} turn{plural}, its limit is {max}"), "max-turns", "max_turns")
+    } else if let Some(max) = limits.max_tokens.filter(|max| tokens >= *max) {
+        (format!("used {tokens} tokens, its limit is {max}"), "max-tokens", "max_tokens")
+    } else if let Some(max) = limits.max_time.filter(|max| elapsed >= *max) {
+        (format!("worked for {}s, its limit is {}s", elapsed.as_secs(), max.as_secs()), "max-time", "max_time_seconds")
+    } else {
+        return None;
+    };
+    let (who, set_by) = scope.words(flag, key);
+    Some(format!(
+        "{who} {spent} ({set_by}); `switchyard run --resume` goes on with a fresh budget for the run and the step"
+    ))
 }
 
 #[cfg(test)]
@@ -110,10 +140,25 @@ mod tests {
     #[test]
     fn each_limit_is_reached_at_its_value() {
         let limits = Limits { max_turns: Some(3), max_tokens: Some(100), max_time: Some(Duration::from_secs(60)) };
-        assert_eq!(exceeded(&limits, "run", 2, 99, Duration::from_secs(59)), None);
-        assert!(exceeded(&limits, "run", 3, 0, Duration::ZERO).unwrap().contains("3 turns"));
-        assert!(exceeded(&limits, "step", 0, 100, Duration::ZERO).unwrap().contains("limit is 100"));
-        assert!(exceeded(&limits, "run", 0, 0, Duration::from_secs(60)).unwrap().contains("limit is 60s"));
-        assert_eq!(exceeded(&Limits::default(), "run", u32::MAX, u64::MAX, Duration::MAX), None);
+        assert_eq!(exceeded(&limits, Scope::Run, 2, 99, Duration::from_secs(59)), None);
+        assert!(exceeded(&limits, Scope::Run, 3, 0, Duration::ZERO).unwrap().contains("took 3 turns"));
+        assert!(exceeded(&limits, Scope::Step("a"), 0, 100, Duration::ZERO).unwrap().contains("limit is 100"));
+        assert!(exceeded(&limits, Scope::Run, 0, 0, Duration::from_secs(60)).unwrap().contains("limit is 60s"));
+        assert_eq!(exceeded(&Limits::default(), Scope::Run, u32::MAX, u64::MAX, Duration::MAX), None);
+    }
+
+    #[test]
+    fn a_limit_message_names_whose_budget_ran_out_what_sets_it_and_that_resuming_starts_afresh() {
+        let limits = Limits { max_turns: Some(3), max_tokens: None, max_time: Some(Duration::from_secs(60)) };
+        assert_eq!(
+            exceeded(&limits, Scope::Run, 3, 0, Duration::ZERO).unwrap(),
+            "this drive of the run took 3 turns, its limit is 3 (--max-turns or [runner] max_turns); \
+             `switchyard run --resume` goes on with a fresh budget for the run and the step"
+        );
+        assert_eq!(
+            exceeded(&limits, Scope::Step("draft"), 0, 0, Duration::from_secs(61)).unwrap(),
+            "step `draft` worked for 61s, its limit is 60s (--step-max-time or [runner] step_max_time_seconds); \
+             `switchyard run --resume` goes on with a fresh budget for the run and the step"
+        );
     }
 }

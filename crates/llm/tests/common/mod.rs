@@ -17,15 +17,16 @@ pub fn client(server: &FakeLlm) -> Client {
     Client::new(endpoint).expect("a client")
 }
 
-pub fn request() -> ChatRequest {
+pub fn request() -> ChatRequest<'static> {
     ChatRequest {
         model: "test-model".to_owned(),
-        messages: vec![Message::system("You are a test."), Message::user("Go.")],
+        messages: vec![Message::system("You are a test."), Message::user("Go.")].into(),
         tools: vec![ToolSpec::function(
             "read_file",
             "Reads a file.",
             json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        )],
+        )]
+        .into(),
         temperature: Some(0.2),
         max_tokens: Some(256),
     }

@@ -25,13 +25,21 @@ pub struct RunnerConfig {
     pub base_url: Option<String>,
     /// `api_key_env`: the variable holding the key, for models whose table names none.
     pub api_key_env: Option<String>,
-    /// `max_turns`: model requests per run before it pauses.
+    /// `max_turns`: model requests per drive of a run (one `switchyard run`) before it pauses.
     pub max_turns: u32,
-    /// `max_tokens`: tokens (prompt and completion, as the server counts them) per run before it
-    /// pauses.
+    /// `max_tokens`: tokens (prompt and completion, as the server counts them) per drive of a run
+    /// before it pauses.
     pub max_tokens: u64,
-    /// `max_time_seconds`: wall time per run before it pauses.
+    /// `max_time_seconds`: working time per drive of a run (waiting for people excluded) before
+    /// it pauses.
     pub max_time_seconds: u64,
+    /// `step_max_turns`: model requests one step may take before the run pauses; none by default.
+    pub step_max_turns: Option<u32>,
+    /// `step_max_tokens`: tokens one step may use before the run pauses; none by default.
+    pub step_max_tokens: Option<u64>,
+    /// `step_max_time_seconds`: working time one step may take before the run pauses; none by
+    /// default.
+    pub step_max_time_seconds: Option<u64>,
     /// `request_timeout_seconds`: how long one model request may take.
     pub request_timeout_seconds: u64,
     /// `max_retries`: retries of a request that failed in a way a retry may mend (429, 5xx,
@@ -59,6 +67,9 @@ impl Default for RunnerConfig {
             max_turns: 200,
             max_tokens: 2_000_000,
             max_time_seconds: 4 * 3600,
+            step_max_turns: None,
+            step_max_tokens: None,
+            step_max_time_seconds: None,
             request_timeout_seconds: 300,
             max_retries: 6,
             stuck_repeats: 3,
@@ -76,6 +87,10 @@ impl RunnerConfig {
 
     pub fn max_time(&self) -> Duration {
         Duration::from_secs(self.max_time_seconds)
+    }
+
+    pub fn step_max_time(&self) -> Option<Duration> {
+        self.step_max_time_seconds.map(Duration::from_secs)
     }
 }
 
@@ -129,6 +144,9 @@ pub(super) struct RunnerSection {
     pub(super) max_turns: Option<u32>,
     pub(super) max_tokens: Option<u64>,
     pub(super) max_time_seconds: Option<u64>,
+    pub(super) step_max_turns: Option<u32>,
+    pub(super) step_max_tokens: Option<u64>,
+    pub(super) step_max_time_seconds: Option<u64>,
     pub(super) request_timeout_seconds: Option<u64>,
     pub(super) max_retries: Option<u32>,
     pub(super) stuck_repeats: Option<u32>,
@@ -147,6 +165,9 @@ impl RunnerSection {
             max_turns: self.max_turns.unwrap_or(fallback.max_turns),
             max_tokens: self.max_tokens.unwrap_or(fallback.max_tokens),
             max_time_seconds: self.max_time_seconds.unwrap_or(fallback.max_time_seconds),
+            step_max_turns: self.step_max_turns.or(fallback.step_max_turns),
+            step_max_tokens: self.step_max_tokens.or(fallback.step_max_tokens),
+            step_max_time_seconds: self.step_max_time_seconds.or(fallback.step_max_time_seconds),
             request_timeout_seconds: self.request_timeout_seconds.unwrap_or(fallback.request_timeout_seconds),
             max_retries: self.max_retries.unwrap_or(fallback.max_retries),
             stuck_repeats: self.stuck_repeats.unwrap_or(fallback.stuck_repeats),
@@ -163,6 +184,9 @@ impl RunnerSection {
             ("max_turns", self.max_turns.map(u64::from)),
             ("max_tokens", self.max_tokens),
             ("max_time_seconds", self.max_time_seconds),
+            ("step_max_turns", self.step_max_turns.map(u64::from)),
+            ("step_max_tokens", self.step_max_tokens),
+            ("step_max_time_seconds", self.step_max_time_seconds),
             ("request_timeout_seconds", self.request_timeout_seconds),
             ("stuck_turns", self.stuck_turns.map(u64::from)),
             ("max_tool_errors", self.max_tool_errors.map(u64::from)),
