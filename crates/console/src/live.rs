@@ -55,7 +55,7 @@ pub(crate) async fn events(
     // A stream never ends by itself: without this, a server asked to stop would wait for every
     // open page to close.
     let shutdown = state.options.shutdown.clone().cancelled_owned();
-    let stream = futures::StreamExt::take_until(stream(state.runtime.subscribe(), resumed), shutdown);
+    let stream = futures::StreamExt::take_until(stream(state.runtime.subscribe().await, resumed), shutdown);
     Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }
 

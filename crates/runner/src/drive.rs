@@ -650,7 +650,7 @@ impl<'a> Drive<'a> {
         self.emit(RunnerEvent::WaitingForHuman { step: step.clone(), kind: kind.to_owned(), how });
         let waiting_since = Instant::now();
         // Subscribed before reading, so a decision between the read and the wait is not missed.
-        let mut changes = runtime.subscribe();
+        let mut changes = runtime.subscribe().await;
         loop {
             let record = runtime.run(&RunTarget::Run(run)).await?;
             if record.tip != shown.node || record.status != shown.status {
@@ -667,7 +667,7 @@ impl<'a> Drive<'a> {
                         Ok(change) if change.session != session => continue,
                         Ok(_) | Err(RecvError::Lagged(_)) => break,
                         Err(RecvError::Closed) => {
-                            changes = runtime.subscribe();
+                            changes = runtime.subscribe().await;
                             break;
                         }
                     },

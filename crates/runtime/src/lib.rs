@@ -405,8 +405,8 @@ impl Runtime {
 
     /// Changes committed to the store from now on, by this process and, where the backend is
     /// shared, by others: what live views wait on instead of polling (see [`Change`]).
-    pub fn subscribe(&self) -> Changes {
-        self.store.subscribe()
+    pub async fn subscribe(&self) -> Changes {
+        self.store.subscribe().await
     }
 
     /// Milliseconds since the Unix epoch by the runtime's clock: the one clock of switchyard, so

@@ -47,6 +47,11 @@ use listen::Listener;
 use pg_error::Context;
 use writer::Outcome;
 
+/// How long `subscribe` waits for the change listener to be in force before answering anyway:
+/// long enough to connect on a busy server, short enough that a page or a runner never hangs on a
+/// database that is down (its own commands fail then, saying so).
+const LISTEN_WAIT: Duration = Duration::from_secs(5);
+
 /// How to open a store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostgresOptions {
@@ -357,10 +362,15 @@ impl Store for PostgresStore {
         search::recap(&self.client().await?, node, max_nodes).await
     }
 
-    fn subscribe(&self) -> Changes {
-        // Subscribe before the listener starts, so nothing it publishes is missed.
+    async fn subscribe(&self) -> Changes {
+        // Subscribe before the listener starts, so nothing it publishes is missed; answer once it
+        // listens, so nothing another server commits from now on is missed either.
         let changes = self.feed.subscribe();
-        self.listener();
+        if let Some(listener) = self.listener()
+            && tokio::time::timeout(LISTEN_WAIT, listener.ready()).await.is_err()
+        {
+            tracing::warn!(target = %self.target, "the change listener is not listening yet (is the database reachable?): other servers' commits reach subscribers once it is");
+        }
         changes
     }
 }

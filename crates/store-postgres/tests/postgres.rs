@@ -48,7 +48,7 @@ async fn event_count(database: &TestDatabase) -> i64 {
 async fn a_commit_through_one_server_reaches_the_subscribers_of_another() {
     let database = TestDatabase::create().await;
     let (server_a, server_b) = (open(&database).await, open(&database).await);
-    let mut changes = server_a.subscribe();
+    let mut changes = server_a.subscribe().await;
     server_a.listening().await;
     let mut script = SessionScript::new(1);
     server_b.append(script.start(node_id(101))).await.expect("append through server B");

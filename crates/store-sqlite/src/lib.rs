@@ -465,7 +465,7 @@ impl Store for SqliteStore {
         self.read(move |connection| search::recap(connection, node, max_nodes)).await
     }
 
-    fn subscribe(&self) -> Changes {
+    async fn subscribe(&self) -> Changes {
         let changes = self.feed.subscribe();
         self.watcher.get_or_init(|| self.start_watcher());
         changes

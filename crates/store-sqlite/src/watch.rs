@@ -124,7 +124,10 @@ impl Watcher {
         published.watching.store(true, Ordering::Release);
         let cursor = last_rowid(&connection)?;
         let (wake, woken) = mpsc::channel();
-        let file_watch = watch_files(path, wake)?;
+        let file_watch = watch_files(path, wake.clone())?;
+        // A commit between reading the cursor and the kernel's watch taking effect woke nobody:
+        // one read now finds it.
+        let _ = wake.send(());
         let reader = Reader { connection, cursor, feed, published: Arc::clone(&published) };
         let thread = std::thread::Builder::new()
             .name("switchyard-watch".to_owned())

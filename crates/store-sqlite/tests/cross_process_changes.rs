@@ -45,7 +45,7 @@ async fn another_store_on_the_file_reaches_a_subscriber_that_writes_nothing() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("store.db");
     let watching = open(&path);
-    let mut changes = watching.subscribe();
+    let mut changes = watching.subscribe().await;
     assert!(watching.watches_other_processes());
 
     let other = open(&path);
@@ -59,7 +59,7 @@ async fn own_commits_are_published_once_even_while_the_file_is_watched() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let path = folder.path().join("store.db");
     let watching = open(&path);
-    let mut changes = watching.subscribe();
+    let mut changes = watching.subscribe().await;
     let other = open(&path);
     let mut own_script = SessionScript::new(1);
     let mut other_script = SessionScript::new(2);
@@ -88,7 +88,7 @@ async fn a_store_that_never_subscribes_watches_nothing() {
 async fn dropping_the_store_stops_its_watcher() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let store = open(&folder.path().join("store.db"));
-    let mut changes = store.subscribe();
+    let mut changes = store.subscribe().await;
     drop(store);
     // The watcher holds a sender of the feed: a closed feed means its thread has ended.
     assert!(matches!(changes.try_recv(), Err(tokio::sync::broadcast::error::TryRecvError::Closed)));
@@ -101,7 +101,7 @@ fn a_commit_in_another_process_reaches_a_subscriber() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     runtime.block_on(async {
         let watching = open(&path);
-        let mut changes = watching.subscribe();
+        let mut changes = watching.subscribe().await;
 
         let exe = std::env::current_exe().expect("the test binary");
         let status = Command::new(exe)

@@ -21,9 +21,9 @@ fn subscribing_and_dropping_many_stores_leaks_no_thread_or_descriptor() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let cycle = || {
         let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-        let receivers: Vec<_> = (0..20).map(|_| store.subscribe()).collect();
+        let receivers: Vec<_> = (0..20).map(|_| runtime.block_on(store.subscribe())).collect();
         drop(receivers);
-        let _still_listening = store.subscribe();
+        let _still_listening = runtime.block_on(store.subscribe());
         assert!(store.watches_other_processes());
     };
     runtime.block_on(async {

@@ -849,10 +849,10 @@ pub async fn search_and_recap_follow_the_events<S: Store>(store: S) {
 /// commit; a replayed claim and a refused batch publish nothing.
 pub async fn commits_are_published_to_subscribers<S: Store>(store: S) {
     use tokio::sync::broadcast::error::TryRecvError;
-    let mut early = store.subscribe();
+    let mut early = store.subscribe().await;
     let mut script = SessionScript::new(1);
     append(&store, script.start(node_id(101))).await;
-    let mut late = store.subscribe();
+    let mut late = store.subscribe().await;
     let advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
     let batch = script.claimed(advance, "advance:published", "sha", serde_json::json!(1));
     assert_eq!(append(&store, batch).await, (4, 4));

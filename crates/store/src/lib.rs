@@ -98,6 +98,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// The changes committed from now on: every batch this store object commits is published
     /// after its commit, before `append` returns. A backend that processes or servers share also
-    /// publishes what the others commit, within about a second and without a busy loop.
-    fn subscribe(&self) -> Changes;
+    /// publishes what the others commit, within about a second and without a busy loop; it
+    /// answers once it hears them, so a commit made elsewhere after `subscribe` returns is never
+    /// missed (or after a bounded wait when it cannot listen yet, saying so in the log).
+    async fn subscribe(&self) -> Changes;
 }
