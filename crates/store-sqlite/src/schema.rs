@@ -103,13 +103,16 @@ CREATE TABLE workflows (
 /// Indexes added to version 1 since its first release, created when a writer opens a store
 /// without them (builds that predate them read and write such a store as before).
 ///
-/// The lookups of `resume_session` by workspace and by git branch or HEAD. These columns never
+/// The lookups of `resume_session` by workspace and by git branch or HEAD, and a session's
+/// claims and tokens, which a store copy reads (`copy.rs`). These columns never
 /// change once a session starts, so an advance, which rewrites only the session's status and
 /// update time, leaves these indexes untouched; a lookup sorts what its value matches by recency.
 pub(crate) const ADDED_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS sessions_by_workspace ON sessions (workspace);
 CREATE INDEX IF NOT EXISTS sessions_by_branch ON sessions (git_branch);
 CREATE INDEX IF NOT EXISTS sessions_by_head ON sessions (git_head);
+CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
+CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
 ";
 
 /// Applies the per-connection settings.
