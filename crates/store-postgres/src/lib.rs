@@ -222,9 +222,7 @@ impl PostgresStore {
         } else {
             return Ok(());
         };
-        Err(Error::ReadOnly {
-            message: format!("the database {} {why}; point the store at the primary server", self.target),
-        })
+        Err(pg_error::read_only(format!("the database {} {why}", self.target)))
     }
 
     /// A read-only transaction that sees one snapshot for all its statements.

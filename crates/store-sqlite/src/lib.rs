@@ -298,7 +298,7 @@ impl SqliteStore {
 
     async fn write<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
         if let Some(reason) = &self.read_only {
-            return Err(Error::ReadOnly { message: format!("{reason}, so the store was opened for reading only") });
+            return Err(sql_error::read_only(format!("{reason}, so the store was opened for reading only")));
         }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
