@@ -31,7 +31,7 @@ use switchyard_store::{
     SessionCopy, SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 
-pub use schema::SCHEMA_VERSION;
+pub use schema::{SCHEMA_VERSION, schema_v1};
 
 use sql_error::Context;
 use writer::{Counters, Job, Writer};
