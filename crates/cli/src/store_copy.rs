@@ -60,7 +60,7 @@ pub async fn run(printer: &Printer, action: StoreAction) -> Result<Outcome, Fail
 /// A line on stderr every [`PROGRESS_EVERY`] sessions, so a large copy shows it is moving.
 #[allow(clippy::print_stderr)]
 fn print_progress(progress: CopyProgress) {
-    if progress.sessions_done % PROGRESS_EVERY == 0 {
+    if progress.sessions_done.is_multiple_of(PROGRESS_EVERY) {
         eprintln!(
             "switchyard: copied {} of {} sessions ({} events)",
             progress.sessions_done, progress.sessions_total, progress.events

@@ -172,7 +172,7 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
                 let session = copy.session;
                 Done::Import(
                     reply,
-                    isolated(&mut transaction, isolate, |connection| import(connection, *copy)),
+                    isolated(&mut transaction, isolate, |connection| import(connection, &copy)),
                     session,
                 )
             }
@@ -339,7 +339,7 @@ fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Re
 /// Writes a session copied from another store (see [`Store::import_session`]).
 ///
 /// [`Store::import_session`]: switchyard_store::Store::import_session
-fn import(connection: &Connection, copy: SessionCopy) -> Result<u64, Error> {
+fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
     let sealed = copy.checked_events()?;
     let held = connection
         .query_row("SELECT EXISTS (SELECT 1 FROM events WHERE session = ?1)", [copy.session.to_string()], |row| {
