@@ -191,12 +191,7 @@ pub(crate) async fn import(transaction: &Transaction<'_>, copy: SessionCopy, ins
         match transaction.execute(&statement, &[&claim.key, &session_column, &claim.payload_sha256, &outcome]).await {
             Ok(_) => {}
             Err(error) if pg_error::unique_violation(&error) == Some("claims_key") => {
-                return Err(Error::Conflict {
-                    message: format!(
-                        "the claim `{}` of session {} is already recorded here for another command",
-                        claim.key, copy.session
-                    ),
-                });
+                return Err(switchyard_store::copy::claim_taken(claim));
             }
             Err(error) => return Err(pg_error::map(&error, "copying a claim")),
         }

@@ -361,12 +361,7 @@ fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
         match inserted {
             Ok(_) => {}
             Err(error) if sql_error::is_unique_violation(&error) => {
-                return Err(Error::Conflict {
-                    message: format!(
-                        "the claim `{}` of session {} is already recorded here for another command",
-                        claim.key, copy.session
-                    ),
-                });
+                return Err(switchyard_store::copy::claim_taken(claim));
             }
             Err(error) => return Err(sql_error::map(&error, "copying a claim")),
         }

@@ -96,3 +96,13 @@ pub fn session_exists(session: SessionId) -> Error {
         ),
     }
 }
+
+/// The error of an import whose claim key the destination already recorded for another command.
+pub fn claim_taken(claim: &Recorded) -> Error {
+    Error::Conflict {
+        message: format!(
+            "the claim `{}` of session {} is already recorded here for another command; copy into an empty store",
+            claim.key, claim.session
+        ),
+    }
+}
