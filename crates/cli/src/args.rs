@@ -253,6 +253,11 @@ pub enum Commands {
     Verify,
     /// Print every effective setting of switchyard.toml, the environment and the flags, with where it came from.
     Config,
+    /// Move a store: `switchyard store copy --from store.db --to postgres://…` (and back).
+    Store {
+        #[command(subcommand)]
+        action: crate::store_copy::StoreAction,
+    },
     /// Manage the token signing keys.
     Keys {
         #[command(subcommand)]

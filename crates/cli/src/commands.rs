@@ -41,6 +41,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Serve(args) => crate::serve::serve(&args, overrides).await,
         Commands::Import { path, to, output } => crate::import::run(&printer, &path, &to, output.as_deref()),
         Commands::Config => crate::config_command::run(&printer, overrides),
+        Commands::Store { action } => crate::store_copy::run(&printer, action).await,
         Commands::List => {
             let config = crate::config_command::resolve(overrides)?;
             list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home))

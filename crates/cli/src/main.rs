@@ -15,6 +15,7 @@ mod quickstart;
 mod run;
 mod run_display;
 mod serve;
+mod store_copy;
 mod tool;
 mod transcript;
 mod validate;

@@ -86,6 +86,11 @@ pub enum Error {
         "the model {model} reads its API key from the environment variable {variable}, which is not set (or empty): export {variable}=<your key> in the shell that runs switchyard, or name another variable with `api_key_env` (or --api-key-env)"
     )]
     MissingApiKey { model: String, variable: String },
+    /// `switchyard store copy` was pointed at a store that already holds sessions.
+    #[error(
+        "the destination store {store} already holds sessions; copy into an empty store (a new SQLite file, an empty database), or pass --add to add the source's sessions to it"
+    )]
+    DestinationNotEmpty { store: String },
 }
 
 /// Which call was made twice with different content.
@@ -165,6 +170,7 @@ impl Error {
             Self::Config(_) => "CONFIG_INVALID",
             Self::UnknownModel { .. } => "MODEL_UNKNOWN",
             Self::MissingApiKey { .. } => "API_KEY_MISSING",
+            Self::DestinationNotEmpty { .. } => "STORE_COPY_DESTINATION_NOT_EMPTY",
         }
     }
 

@@ -1,6 +1,9 @@
 //! Which store backend a configuration names, decided here and nowhere else: a PostgreSQL URL
 //! (`[store] url`, `--store postgres://…`) opens the Postgres store, otherwise the SQLite file.
-//! The rest of the runtime holds the store contract only.
+//! The rest of the runtime holds the store contract only. `copy` moves a store's sessions into
+//! another store, of either backend.
+
+pub mod copy;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,4 +65,13 @@ pub(crate) async fn open(config: &Config) -> Result<Opened, Error> {
             })
         }
     }
+}
+
+/// Opens the store a command line names (`switchyard store copy`), creating a SQLite file that
+/// does not exist yet.
+pub(crate) async fn open_location(location: &copy::Location) -> Result<Arc<dyn Store>, Error> {
+    Ok(match location {
+        copy::Location::Postgres(url) => Arc::new(PostgresStore::open(url, PostgresOptions::default()).await?),
+        copy::Location::Sqlite(path) => Arc::new(SqliteStore::open(path, SqliteOptions::default())?),
+    })
 }

@@ -15,6 +15,7 @@
 //! [`switchyard_store::projection::Projector`]. A connection lost mid-command leaves the batch
 //! committed whole or not at all, and the command fails with the retryable `STORE_UNAVAILABLE`.
 
+mod copy;
 mod listen;
 mod password;
 mod pg_error;
@@ -38,7 +39,7 @@ use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::{
     Appended, Batch, Change, Changes, Error, Feed, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery,
-    SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
+    SessionCopy, SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 
 pub use schema::{SCHEMA_VERSION, schema_v1};
@@ -226,9 +227,7 @@ impl PostgresStore {
         } else {
             return Ok(());
         };
-        Err(Error::ReadOnly {
-            message: format!("the database {} {why}; point the store at the primary server", self.target),
-        })
+        Err(pg_error::read_only(format!("the database {} {why}", self.target)))
     }
 
     /// A read-only transaction that sees one snapshot for all its statements.
@@ -372,5 +371,31 @@ impl Store for PostgresStore {
             tracing::warn!(target = %self.target, "the change listener is not listening yet (is the database reachable?): other servers' commits reach subscribers once it is");
         }
         changes
+    }
+
+    async fn copied_sessions(&self, after: Option<SessionId>, limit: u32) -> Result<Vec<SessionId>, Error> {
+        copy::copied_sessions(&self.client().await?, after, limit).await
+    }
+
+    async fn export_session(&self, session: SessionId) -> Result<Option<SessionCopy>, Error> {
+        self.snapshot("reading a session to copy", async |transaction| copy::export(transaction, session).await).await
+    }
+
+    async fn import_session(&self, copy: SessionCopy) -> Result<(), Error> {
+        let session = copy.session;
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await.doing("starting the import of a session")?;
+        match writer::import(&transaction, copy, &self.instance).await {
+            Ok(last_seq) => {
+                transaction.commit().await.doing("committing the import of a session")?;
+                self.feed.publish(Change { session, last_seq });
+                Ok(())
+            }
+            Err(error) => {
+                // Nothing of the session is kept; a failed rollback means the connection is gone.
+                let _ = transaction.rollback().await;
+                Err(error)
+            }
+        }
     }
 }

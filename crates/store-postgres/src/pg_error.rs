@@ -21,7 +21,7 @@ pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
         };
     };
     match *code {
-        SqlState::READ_ONLY_SQL_TRANSACTION => Error::ReadOnly { message },
+        SqlState::READ_ONLY_SQL_TRANSACTION => read_only(message),
         SqlState::DISK_FULL | SqlState::OUT_OF_MEMORY | SqlState::INSUFFICIENT_RESOURCES => Error::DiskFull { message },
         SqlState::T_R_SERIALIZATION_FAILURE
         | SqlState::T_R_DEADLOCK_DETECTED
@@ -79,6 +79,14 @@ pub(crate) fn describe(error: &tokio_postgres::Error) -> String {
         cause = source.source();
     }
     text
+}
+
+/// What to do about a database that refuses writes.
+pub(crate) const READ_ONLY_FIX: &str = "point --store (or [store] url) at the primary server, not a standby or read-only replica, or turn default_transaction_read_only off for switchyard's database and role";
+
+/// A write refused because the database answers read-only, with the fix for a database.
+pub(crate) fn read_only(message: String) -> Error {
+    Error::ReadOnly { message, fix: READ_ONLY_FIX.to_owned() }
 }
 
 /// Whether the error is a violated UNIQUE or PRIMARY KEY constraint, and which.

@@ -134,6 +134,15 @@ CREATE INDEX texts_by_node ON texts (node, seq);
 CREATE INDEX texts_by_words ON texts USING GIN (words);
 "#;
 
+/// Indexes added since their table's version, created when missing: builds that predate them
+/// read and write such a database as before, so adding one needs no new version (which older
+/// servers sharing the database would refuse). A session's claims and tokens, which a store copy
+/// reads.
+const ADDED_INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
+CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
+";
+
 /// Every migration in order: `MIGRATIONS[i]` takes a database from version `i` to `i + 1`.
 const MIGRATIONS: [&str; 2] = [V1, V2];
 
@@ -177,6 +186,7 @@ pub(crate) async fn migrate(client: &mut Object) -> Result<(), Error> {
     if found < 2 {
         crate::search::reindex(&transaction).await?;
     }
+    transaction.batch_execute(ADDED_INDEXES).await.doing("creating the indexes a store copy reads")?;
     if found < SCHEMA_VERSION {
         transaction
             .execute(

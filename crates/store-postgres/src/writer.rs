@@ -17,7 +17,9 @@ use switchyard_core::token::Nonce;
 use switchyard_store::event::GENESIS_HASH;
 use switchyard_store::projection::{ApplyError, ProjectionStore, Projections, Projector};
 use switchyard_store::search::indexed_text;
-use switchyard_store::{Appended, Batch, Error, NodeRecord, RunRecord, SessionRecord, StoredEvent, TokenRecord};
+use switchyard_store::{
+    Appended, Batch, Error, NodeRecord, RunRecord, SessionCopy, SessionRecord, StoredEvent, TokenRecord,
+};
 
 use crate::pg_error::{self, Context};
 use crate::rows::{self, sql_int};
@@ -99,28 +101,7 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
         prev_hash = stored.hash.clone();
         sealed.push((stored, body));
     }
-    let events: Vec<StoredEvent> = sealed.iter().map(|(stored, _)| stored.clone()).collect();
-    let mut rows = Fetched::default();
-    rows.prefetch(transaction, batch.session, &events).await?;
-    let written = project(transaction, &mut rows, &events).await?;
-
-    insert_events(transaction, &sealed).await?;
-    write_projections(transaction, &written).await?;
-    for event in &events {
-        if let Some(text) = indexed_text(event) {
-            let step = match text.about {
-                Some(about) => match written.nodes.get(&about).or(rows.nodes.get(&about).and_then(Option::as_ref)) {
-                    Some(node) => node.step.as_str().to_owned(),
-                    None => rows::node(transaction, about)
-                        .await?
-                        .map(|node| node.step.as_str().to_owned())
-                        .unwrap_or_default(),
-                },
-                None => String::new(),
-            };
-            search::insert_text(transaction, event, &text, &step).await?;
-        }
-    }
+    write_sealed(transaction, batch.session, &sealed).await?;
     if let Some(claim) = &batch.claim {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -148,6 +129,82 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
     )
     .await?;
     Ok(Appended::Committed { first_seq, last_seq: seq })
+}
+
+/// Inserts sealed events (each with the body its hash covers), their projections and their
+/// text index: the part of a write that an append and an import share.
+async fn write_sealed(
+    transaction: &Transaction<'_>,
+    session: SessionId,
+    sealed: &[(StoredEvent, String)],
+) -> Result<(), Error> {
+    let events: Vec<StoredEvent> = sealed.iter().map(|(stored, _)| stored.clone()).collect();
+    let mut rows = Fetched::default();
+    rows.prefetch(transaction, session, &events).await?;
+    let written = project(transaction, &mut rows, &events).await?;
+
+    insert_events(transaction, sealed).await?;
+    write_projections(transaction, &written).await?;
+    for event in &events {
+        if let Some(text) = indexed_text(event) {
+            let step = match text.about {
+                Some(about) => match written.nodes.get(&about).or(rows.nodes.get(&about).and_then(Option::as_ref)) {
+                    Some(node) => node.step.as_str().to_owned(),
+                    None => rows::node(transaction, about)
+                        .await?
+                        .map(|node| node.step.as_str().to_owned())
+                        .unwrap_or_default(),
+                },
+                None => String::new(),
+            };
+            search::insert_text(transaction, event, &text, &step).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes a session copied from another store (see `Store::import_session`): claims the
+/// session's head row (a session already here is a conflict), then the events as the source
+/// sealed them, and its claims, tokens and pins. Returns the session's last seq.
+pub(crate) async fn import(transaction: &Transaction<'_>, copy: SessionCopy, instance: &str) -> Result<u64, Error> {
+    let sealed = copy.checked_events()?;
+    let Some((last, _)) = sealed.last() else { return Err(invalid("a copied session carries no event")) };
+    let (last_seq, last_hash) = (last.seq, last.hash.clone());
+    let session = copy.session.to_string();
+    let claimed = rows::execute(
+        transaction,
+        "INSERT INTO heads (session, seq, hash) VALUES ($1, $2, $3) ON CONFLICT (session) DO NOTHING",
+        &[&session, &sql_int(last_seq), &last_hash],
+        "claiming the session head",
+    )
+    .await?;
+    if claimed == 0 {
+        return Err(switchyard_store::copy::session_exists(copy.session));
+    }
+    write_sealed(transaction, copy.session, &sealed).await?;
+    for claim in &copy.claims {
+        let outcome =
+            serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
+        let sql = "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES ($1, $2, $3, $4)";
+        let statement = transaction.prepare_cached(sql).await.doing("copying a claim")?;
+        let session_column = claim.session.to_string();
+        match transaction.execute(&statement, &[&claim.key, &session_column, &claim.payload_sha256, &outcome]).await {
+            Ok(_) => {}
+            Err(error) if pg_error::unique_violation(&error) == Some("claims_key") => {
+                return Err(switchyard_store::copy::claim_taken(claim));
+            }
+            Err(error) => return Err(pg_error::map(&error, "copying a claim")),
+        }
+    }
+    for token in &copy.tokens {
+        register_token(transaction, token).await?;
+    }
+    for workflow in &copy.pins {
+        rows::pin_workflow(transaction, workflow).await?;
+    }
+    let notice = format!("{instance} {session} {last_seq}");
+    rows::execute(transaction, "SELECT pg_notify($1, $2)", &[&CHANGES_CHANNEL, &notice], "announcing the copy").await?;
+    Ok(last_seq)
 }
 
 /// Inserts the sealed events in one statement.

@@ -5,6 +5,7 @@
 //! the `BEGIN IMMEDIATE` write transaction, and idempotency keys are primary keys.
 
 mod checkpoint;
+mod copy;
 mod rows;
 mod schema;
 mod search;
@@ -27,10 +28,10 @@ use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::{
     Appended, Batch, Changes, Error, Feed, NodeRecord, RecapEntry, Recorded, RunRecord, SearchHit, SearchQuery,
-    SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
+    SessionCopy, SessionQuery, SessionRecord, Store, StoredEvent, TokenRecord, TokenScope, VerifyReport,
 };
 
-pub use schema::SCHEMA_VERSION;
+pub use schema::{SCHEMA_VERSION, schema_v1};
 
 use sql_error::Context;
 use writer::{Counters, Job, Writer};
@@ -297,7 +298,7 @@ impl SqliteStore {
 
     async fn write<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
         if let Some(reason) = &self.read_only {
-            return Err(Error::ReadOnly { message: format!("{reason}, so the store was opened for reading only") });
+            return Err(sql_error::read_only(format!("{reason}, so the store was opened for reading only")));
         }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
@@ -469,6 +470,18 @@ impl Store for SqliteStore {
         let changes = self.feed.subscribe();
         self.watcher.get_or_init(|| self.start_watcher());
         changes
+    }
+
+    async fn copied_sessions(&self, after: Option<SessionId>, limit: u32) -> Result<Vec<SessionId>, Error> {
+        self.read(move |connection| copy::copied_sessions(connection, after, limit)).await
+    }
+
+    async fn export_session(&self, session: SessionId) -> Result<Option<SessionCopy>, Error> {
+        self.read(move |connection| copy::export(connection, session)).await
+    }
+
+    async fn import_session(&self, copy: SessionCopy) -> Result<(), Error> {
+        self.write(|reply| Job::Import { copy: Box::new(copy), reply }).await.map(drop)
     }
 }
 

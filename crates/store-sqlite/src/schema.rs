@@ -8,8 +8,15 @@ use switchyard_store::Error;
 
 use crate::sql_error::Context;
 
-/// The schema version this build writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes and reads: the number of [`MIGRATIONS`].
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Every migration in order, as the Postgres store keeps its own: `MIGRATIONS[i]` takes a store
+/// from version `i` to `i + 1` (version 0 is a file without tables), and opening a store applies
+/// the ones it lacks in the transaction that checks its version. A new version is a new entry
+/// here; an index older builds can do without goes to [`ADDED_INDEXES`] instead, so they can
+/// still open the file.
+const MIGRATIONS: [&str; 1] = [SCHEMA_V1];
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
 /// foreign key to `events`, so they can be dropped and rebuilt.
@@ -103,14 +110,24 @@ CREATE TABLE workflows (
 /// Indexes added to version 1 since its first release, created when a writer opens a store
 /// without them (builds that predate them read and write such a store as before).
 ///
-/// The lookups of `resume_session` by workspace and by git branch or HEAD. These columns never
+/// The lookups of `resume_session` by workspace and by git branch or HEAD, and a session's
+/// claims and tokens, which a store copy reads (`copy.rs`). These columns never
 /// change once a session starts, so an advance, which rewrites only the session's status and
 /// update time, leaves these indexes untouched; a lookup sorts what its value matches by recency.
 pub(crate) const ADDED_INDEXES: &str = "
 CREATE INDEX IF NOT EXISTS sessions_by_workspace ON sessions (workspace);
 CREATE INDEX IF NOT EXISTS sessions_by_branch ON sessions (git_branch);
 CREATE INDEX IF NOT EXISTS sessions_by_head ON sessions (git_head);
+CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
+CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
 ";
+
+/// The `CREATE TABLE` statements of version 1 alone, for tests that make a store as the first
+/// release did.
+#[doc(hidden)]
+pub fn schema_v1() -> &'static str {
+    SCHEMA_V1
+}
 
 /// Applies the per-connection settings.
 pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Result<(), Error> {
@@ -148,22 +165,32 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
         .query_row("SELECT version FROM schema_version WHERE singleton = 1", [], |row| row.get(0))
         .optional()
         .doing("reading the schema version")?;
-    match version {
-        None => {
-            transaction.execute_batch(SCHEMA_V1).doing("creating the schema")?;
-            transaction
-                .execute("INSERT INTO schema_version (singleton, version) VALUES (1, ?1)", [SCHEMA_VERSION])
-                .doing("recording the schema version")?;
+    let found = version.unwrap_or(0);
+    if found > SCHEMA_VERSION {
+        return Err(Error::SchemaTooNew { found, supported: SCHEMA_VERSION });
+    }
+    // The version row is written in the transaction that applies the first migration, so a
+    // recorded version below 1 was never written by switchyard.
+    if version.is_some_and(|recorded| recorded < 1) {
+        return Err(Error::Corrupt {
+            message: format!("{display} records schema version {found}, which never existed"),
+        });
+    }
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let version = index as i64 + 1;
+        transaction.execute_batch(migration).doing(&format!("migrating the schema to version {version}"))?;
+        if found > 0 {
+            tracing::info!(path = %path.display(), version, "the SQLite store's schema was migrated");
         }
-        Some(found) if found > SCHEMA_VERSION => {
-            return Err(Error::SchemaTooNew { found, supported: SCHEMA_VERSION });
-        }
-        Some(found) if found < 1 => {
-            return Err(Error::Corrupt {
-                message: format!("{display} records schema version {found}, which never existed"),
-            });
-        }
-        Some(_) => {}
+    }
+    if found < SCHEMA_VERSION {
+        transaction
+            .execute(
+                "INSERT INTO schema_version (singleton, version) VALUES (1, ?1)
+                 ON CONFLICT (singleton) DO UPDATE SET version = excluded.version",
+                [SCHEMA_VERSION],
+            )
+            .doing("recording the schema version")?;
     }
     transaction.execute_batch(ADDED_INDEXES).doing("creating the session lookup indexes")?;
     crate::search::ensure_schema(&transaction)?;

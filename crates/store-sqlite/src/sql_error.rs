@@ -9,7 +9,7 @@ pub(crate) fn map(error: &rusqlite::Error, doing: &str) -> Error {
     match error {
         rusqlite::Error::SqliteFailure(failure, _) => match failure.code {
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Error::Busy { message },
-            ErrorCode::ReadOnly | ErrorCode::PermissionDenied => Error::ReadOnly { message },
+            ErrorCode::ReadOnly | ErrorCode::PermissionDenied => read_only(message),
             ErrorCode::DiskFull => Error::DiskFull { message },
             // Growing the WAL index (`-shm`) fails only for want of space: on a full disk every
             // opening process meets it before anything else.
@@ -26,6 +26,15 @@ pub(crate) fn map(error: &rusqlite::Error, doing: &str) -> Error {
         | rusqlite::Error::Utf8Error(..) => Error::Corrupt { message },
         _ => Error::Io { message },
     }
+}
+
+/// What to do about a SQLite store that cannot be written.
+pub(crate) const READ_ONLY_FIX: &str =
+    "remount the file system read-write or make the file and its folder writable, or point --store at a writable copy";
+
+/// A write refused because the store's file cannot be written, with the fix for a file.
+pub(crate) fn read_only(message: String) -> Error {
+    Error::ReadOnly { message, fix: READ_ONLY_FIX.to_owned() }
 }
 
 /// Whether the error is a violated UNIQUE or PRIMARY KEY constraint.

@@ -15,7 +15,7 @@ use tokio::sync::oneshot;
 use switchyard_core::id::SessionId;
 use switchyard_core::token::Nonce;
 use switchyard_store::projection::{ApplyError, Projector};
-use switchyard_store::{Appended, Batch, Change, Error, Feed, StoredEvent, TokenRecord};
+use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
 use crate::checkpoint::Checkpointer;
 use crate::rows::{self, SqliteProjection};
@@ -28,6 +28,7 @@ pub(crate) enum Job {
     Append { batch: Box<Batch>, reply: oneshot::Sender<Result<Appended, Error>> },
     ClaimToken { record: TokenRecord, reply: oneshot::Sender<Result<Nonce, Error>> },
     Rebuild { reply: oneshot::Sender<Result<(), Error>> },
+    Import { copy: Box<SessionCopy>, reply: oneshot::Sender<Result<u64, Error>> },
 }
 
 /// A request that ran, holding its answer until the transaction's fate is known.
@@ -35,6 +36,8 @@ enum Done {
     Append(oneshot::Sender<Result<Appended, Error>>, Result<Appended, Error>, SessionId),
     ClaimToken(oneshot::Sender<Result<Nonce, Error>>, Result<Nonce, Error>),
     Rebuild(oneshot::Sender<Result<(), Error>>, Result<(), Error>),
+    /// An import and the session's last seq.
+    Import(oneshot::Sender<Result<u64, Error>>, Result<u64, Error>, SessionId),
 }
 
 /// Counters the store exposes.
@@ -93,6 +96,7 @@ fn fail(job: Job, error: Error) {
         Job::Append { reply, .. } => reply.send(Err(error)).map_err(drop),
         Job::ClaimToken { reply, .. } => reply.send(Err(error)).map_err(drop),
         Job::Rebuild { reply } => reply.send(Err(error)).map_err(drop),
+        Job::Import { reply, .. } => reply.send(Err(error)).map_err(drop),
     };
 }
 
@@ -109,6 +113,7 @@ impl Done {
             Done::Append(_, result, _) => result.is_ok(),
             Done::ClaimToken(_, result) => result.is_ok(),
             Done::Rebuild(_, result) => result.is_ok(),
+            Done::Import(_, result, _) => result.is_ok(),
         }
     }
 
@@ -117,6 +122,7 @@ impl Done {
             Done::Append(reply, result, _) => reply.send(settle(result, commit_error)).map_err(drop),
             Done::ClaimToken(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
             Done::Rebuild(reply, result) => reply.send(settle(result, commit_error)).map_err(drop),
+            Done::Import(reply, result, _) => reply.send(settle(result, commit_error)).map_err(drop),
         };
     }
 
@@ -126,6 +132,7 @@ impl Done {
             Done::Append(_, Ok(Appended::Committed { last_seq, .. }), session) => {
                 Some(Change { session: *session, last_seq: *last_seq })
             }
+            Done::Import(_, Ok(last_seq), session) => Some(Change { session: *session, last_seq: *last_seq }),
             _ => None,
         }
     }
@@ -161,6 +168,14 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
                 isolated(&mut transaction, isolate, |connection| claim_token(connection, &record)),
             ),
             Job::Rebuild { reply } => Done::Rebuild(reply, isolated(&mut transaction, isolate, rebuild)),
+            Job::Import { copy, reply } => {
+                let session = copy.session;
+                Done::Import(
+                    reply,
+                    isolated(&mut transaction, isolate, |connection| import(connection, &copy)),
+                    session,
+                )
+            }
         })
         .collect();
     let committing = isolate || done.iter().all(Done::succeeded);
@@ -255,14 +270,42 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
     }
     let (mut seq, mut prev_hash) = head(connection, &batch)?;
     let first_seq = seq + 1;
-    let mut projector = Projector::new();
-    let mut target = SqliteProjection::new(connection);
-    let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    let mut sealed = Vec::with_capacity(batch.events.len());
     for event in batch.events {
         seq += 1;
         let (stored, body) = StoredEvent::seal(batch.session, seq, &prev_hash, event);
         let body = String::from_utf8(body).map_err(|error| invalid(format!("event body is not UTF-8: {error}")))?;
+        prev_hash = stored.hash.clone();
+        sealed.push((stored, body));
+    }
+    write_events(connection, &sealed)?;
+    if let Some(claim) = &batch.claim {
+        let outcome =
+            serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
+        connection
+            .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
+            .and_then(|mut statement| {
+                statement.execute(params![claim.key, batch.session.to_string(), claim.payload_sha256, outcome])
+            })
+            .doing("recording the claim")?;
+    }
+    for token in &batch.tokens {
+        register_token(connection, token)?;
+    }
+    if let Some(workflow) = &batch.pin {
+        rows::pin_workflow(connection, workflow)?;
+    }
+    Ok(Appended::Committed { first_seq, last_seq: seq })
+}
+
+/// Inserts sealed events (each with the body its hash covers) and applies them to the
+/// projections and the text index: the part of a write that an append and an import share.
+fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
+    let mut projector = Projector::new();
+    let mut target = SqliteProjection::new(connection);
+    let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    for (stored, body) in sealed {
         let inserted = connection.prepare_cached(insert).and_then(|mut statement| {
             statement.execute(params![
                 stored.session.to_string(),
@@ -283,32 +326,53 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
             }
             Err(error) => return Err(sql_error::map(&error, "writing an event")),
         }
-        projector.apply(&mut target, &stored).map_err(|error| match error {
+        projector.apply(&mut target, stored).map_err(|error| match error {
             ApplyError::Inconsistent(reason) => invalid(reason),
             ApplyError::Store(error) => error,
         })?;
-        crate::search::index_event(connection, &stored)?;
-        prev_hash = stored.hash;
+        crate::search::index_event(connection, stored)?;
     }
     projector.finish().map_err(invalid)?;
-    target.flush()?;
-    if let Some(claim) = &batch.claim {
+    target.flush()
+}
+
+/// Writes a session copied from another store (see [`Store::import_session`]).
+///
+/// [`Store::import_session`]: switchyard_store::Store::import_session
+fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
+    let sealed = copy.checked_events()?;
+    let held = connection
+        .query_row("SELECT EXISTS (SELECT 1 FROM events WHERE session = ?1)", [copy.session.to_string()], |row| {
+            row.get::<_, bool>(0)
+        })
+        .doing("checking that the session is new here")?;
+    if held {
+        return Err(switchyard_store::copy::session_exists(copy.session));
+    }
+    write_events(connection, &sealed)?;
+    for claim in &copy.claims {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
-        connection
+        let inserted = connection
             .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
             .and_then(|mut statement| {
-                statement.execute(params![claim.key, batch.session.to_string(), claim.payload_sha256, outcome])
-            })
-            .doing("recording the claim")?;
+                statement.execute(params![claim.key, claim.session.to_string(), claim.payload_sha256, outcome])
+            });
+        match inserted {
+            Ok(_) => {}
+            Err(error) if sql_error::is_unique_violation(&error) => {
+                return Err(switchyard_store::copy::claim_taken(claim));
+            }
+            Err(error) => return Err(sql_error::map(&error, "copying a claim")),
+        }
     }
-    for token in &batch.tokens {
+    for token in &copy.tokens {
         register_token(connection, token)?;
     }
-    if let Some(workflow) = &batch.pin {
+    for workflow in &copy.pins {
         rows::pin_workflow(connection, workflow)?;
     }
-    Ok(Appended::Committed { first_seq, last_seq: seq })
+    Ok(sealed.len() as u64)
 }
 
 /// Registers a batch token: the same record again is a no-op, anything else taken is a conflict.

@@ -7,11 +7,12 @@ pub enum Error {
     /// Another writer held the store for longer than the busy timeout.
     #[error("the store is busy: {message}; another process holds the write lock, retry the command in a moment")]
     Busy { message: String },
-    /// The store cannot be written.
+    /// The store cannot be written. `fix` is the backend's own advice: a file system to remount
+    /// for SQLite, the primary server to point at for Postgres.
     #[error(
-        "the store is read-only: {message}; reading commands (status, log, sessions, verify) still work; to write, remount the file system read-write or make the file and its folder writable, or point --store at a writable copy"
+        "the store is read-only: {message}; reading commands (status, log, sessions, verify) still work; to write, {fix}"
     )]
-    ReadOnly { message: String },
+    ReadOnly { message: String, fix: String },
     /// The disk (or a quota) is full.
     #[error(
         "the disk holding the store is full: {message}; free some space and retry; nothing of the failed command was written"

@@ -6,6 +6,7 @@
 //! [`projection::Projector`] in the same transaction as the events, and rebuildable from them.
 
 pub mod changes;
+pub mod copy;
 pub mod decode;
 pub mod error;
 pub mod event;
@@ -18,6 +19,7 @@ pub mod verify;
 pub mod conformance;
 
 pub use changes::{Change, Changes, Feed};
+pub use copy::{CopiedEvent, SessionCopy};
 pub use error::Error;
 pub use record::{
     Appended, Batch, Claim, MAX_PAGE, NewEvent, NodeRecord, Problem, Recorded, RunGuard, RunRecord, SessionQuery,
@@ -102,4 +104,19 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// answers once it hears them, so a commit made elsewhere after `subscribe` returns is never
     /// missed (or after a bounded wait when it cannot listen yet, saying so in the log).
     async fn subscribe(&self) -> Changes;
+
+    /// The sessions that hold events, in id byte order, after `after`, at most `limit` (at most
+    /// [`MAX_PAGE`]): the pages a store copy walks.
+    async fn copied_sessions(&self, after: Option<SessionId>, limit: u32) -> Result<Vec<SessionId>, Error>;
+
+    /// Everything the store keeps about one session for a copy ([`SessionCopy`]), read in one
+    /// snapshot; `None` when the session holds no event.
+    async fn export_session(&self, session: SessionId) -> Result<Option<SessionCopy>, Error>;
+
+    /// Writes a session exported from another store in one transaction, so a reader sees all of
+    /// it or none: its events with their original sequence numbers and hashes (checked first,
+    /// [`SessionCopy::checked_events`]), the projections and the text index built from them by
+    /// the shared projector, its claims, tokens and pins. A session the store already holds, or a
+    /// claim key or token taken there, is a `STORE_CONFLICT` and nothing is written.
+    async fn import_session(&self, copy: SessionCopy) -> Result<(), Error>;
 }
