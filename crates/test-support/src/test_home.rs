@@ -121,16 +121,20 @@ fn temporary_folder() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|error| panic!("cannot create a temporary folder: {error}"))
 }
 
-/// A database that exists for one test home.
+/// A fresh database on the test server, dropped when this is dropped: a Postgres home's store,
+/// or one a test names itself (`--store postgres://…`).
 #[derive(Debug)]
-struct TestDatabase {
+pub struct TestDatabase {
     name: String,
     url: String,
 }
 
 impl TestDatabase {
     /// Creates a database named uniquely across the processes and threads of a test run.
-    fn create() -> TestDatabase {
+    ///
+    /// # Panics
+    /// Without `SWITCHYARD_TEST_POSTGRES_URL`, or when the server refuses, saying which.
+    pub fn create() -> TestDatabase {
         static CREATED: AtomicU64 = AtomicU64::new(0);
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_nanos());
@@ -142,6 +146,11 @@ impl TestDatabase {
         });
         let url = with_database(&server, &name);
         TestDatabase { name, url }
+    }
+
+    /// Its URL, with the test role's password.
+    pub fn url(&self) -> &str {
+        &self.url
     }
 }
 
