@@ -10,10 +10,11 @@ use std::os::fd::AsFd;
 use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::{Value, json};
+use switchyard_test_support::Backend;
 
 mod support;
 
-use support::{Backend, TestHome, mcp_over_stdio, switchyard_at};
+use support::{TestHome, mcp_over_stdio, switchyard_at};
 
 fn initialize(id: u64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {

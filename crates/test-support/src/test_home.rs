@@ -158,8 +158,11 @@ impl Drop for TestDatabase {
     fn drop(&mut self) {
         // FORCE closes what the test left connected (a server it killed, a pool still open).
         let statement = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        if let Err(error) = administer(&server_url(), &statement) {
-            eprintln!("could not drop the test database {}: {error}", self.name);
+        // A database left behind fails the test, unless it is failing already.
+        if let Err(error) = administer(&server_url(), &statement)
+            && !std::thread::panicking()
+        {
+            panic!("cannot drop the test database {}: {error}", self.name);
         }
     }
 }

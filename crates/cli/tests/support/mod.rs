@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
-pub use switchyard_test_support::{Backend, TestHome};
+pub use switchyard_test_support::TestHome;
 
 /// The binary with `home` as its `SWITCHYARD_HOME`, taking neither a store nor a serve token from
 /// the environment.
