@@ -14,9 +14,11 @@ fn folders(sandbox: &Sandbox) -> insta::Settings {
     settings
 }
 
+/// A home and a project with a `switchyard.toml` each; on SQLite whatever the run chose, as the
+/// snapshots show the store keys a SQLite home has.
 fn layered_sandbox() -> Sandbox {
-    let sandbox = Sandbox::new();
-    std::fs::write(sandbox.home.path().join("switchyard.toml"), "[execution]\nmax_replan_attempts = 4\n").unwrap();
+    let sandbox = Sandbox::sqlite();
+    sandbox.home.write_config("[execution]\nmax_replan_attempts = 4\n");
     std::fs::write(
         sandbox.project.path().join("switchyard.toml"),
         "# the project's\n[serve]\nport = 9000\ntoken = \"project-secret-1357\"\n\n[[validate.mirrors]]\nsource = \"commands\"\nmirror = \"copy/commands\"\n",

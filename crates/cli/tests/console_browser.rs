@@ -17,6 +17,7 @@ use std::process::{Child, ChildStderr, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use switchyard_test_support::TestHome;
 
 const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -76,13 +77,13 @@ fn node_tools() -> (PathBuf, PathBuf) {
 
 /// A home and a workspace of their own, and the CLI run in them.
 struct Home {
-    home: tempfile::TempDir,
+    home: TestHome,
     workspace: tempfile::TempDir,
 }
 
 impl Home {
     fn new() -> Home {
-        Home { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() }
+        Home { home: TestHome::new(), workspace: tempfile::tempdir().unwrap() }
     }
 
     fn command(&self) -> Command {

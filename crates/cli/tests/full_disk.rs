@@ -77,7 +77,7 @@ fn a_full_disk_refuses_an_advance_with_store_disk_full_and_the_run_continues_onc
             panic!("the full-disk test needs to mount a tmpfs (run it as root): {reason}; it never skips silently");
         }
     };
-    let sandbox = Sandbox::new();
+    let sandbox = Sandbox::sqlite();
     std::fs::write(
         sandbox.project.path().join("loop.yaml"),
         "id: loop\ntitle: Loop\nsteps:\n  - id: work\n    title: Work\n    prompt: Work.\n    notes: optional\n    next:\n      - {to: work, label: again, max_traversals: 1000}\n      - {end: true, label: done}\n",

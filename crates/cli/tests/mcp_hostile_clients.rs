@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 mod support;
 
-use support::mcp_over_stdio;
+use support::{TestHome, mcp_over_stdio};
 
 const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
 
@@ -26,7 +26,7 @@ fn peak_resident_bytes(pid: u32) -> u64 {
 fn stdio_discards_an_endless_line_without_holding_it_and_keeps_serving() {
     const LINE_BYTES: usize = 256 * 1024 * 1024;
     const PEAK_LIMIT: u64 = 96 * 1024 * 1024;
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let mut child = mcp_over_stdio(home.path(), Stdio::null());
     let mut stdin = child.stdin.take().unwrap();
     let mut answers = BufReader::new(child.stdout.take().unwrap());
@@ -72,7 +72,7 @@ fn stdio_discards_an_endless_line_without_holding_it_and_keeps_serving() {
 struct Server {
     child: std::process::Child,
     address: String,
-    _home: tempfile::TempDir,
+    _home: TestHome,
 }
 
 impl Drop for Server {
@@ -83,8 +83,8 @@ impl Drop for Server {
 }
 
 fn serve(open_files: u32, settings: &str) -> Server {
-    let home = tempfile::tempdir().unwrap();
-    std::fs::write(home.path().join("switchyard.toml"), format!("[serve]\n{settings}")).unwrap();
+    let home = TestHome::new();
+    home.write_config(&format!("[serve]\n{settings}"));
     let mut command = Command::new("sh");
     command.args(["-c", &format!("ulimit -n {open_files} && exec \"$0\" serve --host 127.0.0.1 --port 0"), SWITCHYARD]);
     command.env("SWITCHYARD_HOME", home.path()).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 
+use switchyard_test_support::TestHome;
+
 const PYTHON_MCP: &str = "mcp==2.3.0";
 const NPM_PACKAGES: [&str; 3] =
     ["node@22", "@modelcontextprotocol/conformance@0.1.16", "@modelcontextprotocol/inspector@2.12.0"];
@@ -78,12 +80,12 @@ fn node_tools() -> PathBuf {
 }
 
 struct Home {
-    home: tempfile::TempDir,
+    home: TestHome,
     workspace: tempfile::TempDir,
 }
 
 fn home() -> Home {
-    Home { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap() }
+    Home { home: TestHome::new(), workspace: tempfile::tempdir().unwrap() }
 }
 
 impl Home {

@@ -10,10 +10,11 @@ use std::os::fd::AsFd;
 use std::process::{Child, ChildStderr, Command, Stdio};
 
 use serde_json::{Value, json};
+use switchyard_test_support::Backend;
 
 mod support;
 
-use support::{mcp_over_stdio, switchyard_at};
+use support::{TestHome, mcp_over_stdio, switchyard_at};
 
 fn initialize(id: u64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
@@ -22,7 +23,7 @@ fn initialize(id: u64) -> Value {
 
 #[test]
 fn stdio_answers_malformed_frames_and_keeps_serving() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let workspace = home.path().display().to_string();
     let frames = [
         initialize(1).to_string(),
@@ -66,7 +67,7 @@ fn stdio_answers_malformed_frames_and_keeps_serving() {
 
 #[test]
 fn stdio_client_leaving_mid_call_leaves_a_consistent_store() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let workspace = home.path().display().to_string();
     let mut child = switchyard_at(home.path())
         .arg("mcp")
@@ -115,7 +116,7 @@ impl Drop for Server {
     }
 }
 
-fn serve(home: &tempfile::TempDir, extra: &[&str]) -> Server {
+fn serve(home: &TestHome, extra: &[&str]) -> Server {
     serve_with(switchyard_at(home.path()), extra)
 }
 
@@ -220,7 +221,7 @@ fn mcp_post(server: &Server, extra: &[(&str, &str)]) -> (u16, String) {
 
 #[test]
 fn serve_binds_loopback_and_checks_host_and_origin() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server = serve(&home, &[]);
     assert!(server.address.starts_with("127.0.0.1:"), "{}", server.banner);
     assert_eq!(mcp_post(&server, &[]).0, 200);
@@ -236,7 +237,7 @@ fn serve_binds_loopback_and_checks_host_and_origin() {
 
 #[test]
 fn serve_off_loopback_requires_a_bearer_token() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let (code, stderr) = serve_refused(switchyard_at(home.path()), &["--host", "0.0.0.0"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("needs a bearer token") && stderr.contains("--token"), "{stderr}");
@@ -252,7 +253,7 @@ fn serve_off_loopback_requires_a_bearer_token() {
 #[test]
 fn serve_answers_programs_with_the_front_page_and_sends_browsers_without_a_login_to_it_behind_the_host_and_origin_checks()
  {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server =
         serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token", "--allowed-host", "switchyard.example"]);
     let named = ("Host", "switchyard.example");
@@ -318,7 +319,7 @@ fn hidden_field(html: &str, name: &str) -> String {
 
 #[test]
 fn serve_console_login_takes_the_token_once_and_sets_a_derived_cookie_that_opens_the_console_but_not_mcp() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server = serve(&home, &["--host", "0.0.0.0", "--token", "s3cret-token"]);
     let html_accept = ("Accept", "text/html");
     let (_, head, html) = exchange(&server.address, "GET", "/login", &[html_accept], "");
@@ -398,7 +399,7 @@ fn run_status(home: &std::path::Path, run: &str) -> String {
 
 #[test]
 fn serve_console_forms_need_this_browsers_csrf_token_and_a_local_origin() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let run = run_waiting_at_a_gate(home.path());
     let server = serve(&home, &[]);
     let (status, head, html) = exchange(&server.address, "GET", "/gates", &[("Accept", "text/html")], "");
@@ -447,18 +448,21 @@ fn accepts_the_secret_and_never_logs_it(server: Server, secret: &str) {
 
 /// Writes `text` to `path` readable by its owner only.
 fn write_private(path: &std::path::Path, text: &str) {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, text).unwrap();
+    make_private(path);
+}
+
+fn make_private(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
 
 #[test]
 fn serve_off_loopback_with_only_the_config_token_requires_it_and_never_logs_it() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let secret = "cfg-secret-7f3a9c21e4b8";
     write_private(&home.path().join("serve-token"), &format!("{secret}\n"));
-    std::fs::write(home.path().join("switchyard.toml"), "[serve]\nhost = \"0.0.0.0\"\ntoken_file = \"serve-token\"\n")
-        .unwrap();
+    home.write_config("[serve]\nhost = \"0.0.0.0\"\ntoken_file = \"serve-token\"\n");
     let mut command = switchyard_at(home.path());
     command.current_dir(home.path()).env("SWITCHYARD_LOG", "trace");
     let server = serve_with(command, &[]);
@@ -479,10 +483,10 @@ fn serve_off_loopback_with_only_the_config_token_requires_it_and_never_logs_it()
 #[test]
 fn serve_refuses_an_inline_config_token_that_other_users_can_read() {
     use std::os::unix::fs::PermissionsExt;
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let secret = "inline-secret-0c9d2e";
-    let config = home.path().join("switchyard.toml");
-    std::fs::write(&config, format!("[serve]\nhost = \"0.0.0.0\"\ntoken = \"{secret}\"\n")).unwrap();
+    let config = home.config_file();
+    home.write_config(&format!("[serve]\nhost = \"0.0.0.0\"\ntoken = \"{secret}\"\n"));
     std::fs::set_permissions(&config, std::fs::Permissions::from_mode(0o644)).unwrap();
     let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
@@ -501,8 +505,9 @@ fn serve_refuses_an_inline_config_token_that_other_users_can_read() {
 
 #[test]
 fn serve_token_precedence_is_flag_then_environment_then_config() {
-    let home = tempfile::tempdir().unwrap();
-    write_private(&home.path().join("switchyard.toml"), "[serve]\ntoken = \"from-config\"\n");
+    let home = TestHome::new();
+    home.write_config("[serve]\ntoken = \"from-config\"\n");
+    make_private(&home.config_file());
     let accepted = |server: &Server| -> Vec<&str> {
         ["from-flag", "from-env", "from-config"]
             .into_iter()
@@ -529,12 +534,8 @@ fn serve_token_precedence_is_flag_then_environment_then_config() {
 
 #[test]
 fn serve_takes_allowed_hosts_and_origins_from_the_config_and_flags_replace_them() {
-    let home = tempfile::tempdir().unwrap();
-    std::fs::write(
-        home.path().join("switchyard.toml"),
-        "[serve]\nallowed_hosts = [\"app.example\"]\nallowed_origins = [\"https://app.example\"]\n",
-    )
-    .unwrap();
+    let home = TestHome::new();
+    home.write_config("[serve]\nallowed_hosts = [\"app.example\"]\nallowed_origins = [\"https://app.example\"]\n");
     let mut command = switchyard_at(home.path());
     command.current_dir(home.path());
     let server = serve_with(command, &[]);
@@ -558,14 +559,14 @@ fn serve_takes_allowed_hosts_and_origins_from_the_config_and_flags_replace_them(
 
 #[test]
 fn serve_refuses_to_start_on_an_allowed_entry_that_can_never_match() {
-    let home = tempfile::tempdir().unwrap();
-    let config = home.path().join("switchyard.toml");
+    let home = TestHome::new();
+    let config = home.config_file();
     let in_home = || {
         let mut command = switchyard_at(home.path());
         command.current_dir(home.path());
         command
     };
-    std::fs::write(&config, "[serve]\nallowed_origins = [\"app.example\"]\n").unwrap();
+    home.write_config("[serve]\nallowed_origins = [\"app.example\"]\n");
     let (code, stderr) = serve_refused(in_home(), &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -573,11 +574,11 @@ fn serve_refuses_to_start_on_an_allowed_entry_that_can_never_match() {
             && stderr.contains("`https://app.example`"),
         "names the file, the key and the fix: {stderr}"
     );
-    std::fs::write(&config, "[serve]\nallowed_hosts = [\"\"]\n").unwrap();
+    home.write_config("[serve]\nallowed_hosts = [\"\"]\n");
     let (code, stderr) = serve_refused(in_home(), &[]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("[serve] allowed_hosts: an empty entry matches no request"), "{stderr}");
-    std::fs::remove_file(&config).unwrap();
+    home.write_config("");
     let (code, stderr) = serve_refused(in_home(), &["--allowed-origin", "localhost:5173"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--allowed-origin: `localhost:5173` has no scheme"), "the flags are checked too: {stderr}");
@@ -585,7 +586,7 @@ fn serve_refuses_to_start_on_an_allowed_entry_that_can_never_match() {
 
 #[test]
 fn serve_token_file_flag_requires_its_trimmed_token_and_beats_the_environment() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let secret = "flag-file-secret-5e1b77";
     let token_file = home.path().join("flag-token");
     write_private(&token_file, &format!("  {secret}\n"));
@@ -606,7 +607,7 @@ fn serve_token_file_flag_requires_its_trimmed_token_and_beats_the_environment() 
 #[test]
 fn serve_refuses_a_token_file_others_can_read_an_empty_one_or_one_beside_token() {
     use std::os::unix::fs::PermissionsExt;
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let secret = "world-readable-9a8b7c";
     let token_file = home.path().join("flag-token");
     std::fs::write(&token_file, secret).unwrap();
@@ -636,7 +637,7 @@ fn serve_refuses_a_token_file_others_can_read_an_empty_one_or_one_beside_token()
 
 #[test]
 fn serve_refuses_huge_bodies_and_survives_clients_leaving_mid_request() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server = serve(&home, &[]);
     let huge =
         format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"pad\":\"{}\"}}", "x".repeat(5 * 1024 * 1024));
@@ -659,7 +660,7 @@ fn serve_refuses_huge_bodies_and_survives_clients_leaving_mid_request() {
 
 #[test]
 fn file_tools_are_served_only_behind_the_flag() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let list = |extra: &[&str]| -> Vec<Value> {
         let mut child = switchyard_at(home.path())
             .arg("mcp")
@@ -696,7 +697,7 @@ fn file_tools_are_served_only_behind_the_flag() {
 }
 
 /// A file of stdio frames: `initialize`, `notifications/initialized`, then `requests`.
-fn frames_file(home: &tempfile::TempDir, requests: &[Value]) -> std::path::PathBuf {
+fn frames_file(home: &TestHome, requests: &[Value]) -> std::path::PathBuf {
     let mut lines =
         vec![initialize(1).to_string(), json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string()];
     lines.extend(requests.iter().map(Value::to_string));
@@ -709,7 +710,7 @@ fn frames_file(home: &tempfile::TempDir, requests: &[Value]) -> std::path::PathB
 fn stdio_reads_frames_from_a_file_as_from_a_pipe() {
     // Clients start servers with pipes, which are read on the event loop; a file (or a terminal)
     // is read through blocking threads instead. Both serve.
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let frames = frames_file(&home, &[json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" })]);
     let output = switchyard_at(home.path())
         .arg("mcp")
@@ -730,7 +731,7 @@ fn stdio_leaves_the_pipes_it_shares_blocking() {
     // tokio's pipes make the open pipe non-blocking, and the parent shares it: a shell running
     // `switchyard mcp` in a pipeline, then another command on the same stdin or stdout, would get
     // EAGAIN where it expects to wait. switchyard puts the flags back as it exits.
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let (stdin_read, mut stdin_write) = std::io::pipe().unwrap();
     let (stdout_read, stdout_write) = std::io::pipe().unwrap();
     let (shared_stdin, shared_stdout) = (stdin_read.try_clone().unwrap(), stdout_write.try_clone().unwrap());
@@ -760,7 +761,7 @@ fn stdio_with_stderr_on_the_same_pipe_answers_every_frame() {
     // writes. Non-blocking mode would be the shared pipe's: with the pipe full, log writes failed
     // with EAGAIN, and the build before this test exited with a panic (code 101) after answering
     // one frame of 61. The reader waits until far more than a pipe's 64 KiB is pending.
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let requests: usize = 60;
     let list = |id| json!({ "jsonrpc": "2.0", "id": 100 + id, "method": "tools/list" });
     let frames = frames_file(&home, &(0..requests).map(list).collect::<Vec<_>>());
@@ -859,7 +860,7 @@ fn mcp_session(server: &Server) -> String {
 
 #[test]
 fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server = serve(&home, &[]);
     let (status, head, body) = scrape(&server, &[]);
     assert_eq!(status, 200, "{body}");
@@ -868,11 +869,7 @@ fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
     for name in ["switchyard_advances_total", "switchyard_blocked_attempts_total", "switchyard_gates_waiting"] {
         assert_eq!(before.get(name), Some(&0.0), "{name} starts at 0:\n{body}");
     }
-    for declared in [
-        "# TYPE switchyard_commit_seconds histogram",
-        "# TYPE switchyard_store_size_bytes gauge",
-        "# TYPE switchyard_runs_finished counter",
-    ] {
+    for declared in ["# TYPE switchyard_commit_seconds histogram", "# TYPE switchyard_runs_finished counter"] {
         assert!(body.contains(declared), "`{declared}` in:\n{body}");
     }
 
@@ -906,7 +903,12 @@ fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
     assert_eq!(value("switchyard_blocked_attempts_total"), 1.0);
     assert_eq!(value("switchyard_gates_waiting"), 1.0);
     assert!(value("switchyard_commit_seconds_count") >= 3.0, "start and two advances committed:\n{body}");
-    assert!(value("switchyard_store_size_bytes") > 0.0);
+    match home.backend() {
+        Backend::Sqlite => assert!(value("switchyard_store_size_bytes") > 0.0, "{body}"),
+        Backend::Postgres => {
+            assert!(!body.contains("switchyard_store_size"), "a database has no store file to measure:\n{body}")
+        }
+    }
     assert!(body.contains("# TYPE switchyard_http_requests counter"), "{body}");
     assert_eq!(value(r#"switchyard_runs_finished_total{outcome="completed"}"#), 0.0, "outcomes start at 0");
     assert_eq!(value(r#"switchyard_http_requests_total{route="/metrics",status="200"}"#), 1.0, "the first scrape");
@@ -915,7 +917,7 @@ fn serve_metrics_parse_as_openmetrics_and_move_after_advances_over_mcp() {
 
 #[test]
 fn serve_metrics_sit_behind_the_same_guard_as_mcp() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let server = serve(&home, &["--token", "metrics-s3cret"]);
     let (status, _, body) = scrape(&server, &[]);
     assert_eq!(status, 401, "no token, no metrics: {body}");
@@ -935,7 +937,7 @@ fn serve_metrics_sit_behind_the_same_guard_as_mcp() {
 
 #[test]
 fn stdio_with_json_logs_keeps_stdout_for_frames_and_logs_lifecycle_on_stderr() {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let workspace = home.path().display().to_string();
     let mut child = switchyard_at(home.path())
         .args(["--log-format", "json", "mcp"])

@@ -5,39 +5,16 @@
 mod support;
 
 use support::{Sandbox, continue_token, string};
+use switchyard_test_support::TestDatabase;
 
 const GREETING: &str = include_str!("support/greeting.yaml");
 
-/// The admin URL of the test server; the test fails, never skips, without one.
-fn server_url() -> String {
-    std::env::var("SWITCHYARD_TEST_POSTGRES_URL").or_else(|_| std::env::var("DATABASE_URL")).unwrap_or_else(|_| {
-        panic!(
-            "this test needs a PostgreSQL server: run `export SWITCHYARD_TEST_POSTGRES_URL=\"$(bash .ci/postgres)\"` (it starts the machine's cluster and creates a test role)"
-        )
-    })
-}
-
-/// Runs `sql` on the test server as its admin role.
-fn admin(sql: &str) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    runtime.block_on(async {
-        let (client, connection) = tokio_postgres::connect(&server_url(), tokio_postgres::NoTls).await.unwrap();
-        let driver = tokio::spawn(connection);
-        client.batch_execute(sql).await.unwrap();
-        drop(client);
-        let _ = driver.await;
-    });
-}
-
 #[test]
 fn a_run_through_a_postgres_url_lives_in_the_database() {
-    let name = format!("switchyard_cli_test_{}", std::process::id());
-    admin(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-    admin(&format!("CREATE DATABASE {name}"));
-    let server = server_url();
-    let base = server.rsplit_once('/').map_or(server.as_str(), |(base, _)| base);
-    let url = format!("{base}/{name}");
-    let sandbox = Sandbox::new();
+    let database = TestDatabase::create();
+    let url = database.url().to_owned();
+    // A SQLite home, so that the database is named by the flag alone.
+    let sandbox = Sandbox::sqlite();
     sandbox.write_workflow("greeting.yaml", GREETING);
 
     let start = sandbox.run(&["--store", &url, "start", "greeting", "--goal", "kept in postgres"]).ok();
@@ -53,8 +30,6 @@ fn a_run_through_a_postgres_url_lives_in_the_database() {
     assert!(!sandbox.store_path().exists(), "no SQLite file is made when the store is a database");
     let without = sandbox.run(&["sessions"]).ok();
     assert_eq!(without.as_array().map(Vec::len), Some(0), "the default SQLite store is another store");
-
-    admin(&format!("DROP DATABASE {name} WITH (FORCE)"));
 }
 
 #[test]

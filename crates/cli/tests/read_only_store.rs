@@ -28,7 +28,7 @@ fn mount(home: &std::path::Path) -> Option<Mount> {
 
 #[test]
 fn a_store_that_cannot_be_written_answers_reading_commands_and_refuses_writes_saying_why() {
-    let sandbox = Sandbox::new();
+    let sandbox = Sandbox::sqlite();
     let mount = mount(sandbox.home.path());
     assert!(
         mount.is_some() || std::env::var_os("CI").is_none(),

@@ -3,7 +3,8 @@
 //!
 //! Everything here is kept current as requests and commands happen (atomic counters, a gauge
 //! the runtime moves on each commit), so a scrape encodes what is in memory and `stat`s the
-//! store file; it never queries the store, and `/mcp` never waits on it.
+//! store file (a SQLite store's; a database has none); it never queries the store, and `/mcp`
+//! never waits on it.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -41,7 +42,9 @@ struct RequestLabels {
 pub(crate) struct HttpMetrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
-    store_size: Gauge,
+    /// The store file's size; `None` when the store is a database, whose size is its server's to
+    /// report (and would cost a query per scrape).
+    store_size: Option<Gauge>,
     server: SwitchyardServer,
 }
 
@@ -55,13 +58,16 @@ impl HttpMetrics {
             "HTTP requests answered, by route and status (refusals by the guard included)",
             requests.clone(),
         );
-        let store_size = Gauge::default();
-        registry.register_with_unit(
-            "switchyard_store_size",
-            "Bytes the store file and its write-ahead log take on disk",
-            Unit::Bytes,
-            store_size.clone(),
-        );
+        let store_size = server.runtime().store_size_bytes().is_some().then(|| {
+            let gauge = Gauge::default();
+            registry.register_with_unit(
+                "switchyard_store_size",
+                "Bytes the store file and its write-ahead log take on disk",
+                Unit::Bytes,
+                gauge.clone(),
+            );
+            gauge
+        });
         Self { registry, requests, store_size, server }
     }
 
@@ -72,8 +78,8 @@ impl HttpMetrics {
 
     /// The exposition, as of now.
     pub(crate) fn answer(&self) -> Response {
-        if let Some(bytes) = self.server.runtime().store_size_bytes() {
-            self.store_size.set(i64::try_from(bytes).unwrap_or(i64::MAX));
+        if let (Some(gauge), Some(bytes)) = (&self.store_size, self.server.runtime().store_size_bytes()) {
+            gauge.set(i64::try_from(bytes).unwrap_or(i64::MAX));
         }
         let mut text = String::new();
         if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {

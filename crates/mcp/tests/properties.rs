@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_test_support::TestHome;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// JSON values of any shape, with the names the tools use as keys half of the time.
@@ -59,13 +60,13 @@ fn arguments() -> impl Strategy<Value = Map<String, Value>> {
 }
 
 struct Fixture {
-    _home: tempfile::TempDir,
+    _home: TestHome,
     runtime: tokio::runtime::Runtime,
     server: SwitchyardServer,
 }
 
 fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let config = Config::resolve(Overrides {
         home: Some(home.path().to_owned()),

@@ -17,7 +17,7 @@ use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
-use switchyard_test_support::{assessments, copy_folder as copy_tree};
+use switchyard_test_support::{TestHome, assessments, copy_folder as copy_tree};
 
 /// The folder a case's `source` is relative to: the repository's fixtures for `crewagent/…`,
 /// the shared corpora for `workrail/…` and `bmad/…`.
@@ -83,7 +83,7 @@ const CASES: [Case; 6] = [
 ];
 
 struct Door {
-    _home: tempfile::TempDir,
+    _home: TestHome,
     workspace: tempfile::TempDir,
     /// The same runtime the server uses: a human approves gates through it, as the CLI does.
     runtime: Arc<Runtime>,
@@ -91,7 +91,7 @@ struct Door {
 }
 
 async fn door() -> Door {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let workspace = tempfile::tempdir().unwrap();
     let workflows = workspace.path().join(".switchyard/workflows");
     std::fs::create_dir_all(&workflows).unwrap();

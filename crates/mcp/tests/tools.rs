@@ -9,16 +9,16 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
-use switchyard_test_support::git_repository;
+use switchyard_test_support::{TestHome, git_repository};
 
 struct Fixture {
-    _home: tempfile::TempDir,
+    _home: TestHome,
     workspace: tempfile::TempDir,
     server: SwitchyardServer,
 }
 
 async fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
+    let home = TestHome::new();
     let workspace = tempfile::tempdir().unwrap();
     let config = Config::resolve(Overrides {
         home: Some(home.path().to_owned()),

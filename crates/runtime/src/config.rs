@@ -541,10 +541,16 @@ impl Config {
         let mut models: BTreeMap<String, ModelConfig> = BTreeMap::new();
         for mut layer in layers {
             let read = &layer.config;
-            store_path = store_path.or_else(|| read.store.path.clone().map(|path| layer.path(path)));
+            // The store is one choice, a file or a database: the nearest layer naming either decides.
+            let store_chosen = store_path.is_some() || store_url.is_some();
             if let Some(url) = read.store.url.as_deref().filter(|url| !url.is_empty()) {
                 crate::store::check_url(url, &format!("{} [store] url", layer.named("store.url")))?;
-                store_url = store_url.or_else(|| Some(Secret::new(url)));
+                if !store_chosen {
+                    store_url = Some(Secret::new(url));
+                }
+            }
+            if !store_chosen {
+                store_path = read.store.path.clone().map(|path| layer.path(path));
             }
             output_root = output_root.or_else(|| read.runs.output_root.clone().map(|path| layer.path(path)));
             project_writable = project_writable.or(read.files.project_writable);
@@ -587,6 +593,9 @@ impl Config {
                 models.insert(name.clone(), merged);
             }
             runner_layers.push(std::mem::take(&mut layer.config.runner));
+            if store_chosen {
+                layer.origins.retain(|key, _| !key.starts_with("store."));
+            }
             for (key, origin) in layer.origins {
                 origins.entry(key).or_insert(origin);
             }
@@ -612,11 +621,14 @@ impl Config {
         };
         if flag_path.is_some() {
             origins.insert("store.path".to_owned(), Origin::Flag("--store"));
+            origins.remove("store.url");
         }
         if flag_url.is_some() {
             origins.insert("store.url".to_owned(), Origin::Flag("--store"));
         }
-        let store_url = flag_url.or(store_url);
+        // `--store` decides the store whatever the files and variables name: a file flag leaves
+        // no database URL behind.
+        let store_url = if flag_path.is_some() { None } else { flag_url.or(store_url) };
         let store_path = flag_path.or(store_path).unwrap_or_else(|| home.join(DEFAULT_STORE_FILE));
         // Under the home, not the project: a run folder never lands in a repository by surprise.
         let output_root = output_root.unwrap_or_else(|| home.join("runs"));

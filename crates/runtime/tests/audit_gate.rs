@@ -60,9 +60,9 @@ async fn recorded_events(runtime: &Runtime, response: &StepResponse) -> Vec<Even
 
 #[tokio::test]
 async fn a_downgraded_finding_is_recorded_answered_and_handed_off() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::TestHome::new();
     let output = dir.path().join("runs");
-    let runtime = common::runtime(dir.path()).with_output_root(output.clone()).with_audit_min_confidence(0.8);
+    let runtime = common::runtime(&dir).await.with_output_root(output.clone()).with_audit_min_confidence(0.8);
     let started = start(&runtime, dir.path(), false).await;
     let report = json!({
         "status": "pass", "summary": "two findings", "confidence": 1.0, "validated": true,
@@ -108,8 +108,8 @@ async fn a_downgraded_finding_is_recorded_answered_and_handed_off() {
 
 #[tokio::test]
 async fn a_run_keeps_the_threshold_it_started_with() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path()).with_audit_min_confidence(0.6);
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await.with_audit_min_confidence(0.6);
     let started = start(&runtime, dir.path(), false).await;
     // The configuration changes while the run is going.
     let later = runtime.with_audit_min_confidence(0.9);
@@ -122,8 +122,8 @@ async fn a_run_keeps_the_threshold_it_started_with() {
 
 #[tokio::test]
 async fn a_strict_run_blocks_a_report_with_only_core_fields() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
     let started = start(&runtime, dir.path(), true).await;
     let audited = send(&runtime, &started, finding("pass", 1.0, true)).await;
     let blocked = send(&runtime, &audited, json!({"status": "pass", "summary": "done"})).await;
@@ -134,8 +134,8 @@ async fn a_strict_run_blocks_a_report_with_only_core_fields() {
 
 #[tokio::test]
 async fn runs_of_workflows_without_reports_record_no_policy() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
     let file = dir.path().join("plain.yaml");
     std::fs::write(&file, "id: plain\nsteps:\n  - id: only\n    prompt: Do it.\n").unwrap();
     let started = runtime

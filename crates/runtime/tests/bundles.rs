@@ -55,8 +55,8 @@ async fn drive(runtime: &Runtime, file: &Path, workflow: Option<&str>, context: 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_scripted_agent_completes_every_method_sample_and_crewagent_example() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let mut runs = String::new();
     for folder in method_bundles() {
         let name = folder.strip_prefix(corpora()).unwrap().display().to_string();

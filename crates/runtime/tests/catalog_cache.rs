@@ -85,14 +85,14 @@ fn a_broken_file_keeps_its_diagnostics_when_cached() {
     assert_eq!(compiles_of(&path.display().to_string()), 1);
 }
 
-#[test]
-fn a_runtime_derived_for_a_workspace_shares_the_cache() {
-    let home = tempfile::tempdir().unwrap();
+#[tokio::test]
+async fn a_runtime_derived_for_a_workspace_shares_the_cache() {
+    let home = common::TestHome::new();
     let workspace = tempfile::tempdir().unwrap();
     let user = write_workflow(&home.path().join("workflows"), "shared-user", "Shared user");
     let project =
         write_workflow(&workspace.path().join(".switchyard").join("workflows"), "shared-project", "Shared project");
-    let runtime = common::runtime(home.path());
+    let runtime = common::runtime(&home).await;
 
     runtime.catalog().list();
     let derived = runtime.for_workspace(Some(workspace.path()));

@@ -1,12 +1,14 @@
 //! Commands that race a pause or a stop: a command decided while the run was running must not
 //! land after the pause or stop committed. The store's writes are held so the two commands queue
-//! in a known order, then released to commit in one group.
+//! in a known order, then released to commit in one group: holding its writes is a thing of
+//! SQLite's writer thread, so these run on a SQLite store whichever backend the run chose.
 
 mod common;
 
 use std::sync::Arc;
 
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse, Target};
+use switchyard_store::Store;
 use switchyard_store_sqlite::SqliteStore;
 
 const LOOP: &str = "id: loop
@@ -31,8 +33,8 @@ struct World {
 
 async fn world() -> World {
     let dir = tempfile::tempdir().unwrap();
-    let store = common::store(dir.path());
-    let runtime = Arc::new(common::runtime_on(Arc::clone(&store), dir.path()));
+    let store = common::sqlite_store(dir.path());
+    let runtime = Arc::new(common::runtime_on(Arc::clone(&store) as Arc<dyn Store>, dir.path()));
     let file = dir.path().join("loop.yaml");
     std::fs::write(&file, LOOP).unwrap();
     let request = StartRequest { file: Some(file), goal: "race".to_owned(), ..StartRequest::default() };

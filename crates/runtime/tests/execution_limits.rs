@@ -6,19 +6,15 @@ use std::path::{Path, PathBuf};
 
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Catalog, Config, Overrides, Runtime, StartRequest, StepResponse};
+use switchyard_test_support::TestHome;
 
 const UNDECLARED: &str = "id: undeclared\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
 const DECLARED: &str = "id: declared\nlimits: {max_revision_attempts: 3}\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
 
-/// A runtime whose home holds `switchyard_toml` (none when empty), over the home's store.
-async fn runtime(home: &Path, switchyard_toml: &str) -> Runtime {
-    let file = home.join("switchyard.toml");
-    if switchyard_toml.is_empty() {
-        let _ = std::fs::remove_file(&file);
-    } else {
-        std::fs::write(&file, switchyard_toml).unwrap();
-    }
-    let config = Config::resolve(Overrides { home: Some(home.to_owned()), ..Overrides::default() }).unwrap();
+/// A runtime whose home's `switchyard.toml` holds `switchyard_toml`, over the home's store.
+async fn runtime(home: &TestHome, switchyard_toml: &str) -> Runtime {
+    home.write_config(switchyard_toml);
+    let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() }).unwrap();
     Runtime::open(&config).await.unwrap()
 }
 
@@ -45,8 +41,8 @@ async fn submit(runtime: &Runtime, response: &StepResponse) -> StepResponse {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_workflow_without_limits_gets_the_configured_revision_limit_and_one_with_its_own_keeps_it() {
-    let home = tempfile::tempdir().unwrap();
-    let runtime = runtime(home.path(), "[execution]\nmax_revision_attempts = 1\n").await;
+    let home = TestHome::new();
+    let runtime = runtime(&home, "[execution]\nmax_revision_attempts = 1\n").await;
     let undeclared = at_gate(&runtime, &workflow_file(home.path(), "undeclared.yaml", UNDECLARED)).await;
     let declared = at_gate(&runtime, &workflow_file(home.path(), "declared.yaml", DECLARED)).await;
     for (run, first_gate) in [(undeclared.run, &undeclared), (declared.run, &declared)] {
@@ -66,12 +62,12 @@ async fn a_workflow_without_limits_gets_the_configured_revision_limit_and_one_wi
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_running_run_keeps_its_limits_when_the_configuration_changes() {
-    let home = tempfile::tempdir().unwrap();
-    let strict = runtime(home.path(), "[execution]\nmax_revision_attempts = 0\n").await;
+    let home = TestHome::new();
+    let strict = runtime(&home, "[execution]\nmax_revision_attempts = 0\n").await;
     let file = workflow_file(home.path(), "undeclared.yaml", UNDECLARED);
     let waiting = at_gate(&strict, &file).await;
     drop(strict);
-    let relaxed = runtime(home.path(), "").await;
+    let relaxed = runtime(&home, "").await;
     let after = relaxed.reject(waiting.run, "no".to_owned()).await.unwrap();
     assert_eq!(after.status, RunStatus::WaitingForHumanDecision, "the limit of 0 the run started with: {after:?}");
     // The process-wide compile cache holds the source's own compile, not the strict run's copy.
@@ -83,8 +79,8 @@ async fn a_running_run_keeps_its_limits_when_the_configuration_changes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_default_configuration_changes_no_workflow_hash() {
-    let home = tempfile::tempdir().unwrap();
-    let runtime = runtime(home.path(), "").await;
+    let home = TestHome::new();
+    let runtime = runtime(&home, "").await;
     for (name, text) in [("undeclared.yaml", UNDECLARED), ("declared.yaml", DECLARED)] {
         let file = workflow_file(home.path(), name, text);
         let compiled_hash = Catalog::file(&file).unwrap().compiled.workflow.unwrap().hash();

@@ -154,8 +154,8 @@ async fn drive(runtime: &Runtime, file: &Path) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_scripted_agent_completes_every_workrail_workflow() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let mut runs = String::new();
     for file in workflow_files() {
         let name = file.strip_prefix(corpus()).unwrap().display().to_string();

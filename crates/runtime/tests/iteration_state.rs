@@ -18,7 +18,7 @@ async fn iteration_state(runtime: &Runtime, folder: &Path) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_iteration_state_follows_the_tips_counters_and_comes_back_when_deleted() {
-    let home = tempfile::tempdir().unwrap();
+    let home = switchyard_test_support::TestHome::new();
     let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() }).unwrap();
     let runtime = Runtime::open(&config).await.unwrap();
     let file = home.path().join("gated.yaml");

@@ -39,8 +39,8 @@ fn pending_step(response: &StepResponse) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_step_file_menu_waits_for_a_human_and_a_rejection_brings_the_agent_back() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let folder = testdata().join("6.0.4/src/bmm/workflows/1-analysis/create-product-brief");
     let first = start(&runtime, &folder, serde_json::json!({})).await;
     // The init step has no menu: it proceeds.
@@ -67,8 +67,8 @@ async fn a_step_file_menu_waits_for_a_human_and_a_rejection_brings_the_agent_bac
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_invoked_workflow_in_the_bundle_is_walked_step_by_step_and_returns() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let alpha7 = testdata().join("6.0.0-alpha.7");
     // brainstorm-project with the core brainstorming workflow and the module configs installed
     // where its paths point.

@@ -35,8 +35,8 @@ async fn start(runtime: &Runtime) -> StepResponse {
 
 #[tokio::test]
 async fn the_gates_waiting_gauge_follows_a_gate_through_pause_resume_approval_and_stop() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
     let metrics = runtime.metrics().clone();
     let started = start(&runtime).await;
     assert_eq!(metrics.runs_started.get(), 1);
@@ -74,8 +74,8 @@ async fn the_gates_waiting_gauge_follows_a_gate_through_pause_resume_approval_an
 
 #[tokio::test]
 async fn count_waiting_gates_starts_the_gauge_from_the_store() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = common::store(dir.path());
+    let dir = common::TestHome::new();
+    let store = common::store(&dir).await;
     let writer = common::runtime_on(std::sync::Arc::clone(&store), dir.path());
     for _ in 0..3 {
         let started = start(&writer).await;
@@ -91,8 +91,8 @@ async fn count_waiting_gates_starts_the_gauge_from_the_store() {
 
 #[tokio::test]
 async fn a_last_attempt_failing_its_checks_counts_as_blocked_and_fails_the_run() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
     let metrics = runtime.metrics();
     let mut response = start(&runtime).await;
     let attempts = response.step.as_ref().unwrap().attempts_left;

@@ -24,10 +24,10 @@ steps:
 
 #[tokio::test]
 async fn pending_at_renders_each_nodes_prompt_with_its_own_context_and_is_none_at_the_end() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::TestHome::new();
     let file = dir.path().join("two.yaml");
     std::fs::write(&file, TWO_STEPS).unwrap();
-    let runtime = common::runtime(dir.path());
+    let runtime = common::runtime(&dir).await;
     let started = runtime
         .start(StartRequest { file: Some(file), goal: "the parser".into(), ..StartRequest::default() })
         .await

@@ -24,8 +24,8 @@ fn turn(node: switchyard_core::NodeId, number: u32, text: &str) -> ModelTurn {
 
 #[tokio::test]
 async fn recorded_turns_read_back_in_order_for_their_run_alone_and_change_no_run_state() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
     let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
     let first = runtime.start(start()).await.unwrap();
     let second = runtime.start(start()).await.unwrap();

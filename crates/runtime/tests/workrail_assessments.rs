@@ -76,10 +76,10 @@ enum Expect<'a> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_assessment_at_the_consequence_level_is_refused_with_the_guidance_until_it_passes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = common::TestHome::new();
     let file = dir.path().join("assessed.json");
     std::fs::write(&file, WORKFLOW).unwrap();
-    let runtime = runtime(dir.path());
+    let runtime = runtime(&dir).await;
     let request = StartRequest { file: Some(file), goal: "find the bug".to_owned(), ..StartRequest::default() };
     let started = runtime.start(request).await.unwrap();
     let prompt = &started.step.as_ref().unwrap().prompt;
@@ -129,8 +129,8 @@ async fn start(runtime: &Runtime, dir: &Path, name: &str, workflow: &str) -> Ste
 /// after three blocked attempts.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_assessment_missing_a_dimension_or_using_an_undeclared_level_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let assessment = |dimensions: Value| json!([{"kind": "wr.assessment", "dimensions": dimensions}]);
     let confidence = "Assessment `readiness_gate` needs dimension `confidence` at one of its levels: `low` | `high`";
     let cases = [
@@ -200,8 +200,8 @@ async fn an_optional_dimension_may_be_left_out_but_not_given_an_undeclared_level
         {"id": "done", "title": "Done", "prompt": "Done."}
       ]
     }"#;
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = runtime(dir.path());
+    let dir = common::TestHome::new();
+    let runtime = runtime(&dir).await;
     let assessment = |dimensions: Value| json!([{"kind": "wr.assessment", "dimensions": dimensions}]);
     let risk = "Assessment `gate` may have dimension `risk` at one of its levels: `small` | `large`";
     let cases = [

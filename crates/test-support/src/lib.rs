@@ -1,10 +1,13 @@
 //! What the integration tests of several crates share: copying and zipping fixture folders,
 //! finding the fixtures (`testdata/`) and the shared corpora (`../shared/testdata/`), reading
-//! bundles from them, git repositories to start sessions in, and a fake model server
-//! ([`fake_llm`]). A dev-dependency only; every helper panics on an IO failure,
+//! bundles from them, git repositories to start sessions in, a fake model server
+//! ([`fake_llm`]), and test homes on the store backend the run chose ([`test_home`]). A dev-dependency only; every helper panics on an IO failure,
 //! naming the path, as a test would.
 
 pub mod fake_llm;
+pub mod test_home;
+
+pub use test_home::{Backend, TestDatabase, TestHome};
 
 use std::collections::BTreeMap;
 use std::fs;

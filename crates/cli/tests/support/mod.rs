@@ -1,4 +1,7 @@
 //! Runs the real `switchyard` binary against a temporary home and store, and reads its JSON.
+//! The home's store is on the backend the run chose (`SWITCHYARD_TEST_BACKEND`, see
+//! `switchyard_test_support::TestHome`): its SQLite file, or a database of its own named in the
+//! home's `switchyard.toml`.
 
 #![allow(dead_code)]
 
@@ -9,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
+pub use switchyard_test_support::TestHome;
 
 /// The binary with `home` as its `SWITCHYARD_HOME`, taking neither a store nor a serve token from
 /// the environment.
@@ -45,7 +49,7 @@ pub fn serve_address(child: &mut Child) -> String {
 /// One isolated switchyard installation: its own home, store and project folder.
 #[derive(Debug)]
 pub struct Sandbox {
-    pub home: tempfile::TempDir,
+    pub home: TestHome,
     pub project: tempfile::TempDir,
 }
 
@@ -75,10 +79,17 @@ impl Ran {
 }
 
 impl Sandbox {
+    /// A sandbox whose store is on the backend the run chose.
     pub fn new() -> Self {
-        Self { home: tempfile::tempdir().unwrap(), project: tempfile::tempdir().unwrap() }
+        Self { home: TestHome::new(), project: tempfile::tempdir().unwrap() }
     }
 
+    /// A sandbox whose store is the SQLite file in its home, for the tests of that file.
+    pub fn sqlite() -> Self {
+        Self { home: TestHome::sqlite(), project: tempfile::tempdir().unwrap() }
+    }
+
+    /// The SQLite store file of the home (absent when the store is a database).
     pub fn store_path(&self) -> PathBuf {
         self.home.path().join("switchyard.sqlite3")
     }

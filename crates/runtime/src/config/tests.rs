@@ -503,3 +503,35 @@ fn a_store_url_comes_from_the_flag_or_the_file_and_is_never_shown_with_its_passw
     assert_eq!(error.code(), "CONFIG_INVALID", "{error}");
     assert!(error.to_string().contains("[store] url is not a PostgreSQL URL"), "{error}");
 }
+
+#[test]
+fn a_store_file_named_nearer_beats_a_database_url_named_farther() {
+    let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let url = "postgres://team@db.example:5433/teamstore";
+    write_private(&home.path().join("switchyard.toml"), &format!("[store]\nurl = \"{url}\"\n"));
+    assert_eq!(
+        resolve_in(home.path(), Some(project.path())).unwrap().store_url.as_ref().map(Secret::expose),
+        Some(url)
+    );
+
+    let flagged = Config::resolve(Overrides {
+        home: Some(home.path().to_owned()),
+        store: Some("/flag.sqlite3".into()),
+        project_root: Some(project.path().to_owned()),
+    })
+    .unwrap();
+    assert!(flagged.store_url.is_none(), "--store with a file opens that file, not the user file's database");
+    assert_eq!(flagged.store_path, PathBuf::from("/flag.sqlite3"));
+    assert_eq!(flagged.origin("store.url"), Origin::Default);
+
+    let variable =
+        resolve_with_environment(home.path(), project.path(), &[("SWITCHYARD_STORE", "/env.sqlite3")]).unwrap();
+    assert!(variable.store_url.is_none(), "the variable is nearer than the user file");
+    assert_eq!(variable.store_path, PathBuf::from("/env.sqlite3"));
+    assert_eq!(variable.origin("store.url"), Origin::Default, "a shadowed URL is not shown as the store");
+
+    fs::write(project.path().join("switchyard.toml"), "[store]\npath = \"project.sqlite3\"\n").unwrap();
+    let project_file = resolve_in(home.path(), Some(project.path())).unwrap();
+    assert!(project_file.store_url.is_none(), "the project file is nearer than the user file");
+    assert_eq!(project_file.store_path, project.path().join("project.sqlite3"));
+}

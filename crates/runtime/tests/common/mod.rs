@@ -1,4 +1,5 @@
-//! What the runtime's integration tests share: a runtime over a fresh SQLite store in a folder.
+//! What the runtime's integration tests share: a runtime over a fresh store in a test home, on
+//! the backend the run chose (`SWITCHYARD_TEST_BACKEND`, see `switchyard_test_support::TestHome`).
 
 // Each test target compiles this module and uses a different part of it.
 #![allow(dead_code)]
@@ -10,26 +11,36 @@ use switchyard_core::token::{Keyring, SigningKey};
 use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
 use switchyard_runtime::{Catalog, Parts, Runtime};
 use switchyard_store::Store;
+use switchyard_store_postgres::{PostgresOptions, PostgresStore};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+pub use switchyard_test_support::TestHome;
 
-/// A runtime over a new store in `dir`, with a fresh signing key and `dir` as its home.
-pub fn runtime(dir: &Path) -> Runtime {
-    runtime_on(store(dir), dir)
+/// A runtime over the home's store, with a fresh signing key and the home as its home.
+pub async fn runtime(home: &TestHome) -> Runtime {
+    runtime_on(store(home).await, home.path())
 }
 
-/// A new store in `dir`, for tests that also hold the store (to pause its writes).
-pub fn store(dir: &Path) -> Arc<SqliteStore> {
+/// The home's store, for tests that hold it beside the runtimes over it.
+pub async fn store(home: &TestHome) -> Arc<dyn Store> {
+    match home.store_url() {
+        Some(url) => Arc::new(PostgresStore::open(url, PostgresOptions::default()).await.unwrap()),
+        None => sqlite_store(home.path()),
+    }
+}
+
+/// A new SQLite store in `dir`, for tests of what only its writer does (holding its writes).
+pub fn sqlite_store(dir: &Path) -> Arc<SqliteStore> {
     Arc::new(SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap())
 }
 
 /// A runtime over `store`, with a fresh signing key and `dir` as its home.
-pub fn runtime_on(store: Arc<SqliteStore>, dir: &Path) -> Runtime {
+pub fn runtime_on(store: Arc<dyn Store>, dir: &Path) -> Runtime {
     let ids = Arc::new(RandomIds);
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(&ids.bytes16());
     key[16..].copy_from_slice(&ids.bytes16());
     Runtime::from_parts(Parts {
-        store: store as Arc<dyn Store>,
+        store,
         store_label: "test".to_owned(),
         keys: Keyring { current: SigningKey(key), previous: None },
         catalog: Catalog::new(None, dir),
