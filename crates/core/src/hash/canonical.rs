@@ -261,57 +261,28 @@ impl Array<'_> {
     }
 }
 
-impl ser::SerializeSeq for Array<'_> {
-    type Ok = ();
-    type Error = Unsupported;
+/// The four array-shaped serde traits differ only in the name of the element method.
+macro_rules! array_trait {
+    ($trait:ident, $method:ident) => {
+        impl ser::$trait for Array<'_> {
+            type Ok = ();
+            type Error = Unsupported;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
+                self.element(value)
+            }
 
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
+            fn end(self) -> Result<(), Unsupported> {
+                self.close()
+            }
+        }
+    };
 }
 
-impl ser::SerializeTuple for Array<'_> {
-    type Ok = ();
-    type Error = Unsupported;
-
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleStruct for Array<'_> {
-    type Ok = ();
-    type Error = Unsupported;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Array<'_> {
-    type Ok = ();
-    type Error = Unsupported;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
-}
+array_trait!(SerializeSeq, serialize_element);
+array_trait!(SerializeTuple, serialize_element);
+array_trait!(SerializeTupleStruct, serialize_field);
+array_trait!(SerializeTupleVariant, serialize_field);
 
 /// An object: each member's value is written to one buffer as it comes, and the members are copied
 /// to the output in key order at the end.
@@ -386,35 +357,45 @@ impl ser::SerializeMap for Object<'_> {
     }
 }
 
-impl ser::SerializeStruct for Object<'_> {
-    type Ok = ();
-    type Error = Unsupported;
+/// A struct and a struct variant are both objects whose keys are field names.
+macro_rules! struct_trait {
+    ($trait:ident) => {
+        impl ser::$trait for Object<'_> {
+            type Ok = ();
+            type Error = Unsupported;
 
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Unsupported> {
-        self.member(Cow::Borrowed(key), value)
-    }
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Unsupported> {
+                self.member(Cow::Borrowed(key), value)
+            }
 
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
+            fn end(self) -> Result<(), Unsupported> {
+                self.close()
+            }
+        }
+    };
 }
 
-impl ser::SerializeStructVariant for Object<'_> {
-    type Ok = ();
-    type Error = Unsupported;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Unsupported> {
-        self.member(Cow::Borrowed(key), value)
-    }
-
-    fn end(self) -> Result<(), Unsupported> {
-        self.close()
-    }
-}
+struct_trait!(SerializeStruct);
+struct_trait!(SerializeStructVariant);
 
 /// A map key: strings, and the few other keys this writer renders as the `Value` route does
 /// (characters, unit variants); anything else is left to that route.
 struct KeyWriter;
+
+/// Scalar keys the `Value` route turns into strings by rules of its own: left to it.
+macro_rules! refuse_scalar_keys {
+    ($($method:ident: $type:ty),* $(,)?) => {
+        $(
+            fn $method(self, _value: $type) -> Result<String, Unsupported> {
+                Err(Unsupported)
+            }
+        )*
+    };
+}
 
 impl ser::Serializer for KeyWriter {
     type Ok = String;
@@ -455,53 +436,20 @@ impl ser::Serializer for KeyWriter {
         value.serialize(self)
     }
 
-    fn serialize_bool(self, _value: bool) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_i8(self, _value: i8) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_i16(self, _value: i16) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_i32(self, _value: i32) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_i64(self, _value: i64) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_u8(self, _value: u8) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_u16(self, _value: u16) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_u32(self, _value: u32) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_u64(self, _value: u64) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_f32(self, _value: f32) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_f64(self, _value: f64) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
-
-    fn serialize_bytes(self, _value: &[u8]) -> Result<String, Unsupported> {
-        Err(Unsupported)
-    }
+    refuse_scalar_keys!(
+        serialize_bool: bool,
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+        serialize_f32: f32,
+        serialize_f64: f64,
+        serialize_bytes: &[u8],
+    );
 
     fn serialize_none(self) -> Result<String, Unsupported> {
         Err(Unsupported)
