@@ -246,16 +246,27 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
 /// The projector rewrites a session's and a run's row for every event, and an advance is several
 /// events; holding the rows until the batch ends writes each row once, which saves pages (and the
 /// index entries that move with `updated_at_ms`) in every commit.
+///
+/// A node read from the store and put back with only its child count changed (the parent of a
+/// new node, once per advance) gets that one column updated: its state is not encoded again.
 pub(crate) struct SqliteProjection<'c> {
     connection: &'c Connection,
     sessions: BTreeMap<SessionId, SessionRecord>,
     runs: BTreeMap<RunId, RunRecord>,
     nodes: BTreeMap<NodeId, NodeRecord>,
+    /// Nodes as read from the store since the last flush, to tell what a put changed.
+    stored_nodes: BTreeMap<NodeId, NodeRecord>,
 }
 
 impl<'c> SqliteProjection<'c> {
     pub(crate) fn new(connection: &'c Connection) -> Self {
-        Self { connection, sessions: BTreeMap::new(), runs: BTreeMap::new(), nodes: BTreeMap::new() }
+        Self {
+            connection,
+            sessions: BTreeMap::new(),
+            runs: BTreeMap::new(),
+            nodes: BTreeMap::new(),
+            stored_nodes: BTreeMap::new(),
+        }
     }
 
     /// Writes every row put since the last flush: sessions, then runs, then nodes oldest first,
@@ -269,8 +280,14 @@ impl<'c> SqliteProjection<'c> {
         }
         let mut nodes: Vec<NodeRecord> = std::mem::take(&mut self.nodes).into_values().collect();
         nodes.sort_by_key(|node| node.created_seq);
+        let stored = std::mem::take(&mut self.stored_nodes);
         for record in &nodes {
-            write_node(self.connection, record)?;
+            match stored.get(&record.id) {
+                Some(before) if differs_in_child_count_only(before, record) => {
+                    write_child_count(self.connection, record)?
+                }
+                _ => write_node(self.connection, record)?,
+            }
         }
         Ok(())
     }
@@ -294,10 +311,14 @@ impl ProjectionStore for SqliteProjection<'_> {
     }
 
     fn node(&mut self, id: NodeId) -> Result<Option<NodeRecord>, Error> {
-        match self.nodes.get(&id) {
-            Some(record) => Ok(Some(record.clone())),
-            None => node(self.connection, id),
+        if let Some(record) = self.nodes.get(&id) {
+            return Ok(Some(record.clone()));
         }
+        let found = node(self.connection, id)?;
+        if let Some(record) = &found {
+            self.stored_nodes.insert(id, record.clone());
+        }
+        Ok(found)
     }
 
     fn put_session(&mut self, record: &SessionRecord) -> Result<(), Error> {
@@ -407,6 +428,43 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error>
     Ok(())
 }
 
+/// Whether `after` is `before` with another child count and nothing else changed.
+fn differs_in_child_count_only(before: &NodeRecord, after: &NodeRecord) -> bool {
+    let NodeRecord {
+        id,
+        run,
+        session,
+        parent,
+        kind,
+        cause,
+        step,
+        status,
+        state,
+        child_count: _,
+        created_seq,
+        created_at_ms,
+    } = after;
+    before.id == *id
+        && before.run == *run
+        && before.session == *session
+        && before.parent == *parent
+        && before.kind == *kind
+        && before.cause == *cause
+        && before.step == *step
+        && before.status == *status
+        && before.created_seq == *created_seq
+        && before.created_at_ms == *created_at_ms
+        && before.state == *state
+}
+
+fn write_child_count(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
+    connection
+        .prepare_cached("UPDATE nodes SET child_count = ?2 WHERE id = ?1")
+        .and_then(|mut statement| statement.execute(params![record.id.to_string(), sql_int(record.child_count)]))
+        .doing("writing a node's child count")?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use switchyard_core::state::{Control, RunStatus};
@@ -502,6 +560,53 @@ mod tests {
                 step.starts_with("SEARCH sessions USING COVERING INDEX sessions_by_workflow"),
                 "`{step}` in {steps:?}"
             );
+        }
+    }
+
+    /// A stored node put back with only a new child count has that column updated and keeps its
+    /// state; any other change still rewrites the row.
+    #[test]
+    fn a_stored_node_put_back_keeps_every_change() {
+        use switchyard_core::event::NodeCause;
+        use switchyard_core::state::NodeKind;
+        use switchyard_core::workflow::StepId;
+        use switchyard_store::conformance::fixture::node_state;
+
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        let id = NodeId::from_bytes([3; 16]);
+        let stored = NodeRecord {
+            id,
+            run: RunId::from_bytes([2; 16]),
+            session: SessionId::from_bytes([1; 16]),
+            parent: None,
+            kind: NodeKind::Start,
+            cause: NodeCause::Start,
+            step: StepId::new("work"),
+            status: RunStatus::Active,
+            state: node_state("work", RunStatus::Active),
+            child_count: 0,
+            created_seq: 2,
+            created_at_ms: 7,
+        };
+        // The node alone: its run and session rows do not matter here.
+        connection.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        write_node(&connection, &stored).unwrap();
+        let changes: [fn(&mut NodeRecord); 3] = [
+            |record| record.child_count += 1,
+            |record| record.status = RunStatus::Blocked,
+            |record| {
+                record.child_count += 1;
+                record.state.context.insert("seen".to_owned(), serde_json::json!(true));
+            },
+        ];
+        for change in changes {
+            let mut projection = SqliteProjection::new(&connection);
+            let mut record = projection.node(id).unwrap().unwrap();
+            change(&mut record);
+            projection.put_node(&record).unwrap();
+            projection.flush().unwrap();
+            assert_eq!(node(&connection, id).unwrap(), Some(record));
         }
     }
 
