@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
 
-use support::postgres::Database;
 use support::{Sandbox, serve_address, string, switchyard_at};
+use switchyard_test_support::TestDatabase;
 
 const TREADMILL: &str = include_str!("support/treadmill.yaml");
 const GREETING: &str = include_str!("support/greeting.yaml");
@@ -184,7 +184,7 @@ impl McpClient {
 
 /// The three servers of a test, a client of each reaching the next live one when its own is gone.
 struct Cluster {
-    database: Database,
+    database: TestDatabase,
     sandbox: Sandbox,
     servers: Vec<Server>,
 }
@@ -192,21 +192,21 @@ struct Cluster {
 impl Cluster {
     /// A fresh database, the CLI's sandbox on it (whose first command makes the signing key) and
     /// `count` servers sharing that key.
-    fn start(label: &str, count: usize) -> Self {
-        let database = Database::create(label);
+    fn start(count: usize) -> Self {
+        let database = TestDatabase::create();
         let sandbox = Sandbox::new();
         sandbox.write_workflow("treadmill.yaml", TREADMILL);
         sandbox.write_workflow("greeting.yaml", GREETING);
-        sandbox.run(&["--store", &database.url, "keys", "rotate"]).ok();
+        sandbox.run(&["--store", database.url(), "keys", "rotate"]).ok();
         let keyring = sandbox.home.path().join("keys/keyring.json");
         let servers =
-            (0..count).map(|index| Server::start(index, sandbox.project.path(), &database.url, &keyring)).collect();
+            (0..count).map(|index| Server::start(index, sandbox.project.path(), database.url(), &keyring)).collect();
         Self { database, sandbox, servers }
     }
 
     /// `switchyard --json --store <database> <args>` in the sandbox.
     fn cli(&self, args: &[&str]) -> Value {
-        let mut all = vec!["--store", self.database.url.as_str()];
+        let mut all = vec!["--store", self.database.url()];
         all.extend_from_slice(args);
         self.sandbox.run(&all).ok()
     }
@@ -385,7 +385,7 @@ fn check_answers(cluster: &Cluster, answers: &Answers) {
 
 #[test]
 fn three_servers_on_one_database_advance_each_raced_token_once_and_every_chain_verifies() {
-    let cluster = Cluster::start("three_servers", 3);
+    let cluster = Cluster::start(3);
     let (acknowledged, _) = mpsc::channel();
     let (answers, clients) = race(&cluster, &acknowledged);
     assert_eq!(clients.len(), 32);
@@ -398,7 +398,7 @@ fn three_servers_on_one_database_advance_each_raced_token_once_and_every_chain_v
 
 #[test]
 fn a_server_killed_mid_stream_loses_no_acknowledged_advance_and_its_clients_finish_on_another() {
-    let mut cluster = Cluster::start("server_killed", 3);
+    let mut cluster = Cluster::start(3);
     let (acknowledged, heard) = mpsc::channel();
     let (answers, clients) = race(&cluster, &acknowledged);
     drop(acknowledged);
@@ -481,7 +481,7 @@ fn last_seq(cluster: &Cluster, run: &str) -> u64 {
 
 #[test]
 fn a_console_page_on_one_server_sees_advances_made_through_another_server_and_the_cli() {
-    let cluster = Cluster::start("console_live", 2);
+    let cluster = Cluster::start(2);
     let started = cluster.start_run(1, "watched from the other server");
     let (run, session) = (string(&started["runId"]), string(&started["sessionId"]));
     let events = console_events(&cluster.servers[0]);
@@ -515,13 +515,13 @@ fn a_console_page_on_one_server_sees_advances_made_through_another_server_and_th
 #[test]
 fn a_runner_waiting_at_a_gate_on_the_database_sees_an_approval_made_by_another_process() {
     const KEY_VARIABLE: &str = "SWITCHYARD_TEST_MODEL_KEY";
-    let cluster = Cluster::start("runner_gate", 0);
+    let cluster = Cluster::start(0);
     let model = FakeLlm::start();
     model.otherwise(|_| Reply::tool_call("complete_step", json!({ "notes": "hello: the greeting is written." })));
     let base_url = model.base_url();
     let mut runner = cluster
         .sandbox
-        .command(&["--json", "--store", &cluster.database.url, "run", "greeting", "--goal", "greet"])
+        .command(&["--json", "--store", cluster.database.url(), "run", "greeting", "--goal", "greet"])
         .args(["--model", "fake-model", "--base-url", &base_url, "--api-key-env", KEY_VARIABLE])
         .env(KEY_VARIABLE, "sk-test-not-a-real-key")
         .stdout(Stdio::piped())

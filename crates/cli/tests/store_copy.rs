@@ -8,30 +8,9 @@ mod support;
 
 use serde_json::Value;
 use support::{Sandbox, continue_token, string};
+use switchyard_test_support::TestDatabase;
 
 const GREETING: &str = include_str!("support/greeting.yaml");
-
-/// A fresh database on the test server, named after `name`; the test fails, never skips,
-/// without a server.
-fn fresh_database(name: &str) -> String {
-    let server = std::env::var("SWITCHYARD_TEST_POSTGRES_URL").unwrap_or_else(|_| {
-        panic!(
-            "this test needs a PostgreSQL server: run `export SWITCHYARD_TEST_POSTGRES_URL=\"$(bash .ci/postgres)\"` (it starts the machine's cluster and creates a test role)"
-        )
-    });
-    let database = format!("switchyard_copy_{name}_{}", std::process::id());
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    runtime.block_on(async {
-        let (client, connection) = tokio_postgres::connect(&server, tokio_postgres::NoTls).await.unwrap();
-        let driver = tokio::spawn(connection);
-        client.batch_execute(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).await.unwrap();
-        client.batch_execute(&format!("CREATE DATABASE {database}")).await.unwrap();
-        drop(client);
-        let _ = driver.await;
-    });
-    let base = server.rsplit_once('/').map_or(server.as_str(), |(base, _)| base);
-    format!("{base}/{database}")
-}
 
 /// The runs the copy must carry, and the tokens the test uses afterwards.
 struct Runs {
@@ -85,7 +64,8 @@ fn a_store_copied_to_postgres_and_back_verifies_keeps_its_logs_and_its_tokens_wo
     let sandbox = Sandbox::new();
     let runs = make_runs(&sandbox);
     let source = sandbox.store_path().display().to_string();
-    let postgres = fresh_database("round_trip");
+    let database = TestDatabase::create();
+    let postgres = database.url().to_owned();
     let back = sandbox.home.path().join("back.sqlite3").display().to_string();
 
     let there = sandbox.run(&["store", "copy", "--from", &format!("sqlite:{source}"), "--to", &postgres]).ok();
@@ -131,7 +111,8 @@ fn a_destination_holding_sessions_is_refused_unless_added_to() {
     sandbox.write_workflow("greeting.yaml", GREETING);
     sandbox.run(&["start", "greeting", "--goal", "Copied twice"]).ok();
     let source = sandbox.store_path().display().to_string();
-    let postgres = fresh_database("refused");
+    let database = TestDatabase::create();
+    let postgres = database.url().to_owned();
     sandbox.run(&["store", "copy", "--from", &source, "--to", &postgres]).ok();
 
     let again = sandbox.run(&["store", "copy", "--from", &source, "--to", &postgres]);

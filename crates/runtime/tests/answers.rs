@@ -28,8 +28,8 @@ fn approve(note: &str) -> HumanAnswer {
 
 #[tokio::test]
 async fn an_answer_at_the_waiting_node_acts_and_sent_again_replays() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let home = common::TestHome::new();
+    let runtime = common::runtime(&home).await;
     let (_, waiting) = at_gate(&runtime).await;
 
     let approved = runtime.answer(waiting.run, waiting.node, approve("yes")).await.unwrap();
@@ -42,8 +42,8 @@ async fn an_answer_at_the_waiting_node_acts_and_sent_again_replays() {
 
 #[tokio::test]
 async fn an_answer_for_a_node_the_run_has_left_is_refused_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let home = common::TestHome::new();
+    let runtime = common::runtime(&home).await;
     let (started, waiting) = at_gate(&runtime).await;
 
     // The first step's node never waited at a gate; the run has moved past it.
@@ -58,8 +58,8 @@ async fn an_answer_for_a_node_the_run_has_left_is_refused_and_changes_nothing() 
 
 #[tokio::test]
 async fn a_gate_decided_elsewhere_refuses_a_different_answer_from_a_page_left_open() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = common::runtime(dir.path());
+    let home = common::TestHome::new();
+    let runtime = common::runtime(&home).await;
     let (_, waiting) = at_gate(&runtime).await;
     runtime.reject(waiting.run, "add tests to the plan".to_owned()).await.unwrap();
 

@@ -5,8 +5,6 @@
 
 #![allow(dead_code)]
 
-pub mod postgres;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
