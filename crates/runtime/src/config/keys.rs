@@ -132,12 +132,13 @@ pub const HOME_VARIABLE: &str = "SWITCHYARD_HOME";
 
 /// `SWITCHYARD_*` variables that are no key: read by the binary (the log's filter and format)
 /// or only by switchyard's own tests and benchmarks (never by the binary).
-const OTHER_VARIABLES: [&str; 6] = [
+const OTHER_VARIABLES: [&str; 7] = [
     "SWITCHYARD_LOG",
     "SWITCHYARD_LOG_FORMAT",
     "SWITCHYARD_BIN",
     "SWITCHYARD_CORPORA",
     "SWITCHYARD_DIAGRAM_DUMP",
+    "SWITCHYARD_TEST_BACKEND",
     "SWITCHYARD_TEST_POSTGRES_URL",
 ];
 
