@@ -1,6 +1,7 @@
 //! The agent runner's metrics on `switchyard serve`'s `/metrics`: a run driven by `switchyard run`
 //! (another process, against the fake model server over loopback HTTP) is counted by the server,
-//! which learns of its turns from the store, and scraped with the serve token as Prometheus would.
+//! which learns of its turns from the store, and scraped with the serve token as Prometheus would:
+//! turns, tokens, tool calls by tool and outcome (blocked and security refusals apart), runs finished.
 
 mod support;
 
@@ -109,6 +110,9 @@ fn serve_metrics_count_the_turns_tool_calls_and_tokens_of_a_run_a_runner_drove()
     sandbox.write_workflow("greeting.yaml", include_str!("support/greeting.yaml"));
     let model = FakeLlm::start();
     model.push_all([
+        // switchyard's own folder: refused for security.
+        Reply::tool_call("read_file", json!({"path": "{project-root}/.switchyard/workflows/greeting.yaml"}))
+            .usage(40, 4),
         Reply::tool_call("read_file", json!({"path": "{project-root}/missing.md"})).usage(50, 5),
         Reply::tool_call("complete_step", json!({"notes": "no greeting"})).usage(60, 6),
         Reply::tool_call("run_shell", json!({"command": "ls"})).usage(70, 7),
@@ -134,9 +138,10 @@ fn serve_metrics_count_the_turns_tool_calls_and_tokens_of_a_run_a_runner_drove()
 
     let after = server.scrape();
     let value = |series: &str| after.get(series).copied().unwrap_or_else(|| panic!("no `{series}` in {after:?}"));
-    assert_eq!(value("switchyard_runner_turns_total"), 5.0);
-    assert_eq!(value(r#"switchyard_runner_tokens_total{kind="prompt"}"#), 350.0);
-    assert_eq!(value(r#"switchyard_runner_tokens_total{kind="completion"}"#), 35.0);
+    assert_eq!(value("switchyard_runner_turns_total"), 6.0);
+    assert_eq!(value(r#"switchyard_runner_tokens_total{kind="prompt"}"#), 390.0);
+    assert_eq!(value(r#"switchyard_runner_tokens_total{kind="completion"}"#), 39.0);
+    assert_eq!(value(r#"switchyard_runner_tool_calls_total{tool="read_file",outcome="violation"}"#), 1.0);
     assert_eq!(value(r#"switchyard_runner_tool_calls_total{tool="read_file",outcome="error"}"#), 1.0);
     assert_eq!(value(r#"switchyard_runner_tool_calls_total{tool="complete_step",outcome="blocked"}"#), 1.0);
     assert_eq!(value(r#"switchyard_runner_tool_calls_total{tool="complete_step",outcome="ok"}"#), 2.0);
