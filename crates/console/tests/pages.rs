@@ -580,6 +580,7 @@ async fn a_node_page_shows_the_runners_turns_on_it_and_their_text_is_inert() {
             ok: true,
             content: HOSTILE.into(),
             micros: 120,
+            refusal: None,
         }],
         usage: TurnUsage { prompt_tokens: 812, completion_tokens: 40 },
         latency_ms: 950,

@@ -109,6 +109,21 @@ pub struct TurnToolResult {
     /// How long the call took, in microseconds.
     #[serde(default)]
     pub micros: u64,
+    /// Why a call that was not ok was refused, when an operator counts it apart from other
+    /// errors; absent for a call that succeeded or failed for any other reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+}
+
+/// A refusal an operator counts apart from other tool errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// A `complete_step` whose report the step's checks blocked (an attempt used).
+    Blocked,
+    /// A file tool call the file door refused as a security violation (its security log has
+    /// the call too).
+    Violation,
 }
 
 /// Tokens as the server counted them.

@@ -477,6 +477,14 @@ pub async fn serve(
     if let Err(error) = server.runtime().count_waiting_gates().await {
         tracing::warn!(%error, "cannot count the runs waiting at a gate: switchyard_gates_waiting starts at 0");
     }
+    // Runners in other processes reach the metrics through the store; the follower stops with `serve`.
+    let _turn_follower = match server.runtime().follow_turns().await {
+        Ok(follower) => Some(follower),
+        Err(error) => {
+            tracing::warn!(%error, "cannot follow the runners' turns: switchyard_runner_* stay at 0");
+            None
+        }
+    };
     tracing::info!(%address, "serving MCP over HTTP");
     #[allow(clippy::print_stderr)]
     {

@@ -10,7 +10,9 @@
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded};
+use switchyard_core::turn::{
+    ModelTurn, Refusal, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded,
+};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, SessionId};
 use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Message, Retry, Role, ToolCall};
@@ -64,12 +66,14 @@ struct ToolOutcome {
     progressed: bool,
     /// The run's tip moved: the step was completed or blocked (or a write moved the run).
     moved: bool,
+    /// A refusal the metrics count apart from other errors.
+    refusal: Option<Refusal>,
 }
 
 impl ToolOutcome {
     fn error(code: &str, message: impl Into<String>) -> Self {
         let content = json!({ "error": { "code": code, "message": message.into() } }).to_string();
-        Self { ok: false, content, progressed: false, moved: false }
+        Self { ok: false, content, progressed: false, moved: false, refusal: None }
     }
 }
 
@@ -386,6 +390,7 @@ impl<'a> Drive<'a> {
                 ok: outcome.ok,
                 content: bounded(&outcome.content),
                 micros,
+                refusal: outcome.refusal,
             });
             conversation.push_tool(&call.id, outcome.content);
         }
@@ -451,14 +456,21 @@ impl<'a> Drive<'a> {
                         let wrote = tools::writes(&name);
                         // A write to the state document moves the run as an advance would.
                         let moved = wrote && self.runner.runtime.run(&RunTarget::Run(run)).await?.tip != state.node;
-                        Ok(ToolOutcome { ok: true, content: text, progressed: wrote, moved })
+                        Ok(ToolOutcome { ok: true, content: text, progressed: wrote, moved, refusal: None })
                     }
                     Err(error) => {
                         if error.security {
                             self.summary.violations += 1;
                         }
+                        let refusal = error.security.then_some(Refusal::Violation);
                         let content = json!({ "error": { "code": error.code, "message": error.message, "details": error.details } });
-                        Ok(ToolOutcome { ok: false, content: content.to_string(), progressed: false, moved: false })
+                        Ok(ToolOutcome {
+                            ok: false,
+                            content: content.to_string(),
+                            progressed: false,
+                            moved: false,
+                            refusal,
+                        })
                     }
                 }
             }
@@ -476,6 +488,7 @@ impl<'a> Drive<'a> {
                         content: json!({ "status": "recorded" }).to_string(),
                         progressed: true,
                         moved: false,
+                        refusal: None,
                     }),
                     Err(error) => refused(error),
                 }
@@ -541,6 +554,7 @@ impl<'a> Drive<'a> {
             content: content.to_string(),
             progressed: true,
             moved: true,
+            refusal: (response.kind == ResponseKind::Blocked).then_some(Refusal::Blocked),
         }
     }
 

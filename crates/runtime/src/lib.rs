@@ -57,6 +57,7 @@ mod state_writer;
 pub mod store;
 pub mod tool_schema;
 pub mod transcript;
+pub mod turn_metrics;
 pub mod validate;
 pub mod workspace;
 

@@ -26,6 +26,8 @@ use switchyard_core::state::{FailureCode, Phase};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 
+use crate::turn_metrics::TurnMetrics;
+
 /// The `tracing` target of the lifecycle log lines, for filters
 /// (`SWITCHYARD_LOG=switchyard::lifecycle=info`).
 pub const LIFECYCLE_TARGET: &str = "switchyard::lifecycle";
@@ -54,6 +56,8 @@ pub struct Metrics {
     pub gates_waiting: Gauge,
     /// Seconds one command's batch took to commit (the store's append, from call to answer).
     pub commit_seconds: Histogram,
+    /// The agent runner's turns, fed by [`crate::Runtime::follow_turns`] where a server starts it.
+    pub runner: TurnMetrics,
 }
 
 /// Every outcome `run_finished` reports, each series there from the start so a rate over it
@@ -75,6 +79,7 @@ impl Default for Metrics {
             // 100 µs to about 1.6 s: a grouped SQLite commit with `synchronous=FULL` takes a few
             // milliseconds on an SSD, and a slow disk or a long writer queue shows in the top buckets.
             commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 15)),
+            runner: TurnMetrics::default(),
         }
     }
 }
@@ -117,6 +122,7 @@ impl Metrics {
             Unit::Seconds,
             self.commit_seconds.clone(),
         );
+        self.runner.register(registry);
     }
 
     pub(crate) fn committed_in(&self, elapsed: Duration) {

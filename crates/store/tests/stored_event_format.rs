@@ -8,7 +8,7 @@ use switchyard_core::state::{
     DecisionOption, DowngradedFinding, NodeKind, NodeState, Phase, ReportPolicy, RunStatus, ValidationIssue,
 };
 use switchyard_core::turn::{
-    ModelTurn, TurnMessage, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage,
+    ModelTurn, Refusal, TurnMessage, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage,
 };
 use switchyard_core::workflow::{StepId, WorkflowHash};
 use switchyard_store::event::GENESIS_HASH;
@@ -118,20 +118,39 @@ fn one_of_every_kind() -> Vec<EventKind> {
             },
             response: TurnResponse {
                 text: Some("Reading the plan first.".to_owned()),
-                tool_calls: vec![TurnToolCall {
-                    id: "call_1".to_owned(),
-                    name: "read_file".to_owned(),
-                    arguments: "{\"path\":\"plan.md\"}".to_owned(),
-                }],
+                tool_calls: vec![
+                    TurnToolCall {
+                        id: "call_1".to_owned(),
+                        name: "read_file".to_owned(),
+                        arguments: "{\"path\":\"plan.md\"}".to_owned(),
+                    },
+                    TurnToolCall {
+                        id: "call_2".to_owned(),
+                        name: "complete_step".to_owned(),
+                        arguments: "{}".to_owned(),
+                    },
+                ],
                 finish_reason: Some("tool_calls".to_owned()),
             },
-            tool_results: vec![TurnToolResult {
-                call_id: "call_1".to_owned(),
-                name: "read_file".to_owned(),
-                ok: true,
-                content: "# Plan".to_owned(),
-                micros: 120,
-            }],
+            tool_results: vec![
+                TurnToolResult {
+                    call_id: "call_1".to_owned(),
+                    name: "read_file".to_owned(),
+                    ok: true,
+                    content: "# Plan".to_owned(),
+                    micros: 120,
+                    refusal: None,
+                },
+                // A report the step's checks blocked: counted apart by the runner metrics.
+                TurnToolResult {
+                    call_id: "call_2".to_owned(),
+                    name: "complete_step".to_owned(),
+                    ok: false,
+                    content: "{\"status\":\"blocked\"}".to_owned(),
+                    micros: 900,
+                    refusal: Some(Refusal::Blocked),
+                },
+            ],
             usage: TurnUsage { prompt_tokens: 1200, completion_tokens: 40 },
             latency_ms: 850,
             cost_usd: Some(0.0125),
