@@ -14,7 +14,7 @@ use switchyard_core::turn::{
     ModelTurn, Refusal, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded,
 };
 use switchyard_core::workflow::StepId;
-use switchyard_core::{NodeId, RunId, SessionId};
+use switchyard_core::{Control, NodeId, RunId, SessionId};
 use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Message, Retry, Role, ToolCall};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
@@ -134,7 +134,7 @@ impl<'a> Drive<'a> {
                 self.runner
                     .models
                     .check(loaded.workflow.steps.iter().map(|step| (step.id.as_str(), step.model.as_deref())))?;
-                if record.control == switchyard_core::Control::Paused {
+                if record.control == Control::Paused {
                     runtime.resume(run).await?;
                 }
                 (run, true)
@@ -170,11 +170,24 @@ impl<'a> Drive<'a> {
         let runtime = std::sync::Arc::clone(&self.runner.runtime);
         let mut conversation = Conversation::default();
         let mut current: Option<StepState> = None;
+        // The step as last shown. It stays true while the run's tip and control stay as they were,
+        // which one read of the run tells; a show renders the step and claims tokens (writes).
+        let mut last_shown: Option<StepResponse> = None;
         loop {
             if self.cancel.is_cancelled() {
                 return self.pause(run, PauseReason::Interrupted, "interrupted".to_owned()).await;
             }
-            let shown = runtime.show(&RunTarget::Run(run)).await?;
+            let record = runtime.run(&RunTarget::Run(run)).await?;
+            let shown = match last_shown.take() {
+                Some(shown)
+                    if shown.node == record.tip
+                        && record.control == Control::Running
+                        && matches!(shown.kind, ResponseKind::Ok | ResponseKind::Blocked) =>
+                {
+                    shown
+                }
+                _ => runtime.show(&RunTarget::Run(run)).await?,
+            };
             match shown.kind {
                 ResponseKind::Complete | ResponseKind::Failed | ResponseKind::Stopped => {
                     return Ok(self.finish(run, &shown));
@@ -263,7 +276,7 @@ impl<'a> Drive<'a> {
             let state = current.as_mut().expect("set above");
             let span = state.span.clone();
             match self.turn(run, &mut conversation, state).instrument(span).await? {
-                Next::Continue => {}
+                Next::Continue => last_shown = Some(shown),
                 Next::Pause(reason, message) => return self.pause(run, reason, message).await,
             }
         }
