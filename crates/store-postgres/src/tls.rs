@@ -93,6 +93,13 @@ pub(crate) fn parse(connection: &str) -> Result<(tokio_postgres::Config, TlsRequ
     let mut config: tokio_postgres::Config =
         split.rest.parse().map_err(|error: tokio_postgres::Error| error.to_string())?;
     config.ssl_mode(mode.for_driver());
+    // The driver has no name to give TLS when only `hostaddr` names the server; libpq then checks
+    // the certificate against the address, and so does the store, with the address as the host.
+    if config.get_hosts().is_empty() {
+        for address in config.get_hostaddrs().to_vec() {
+            config.host(address.to_string());
+        }
+    }
     Ok((config, TlsRequest { mode, root_cert: split.sslrootcert }))
 }
 
@@ -482,6 +489,12 @@ mod tests {
             assert_eq!(config.get_ssl_mode(), driver);
         }
         assert_eq!(parse("postgres://u@db/store").unwrap().1.mode, SslMode::Prefer);
+    }
+
+    #[test]
+    fn a_server_named_by_its_address_only_is_the_host_tls_checks() {
+        let (config, _) = parse("hostaddr=10.0.0.7 port=5433 user=u sslmode=verify-full").unwrap();
+        assert_eq!(config.get_hosts(), [tokio_postgres::config::Host::Tcp("10.0.0.7".to_owned())]);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::io::{Read, Write};
 use std::time::Duration;
 
 use switchyard_store::Store;
@@ -158,4 +159,52 @@ async fn a_root_certificate_file_that_cannot_be_read_is_named_with_the_fix() {
     assert_eq!(error.code(), "STORE_IO", "{message}");
     assert!(message.contains(&missing.display().to_string()) && message.contains("sslrootcert=system"), "{message}");
     assert!(!message.contains("test-only-secret"), "never the password: {message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sslmode_require_where_the_server_offers_no_tls_is_refused_saying_what_to_change() {
+    // A server without TLS answers the client's TLS request (8 bytes) with `N`, as PostgreSQL with
+    // `ssl = off` does; the client must not go on in plain text.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut connection, _) = listener.accept().unwrap();
+        let mut request = [0u8; 8];
+        connection.read_exact(&mut request).unwrap();
+        connection.write_all(b"N").unwrap();
+        // Whatever follows (nothing, if the client stops) is read until it hangs up.
+        let mut rest = Vec::new();
+        let _ = connection.read_to_end(&mut rest);
+        (request, rest)
+    });
+    let url = format!("postgres://switchyard:s3cret-word@127.0.0.1:{port}/teamstore?sslmode=require");
+    let error = open(&url).await.expect_err("no TLS, no connection");
+    let message = error.to_string();
+    assert_eq!(error.code(), "STORE_IO", "{message}");
+    assert!(
+        message.contains("does not support TLS") && message.contains("sslmode=require"),
+        "says what failed: {message}"
+    );
+    assert!(message.contains("turn ssl on") && message.contains("sslmode=prefer"), "says how to fix it: {message}");
+    assert!(!message.contains("s3cret-word"), "never the password: {message}");
+    let (request, rest) = server.join().unwrap();
+    assert_eq!(request, [0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f], "the client asked for TLS first");
+    assert!(rest.is_empty(), "nothing, the password least of all, was sent in plain text: {rest:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_named_by_its_address_only_is_reached_over_tls() {
+    let database = TestDatabase::create().await;
+    let server: tokio_postgres::Config = database.url.parse().unwrap();
+    let password = String::from_utf8(server.get_password().unwrap().to_vec()).unwrap();
+    let url = format!(
+        "hostaddr=127.0.0.1 port={} user={} password='{password}' dbname={} sslmode=require",
+        server.get_ports()[0],
+        server.get_user().unwrap(),
+        database.name
+    );
+    let store = open(&url).await.expect("TLS needs a name, and the address serves as one");
+    assert_eq!(encrypted_connections(&database).await, vec![true]);
+    drop(store);
+    database.drop_now().await;
 }
