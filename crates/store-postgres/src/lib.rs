@@ -22,6 +22,7 @@ mod pg_error;
 mod rows;
 mod schema;
 mod search;
+mod tls;
 mod verify;
 mod writer;
 
@@ -31,8 +32,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::IsolationLevel;
 use tokio_postgres::config::Host;
-use tokio_postgres::{IsolationLevel, NoTls};
 
 use switchyard_core::id::{NodeId, RunId, SessionId};
 use switchyard_core::token::Nonce;
@@ -46,6 +47,7 @@ pub use schema::{SCHEMA_VERSION, schema_v1};
 
 use listen::Listener;
 use pg_error::Context;
+use tls::Tls;
 use writer::Outcome;
 
 /// How long `subscribe` waits for the change listener to be in force before answering anyway:
@@ -86,6 +88,8 @@ pub struct PostgresStore {
     /// Where the store is, for messages: user, host, port and database, never the password.
     target: String,
     options: PostgresOptions,
+    /// TLS as the URL asks for it; the pool's and the listener's connections both use it.
+    tls: Tls,
     /// Tags this store's change notices, so its listener skips what it published itself.
     instance: String,
     feed: Feed,
@@ -114,16 +118,17 @@ pub fn describe_target(config: &tokio_postgres::Config) -> String {
 /// `user@host:port/database` of a store URL, for messages and settings (never the password); a
 /// URL that does not parse is described as such, without repeating it.
 pub fn describe_url(url: &str) -> String {
-    match url.parse::<tokio_postgres::Config>() {
-        Ok(config) => describe_target(&config),
+    match tls::parse(url) {
+        Ok((config, _)) => describe_target(&config),
         Err(_) => "(an unreadable PostgreSQL URL)".to_owned(),
     }
 }
 
 /// Whether `url` is a connection string the store can open; the error says what is wrong with it
-/// without repeating it (it may hold a password).
+/// without repeating it (it may hold a password). The TLS keys are read too (`sslmode`, with
+/// `verify-ca` and `verify-full`, and `sslrootcert`); the root file is read when the store opens.
 pub fn check_url(url: &str) -> Result<(), String> {
-    url.parse::<tokio_postgres::Config>().map(drop).map_err(|error| error.to_string())
+    tls::parse(url).map(drop)
 }
 
 fn instance_tag() -> String {
@@ -135,13 +140,14 @@ fn instance_tag() -> String {
 impl PostgresStore {
     /// Opens the store in the database `url` names (`postgres://user:password@host:port/db`, or
     /// the `key=value` form; without a password in it, from `PGPASSWORD` or the password file, see
-    /// [`PostgresOptions::password_file`]): connects, refuses a read-only server (a replica in recovery, or
+    /// [`PostgresOptions::password_file`]; TLS as its `sslmode` and `sslrootcert` ask, libpq's
+    /// way, `prefer` when it names no mode): connects, refuses a read-only server (a replica in recovery, or
     /// `default_transaction_read_only`), and applies the schema migrations this build has, refusing
     /// a schema newer than it.
     pub async fn open(url: &str, options: PostgresOptions) -> Result<PostgresStore, Error> {
-        let mut config: tokio_postgres::Config = url.parse().map_err(|error| Error::Io {
+        let (mut config, tls) = tls::parse(url).map_err(|problem| Error::Io {
             message: format!(
-                "the store URL is not a PostgreSQL connection string ({error}); write it as postgres://user@host:port/database"
+                "the store URL is not a PostgreSQL connection string ({problem}); write it as postgres://user@host:port/database?sslmode=verify-full"
             ),
         })?;
         if config.get_password().is_none()
@@ -154,8 +160,12 @@ impl PostgresStore {
             config.application_name("switchyard");
         }
         let target = describe_target(&config);
-        let manager =
-            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let tls = tls.connector().map_err(|problem| Error::Io { message: format!("TLS to {target}: {problem}") })?;
+        let manager = Manager::from_config(
+            config.clone(),
+            tls.connector.clone(),
+            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+        );
         let pool = Pool::builder(manager)
             .max_size(options.pool_size.max(1))
             .wait_timeout(Some(options.wait_timeout))
@@ -168,6 +178,7 @@ impl PostgresStore {
             config,
             target,
             options,
+            tls,
             instance: instance_tag(),
             feed: Feed::default(),
             listener: OnceLock::new(),
@@ -198,6 +209,7 @@ impl PostgresStore {
                 Ok(runtime) => Some(Listener::start(
                     &runtime,
                     self.config.clone(),
+                    self.tls.connector.clone(),
                     self.target.clone(),
                     self.feed.clone(),
                     self.instance.clone(),
@@ -211,7 +223,7 @@ impl PostgresStore {
     }
 
     async fn client(&self) -> Result<Object, Error> {
-        self.pool.get().await.map_err(|error| pg_error::pool(error, &self.target, self.options.wait_timeout))
+        self.pool.get().await.map_err(|error| pg_error::pool(error, &self.target, self.options.wait_timeout, &self.tls))
     }
 
     async fn refuse_read_only(&self, client: &Object) -> Result<(), Error> {

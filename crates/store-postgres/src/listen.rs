@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::AsyncMessage;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use switchyard_store::{Change, Feed};
 
@@ -31,12 +32,14 @@ impl Listener {
     pub(crate) fn start(
         runtime: &tokio::runtime::Handle,
         config: tokio_postgres::Config,
+        tls: MakeRustlsConnect,
         target: String,
         feed: Feed,
         instance: String,
     ) -> Listener {
         let (ready_sender, ready) = watch::channel(false);
-        let task = runtime.spawn(run(config, target, feed, instance, ready_sender));
+        let connection = Connection { config, tls };
+        let task = runtime.spawn(run(connection, target, feed, instance, ready_sender));
         Listener { ready, task }
     }
 
@@ -54,10 +57,16 @@ impl Drop for Listener {
     }
 }
 
-async fn run(config: tokio_postgres::Config, target: String, feed: Feed, instance: String, ready: watch::Sender<bool>) {
+/// What the listener connects with: the store's configuration and TLS.
+struct Connection {
+    config: tokio_postgres::Config,
+    tls: MakeRustlsConnect,
+}
+
+async fn run(connection: Connection, target: String, feed: Feed, instance: String, ready: watch::Sender<bool>) {
     let mut backoff = Duration::from_millis(50);
     loop {
-        match listen(&config, &feed, &instance, &ready, &mut backoff).await {
+        match listen(&connection, &feed, &instance, &ready, &mut backoff).await {
             Ok(()) => tracing::warn!(%target, "the change listener's connection closed; reconnecting"),
             Err(error) => tracing::warn!(%target, %error, "the change listener lost its connection; reconnecting"),
         }
@@ -70,13 +79,13 @@ async fn run(config: tokio_postgres::Config, target: String, feed: Feed, instanc
 
 /// One connection's life: connect, `LISTEN`, publish notices until the connection ends.
 async fn listen(
-    config: &tokio_postgres::Config,
+    to: &Connection,
     feed: &Feed,
     instance: &str,
     ready: &watch::Sender<bool>,
     backoff: &mut Duration,
 ) -> Result<(), tokio_postgres::Error> {
-    let (client, mut connection) = config.connect(NoTls).await?;
+    let (client, mut connection) = to.config.connect(to.tls.clone()).await?;
     let (notices, mut received) = mpsc::unbounded_channel();
     // The connection delivers notifications as it reads from the socket; it must be driven for
     // the client's own statements too.

@@ -6,6 +6,8 @@ use tokio_postgres::error::SqlState;
 
 use switchyard_store::Error;
 
+use crate::tls::Tls;
+
 /// Maps a driver error met while `doing` something.
 pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
     let message = format!("{doing}: {}", describe(error));
@@ -96,8 +98,9 @@ pub(crate) fn unique_violation(error: &tokio_postgres::Error) -> Option<&str> {
 }
 
 /// Maps a failure to get a pooled connection to the database `target` (host, port, database,
-/// user: never the password).
-pub(crate) fn pool(error: PoolError, target: &str, wait: std::time::Duration) -> Error {
+/// user: never the password); a TLS failure says which check failed and how to fix it, and is not
+/// retryable: the same server fails it again.
+pub(crate) fn pool(error: PoolError, target: &str, wait: std::time::Duration, tls: &Tls) -> Error {
     match error {
         PoolError::Timeout(TimeoutType::Wait) => Error::Busy {
             message: format!(
@@ -108,7 +111,10 @@ pub(crate) fn pool(error: PoolError, target: &str, wait: std::time::Duration) ->
         PoolError::Timeout(_) => Error::Unavailable {
             message: format!("connecting to {target} timed out; check that the server runs and is reachable"),
         },
-        PoolError::Backend(error) => map(&error, &format!("connecting to {target}")),
+        PoolError::Backend(error) => match tls.explain(&error) {
+            Some(explained) => Error::Io { message: format!("connecting to {target}: {explained}") },
+            None => map(&error, &format!("connecting to {target}")),
+        },
         PoolError::Closed => Error::Closed { message: format!("the connection pool to {target} is closed") },
         other => Error::Io { message: format!("getting a connection to {target}: {other}") },
     }
