@@ -2,7 +2,8 @@
 //! and publishes what other servers commit to this store's feed. Each append sends its notice
 //! with `pg_notify` in its own transaction, so Postgres delivers it exactly when (and only if) the
 //! batch commits. Started by the first subscriber; reconnects with a growing pause after losing
-//! its connection.
+//! its connection, and then tells every subscriber to read everything again: Postgres keeps no
+//! notice for a listener that is gone, so what committed in between went unheard.
 
 use std::time::Duration;
 
@@ -65,25 +66,30 @@ struct Connection {
 
 async fn run(connection: Connection, target: String, feed: Feed, instance: String, ready: watch::Sender<bool>) {
     let mut backoff = Duration::from_millis(50);
+    // Whether commits may have gone unheard: after any attempt that failed or ended.
+    let mut gap = false;
     loop {
-        match listen(&connection, &feed, &instance, &ready, &mut backoff).await {
+        match listen(&connection, &feed, &instance, &ready, &mut backoff, gap).await {
             Ok(()) => tracing::warn!(%target, "the change listener's connection closed; reconnecting"),
             Err(error) => tracing::warn!(%target, %error, "the change listener lost its connection; reconnecting"),
         }
         ready.send_replace(false);
+        gap = true;
         // A pause between attempts, not a poll of the store: the server is down or restarting.
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(MAX_BACKOFF);
     }
 }
 
-/// One connection's life: connect, `LISTEN`, publish notices until the connection ends.
+/// One connection's life: connect, `LISTEN`, publish a gap if an earlier connection left one,
+/// then notices until the connection ends.
 async fn listen(
     to: &Connection,
     feed: &Feed,
     instance: &str,
     ready: &watch::Sender<bool>,
     backoff: &mut Duration,
+    gap: bool,
 ) -> Result<(), tokio_postgres::Error> {
     let (client, mut connection) = to.config.connect(to.tls.clone()).await?;
     let (notices, mut received) = mpsc::unbounded_channel();
@@ -105,6 +111,10 @@ async fn listen(
     });
     client.batch_execute(&format!("LISTEN {CHANGES_CHANNEL}")).await?;
     ready.send_replace(true);
+    if gap {
+        // After the `LISTEN`: a commit from now on is heard, one from before is read again.
+        feed.publish_gap();
+    }
     *backoff = Duration::from_millis(50);
     while let Some(payload) = received.recv().await {
         match parse(&payload) {

@@ -1,5 +1,5 @@
 //! The Postgres store beyond the shared contract, against a real server: changes committed by
-//! another store (another server) reach subscribers; several stores racing one session keep the
+//! another store (another server) reach subscribers, and a listener cut off says so when back; several stores racing one session keep the
 //! chain whole and advance a claim once; schema migrations; and the bad conditions (server down,
 //! read-only server, pool exhausted, connection lost mid-batch).
 
@@ -12,7 +12,7 @@ use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::id::EventId;
 use switchyard_core::state::RunStatus;
 use switchyard_store::conformance::fixture::{SessionScript, node_id};
-use switchyard_store::{Appended, Batch, Change, NewEvent, SearchQuery, Store};
+use switchyard_store::{Appended, Batch, Change, Changes, NewEvent, RecvError, SearchQuery, Store};
 use switchyard_store_postgres::{PostgresOptions, PostgresStore, SCHEMA_VERSION, schema_v1};
 
 use common::TestDatabase;
@@ -58,6 +58,46 @@ async fn a_commit_through_one_server_reaches_the_subscribers_of_another() {
         .expect("the feed is open");
     assert_eq!(change, Change { session: script.session, last_seq: 3 });
     drop((server_a, server_b));
+    database.drop_now().await;
+}
+
+/// What a subscriber hears next, within 10 s.
+async fn heard(changes: &mut Changes) -> Result<Change, RecvError> {
+    tokio::time::timeout(Duration::from_secs(10), changes.recv()).await.expect("the subscriber hears within 10 s")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listener_that_lost_its_connection_tells_subscribers_to_read_everything_again() {
+    let database = TestDatabase::create().await;
+    let (server_a, server_b) = (open(&database).await, open(&database).await);
+    let mut changes = server_a.subscribe().await;
+    server_a.listening().await;
+    // Server A's listener is cut off; what commits before it listens again is never notified to it.
+    let admin = database.client().await;
+    let cut: i64 = admin
+        .query_one(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+             WHERE datname = current_database() AND query LIKE 'LISTEN %'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(cut, 1, "one listener: server A's");
+    let mut script = SessionScript::new(1);
+    server_b.append(script.start(node_id(101))).await.expect("append through server B");
+    // Either the commit landed before the cut reached the listener, or it fell in the gap; the gap
+    // is told to the subscriber as a lag once the listener is back, whatever happened.
+    let mut first = heard(&mut changes).await;
+    if first == Ok(Change { session: script.session, last_seq: 3 }) {
+        first = heard(&mut changes).await;
+    }
+    assert_eq!(first, Err(RecvError::Lagged(0)), "the reconnected listener reports its gap");
+    // And it hears again.
+    let advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
+    server_b.append(Batch::events(script.session, advance)).await.expect("advance through server B");
+    assert_eq!(heard(&mut changes).await, Ok(Change { session: script.session, last_seq: 4 }));
+    drop((server_a, server_b, admin));
     database.drop_now().await;
 }
 
