@@ -1,8 +1,9 @@
 //! The text index behind `search_sessions` and `recap`: one `texts` row per goal, notes,
 //! checkpoint or decision, written in the same transaction as its event, with a stemmed
-//! `tsvector` column under a GIN index. Search follows the SQLite store's tiers: each word reads
-//! at most its newest matches, texts rank by the summed rarity of the words they hold, newer
-//! first among equals, one hit per session.
+//! `tsvector` column under a GIN index, and its lexemes in `text_words` keyed by (lexeme, text),
+//! so a word's newest matches are one backward range read. Search follows the SQLite store's
+//! tiers: each word reads at most its newest matches, texts rank by the summed rarity of the
+//! words they hold, newer first among equals, one hit per session.
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +28,11 @@ pub(crate) async fn insert_text<C: GenericClient>(
 ) -> Result<(), Error> {
     rows::execute(
         client,
-        "INSERT INTO texts (session, node, step, seq, kind, body) VALUES ($1, $2, $3, $4, $5, $6)",
+        "WITH text AS (
+            INSERT INTO texts (session, node, step, seq, kind, body) VALUES ($1, $2, $3, $4, $5, $6)
+            RETURNING id, words
+        )
+        INSERT INTO text_words (word, text) SELECT lexeme, text.id FROM text, unnest(tsvector_to_array(text.words)) AS lexeme",
         &[
             &event.session.to_string(),
             &text.node.map(|node| node.to_string()),
@@ -44,7 +49,7 @@ pub(crate) async fn insert_text<C: GenericClient>(
 
 /// Empties the index and fills it again from every event (the nodes must be projected).
 pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
-    client.batch_execute("DELETE FROM texts").await.doing("emptying the text index")?;
+    client.batch_execute("DELETE FROM text_words; DELETE FROM texts").await.doing("emptying the text index")?;
     let sql = "SELECT session, seq, body, hash FROM events
         WHERE kind IN ('session_created', 'advance_recorded', 'checkpoint_recorded', 'gate_decided', 'human_decided')
         ORDER BY session, seq";
@@ -69,6 +74,21 @@ pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
     Ok(())
 }
 
+/// A word's newest matching texts, given its one lexeme and the window: a backward range read of
+/// the `text_words` key, which stops after the window whatever the word's frequency.
+const NEWEST_OF_LEXEME: &str = "SELECT text FROM text_words WHERE word = $1 ORDER BY text DESC LIMIT $2";
+
+/// A word's newest matching texts when the parser makes several lexemes of it (all of them, in
+/// any order), through the GIN index.
+const NEWEST_OF_PARTS: &str =
+    "SELECT id FROM texts WHERE words @@ plainto_tsquery('switchyard_search', $1) ORDER BY id DESC LIMIT $2";
+
+/// The statement reading a one-lexeme word's newest matches, for tests that check its plan.
+#[doc(hidden)]
+pub fn newest_of_lexeme_sql() -> &'static str {
+    NEWEST_OF_LEXEME
+}
+
 /// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
 /// ranks by the summed rarity of the query words it holds, newer first among equals, and a
 /// session by its best text. Each word reads at most its newest matches
@@ -81,21 +101,31 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
     let texts: i64 =
         client.query_one("SELECT coalesce(max(id), 0) FROM texts", &[]).await.doing("counting indexed texts")?.get(0);
     let window = word_window(words.len());
-    let newest = client
-        .prepare_cached(
-            "SELECT id FROM texts WHERE words @@ plainto_tsquery('switchyard_search', $1) ORDER BY id DESC LIMIT $2",
+    let lexemes = client
+        .query(
+            "SELECT tsvector_to_array(to_tsvector('switchyard_search', word))
+             FROM unnest($1::text[]) WITH ORDINALITY AS query (word, position) ORDER BY position",
+            &[&words],
         )
         .await
         .doing("searching sessions")?;
+    let newest_of_lexeme = client.prepare_cached(NEWEST_OF_LEXEME).await.doing("searching sessions")?;
     let mut ranking = Ranking::new();
-    for word in &words {
-        let matches: Vec<i64> = client
-            .query(&newest, &[word, &i64::from(window)])
-            .await
-            .doing("searching sessions")?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
+    for (word, lexemes) in words.iter().zip(&lexemes) {
+        let lexemes: Vec<String> = lexemes.get(0);
+        let matches: Vec<i64> = match lexemes.as_slice() {
+            [] => Ok(Vec::new()),
+            [lexeme] => client.query(&newest_of_lexeme, &[lexeme, &i64::from(window)]).await,
+            // A word the parser splits (`snake_case`) matches texts holding all its parts, which
+            // no single lexeme's rows list: the GIN index finds them, with no bound on the work
+            // when every part is common but their meeting is not (such words are rare in goals
+            // and notes).
+            _ => client.query(NEWEST_OF_PARTS, &[word, &i64::from(window)]).await,
+        }
+        .doing("searching sessions")?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
         ranking.add_word(&matches, window, texts);
     }
 
