@@ -74,6 +74,10 @@ pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
     Ok(())
 }
 
+/// How many ranked texts a search first looks up to find its sessions; each further chunk is four
+/// times the last.
+const FIRST_CHUNK: usize = 64;
+
 /// A word's newest matching texts, given its one lexeme and the window: a backward range read of
 /// the `text_words` key, which stops after the window whatever the word's frequency.
 const NEWEST_OF_LEXEME: &str = "SELECT text FROM text_words WHERE word = $1 ORDER BY text DESC LIMIT $2";
@@ -131,48 +135,71 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
     let ranked: Vec<(i64, f64, u32)> = ranking.ranked().into_iter().take(SEARCH_WINDOW).collect();
-    // Every ranked text's session in one query: one round trip per text cost more than the rest
-    // of a search for a common word, whose best texts lie in few sessions.
-    let ids: Vec<i64> = ranked.iter().map(|(id, _, _)| *id).collect();
-    let found = client
-        .query(
-            "SELECT t.id, t.session, t.kind, s.workspace FROM texts t LEFT JOIN sessions s ON s.id = t.session WHERE t.id = ANY($1)",
-            &[&ids],
-        )
-        .await
-        .doing("searching sessions")?;
-    let rows: HashMap<i64, &tokio_postgres::Row> = found.iter().map(|row| (row.get(0), row)).collect();
-    let snippet = client
+    let sessions = client
         .prepare_cached(
-            "SELECT ts_headline('switchyard_search', body,
-                (SELECT string_agg(plainto_tsquery('switchyard_search', word)::text, ' | ')::tsquery
-                 FROM unnest($2::text[]) AS word WHERE numnode(plainto_tsquery('switchyard_search', word)) > 0),
-                'StartSel=[, StopSel=], MaxWords=16, MinWords=6, ShortWord=0')
-             FROM texts WHERE id = $1",
+            "SELECT t.id, t.session, t.kind, s.workspace FROM texts t LEFT JOIN sessions s ON s.id = t.session WHERE t.id = ANY($1)",
         )
         .await
         .doing("searching sessions")?;
+    // The ranked texts' sessions in growing chunks: a text per round trip cost more than the rest
+    // of a search for a common word, whose best texts lie in few sessions, and all of them at
+    // once (thousands of scattered rows) cost more than the rest of a search for a word spread
+    // over many sessions, whose first few texts give every hit.
     let mut seen: HashSet<SessionId> = HashSet::new();
-    let mut hits = Vec::new();
-    for (id, score, held) in ranked {
-        let Some(row) = rows.get(&id) else { continue };
-        let decoder = decoder(row, "texts");
-        let session: SessionId = decoder.parse(1, "session")?;
-        if !seen.insert(session) {
-            continue;
-        }
-        let matched = decoder.text(2, "kind")?;
-        if let Some(workspace) = &query.workspace {
-            let recorded = decoder.text_opt(3, "workspace")?;
-            if recorded.as_ref() != Some(workspace) {
+    let mut found: Vec<(i64, SearchHit, Vec<&str>)> = Vec::new();
+    let mut chunk = FIRST_CHUNK;
+    let mut rest = ranked.as_slice();
+    while !rest.is_empty() && found.len() < limit {
+        let (batch, after) = rest.split_at(chunk.min(rest.len()));
+        rest = after;
+        chunk *= 4;
+        let ids: Vec<i64> = batch.iter().map(|(id, _, _)| *id).collect();
+        let texts = client.query(&sessions, &[&ids]).await.doing("searching sessions")?;
+        let rows: HashMap<i64, &tokio_postgres::Row> = texts.iter().map(|row| (row.get(0), row)).collect();
+        for (id, score, held) in batch {
+            let Some(row) = rows.get(id) else { continue };
+            let decoder = decoder(row, "texts");
+            let session: SessionId = decoder.parse(1, "session")?;
+            if !seen.insert(session) {
                 continue;
             }
+            let matched = decoder.text(2, "kind")?;
+            if let Some(workspace) = &query.workspace {
+                let recorded = decoder.text_opt(3, "workspace")?;
+                if recorded.as_ref() != Some(workspace) {
+                    continue;
+                }
+            }
+            let marked: Vec<&str> = ranking.marked(*held).iter().map(|index| words[*index].as_str()).collect();
+            found.push((*id, SearchHit { session, score: *score, snippet: String::new(), matched }, marked));
+            if found.len() >= limit {
+                break;
+            }
         }
-        let marked: Vec<&str> = ranking.marked(held).iter().map(|index| words[*index].as_str()).collect();
-        let snippet: String = client.query_one(&snippet, &[&id, &marked]).await.doing("searching sessions")?.get(0);
-        hits.push(SearchHit { session, score, snippet, matched });
-        if hits.len() >= limit {
-            break;
+    }
+
+    // Every hit's snippet in one round trip, each marking its own words (joined by spaces: a
+    // query word holds none).
+    let ids: Vec<i64> = found.iter().map(|(id, _, _)| *id).collect();
+    let marked: Vec<String> = found.iter().map(|(_, _, marked)| marked.join(" ")).collect();
+    let snippets = client
+        .prepare_cached(
+            "SELECT hit.position, ts_headline('switchyard_search', t.body,
+                (SELECT string_agg(plainto_tsquery('switchyard_search', word)::text, ' | ')::tsquery
+                 FROM unnest(string_to_array(hit.marked, ' ')) AS word
+                 WHERE numnode(plainto_tsquery('switchyard_search', word)) > 0),
+                'StartSel=[, StopSel=], MaxWords=16, MinWords=6, ShortWord=0')
+             FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS hit (id, marked, position)
+             JOIN texts t ON t.id = hit.id",
+        )
+        .await
+        .doing("searching sessions")?;
+    let mut hits: Vec<SearchHit> = found.into_iter().map(|(_, hit, _)| hit).collect();
+    for row in client.query(&snippets, &[&ids, &marked]).await.doing("searching sessions")? {
+        let position: i64 = row.get(0);
+        let hit = usize::try_from(position - 1).ok().and_then(|index| hits.get_mut(index));
+        if let Some(hit) = hit {
+            hit.snippet = row.get::<_, Option<String>>(1).unwrap_or_default();
         }
     }
     Ok(hits)
