@@ -42,7 +42,7 @@ use switchyard_store::{
 };
 
 pub use schema::{SCHEMA_VERSION, schema_v1};
-pub use search::newest_of_lexeme_sql;
+pub use search::newest_of_lexemes_sql;
 
 use listen::Listener;
 use pg_error::Context;

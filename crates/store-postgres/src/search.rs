@@ -78,19 +78,22 @@ pub(crate) async fn reindex<C: GenericClient>(client: &C) -> Result<(), Error> {
 /// times the last.
 const FIRST_CHUNK: usize = 64;
 
-/// A word's newest matching texts, given its one lexeme and the window: a backward range read of
-/// the `text_words` key, which stops after the window whatever the word's frequency.
-const NEWEST_OF_LEXEME: &str = "SELECT text FROM text_words WHERE word = $1 ORDER BY text DESC LIMIT $2";
+/// Each one-lexeme word's newest matching texts, given the lexemes and the window, in one round
+/// trip: per lexeme a backward range read of the `text_words` key, which stops after the window
+/// whatever the word's frequency.
+const NEWEST_OF_LEXEMES: &str = "SELECT lexeme.position, newest.text
+    FROM unnest($1::text[]) WITH ORDINALITY AS lexeme (word, position)
+    CROSS JOIN LATERAL (SELECT text FROM text_words WHERE word = lexeme.word ORDER BY text DESC LIMIT $2) AS newest";
 
 /// A word's newest matching texts when the parser makes several lexemes of it (all of them, in
 /// any order), through the GIN index.
 const NEWEST_OF_PARTS: &str =
     "SELECT id FROM texts WHERE words @@ plainto_tsquery('switchyard_search', $1) ORDER BY id DESC LIMIT $2";
 
-/// The statement reading a one-lexeme word's newest matches, for tests that check its plan.
+/// The statement reading the one-lexeme words' newest matches, for tests that check its plan.
 #[doc(hidden)]
-pub fn newest_of_lexeme_sql() -> &'static str {
-    NEWEST_OF_LEXEME
+pub fn newest_of_lexemes_sql() -> &'static str {
+    NEWEST_OF_LEXEMES
 }
 
 /// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text
@@ -113,24 +116,39 @@ pub(crate) async fn search<C: GenericClient>(client: &C, query: &SearchQuery) ->
         )
         .await
         .doing("searching sessions")?;
-    let newest_of_lexeme = client.prepare_cached(NEWEST_OF_LEXEME).await.doing("searching sessions")?;
-    let mut ranking = Ranking::new();
-    for (word, lexemes) in words.iter().zip(&lexemes) {
-        let lexemes: Vec<String> = lexemes.get(0);
-        let matches: Vec<i64> = match lexemes.as_slice() {
-            [] => Ok(Vec::new()),
-            [lexeme] => client.query(&newest_of_lexeme, &[lexeme, &i64::from(window)]).await,
-            // A word the parser splits (`snake_case`) matches texts holding all its parts, which
-            // no single lexeme's rows list: the GIN index finds them, with no bound on the work
-            // when every part is common but their meeting is not (such words are rare in goals
-            // and notes).
-            _ => client.query(NEWEST_OF_PARTS, &[word, &i64::from(window)]).await,
-        }
-        .doing("searching sessions")?
+    let lexemes: Vec<Vec<String>> = lexemes.iter().map(|row| row.get(0)).collect();
+    let single: Vec<(usize, &str)> = lexemes
         .iter()
-        .map(|row| row.get(0))
+        .enumerate()
+        .filter_map(|(index, lexemes)| match lexemes.as_slice() {
+            [lexeme] => Some((index, lexeme.as_str())),
+            _ => None,
+        })
         .collect();
-        ranking.add_word(&matches, window, texts);
+    let searched: Vec<&str> = single.iter().map(|(_, lexeme)| *lexeme).collect();
+    let newest = client.prepare_cached(NEWEST_OF_LEXEMES).await.doing("searching sessions")?;
+    let mut matches: Vec<Vec<i64>> = vec![Vec::new(); words.len()];
+    for row in client.query(&newest, &[&searched, &i64::from(window)]).await.doing("searching sessions")? {
+        let position: i64 = row.get(0);
+        let word = usize::try_from(position - 1).ok().and_then(|index| single.get(index));
+        if let Some((word, _)) = word {
+            matches[*word].push(row.get(1));
+        }
+    }
+    for (index, word) in words.iter().enumerate() {
+        // A word the parser splits (`snake_case`) matches texts holding all its parts, which no
+        // single lexeme's rows list: the GIN index finds them, with no bound on the work when
+        // every part is common but their meeting is not (such words are rare in goals and notes).
+        if lexemes[index].len() > 1 {
+            let found = client.query(NEWEST_OF_PARTS, &[word, &i64::from(window)]).await.doing("searching sessions")?;
+            matches[index] = found.iter().map(|row| row.get(0)).collect();
+        }
+    }
+    let mut ranking = Ranking::new();
+    for found in &mut matches {
+        // Newest first, as the ranking reads them: the lateral join promises no order.
+        found.sort_unstable_by(|a, b| b.cmp(a));
+        ranking.add_word(found, window, texts);
     }
 
     let limit = query.limit.min(MAX_SEARCH_HITS) as usize;
