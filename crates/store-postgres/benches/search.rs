@@ -95,16 +95,7 @@ async fn write_session(store: &PostgresStore, n: u64, random: &mut StdRng) {
     let mut events = Vec::new();
     for k in 0..ADVANCES_PER_SESSION {
         let notes: Vec<String> = (0..WORDS_PER_NOTE).map(|_| word(draw(random))).collect();
-        events.push(script.run_event(EventKind::AdvanceRecorded {
-            from: node(k),
-            attempt: attempt_id(n * 100 + k),
-            to: node(k + 1),
-            notes: Some(notes.join(" ")),
-            artifacts: None,
-            context_delta: None,
-            choice: Some("again".to_owned()),
-            edge_label: Some("again".to_owned()),
-        }));
+        events.push(script.advanced(node(k), attempt_id(n * 100 + k), node(k + 1), notes.join(" ")));
         events.push(script.node(node(k + 1), Some(node(k)), NodeCause::Advance, RunStatus::Active));
     }
     store.append(Batch::events(script.session, events)).await.expect("append a session's advances");

@@ -44,6 +44,7 @@ use switchyard_store::{
 };
 
 pub use schema::{SCHEMA_VERSION, schema_v1};
+pub use search::newest_of_lexemes_sql;
 
 use listen::Listener;
 use pg_error::Context;

@@ -143,8 +143,23 @@ CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
 CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
 ";
 
+/// Version 3: each text's lexemes as B-tree rows keyed by (lexeme, text), so a search reads a
+/// word's newest matches in id order and stops after its window, whatever the word's frequency
+/// (see `search.rs`). The GIN index yields a word's matches in no useful order: for a word in a
+/// few percent of texts, Postgres walked tens of thousands of other texts backwards, or fetched
+/// every match and sorted them. Filled from the texts already indexed; the key is added after the
+/// fill, which sorts once instead of inserting into the B-tree row by row.
+const V3: &str = r#"
+CREATE TABLE text_words (
+    word TEXT COLLATE "C" NOT NULL,
+    text BIGINT NOT NULL
+);
+INSERT INTO text_words (word, text) SELECT lexeme, id FROM texts, unnest(tsvector_to_array(words)) AS lexeme;
+ALTER TABLE text_words ADD PRIMARY KEY (word, text);
+"#;
+
 /// Every migration in order: `MIGRATIONS[i]` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 2] = [V1, V2];
+const MIGRATIONS: [&str; 3] = [V1, V2, V3];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction: creates the version table,
 /// applies the migrations it lacks (filling the text index when it is new), or refuses a newer

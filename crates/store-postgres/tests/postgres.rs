@@ -175,7 +175,7 @@ async fn a_store_made_by_schema_version_1_is_migrated_on_open() {
     // A version 1 store that holds sessions: its text index is filled from the stored events.
     client
         .batch_execute(
-            "DROP TABLE texts; DROP TEXT SEARCH CONFIGURATION switchyard_search;
+            "DROP TABLE text_words; DROP TABLE texts; DROP TEXT SEARCH CONFIGURATION switchyard_search;
              DROP TEXT SEARCH DICTIONARY switchyard_stem; UPDATE switchyard_schema SET version = 1;",
         )
         .await

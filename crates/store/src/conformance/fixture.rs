@@ -204,6 +204,21 @@ impl SessionScript {
         self.event(Some(run), kind)
     }
 
+    /// An advance of this session's run from `from` to `to` (attempt `attempt`), recording
+    /// `notes`, along the edge `again`.
+    pub fn advanced(&mut self, from: NodeId, attempt: AttemptId, to: NodeId, notes: String) -> NewEvent {
+        self.run_event(EventKind::AdvanceRecorded {
+            from,
+            attempt,
+            to,
+            notes: Some(notes),
+            artifacts: None,
+            context_delta: None,
+            choice: Some("again".to_owned()),
+            edge_label: Some("again".to_owned()),
+        })
+    }
+
     /// The batch that starts the session: created, run started, first node, workflow pinned.
     pub fn start(&mut self, first_node: NodeId) -> Batch {
         let workflow = workflow();
