@@ -49,16 +49,43 @@ pub fn call_at(turn: usize, total: usize) -> (&'static str, Value) {
     }
 }
 
-/// The turn a request asks for: how many answers of the model its conversation holds. The reply
-/// is a function of the request alone, so a bare replay of the same body gets the same reply.
+/// The turn a request asks for: one past the turn of the conversation's last answer of the model,
+/// whose call id names it (`turn_<k>`), 0 before any. The id survives trimming to a context
+/// window, which drops the oldest turns but never the last one. The reply is a function of the
+/// request alone, so a bare replay of the same body gets the same reply.
 pub fn turn_of(request: &RecordedRequest) -> usize {
-    request.messages().iter().filter(|message| message["role"] == "assistant").count()
+    request
+        .messages()
+        .iter()
+        .rev()
+        .find(|message| message["role"] == "assistant")
+        .and_then(|message| message["tool_calls"][0]["id"].as_str())
+        .and_then(|id| id.strip_prefix("turn_"))
+        .and_then(|turn| turn.parse::<usize>().ok())
+        .map_or(0, |turn| turn + 1)
 }
 
-/// The reply to `request` in a run of `total` turns.
+/// The reply to `request` in a run of `total` turns: a completion calling one tool, its call id
+/// naming the turn.
 pub fn reply_to(request: &RecordedRequest, total: usize) -> Reply {
-    let (name, arguments) = call_at(turn_of(request), total);
-    Reply::tool_call(name, arguments)
+    let turn = turn_of(request);
+    let (name, arguments) = call_at(turn, total);
+    let call = json!({
+        "id": format!("turn_{turn}"),
+        "type": "function",
+        "function": { "name": name, "arguments": arguments.to_string() },
+    });
+    Reply::json(json!({
+        "id": format!("chatcmpl-bench-{turn}"),
+        "object": "chat.completion",
+        "model": request.model(),
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": null, "tool_calls": [call] },
+            "finish_reason": "tool_calls",
+        }],
+        "usage": { "prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15 },
+    }))
 }
 
 /// The load average over 1, 5 and 15 minutes.
