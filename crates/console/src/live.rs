@@ -88,7 +88,7 @@ fn reload(reason: &'static str) -> Event {
 mod tests {
     use axum::response::IntoResponse;
 
-    use switchyard_runtime::Change;
+    use switchyard_runtime::{CHANGE_BACKLOG, Change, Feed};
 
     use super::*;
 
@@ -105,12 +105,13 @@ mod tests {
 
     #[tokio::test]
     async fn each_change_is_one_change_event_with_an_id() {
-        let (sender, receiver) = tokio::sync::broadcast::channel(8);
-        sender.send(change(3)).unwrap();
-        drop(sender);
+        let feed = Feed::default();
+        let changes = feed.subscribe();
+        feed.publish(change(3));
+        drop(feed);
         let session = change(3).session;
         assert_eq!(
-            sent(receiver, false).await,
+            sent(changes, false).await,
             format!(
                 ": live\nretry: 1000\n\nevent: change\nid: {session}-3\ndata: {{\"seq\":3,\"session\":\"{session}\"}}\n\n"
             )
@@ -119,21 +120,34 @@ mod tests {
 
     #[tokio::test]
     async fn a_receiver_that_fell_behind_is_told_to_reload() {
-        let (sender, receiver) = tokio::sync::broadcast::channel(2);
-        for seq in 1..=5 {
-            sender.send(change(seq)).unwrap();
+        let feed = Feed::default();
+        let changes = feed.subscribe();
+        let published = CHANGE_BACKLOG as u64 + 3;
+        for seq in 1..=published {
+            feed.publish(change(seq));
         }
-        drop(sender);
-        let sent = sent(receiver, false).await;
+        drop(feed);
+        let sent = sent(changes, false).await;
         let reload = "event: reload\ndata: {\"reason\":\"lagged\"}\n\n";
         assert!(sent.starts_with(&format!(": live\nretry: 1000\n\n{reload}")), "{sent}");
-        assert_eq!(sent.matches("event: change").count(), 2, "the two changes still in the backlog follow: {sent}");
+        assert_eq!(sent.matches("event: change").count(), CHANGE_BACKLOG, "the changes still in the backlog follow");
+    }
+
+    #[tokio::test]
+    async fn a_gap_in_what_the_store_heard_is_told_to_reload() {
+        let feed = Feed::default();
+        let changes = feed.subscribe();
+        feed.publish_gap();
+        feed.publish(change(4));
+        drop(feed);
+        let sent = sent(changes, false).await;
+        let reload = "event: reload\ndata: {\"reason\":\"lagged\"}\n\n";
+        assert!(sent.starts_with(&format!(": live\nretry: 1000\n\n{reload}event: change\n")), "{sent}");
     }
 
     #[tokio::test]
     async fn a_browser_that_reconnects_is_told_to_reload_first() {
-        let (sender, receiver) = tokio::sync::broadcast::channel::<Change>(2);
-        drop(sender);
-        assert_eq!(sent(receiver, true).await, "event: reload\ndata: {\"reason\":\"reconnected\"}\nretry: 1000\n\n");
+        let changes = Feed::default().subscribe();
+        assert_eq!(sent(changes, true).await, "event: reload\ndata: {\"reason\":\"reconnected\"}\nretry: 1000\n\n");
     }
 }

@@ -96,7 +96,7 @@ pub use switchyard_compiler::{
 };
 
 pub use switchyard_engine::{AllowedEdge, PendingStep};
-pub use switchyard_store::{Change, Changes, RecvError};
+pub use switchyard_store::{CHANGE_BACKLOG, Change, Changes, Feed, RecvError};
 // A run's nodes as `Runtime::run_nodes` lists them, for doors that draw or list them.
 pub use switchyard_store::NodeRecord;
 

@@ -211,25 +211,24 @@ struct Followed {
 }
 
 impl Followed {
-    fn count(&mut self, event: StoredEvent, metrics: &TurnMetrics) {
+    fn count(&mut self, event: &StoredEvent, metrics: &TurnMetrics) {
         let Some(run) = event.run else { return };
         let finished = |outcome: &'static str| metrics.runs_finished.get_or_create(&Outcome { outcome }).inc();
         match &event.kind {
             EventKind::ModelTurn(turn) => {
                 metrics.count_turn(turn);
                 match &mut self.ended {
-                    Some((ended, outcome, counted)) if *ended == run => {
-                        if !*counted {
-                            finished(outcome);
-                            *counted = true;
-                        }
+                    Some((ended, outcome, counted)) if *ended == run && !*counted => {
+                        finished(outcome);
+                        *counted = true;
                     }
+                    Some((ended, ..)) if *ended == run => {}
                     _ if !self.driven.contains(&run) => self.driven.push(run),
                     _ => {}
                 }
             }
             EventKind::RunCompleted { .. } | EventKind::RunFailed { .. } | EventKind::RunStopped { .. } => {
-                let outcome = match event.kind {
+                let outcome = match &event.kind {
                     EventKind::RunCompleted { .. } => "completed",
                     EventKind::RunFailed { .. } => "failed",
                     _ => "stopped",
@@ -303,7 +302,7 @@ impl Follower {
             }
             for event in page {
                 followed.seen = event.seq;
-                followed.count(event, &self.metrics);
+                followed.count(&event, &self.metrics);
             }
         }
         let seen = followed.seen;

@@ -18,7 +18,7 @@ pub mod verify;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 
-pub use changes::{Change, Changes, Feed, RecvError, TryRecvError};
+pub use changes::{CHANGE_BACKLOG, Change, Changes, Feed, RecvError, TryRecvError};
 pub use copy::{CopiedEvent, SessionCopy};
 pub use error::Error;
 pub use record::{
