@@ -136,20 +136,13 @@ mod tests {
 
     #[test]
     fn the_model_is_offered_the_file_tools_and_the_step_tools_without_a_run_argument() {
-        let names: Vec<&str> = specs().iter().map(|spec| spec.function.name.as_str()).collect();
-        for expected in [
-            "read_file",
-            "list_files",
-            "save_output",
-            "write_file",
-            "apply_patch",
-            "update_frontmatter",
-            "preload_workflow",
-            COMPLETE_STEP,
-            CHECKPOINT,
-        ] {
-            assert!(names.contains(&expected), "{expected} is offered: {names:?}");
-        }
+        let mut names: Vec<&str> = specs().iter().map(|spec| spec.function.name.as_str()).collect();
+        names.sort_unstable();
+        // The same list labels the runner's metrics on a server's `/metrics`.
+        let mut expected = switchyard_runtime::turn_metrics::RUNNER_TOOLS.to_vec();
+        expected.sort_unstable();
+        assert_eq!(names, expected, "the file tools and the step tools, each labelled in the metrics");
+        assert!(names.contains(&COMPLETE_STEP) && names.contains(&CHECKPOINT));
         for spec in specs() {
             let properties = spec.function.parameters.get("properties").and_then(Value::as_object);
             assert!(

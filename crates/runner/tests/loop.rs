@@ -676,15 +676,15 @@ async fn a_second_checkpoint_at_the_same_point_is_answered_without_counting_as_a
     assert_eq!(checkpoints, 1);
 }
 
-// `wait_for_requests` blocks its thread while the drive runs on another.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_again() {
+/// Drives the two-step workflow while another door completes its first step during the model's
+/// first answer, which is `first`; the model then completes the step it is shown.
+async fn another_door_completes_the_first_step_during(first: Reply) -> World {
     let world = World::new().await;
     let (release, released) = std::sync::mpsc::channel::<()>();
     world.server.push(Reply::computed(move |_| {
         // The model answers only once the other door has completed the step.
         released.recv().unwrap();
-        call("complete_step", json!({ "notes": "Drafted by the model." }))
+        first
     }));
     world.server.push(call("complete_step", json!({ "notes": "Finished." })));
     let (drive, _events) = spawn_drive(
@@ -699,44 +699,30 @@ async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_a
     world.runtime.advance(shown.tokens.continue_token.as_deref().unwrap(), Some(run), report).await.unwrap();
     release.send(()).unwrap();
     let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the drive ends").unwrap();
-
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
+    assert_eq!(advances, 2, "each step was completed once");
+    world
+}
+
+// `wait_for_requests` blocks its thread while the drive runs on another.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_again() {
+    let first = call("complete_step", json!({ "notes": "Drafted by the model." }));
+    let world = another_door_completes_the_first_step_during(first).await;
     let requests = world.server.requests();
     assert_eq!(requests.len(), 2);
     assert!(contents(&requests[1], "tool").last().unwrap().contains("REPLAY_MISMATCH"));
     assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the runner went on at the tip");
-    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
-    assert_eq!(advances, 2, "the first step was completed once, by the other door");
 }
 
 // `wait_for_requests` blocks its thread while the drive runs on another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_step_another_door_completed_during_a_turn_that_did_not_move_the_run_is_seen_at_the_next_turn() {
-    let world = World::new().await;
-    let (release, released) = std::sync::mpsc::channel::<()>();
-    world.server.push(Reply::computed(move |_| {
-        // The model's first turn only lists files, and answers once the other door has moved the run.
-        released.recv().unwrap();
-        call("list_files", json!({ "path": "{project-root}" }))
-    }));
-    world.server.push(call("complete_step", json!({ "notes": "Finished." })));
-    let (drive, _events) = spawn_drive(
-        world.runner(RunOptions::default()),
-        Target::Start(world.workflow("two", &two_steps(false))),
-        CancellationToken::new(),
-    );
-    world.server.wait_for_requests(1, Duration::from_secs(60));
-    let run = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap()[0].run.unwrap();
-    let shown = world.runtime.show(&switchyard_runtime::Target::Run(run)).await.unwrap();
-    let report = switchyard_runtime::AdvanceInput { notes: Some("Drafted by hand.".to_owned()), ..Default::default() };
-    world.runtime.advance(shown.tokens.continue_token.as_deref().unwrap(), Some(run), report).await.unwrap();
-    release.send(()).unwrap();
-    let outcome = tokio::time::timeout(Duration::from_secs(60), drive).await.expect("the drive ends").unwrap();
-
-    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    // The model's first turn only lists files: the run did not move by its hand.
+    let first = call("list_files", json!({ "path": "{project-root}" }));
+    let world = another_door_completes_the_first_step_during(first).await;
     let requests = world.server.requests();
     assert_eq!(requests.len(), 2);
     assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the second turn is at the new tip");
-    let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
-    assert_eq!(advances, 2, "each step was completed once");
 }

@@ -277,19 +277,10 @@ impl Follower {
     /// Marks where every session's log ends now, so what was there before is never counted.
     /// A session missing here is one created since: its log is read from its start.
     async fn mark_where_logs_end(&mut self) -> Result<(), Error> {
-        let mut before = None;
-        loop {
-            let page =
-                self.store.list_sessions(SessionQuery { limit: MAX_PAGE, before, ..SessionQuery::default() }).await?;
-            let full = page.len() == MAX_PAGE as usize;
-            for session in &page {
-                self.sessions.entry(session.id).or_default().seen = session.last_seq;
-            }
-            match page.last() {
-                Some(last) if full => before = Some((last.updated_at_ms, last.id)),
-                _ => return Ok(()),
-            }
+        for (session, last_seq) in where_logs_end(self.store.as_ref()).await? {
+            self.sessions.entry(session).or_default().seen = last_seq;
         }
+        Ok(())
     }
 
     /// Reads `session`'s events past the watermark through at least `last_seq`, a page at a time.
@@ -317,19 +308,10 @@ impl Follower {
 
     /// After the feed lagged: every session whose log grew past its watermark is read again.
     async fn catch_up_everywhere(&mut self) -> Result<(), Error> {
-        let mut before = None;
-        loop {
-            let page =
-                self.store.list_sessions(SessionQuery { limit: MAX_PAGE, before, ..SessionQuery::default() }).await?;
-            let full = page.len() == MAX_PAGE as usize;
-            for session in &page {
-                self.catch_up(session.id, session.last_seq).await?;
-            }
-            match page.last() {
-                Some(last) if full => before = Some((last.updated_at_ms, last.id)),
-                _ => return Ok(()),
-            }
+        for (session, last_seq) in where_logs_end(self.store.as_ref()).await? {
+            self.catch_up(session, last_seq).await?;
         }
+        Ok(())
     }
 
     async fn run(mut self, mut changes: Changes) {
@@ -349,6 +331,20 @@ impl Follower {
             if let Err(error) = caught_up {
                 tracing::warn!(%error, "cannot read the runner's turns for the metrics");
             }
+        }
+    }
+}
+
+/// Where every session's log ends now, read a page of sessions at a time.
+async fn where_logs_end(store: &dyn Store) -> Result<Vec<(SessionId, u64)>, Error> {
+    let mut ends = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.list_sessions(SessionQuery { limit: MAX_PAGE, before, ..SessionQuery::default() }).await?;
+        ends.extend(page.iter().map(|session| (session.id, session.last_seq)));
+        match page.last() {
+            Some(last) if page.len() == MAX_PAGE as usize => before = Some((last.updated_at_ms, last.id)),
+            _ => return Ok(ends),
         }
     }
 }
