@@ -61,7 +61,8 @@ fn log(sandbox: &Sandbox, store: &str, run: &str) -> Value {
 
 #[test]
 fn a_store_copied_to_postgres_and_back_verifies_keeps_its_logs_and_its_tokens_work() {
-    let sandbox = Sandbox::new();
+    // The source is the home's SQLite file, whichever backend the other tests run on.
+    let sandbox = Sandbox::sqlite();
     let runs = make_runs(&sandbox);
     let source = sandbox.store_path().display().to_string();
     let database = TestDatabase::create();
@@ -107,7 +108,8 @@ fn a_store_copied_to_postgres_and_back_verifies_keeps_its_logs_and_its_tokens_wo
 
 #[test]
 fn a_destination_holding_sessions_is_refused_unless_added_to() {
-    let sandbox = Sandbox::new();
+    // The source is the home's SQLite file, whichever backend the other tests run on.
+    let sandbox = Sandbox::sqlite();
     sandbox.write_workflow("greeting.yaml", GREETING);
     sandbox.run(&["start", "greeting", "--goal", "Copied twice"]).ok();
     let source = sandbox.store_path().display().to_string();
