@@ -155,9 +155,41 @@ impl TokenError {
     }
 }
 
-/// A 32-byte HMAC key.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SigningKey(pub [u8; 32]);
+/// A 32-byte HMAC key, kept with the MAC state it keys: hashing the key's inner and outer pads
+/// is done once here, not for every token minted or checked.
+#[derive(Clone)]
+pub struct SigningKey {
+    bytes: [u8; 32],
+    keyed: Hmac<Sha256>,
+}
+
+impl SigningKey {
+    pub fn new(bytes: [u8; 32]) -> SigningKey {
+        let keyed = <Hmac<Sha256> as KeyInit>::new_from_slice(&bytes).expect("HMAC takes any key length");
+        SigningKey { bytes, keyed }
+    }
+
+    /// The key itself, for the key file.
+    pub fn bytes(&self) -> &[u8; 32] {
+        &self.bytes
+    }
+
+    /// The MAC of `nonce` and `kind`, not yet finalized.
+    fn mac(&self, kind: TokenKind, nonce: Nonce) -> Hmac<Sha256> {
+        let mut mac = self.keyed.clone();
+        mac.update(&nonce.0);
+        mac.update(&[kind.byte()]);
+        mac
+    }
+}
+
+impl PartialEq for SigningKey {
+    fn eq(&self, other: &SigningKey) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for SigningKey {}
 
 impl fmt::Debug for SigningKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -190,12 +222,7 @@ impl Keyring {
 
     /// Verifies the signature of a parsed token, whatever its kind.
     pub fn check_signature(&self, token: &Token) -> Result<(), TokenError> {
-        let verifies = |key: &SigningKey| {
-            let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("HMAC takes any key length");
-            mac.update(&token.nonce.0);
-            mac.update(&[token.kind.byte()]);
-            mac.verify_truncated_left(&token.mac).is_ok()
-        };
+        let verifies = |key: &SigningKey| key.mac(token.kind, token.nonce).verify_truncated_left(&token.mac).is_ok();
         if verifies(&self.current) || self.previous.as_ref().is_some_and(verifies) {
             Ok(())
         } else {
@@ -205,10 +232,7 @@ impl Keyring {
 }
 
 fn mac6(key: &SigningKey, kind: TokenKind, nonce: Nonce) -> [u8; MAC_LEN] {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(&key.0).expect("HMAC takes any key length");
-    mac.update(&nonce.0);
-    mac.update(&[kind.byte()]);
-    let full = mac.finalize().into_bytes();
+    let full = key.mac(kind, nonce).finalize().into_bytes();
     let mut out = [0u8; MAC_LEN];
     out.copy_from_slice(&full[..MAC_LEN]);
     out
@@ -221,7 +245,7 @@ mod tests {
     use super::*;
 
     fn keys() -> Keyring {
-        Keyring { current: SigningKey([1; 32]), previous: Some(SigningKey([2; 32])) }
+        Keyring { current: SigningKey::new([1; 32]), previous: Some(SigningKey::new([2; 32])) }
     }
 
     #[test]
@@ -240,10 +264,10 @@ mod tests {
 
     #[test]
     fn previous_key_still_verifies_after_rotation() {
-        let old = Keyring { current: SigningKey([2; 32]), previous: None };
+        let old = Keyring { current: SigningKey::new([2; 32]), previous: None };
         let token = old.mint(TokenKind::Checkpoint, Nonce([3; 12])).to_string();
         assert!(keys().verify(&token, TokenKind::Checkpoint).is_ok());
-        let rotated_twice = Keyring { current: SigningKey([7; 32]), previous: Some(SigningKey([1; 32])) };
+        let rotated_twice = Keyring { current: SigningKey::new([7; 32]), previous: Some(SigningKey::new([1; 32])) };
         assert_eq!(rotated_twice.verify(&token, TokenKind::Checkpoint), Err(TokenError::BadSignature));
     }
 

@@ -134,7 +134,7 @@ fn fresh_key(ids: &dyn IdSource) -> SigningKey {
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(&ids.bytes16());
     key[16..].copy_from_slice(&ids.bytes16());
-    SigningKey(key)
+    SigningKey::new(key)
 }
 
 fn parse(path: &Path, bytes: &[u8]) -> Result<Keyring, Error> {
@@ -151,7 +151,7 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Keyring, Error> {
     let decode = |text: &str| -> Result<SigningKey, Error> {
         let bytes = BASE64URL_NOPAD.decode(text.as_bytes()).map_err(|_| broken("a key is not base64url"))?;
         let key: [u8; 32] = bytes.try_into().map_err(|_| broken("a key is not 32 bytes"))?;
-        Ok(SigningKey(key))
+        Ok(SigningKey::new(key))
     };
     Ok(Keyring { current: decode(&file.current)?, previous: file.previous.as_deref().map(decode).transpose()? })
 }
@@ -177,8 +177,8 @@ fn check_private(path: &Path) -> Result<(), Error> {
 fn write(path: &Path, keyring: &Keyring) -> Result<(), Error> {
     let file = KeyFile {
         v: 1,
-        current: BASE64URL_NOPAD.encode(&keyring.current.0),
-        previous: keyring.previous.as_ref().map(|key| BASE64URL_NOPAD.encode(&key.0)),
+        current: BASE64URL_NOPAD.encode(keyring.current.bytes()),
+        previous: keyring.previous.as_ref().map(|key| BASE64URL_NOPAD.encode(key.bytes())),
     };
     let bytes = serde_json::to_vec_pretty(&file).expect("key file serialises");
     write_atomically(path, &bytes, Durability::Synced, Readers::Owner)

@@ -338,7 +338,7 @@ mod tests {
         let base = Runtime::from_parts(Parts {
             store: Arc::new(store),
             store_label: "test".to_owned(),
-            keys: Keyring { current: SigningKey([7; 32]), previous: None },
+            keys: Keyring { current: SigningKey::new([7; 32]), previous: None },
             catalog: Catalog::new(None, dir.path()),
             clock: Arc::new(FixedClock(0)),
             ids: Arc::new(CountingIds::default()),

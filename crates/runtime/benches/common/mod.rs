@@ -86,7 +86,7 @@ impl Fixture {
         let runtime = Runtime::from_parts(Parts {
             store: Arc::clone(&store) as Arc<dyn switchyard_store::Store>,
             store_label: store_path.display().to_string(),
-            keys: Keyring { current: SigningKey(key), previous: None },
+            keys: Keyring { current: SigningKey::new(key), previous: None },
             catalog: Catalog::new(None, &home),
             clock: Arc::new(SystemClock),
             ids,

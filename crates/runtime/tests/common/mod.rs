@@ -42,7 +42,7 @@ pub fn runtime_on(store: Arc<dyn Store>, dir: &Path) -> Runtime {
     Runtime::from_parts(Parts {
         store,
         store_label: "test".to_owned(),
-        keys: Keyring { current: SigningKey(key), previous: None },
+        keys: Keyring { current: SigningKey::new(key), previous: None },
         catalog: Catalog::new(None, dir),
         clock: Arc::new(SystemClock),
         ids,
