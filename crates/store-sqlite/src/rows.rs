@@ -3,6 +3,7 @@
 //! over a write transaction.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use rusqlite::{Connection, Row, params};
 
@@ -21,6 +22,22 @@ use crate::sql_error::Context;
 pub(crate) use switchyard_store::decode::{
     Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
 };
+
+/// A statement built once from the shared column lists: the point reads and the token insert run
+/// on every command, and the statement cache is looked up by the text.
+type Statement = LazyLock<String>;
+
+static SESSION_BY_ID: Statement = LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
+static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
+static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
+static NODES_OF_RUN: Statement =
+    LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"));
+static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
+static TOKEN_AT: Statement =
+    LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
+static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
+    format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING")
+});
 
 /// A rusqlite row as the shared decoders read it.
 #[derive(Clone, Copy)]
@@ -95,37 +112,31 @@ pub(crate) fn all<T>(
 }
 
 pub(crate) fn session(connection: &Connection, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-    let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1");
-    one(connection, &sql, [id.to_string()], decode_session, "reading a session")
+    one(connection, &SESSION_BY_ID, [id.to_string()], decode_session, "reading a session")
 }
 
 pub(crate) fn run(connection: &Connection, id: RunId) -> Result<Option<RunRecord>, Error> {
-    let sql = format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1");
-    one(connection, &sql, [id.to_string()], decode_run, "reading a run")
+    one(connection, &RUN_BY_ID, [id.to_string()], decode_run, "reading a run")
 }
 
 pub(crate) fn node(connection: &Connection, id: NodeId) -> Result<Option<NodeRecord>, Error> {
-    let sql = format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1");
-    one(connection, &sql, [id.to_string()], decode_node, "reading a node")
+    one(connection, &NODE_BY_ID, [id.to_string()], decode_node, "reading a node")
 }
 
 pub(crate) fn run_nodes(connection: &Connection, run: RunId) -> Result<Vec<NodeRecord>, Error> {
-    let sql = format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq");
-    all(connection, &sql, [run.to_string()], decode_node, "reading a run's nodes")
+    all(connection, &NODES_OF_RUN, [run.to_string()], decode_node, "reading a run's nodes")
 }
 
 pub(crate) fn token(connection: &Connection, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
-    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1");
-    one(connection, &sql, [nonce.to_hex()], decode_token, "reading a token")
+    one(connection, &TOKEN_BY_NONCE, [nonce.to_hex()], decode_token, "reading a token")
 }
 
 /// The token registered at `(kind, node, attempt)`.
 pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<Option<TokenRecord>, Error> {
-    let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3");
     let attempt = record.attempt.map(|attempt| attempt.to_string()).unwrap_or_default();
     one(
         connection,
-        &sql,
+        &TOKEN_AT,
         params![enum_text(&record.kind), record.node.to_string(), attempt],
         decode_token,
         "reading a token position",
@@ -134,9 +145,8 @@ pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<
 
 /// Inserts a token unless its nonce or its position is taken; says whether it was inserted.
 pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord) -> Result<bool, Error> {
-    let sql = format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING");
     let inserted = connection
-        .prepare_cached(&sql)
+        .prepare_cached(&INSERT_TOKEN_IF_FREE)
         .and_then(|mut statement| {
             statement.execute(params![
                 record.nonce.to_hex(),
@@ -489,12 +499,12 @@ mod tests {
         connection.execute_batch(crate::schema::ADDED_INDEXES).unwrap();
         let session = SessionId::from_bytes([1; 16]);
         let mut statements = vec![
-            (format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"), 1),
-            (format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"), 1),
-            (format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"), 1),
-            (format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"), 1),
-            (format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"), 1),
-            (format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"), 3),
+            (SESSION_BY_ID.clone(), 1),
+            (RUN_BY_ID.clone(), 1),
+            (NODE_BY_ID.clone(), 1),
+            (NODES_OF_RUN.clone(), 1),
+            (TOKEN_BY_NONCE.clone(), 1),
+            (TOKEN_AT.clone(), 3),
             ("SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1".to_owned(), 1),
             ("SELECT hash, ir FROM workflows WHERE hash = ?1".to_owned(), 1),
             (
