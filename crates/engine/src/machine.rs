@@ -150,7 +150,12 @@ impl<'a> Machine<'a> {
         self.loaded.step(&self.state().step)
     }
 
-    fn conditions(&self, context: &Map<String, Value>, artifacts: Option<&Value>, counters: &Counters) -> Conditions {
+    fn conditions<'c>(
+        &'c self,
+        context: &'c Map<String, Value>,
+        artifacts: Option<&'c Value>,
+        counters: &Counters,
+    ) -> Conditions<'c> {
         let scope = Scope {
             context,
             artifacts,
@@ -261,8 +266,11 @@ impl<'a> Machine<'a> {
         let mut context = context;
         if let Some(edge) = edge {
             let conditions = self.conditions(&context, submission.artifacts.as_ref(), counters);
-            if let Err(message) = assign(self.loaded, step, edge, &conditions, &mut context) {
-                return Ok(self.failed(FailureCode::ConditionError, message, context, counters.clone()));
+            match assigned(self.loaded, step, edge, &conditions) {
+                Ok(values) => assign(values, &mut context),
+                Err(message) => {
+                    return Ok(self.failed(FailureCode::ConditionError, message, context, counters.clone()));
+                }
             }
         }
         let edge_label = edge.map(|edge| edge.label.clone());
@@ -694,8 +702,9 @@ fn settle(
             if let Err((code, message)) = count(loaded, step, edge, &mut counters) {
                 return fail(code, message, context, counters, skipped, follow);
             }
-            if let Err(message) = assign(loaded, step, edge, &conditions, &mut context) {
-                return fail(FailureCode::ConditionError, message, context, counters, skipped, follow);
+            match assigned(loaded, step, edge, &conditions) {
+                Ok(values) => assign(values, &mut context),
+                Err(message) => return fail(FailureCode::ConditionError, message, context, counters, skipped, follow),
             }
         }
         from = Some(step);
@@ -748,25 +757,30 @@ fn count(
     Ok(())
 }
 
-/// Applies the edge's assignments (`StepRules::assign`) to the context. Every expression sees
-/// the scope the edge was chosen in; a null result deletes the key.
-fn assign(
+/// The values the assignments of `edge` give, computed in the scope before any of them is made.
+fn assigned(
     loaded: &LoadedWorkflow,
     step: &Step,
     edge: &Edge,
-    conditions: &Conditions,
-    context: &mut Map<String, Value>,
-) -> Result<(), String> {
+    conditions: &Conditions<'_>,
+) -> Result<Vec<(String, Value)>, String> {
     let Some(position) = step.edges.iter().position(|candidate| std::ptr::eq(candidate, edge)) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
-    let mut values = Vec::new();
-    for (name, program) in loaded.assignments(&step.id, position) {
-        let value = conditions.value(program).map_err(|error| {
-            format!("the assignment of `{name}` on edge `{}` of step `{}` failed: {error}", edge.label, step.id)
-        })?;
-        values.push((name.clone(), value));
-    }
+    loaded
+        .assignments(&step.id, position)
+        .iter()
+        .map(|(name, program)| {
+            let value = conditions.value(program).map_err(|error| {
+                format!("the assignment of `{name}` on edge `{}` of step `{}` failed: {error}", edge.label, step.id)
+            })?;
+            Ok((name.clone(), value))
+        })
+        .collect()
+}
+
+/// Makes the assignments: a null value removes the variable.
+fn assign(values: Vec<(String, Value)>, context: &mut Map<String, Value>) {
     for (name, value) in values {
         if value.is_null() {
             context.remove(&name);
@@ -774,7 +788,6 @@ fn assign(
             context.insert(name, value);
         }
     }
-    Ok(())
 }
 
 /// The edge "proceed" takes: the default, else the first, of the non-replan edges that are not
