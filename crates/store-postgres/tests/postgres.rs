@@ -337,7 +337,7 @@ async fn backends_terminated_by_another_connection_leave_whole_batches_and_retri
     };
     // Another connection terminates every backend of the store's database, then waits for one
     // more command to get through before the next round.
-    let admin = common::connect(&common::server_url()).await;
+    let admin = common::connect(&switchyard_test_support::server_url()).await;
     for _ in 0..TERMINATIONS {
         admin
             .query(
@@ -368,7 +368,7 @@ async fn backends_terminated_by_another_connection_leave_whole_batches_and_retri
 async fn a_url_without_a_password_takes_it_from_the_password_file_and_never_shows_it() {
     use std::os::unix::fs::PermissionsExt;
     let database = TestDatabase::create().await;
-    let server: tokio_postgres::Config = common::server_url().parse().unwrap();
+    let server: tokio_postgres::Config = switchyard_test_support::server_url().parse().unwrap();
     let password = String::from_utf8(server.get_password().expect("the test URL has a password").to_vec()).unwrap();
     let user = server.get_user().unwrap();
     let url = database.url.replacen(&format!("{user}:{password}@"), &format!("{user}@"), 1);

@@ -32,7 +32,7 @@ fn with_host(url: &str, host: &str) -> String {
 
 /// Whether each connection open to the test database is encrypted, as the server sees it.
 async fn encrypted_connections(database: &TestDatabase) -> Vec<bool> {
-    common::connect(&common::server_url())
+    common::connect(&switchyard_test_support::server_url())
         .await
         .query(
             "SELECT ssl.ssl FROM pg_stat_ssl ssl JOIN pg_stat_activity activity USING (pid) WHERE activity.datname = $1",
@@ -48,7 +48,7 @@ async fn encrypted_connections(database: &TestDatabase) -> Vec<bool> {
 /// The certificate file the server presents, which is its own root when self-signed (Debian's
 /// snakeoil certificate, or the one `.ci/postgres` makes).
 async fn server_certificate_file() -> String {
-    let row = common::connect(&common::server_url())
+    let row = common::connect(&switchyard_test_support::server_url())
         .await
         .query_one("SELECT setting FROM pg_settings WHERE name = 'ssl_cert_file'", &[])
         .await
@@ -153,7 +153,10 @@ async fn verify_full_refuses_a_certificate_that_does_not_name_the_host() {
 async fn a_root_certificate_file_that_cannot_be_read_is_named_with_the_fix() {
     let folder = tempfile::tempdir().unwrap();
     let missing = folder.path().join("absent-root.pem");
-    let url = with_parameters(&common::server_url(), &format!("sslmode=verify-full&sslrootcert={}", missing.display()));
+    let url = with_parameters(
+        &switchyard_test_support::server_url(),
+        &format!("sslmode=verify-full&sslrootcert={}", missing.display()),
+    );
     let error = open(&url).await.unwrap_err();
     let message = error.to_string();
     assert_eq!(error.code(), "STORE_IO", "{message}");

@@ -7,7 +7,7 @@
 pub mod fake_llm;
 pub mod test_home;
 
-pub use test_home::{Backend, TestDatabase, TestHome};
+pub use test_home::{Backend, TestDatabase, TestHome, server_url};
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -152,6 +152,11 @@ impl TestDatabase {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// Its name on the server.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 impl Drop for TestDatabase {
@@ -168,10 +173,13 @@ impl Drop for TestDatabase {
 }
 
 /// The admin URL of the test server; a test fails, never skips, without one.
-fn server_url() -> String {
+///
+/// # Panics
+/// Without `SWITCHYARD_TEST_POSTGRES_URL`, saying how to get one.
+pub fn server_url() -> String {
     std::env::var(POSTGRES_URL_VARIABLE).unwrap_or_else(|_| {
         panic!(
-            "{BACKEND_VARIABLE}=postgres needs a PostgreSQL server: run `export {POSTGRES_URL_VARIABLE}=\"$(bash .ci/postgres)\"` \
+            "this test needs a PostgreSQL server ({BACKEND_VARIABLE}=postgres or a Postgres store test): run `export {POSTGRES_URL_VARIABLE}=\"$(bash .ci/postgres)\"` \
              (it starts the machine's cluster and creates a test role), or set it to a role that may create databases"
         )
     })
