@@ -12,8 +12,6 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +19,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
+use support::mcp_http::{Answer, McpClient};
 use support::{Sandbox, continue_token, string};
 
 const LOOP: &str = "\
@@ -392,67 +391,6 @@ impl Drop for Server {
     }
 }
 
-/// A raw streamable-HTTP MCP client: one request per connection.
-struct McpClient {
-    address: String,
-    session: Option<String>,
-}
-
-impl McpClient {
-    /// Connects and initialises a session; `None` if the server is gone.
-    fn connect(address: &str) -> Option<Self> {
-        let mut client = Self { address: address.to_owned(), session: None };
-        let initialize = json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "crash-harness", "version": "1" } } });
-        client.post(&initialize)?;
-        client.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
-        Some(client)
-    }
-
-    /// Calls a tool and returns its structured answer; `None` if the call got no answer.
-    fn call(&mut self, id: u64, tool: &str, arguments: &Value) -> Option<Value> {
-        let request = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
-        let answer = self.post(&request)?;
-        let result = &answer["result"];
-        (result["isError"] != json!(true)).then(|| result["structuredContent"].clone())
-    }
-
-    /// Posts one JSON-RPC message; the answer to a request, `Value::Null` for a notification, or
-    /// `None` when the connection failed or ended without an answer.
-    fn post(&mut self, message: &Value) -> Option<Value> {
-        let mut stream = TcpStream::connect(&self.address).ok()?;
-        let body = message.to_string();
-        let mut text = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
-            self.address,
-            body.len()
-        );
-        if let Some(session) = &self.session {
-            text.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
-        }
-        text.push_str("\r\n");
-        text.push_str(&body);
-        stream.write_all(text.as_bytes()).ok()?;
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).ok()?;
-        let (head, body) = answer.split_once("\r\n\r\n")?;
-        if !head.starts_with("HTTP/1.1 2") {
-            return None;
-        }
-        if let Some(line) = head.lines().find(|line| line.to_ascii_lowercase().starts_with("mcp-session-id:")) {
-            self.session = Some(line.split_once(':').unwrap().1.trim().to_owned());
-        }
-        if message.get("id").is_none() {
-            return Some(Value::Null);
-        }
-        // Server-sent events: the answer is the `data:` line carrying the request's id.
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|frame| frame["id"] == message["id"])
-    }
-}
-
 #[test]
 fn sigkill_of_serve_mid_stream_loses_no_acknowledged_advance() {
     const KILLS: usize = 4;
@@ -470,13 +408,13 @@ fn sigkill_of_serve_mid_stream_loses_no_acknowledged_advance() {
         let client = std::thread::spawn({
             let (address, streamed) = (server.address.clone(), Arc::clone(&streamed));
             move || {
-                let Some(mut client) = McpClient::connect(&address) else { return };
+                let Some(mut client) = McpClient::connect(&address, None) else { return };
                 let mut token = Some(first);
                 for call in 0.. {
                     let Some(current) = token.take() else { return };
                     let notes = format!("serve {kill} call {call}");
                     let arguments = json!({ "continueToken": current, "notes": notes, "choice": "again" });
-                    let Some(answer) = client.call(call + 1, "continue_workflow", &arguments) else { return };
+                    let Answer::Done(answer) = client.call("continue_workflow", &arguments) else { return };
                     streamed.lock().unwrap().push(notes);
                     token = answer["continueToken"].as_str().map(str::to_owned);
                 }

@@ -11,7 +11,7 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Stdio};
@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
 
+use support::mcp_http::{Answer, McpClient, exchange, header_values};
 use support::{Sandbox, serve_address, string, switchyard_at};
 use switchyard_test_support::TestDatabase;
 
@@ -78,110 +79,6 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 request on a connection of its own; the status, the head and the body, or `None`
-/// when the server is gone.
-fn exchange(address: &str, request_line: &str, headers: &[(&str, &str)], body: &str) -> Option<(u16, String, String)> {
-    let mut stream = TcpStream::connect(address).ok()?;
-    let mut text = format!("{request_line} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        text.push_str(&format!("{name}: {value}\r\n"));
-    }
-    text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(text.as_bytes()).ok()?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).ok()?;
-    let (head, body) = answer.split_once("\r\n\r\n")?;
-    let status = head.split_whitespace().nth(1)?.parse().ok()?;
-    Some((status, head.to_owned(), body.to_owned()))
-}
-
-/// The value of header `name` in an HTTP head, each one it holds.
-fn header_values<'a>(head: &'a str, name: &'a str) -> impl Iterator<Item = &'a str> {
-    head.lines().filter_map(move |line| {
-        let (key, value) = line.split_once(':')?;
-        key.eq_ignore_ascii_case(name).then(|| value.trim())
-    })
-}
-
-/// What a tool call came back with.
-#[derive(Debug, Clone)]
-enum Answer {
-    /// The tool's structured answer.
-    Done(Value),
-    /// A tool error: its JSON (`code`, `message`, `retry`).
-    Refused(Value),
-    /// No answer: the connection failed or closed first.
-    Lost,
-}
-
-/// A streamable-HTTP MCP client holding one MCP session on one server, a connection per request.
-struct McpClient {
-    address: String,
-    token: String,
-    session: Option<String>,
-    next_id: u64,
-}
-
-impl McpClient {
-    fn connect(server: &Server) -> Option<Self> {
-        Self::connect_to(&server.address, &server.token)
-    }
-
-    fn connect_to(address: &str, token: &str) -> Option<Self> {
-        let mut client = Self { address: address.to_owned(), token: token.to_owned(), session: None, next_id: 0 };
-        let initialize = json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "postgres-servers", "version": "1" } });
-        client.request("initialize", &initialize)?;
-        client.post(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))?;
-        Some(client)
-    }
-
-    fn call(&mut self, tool: &str, arguments: &Value) -> Answer {
-        let Some(answer) = self.request("tools/call", &json!({ "name": tool, "arguments": arguments })) else {
-            return Answer::Lost;
-        };
-        let result = &answer["result"];
-        if result["isError"] == json!(true) {
-            let text = result["content"][0]["text"].as_str().unwrap_or_default();
-            return Answer::Refused(serde_json::from_str(text).unwrap_or_else(|_| answer.clone()));
-        }
-        assert!(answer.get("error").is_none(), "{tool}: a protocol error: {answer}");
-        Answer::Done(result["structuredContent"].clone())
-    }
-
-    fn request(&mut self, method: &str, params: &Value) -> Option<Value> {
-        self.next_id += 1;
-        self.post(&json!({ "jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params }))
-    }
-
-    /// Posts one JSON-RPC message: the answer to a request, `Null` for a notification.
-    fn post(&mut self, message: &Value) -> Option<Value> {
-        let bearer = format!("Bearer {}", self.token);
-        let mut headers = vec![
-            ("Authorization", bearer.as_str()),
-            ("Content-Type", "application/json"),
-            ("Accept", "application/json, text/event-stream"),
-        ];
-        if let Some(session) = &self.session {
-            headers.push(("Mcp-Session-Id", session));
-        }
-        let (status, head, body) = exchange(&self.address, "POST /mcp", &headers, &message.to_string())?;
-        if !(200..300).contains(&status) {
-            return None;
-        }
-        if let Some(session) = header_values(&head, "mcp-session-id").next() {
-            self.session = Some(session.to_owned());
-        }
-        if message.get("id").is_none() {
-            return Some(Value::Null);
-        }
-        // The answer is the server-sent event carrying the request's id.
-        body.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
-            .find(|frame| frame["id"] == message["id"])
-    }
-}
-
 /// The three servers of a test, a client of each reaching the next live one when its own is gone.
 struct Cluster {
     database: TestDatabase,
@@ -212,7 +109,8 @@ impl Cluster {
     }
 
     fn start_run(&self, server: usize, goal: &str) -> Value {
-        let mut client = McpClient::connect(&self.servers[server]).expect("the server answers");
+        let mut client = McpClient::connect(&self.servers[server].address, Some(&self.servers[server].token))
+            .expect("the server answers");
         let arguments =
             json!({ "workflowId": "treadmill", "workspacePath": self.sandbox.project.path(), "goal": goal });
         match client.call("start_workflow", &arguments) {
@@ -272,7 +170,7 @@ impl Roaming {
         for _ in 0..50 {
             if self.client.is_none() {
                 let (address, bearer) = &self.addresses[self.server];
-                self.client = McpClient::connect_to(address, bearer);
+                self.client = McpClient::connect(address, Some(bearer));
             }
             let answer =
                 self.client.as_mut().map_or(Answer::Lost, |client| client.call("continue_workflow", &arguments));

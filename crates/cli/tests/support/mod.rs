@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod mcp_http;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
