@@ -162,15 +162,29 @@ impl TestDatabase {
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         // FORCE closes what the test left connected (a server it killed, a pool still open).
+        // An autovacuum worker visiting the new database is closed too when the role may signal
+        // it (`.ci/postgres` grants `pg_signal_backend`); on a server where it may not, the drop
+        // is refused until the worker is done, which takes a moment, so it is tried again.
         let statement = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        let mut outcome = administer(&server_url(), &statement);
+        for _ in 0..DROP_ATTEMPTS {
+            if outcome.is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            outcome = administer(&server_url(), &statement);
+        }
         // A database left behind fails the test, unless it is failing already.
-        if let Err(error) = administer(&server_url(), &statement)
+        if let Err(error) = outcome
             && !std::thread::panicking()
         {
             panic!("cannot drop the test database {}: {error}", self.name);
         }
     }
 }
+
+/// How many more times a refused drop is tried, 200 ms apart.
+const DROP_ATTEMPTS: usize = 25;
 
 /// The admin URL of the test server; a test fails, never skips, without one.
 ///
@@ -193,16 +207,23 @@ fn administer(url: &str, statement: &str) -> Result<(), String> {
         let runtime =
             tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|error| error.to_string())?;
         runtime.block_on(async {
-            let (client, connection) =
-                tokio_postgres::connect(&url, tokio_postgres::NoTls).await.map_err(|error| error.to_string())?;
+            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.map_err(explain)?;
             let driver = tokio::spawn(connection);
-            let done = client.batch_execute(&statement).await.map_err(|error| error.to_string());
+            let done = client.batch_execute(&statement).await.map_err(explain);
             drop(client);
             let _ = driver.await;
             done
         })
     });
     worker.join().map_err(|_| "the administering thread panicked".to_owned())?
+}
+
+/// What the server said, not only "db error".
+fn explain(error: tokio_postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{}: {} ({})", db.severity(), db.message(), db.code().code()),
+        None => error.to_string(),
+    }
 }
 
 /// `url` with its database replaced by `name` (the URL form: `postgres://…/database?…`).
