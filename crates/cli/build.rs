@@ -9,67 +9,68 @@
 //! unchanged.
 //!
 //! Packed relocations need a linker that writes them (GNU ld 2.38, lld 15, mold) and glibc 2.36 to
-//! load them. Rather than guess from version numbers, the build links a small C program with
-//! the same flag and runs it: only if that program starts, and finds its pointer relocated, does
-//! the binary get the flag. Cross builds (the probe cannot run here) and other C libraries are
-//! linked as usual.
+//! load them: the binary gets the flag only if a small C program linked with it starts and finds
+//! its pointer relocated (`link/linking.rs`). Cross builds (the probe cannot run here) and other
+//! C libraries are linked as usual.
+//!
+//! An optimised build also places the functions the binary runs in its everyday work side by
+//! side, ahead of the rest of its code (`link/hot-code.txt`, written by `link/hot_code.py`). The
+//! kernel maps code 64 KiB around each page a process first runs, so when the 4 MiB of functions
+//! a run touches are spread over 32 MiB of code, some 17 MiB of it ends up resident; grouped,
+//! far less does (BENCHMARKS.md, "Code layout"; ARCHITECTURE.md, "Code layout"). The list becomes
+//! a linker script that adds one output section before `.text`, used only when a probe linked
+//! with it finds its hot function placed first: a linker without linker scripts (mold) leaves
+//! the default layout, and so does `SWITCHYARD_CODE_LAYOUT=default`.
+
+#[path = "link/linking.rs"]
+mod linking;
 
 use std::path::Path;
-use std::process::Command;
 
-const FLAG: &str = "-Wl,-z,pack-relative-relocs";
+use crate::linking::{LAYOUT_PROBE, RELR_FLAG, RELR_PROBE, Toolchain};
 
-/// A pointer in static data needs a relative relocation in a position-independent executable;
-/// the program exits 0 only if the loader applied it.
-const PROBE: &str = "static const char *const word = \"relr\";\nint main(void) { return word[0] == 'r' ? 0 : 1; }\n";
+/// The list of hot functions, one section-name pattern per line.
+const HOT_CODE: &str = "link/hot-code.txt";
+
+/// Set to `default` to link in the default order (to compare layouts).
+const LAYOUT_VARIABLE: &str = "SWITCHYARD_CODE_LAYOUT";
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    let out_dir = std::env::var("OUT_DIR").unwrap_or_default();
-    if native_glibc_build() && probe_runs(Path::new(&out_dir)) {
-        println!("cargo::rustc-link-arg-bins={FLAG}");
-    }
-}
-
-fn native_glibc_build() -> bool {
+    println!("cargo::rerun-if-changed=link/linking.rs");
+    println!("cargo::rerun-if-changed={HOT_CODE}");
+    println!("cargo::rerun-if-env-changed={LAYOUT_VARIABLE}");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
-    var("TARGET") == var("HOST") && var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu"
+    let native_glibc_build =
+        var("TARGET") == var("HOST") && var("CARGO_CFG_TARGET_OS") == "linux" && var("CARGO_CFG_TARGET_ENV") == "gnu";
+    if !native_glibc_build {
+        return;
+    }
+    let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else { return };
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let toolchain = Toolchain::new(compiler, &var("TARGET"), &rustc, &var("CARGO_ENCODED_RUSTFLAGS"));
+    let out_dir = var("OUT_DIR");
+    let out_dir = Path::new(&out_dir);
+    if toolchain.probe_runs(out_dir, "relr-probe", RELR_PROBE, &[RELR_FLAG]) {
+        println!("cargo::rustc-link-arg-bins={RELR_FLAG}");
+    }
+    let optimised = var("OPT_LEVEL") != "0";
+    if optimised
+        && var(LAYOUT_VARIABLE) != "default"
+        && let Some(flag) = hot_code_flag(&toolchain, out_dir)
+    {
+        println!("cargo::rustc-link-arg-bins={flag}");
+    }
 }
 
-fn probe_runs(out_dir: &Path) -> bool {
-    let source = out_dir.join("relr-probe.c");
-    let program = out_dir.join("relr-probe");
-    if std::fs::write(&source, PROBE).is_err() {
-        return false;
-    }
-    let Ok(compiler) = cc::Build::new().cargo_metadata(false).try_get_compiler() else { return false };
-    let linked = compiler
-        .to_command()
-        .args(rustc_link_args())
-        .args(["-fPIE", "-pie", FLAG, "-o"])
-        .arg(&program)
-        .arg(&source)
-        .output()
-        .is_ok_and(|output| output.status.success());
-    linked && Command::new(&program).output().is_ok_and(|output| output.status.success())
-}
-
-/// The `-C link-arg=` flags rustc will link the binary with (`-fuse-ld=mold`, for one): the probe
-/// must be linked by the same linker, since not every linker that accepts the flag also records
-/// the glibc version the packed relocations need (mold 1.10 does not, and the loader refuses it).
-fn rustc_link_args() -> Vec<String> {
-    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let flags: Vec<&str> = flags.split('\x1f').collect();
-    let mut arguments = Vec::new();
-    for (index, flag) in flags.iter().enumerate() {
-        let value = match flag.strip_prefix("-C") {
-            Some("") => flags.get(index + 1).copied().unwrap_or_default(),
-            Some(value) => value,
-            None => continue,
-        };
-        if let Some(argument) = value.strip_prefix("link-arg=") {
-            arguments.push(argument.to_owned());
-        }
-    }
-    arguments
+/// The flag that links with the hot-code script, when the linker takes it.
+fn hot_code_flag(toolchain: &Toolchain, out_dir: &Path) -> Option<String> {
+    let list = std::fs::read_to_string(HOT_CODE).ok()?;
+    let script = linking::hot_code_script(&list)
+        .map_err(|error| println!("cargo::warning={HOT_CODE}: {error}; the default layout is used"))
+        .ok()?;
+    let path = out_dir.join("hot-code.ld");
+    std::fs::write(&path, script).ok()?;
+    let flag = linking::script_flag(&path)?;
+    toolchain.probe_runs(out_dir, "layout-probe", LAYOUT_PROBE, &[&flag]).then_some(flag)
 }

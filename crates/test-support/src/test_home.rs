@@ -207,9 +207,10 @@ fn administer(url: &str, statement: &str) -> Result<(), String> {
         let runtime =
             tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|error| error.to_string())?;
         runtime.block_on(async {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.map_err(explain)?;
+            let (client, connection) =
+                tokio_postgres::connect(&url, tokio_postgres::NoTls).await.map_err(|error| explain(&error))?;
             let driver = tokio::spawn(connection);
-            let done = client.batch_execute(&statement).await.map_err(explain);
+            let done = client.batch_execute(&statement).await.map_err(|error| explain(&error));
             drop(client);
             let _ = driver.await;
             done
@@ -219,7 +220,7 @@ fn administer(url: &str, statement: &str) -> Result<(), String> {
 }
 
 /// What the server said, not only "db error".
-fn explain(error: tokio_postgres::Error) -> String {
+fn explain(error: &tokio_postgres::Error) -> String {
     match error.as_db_error() {
         Some(db) => format!("{}: {} ({})", db.severity(), db.message(), db.code().code()),
         None => error.to_string(),

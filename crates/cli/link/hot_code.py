@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""Writes `hot-code.txt`: the functions the `switchyard` binary runs in its everyday work, which
+the release link places side by side (see `../build.rs` and ARCHITECTURE.md, "Code layout").
+
+Usage: python3 crates/cli/link/hot_code.py BINARY [CALLGRIND_FOLDER]
+
+BINARY is a build with symbols, v0 names and the same dependencies as the release build:
+`cargo build --profile profiling -p switchyard` (target/profiling/switchyard; `.cargo/config.toml`
+asks for v0 names, so leave RUSTFLAGS unset). The script runs it under
+`valgrind --tool=callgrind` through three workloads:
+
+- `switchyard mcp` over stdio: `list_workflows`, a `start_workflow` and 40 `continue_workflow`
+  advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
+- `switchyard run` against the runner benchmarks' fake model, through the `run_memory`
+  benchmark (`cargo bench -p switchyard-runner --bench run_memory`, 50 and 500 turns);
+- `switchyard validate` and `switchyard list` over the WorkRail corpus in `../shared/testdata`.
+
+Every function callgrind saw run in the binary, and every alias rustc made of it, is written,
+one per line, as a pattern over its symbol: the hash that names each crate (`Cs…_`, which changes with the build profile, the
+dependencies and the compiler) and the back-references that count bytes after it (`B…_`) become
+`*`, so the list matches the same functions in a release or dist build. C functions (SQLite,
+aws-lc) keep their plain names.
+
+With CALLGRIND_FOLDER (printed by an earlier run), the list is written from that run's files
+instead of running the workloads again.
+"""
+
+import glob
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+OUTPUT = os.path.join(HERE, "hot-code.txt")
+CORPUS = os.path.abspath(os.path.join(ROOT, "..", "shared", "testdata", "workrail"))
+BASE62 = re.compile(r"[0-9a-zA-Z]*_")
+DECIMAL = re.compile(r"0|[1-9][0-9]*")
+
+
+class Symbol:
+    """A reader over one v0 symbol name (the Rust mangling RFC 2603 grammar), copying it to
+    `out` with crate hashes and back-references replaced by `*`."""
+
+    def __init__(self, text):
+        self.text, self.at, self.out = text, 0, []
+
+    def peek(self):
+        return self.text[self.at] if self.at < len(self.text) else ""
+
+    def take(self, count=1):
+        piece = self.text[self.at:self.at + count]
+        if len(piece) != count:
+            raise ValueError("ends early")
+        self.at += count
+        self.out.append(piece)
+        return piece
+
+    def base62(self, keep=True):
+        match = BASE62.match(self.text, self.at)
+        if not match:
+            raise ValueError("base-62 number expected")
+        self.at = match.end()
+        self.out.append(match.group() if keep else "*_")
+
+    def decimal(self):
+        match = DECIMAL.match(self.text, self.at)
+        if not match:
+            raise ValueError("decimal expected")
+        self.at = match.end()
+        self.out.append(match.group())
+        return int(match.group())
+
+    def undisambiguated_identifier(self):
+        if self.peek() == "u":
+            self.take()
+        length = self.decimal()
+        if self.peek() == "_":
+            self.take()
+        self.take(length)
+
+    def identifier(self, crate_root=False):
+        if self.peek() == "s":
+            self.take()
+            self.base62(keep=not crate_root)
+        self.undisambiguated_identifier()
+
+    def backref(self):
+        self.take()  # B
+        self.base62(keep=False)
+
+    def path(self):
+        tag = self.peek()
+        if tag == "C":
+            self.take()
+            self.identifier(crate_root=True)
+        elif tag == "M":
+            self.take()
+            self.impl_path()
+            self.type()
+        elif tag == "X":
+            self.take()
+            self.impl_path()
+            self.type()
+            self.path()
+        elif tag == "Y":
+            self.take()
+            self.type()
+            self.path()
+        elif tag == "N":
+            self.take()
+            self.take()  # namespace
+            self.path()
+            self.identifier()
+        elif tag == "I":
+            self.take()
+            self.path()
+            while self.peek() != "E":
+                self.generic_arg()
+            self.take()
+        elif tag == "B":
+            self.backref()
+        else:
+            raise ValueError("path expected at %d" % self.at)
+
+    def impl_path(self):
+        if self.peek() == "s":
+            self.take()
+            self.base62()
+        self.path()
+
+    def generic_arg(self):
+        if self.peek() == "L":
+            self.take()
+            self.base62()
+        elif self.peek() == "K":
+            self.take()
+            self.const()
+        else:
+            self.type()
+
+    def binder(self):
+        if self.peek() == "G":
+            self.take()
+            self.base62()
+
+    def type(self):
+        tag = self.peek()
+        if tag and tag in "abcdefhijlmnopstuvxyz":
+            self.take()
+        elif tag in ("C", "M", "X", "Y", "N", "I"):
+            self.path()
+        elif tag == "B":
+            self.backref()
+        elif tag == "A":
+            self.take()
+            self.type()
+            self.const()
+        elif tag in ("S", "P", "O"):
+            self.take()
+            self.type()
+        elif tag in ("R", "Q"):
+            self.take()
+            if self.peek() == "L":
+                self.take()
+                self.base62()
+            self.type()
+        elif tag == "F":
+            self.take()
+            self.binder()
+            if self.peek() == "U":
+                self.take()
+            if self.peek() == "K":
+                self.take()
+                if self.peek() == "C":
+                    self.take()
+                else:
+                    self.undisambiguated_identifier()
+            while self.peek() != "E":
+                self.type()
+            self.take()
+            self.type()
+        elif tag == "D":
+            self.take()
+            self.binder()
+            while self.peek() != "E":
+                self.path()
+                while self.peek() == "p":
+                    self.take()
+                    self.undisambiguated_identifier()
+                    self.type()
+            self.take()
+            self.take()  # L
+            self.base62()
+        elif tag == "T":
+            self.take()
+            while self.peek() != "E":
+                self.type()
+            self.take()
+        else:
+            raise ValueError("type expected at %d" % self.at)
+
+    def const(self):
+        tag = self.peek()
+        if tag == "B":
+            self.backref()
+        elif tag == "p":
+            self.take()
+        else:
+            self.type()
+            if self.peek() == "n":
+                self.take()
+            match = re.compile(r"[0-9a-f]*_").match(self.text, self.at)
+            if not match:
+                raise ValueError("const data expected")
+            self.at = match.end()
+            self.out.append(match.group())
+
+
+def pattern(name):
+    """The pattern for one function's symbol, or None for one left out."""
+    if name.startswith("_R"):
+        symbol = Symbol(name)
+        symbol.take(2)
+        try:
+            symbol.path()
+            if symbol.at < len(name) and name[symbol.at] not in ".$":
+                symbol.path()  # the instantiating crate
+        except ValueError:
+            return None
+        rest = name[symbol.at:]
+        # A symbol ThinLTO promoted across codegen units ends in `.llvm.<number>`.
+        rest = re.sub(r"\.llvm\.[0-9]+$", ".llvm.*", rest)
+        if not re.fullmatch(r"(\.llvm\.\*)?", rest):
+            return None
+        return "".join(symbol.out) + rest
+    # A C function, or a copy the C compiler specialised (`sqlite3ExprListDup.constprop.0`).
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[a-z]+\.[0-9]+)*", name) and not name.startswith("_ZN"):
+        return name
+    return None
+
+
+def executed(paths):
+    """The names of the functions that ran, from callgrind files (of every object: callgrind
+    does not count code outside a binary's `.text` as the binary's, so a binary already linked
+    with the hot-code layout shows its hot functions under `???`)."""
+    names = set()
+    for path in paths:
+        functions = {}
+        with open(path, errors="replace") as file:
+            for line in file:
+                found = re.match(r"^(c?fn)=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+                if not found:
+                    continue
+                kind, number, text = found.groups()
+                if text is not None:
+                    functions[number] = text
+                if kind == "fn":
+                    # Callgrind tells recursion levels apart with `'2`, `'3`...
+                    names.add(re.sub(r"'[0-9]+$", "", functions[number]))
+    return names
+
+
+def functions_of(binary):
+    """The function symbols `binary` defines, by name, and the names at each address."""
+    listing = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+    address_of, at_address = {}, {}
+    for line in listing.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[1] in "tTwW":
+            at_address.setdefault(fields[0], []).append(fields[2])
+            address_of.setdefault(fields[2], fields[0])
+    return address_of, at_address
+
+
+def ran_in(names, binary_functions):
+    """Of `names`, those the binary defines, and every other symbol at the address of one of
+    them: rustc merges functions whose code is identical into one, the others becoming aliases
+    of it; callgrind reports a run of it under any of its names, while its section is named
+    after one."""
+    address_of, at_address = binary_functions
+    every = set()
+    for name in names:
+        if name in address_of:
+            every.update(at_address[address_of[name]])
+    return every
+
+
+def under_callgrind(binary, out):
+    """A stand-in for BINARY that runs it under callgrind, writing into `out`."""
+    wrapper = os.path.join(out, "switchyard")
+    with open(wrapper, "w") as file:
+        file.write("#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --trace-children=no "
+                   "--callgrind-out-file=%s/callgrind.%%p %s \"$@\"\n" % (out, binary))
+    os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IEXEC)
+    return wrapper
+
+
+def mcp_workload(wrapper):
+    sys.path.insert(0, os.path.join(ROOT, "crates", "mcp", "benches"))
+    import instructions
+
+    home, workspace = instructions.fresh_workspace()
+    server = instructions.Server(wrapper, home, workspace, counted=False)
+    server.call("list_workflows", {"workspacePath": workspace})
+    step = server.start(workspace, "hot code")
+    for _ in range(40):
+        step = server.advance(step["continueToken"])
+    server.finish()
+
+
+def runner_workload(wrapper):
+    environment = dict(os.environ, SWITCHYARD_BIN=wrapper, RUN_MEMORY_REPEATS="1")
+    subprocess.run(["cargo", "bench", "-p", "switchyard-runner", "--bench", "run_memory"],
+                   cwd=ROOT, env=environment, check=True, stdout=subprocess.DEVNULL)
+
+
+def command_workload(wrapper):
+    home = tempfile.mkdtemp()
+    environment = dict(os.environ, SWITCHYARD_HOME=home)
+    environment.pop("SWITCHYARD_STORE", None)
+    for arguments in (["validate", CORPUS], ["list"]):
+        subprocess.run([wrapper] + arguments, env=environment, cwd=CORPUS,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+WORKLOADS = {"mcp": mcp_workload, "runner": runner_workload, "commands": command_workload}
+
+# The order of the groups of functions, by the workloads that ran them: each long-lived process,
+# a server (`mcp`) and a runner, finds all of its functions in one stretch of code.
+GROUPS = [("commands",), ("commands", "mcp"), ("mcp",), ("mcp", "runner"), ("commands", "mcp", "runner"),
+          ("commands", "runner"), ("runner",)]
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    binary = os.path.realpath(sys.argv[1])
+    if len(sys.argv) == 3:
+        out = sys.argv[2]
+    else:
+        if not shutil.which("valgrind"):
+            sys.exit("valgrind is needed (apt-get install valgrind)")
+        out = tempfile.mkdtemp(prefix="hot-code-")
+        print("callgrind files in %s" % out)
+        for name, workload in WORKLOADS.items():
+            os.makedirs(os.path.join(out, name))
+            workload(under_callgrind(binary, os.path.join(out, name)))
+    # Each pattern with the workloads that ran it, written in GROUPS order.
+    ran_by, binary_functions = {}, functions_of(binary)
+    for name in WORKLOADS:
+        files = sorted(glob.glob(os.path.join(out, name, "callgrind.*")))
+        names = ran_in(executed(files), binary_functions)
+        for found in filter(None, map(pattern, names)):
+            ran_by.setdefault(found, set()).add(name)
+    groups = {}
+    for found, workloads in ran_by.items():
+        groups.setdefault(tuple(sorted(workloads)), []).append(found)
+    with open(OUTPUT, "w") as file:
+        file.write("# The functions the switchyard binary runs in its everyday work, as patterns over their\n"
+                   "# symbols: written by hot_code.py (see there), read by ../build.rs.\n")
+        for workloads in sorted(groups, key=GROUPS.index):
+            file.write("# run by: %s\n" % ", ".join(workloads))
+            for line in sorted(groups[workloads]):
+                file.write(line + "\n")
+    print("%d patterns written to %s" % (len(ran_by), os.path.relpath(OUTPUT, ROOT)))
+
+
+if __name__ == "__main__":
+    main()
