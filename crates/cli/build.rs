@@ -15,12 +15,13 @@
 //!
 //! An optimised build also places the functions the binary runs in its everyday work side by
 //! side, ahead of the rest of its code (`link/hot-code.txt`, written by `link/hot_code.py`). The
-//! kernel maps code 64 KiB around each page a process first runs, so when the 4 MiB of functions
-//! a run touches are spread over 32 MiB of code, some 17 MiB of it ends up resident; grouped,
-//! far less does (BENCHMARKS.md, "Code layout"; ARCHITECTURE.md, "Code layout"). The list becomes
-//! a linker script that adds one output section before `.text`, used only when a probe linked
-//! with it finds its hot function placed first: a linker without linker scripts (mold) leaves
-//! the default layout, and so does `SWITCHYARD_CODE_LAYOUT=default`.
+//! kernel maps code in aligned stretches (64-128 KiB) around each page a process first runs, so
+//! when the 7 MiB of functions the doors run are spread over 32 MiB of code, a runner holds some
+//! 17 MiB of it; grouped, about 8 (BENCHMARKS.md, "Then: the hot-code layout"; ARCHITECTURE.md,
+//! "Code layout"). The list becomes a linker script that adds one output section before
+//! `.text`, used only when a probe linked with it finds its hot function placed first: a linker
+//! without linker scripts (mold) leaves the default layout, and so does
+//! `SWITCHYARD_CODE_LAYOUT=default`.
 
 #[path = "link/linking.rs"]
 mod linking;
