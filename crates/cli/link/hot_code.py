@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes `hot-code.txt`: the functions the `switchyard` binary runs in its everyday work, which
-the release link places side by side (see `../build.rs` and ARCHITECTURE.md, "Code layout").
+an optimised link places side by side (see `../build.rs` and ARCHITECTURE.md, "Code layout").
 
 Usage: python3 crates/cli/link/hot_code.py BINARY [CALLGRIND_FOLDER]
 
@@ -9,17 +9,19 @@ BINARY is a build with symbols, v0 names and the same dependencies as the releas
 asks for v0 names, so leave RUSTFLAGS unset). The script runs it under
 `valgrind --tool=callgrind` through three workloads:
 
-- `switchyard mcp` over stdio: `list_workflows`, a `start_workflow` and 40 `continue_workflow`
-  advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
-- `switchyard run` against the runner benchmarks' fake model, through the `run_memory`
+- `mcp`: `switchyard mcp` over stdio, `list_workflows`, a `start_workflow` and 40
+  `continue_workflow` advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
+- `runner`: `switchyard run` against the runner benchmarks' fake model, through the `run_memory`
   benchmark (`cargo bench -p switchyard-runner --bench run_memory`, 50 and 500 turns);
-- `switchyard validate` and `switchyard list` over the WorkRail corpus in `../shared/testdata`.
+- `commands`: `switchyard validate` and `switchyard list` over the WorkRail corpus in
+  `../shared/testdata` (some of its files are meant to fail; the exit code is not looked at).
 
-Every function callgrind saw run in the binary, and every alias rustc made of it, is written,
-one per line, as a pattern over its symbol: the hash that names each crate (`Cs…_`, which changes with the build profile, the
-dependencies and the compiler) and the back-references that count bytes after it (`B…_`) become
-`*`, so the list matches the same functions in a release or dist build. C functions (SQLite,
-aws-lc) keep their plain names.
+Every function callgrind saw run in the binary, and every alias rustc made of it, is written as
+a pattern over its symbol, one per line: the hash that names each crate (`Cs…_`, which changes
+with the build profile, the dependencies and the compiler) and the back-references that count
+bytes after it (`B…_`) become `*`, so the list matches the same functions in a release or dist
+build. C functions (SQLite, aws-lc, mimalloc) keep their plain names. The functions come in
+groups by the workloads that ran them, in the order GROUPS gives.
 
 With CALLGRIND_FOLDER (printed by an earlier run), the list is written from that run's files
 instead of running the workloads again.
@@ -93,6 +95,18 @@ class Symbol:
         self.take()  # B
         self.base62(keep=False)
 
+    def numbered(self, tag):
+        """An optional `tag` and the base-62 number after it (a lifetime, a binder)."""
+        if self.peek() == tag:
+            self.take()
+            self.base62()
+
+    def until_end(self, read):
+        """`read` again and again, up to the `E` that closes the list, which it takes."""
+        while self.peek() != "E":
+            read()
+        self.take()
+
     def path(self):
         tag = self.peek()
         if tag == "C":
@@ -119,9 +133,7 @@ class Symbol:
         elif tag == "I":
             self.take()
             self.path()
-            while self.peek() != "E":
-                self.generic_arg()
-            self.take()
+            self.until_end(self.generic_arg)
         elif tag == "B":
             self.backref()
         else:
@@ -135,18 +147,12 @@ class Symbol:
 
     def generic_arg(self):
         if self.peek() == "L":
-            self.take()
-            self.base62()
+            self.numbered("L")
         elif self.peek() == "K":
             self.take()
             self.const()
         else:
             self.type()
-
-    def binder(self):
-        if self.peek() == "G":
-            self.take()
-            self.base62()
 
     def type(self):
         tag = self.peek()
@@ -165,13 +171,11 @@ class Symbol:
             self.type()
         elif tag in ("R", "Q"):
             self.take()
-            if self.peek() == "L":
-                self.take()
-                self.base62()
+            self.numbered("L")
             self.type()
         elif tag == "F":
             self.take()
-            self.binder()
+            self.numbered("G")
             if self.peek() == "U":
                 self.take()
             if self.peek() == "K":
@@ -180,29 +184,25 @@ class Symbol:
                     self.take()
                 else:
                     self.undisambiguated_identifier()
-            while self.peek() != "E":
-                self.type()
-            self.take()
+            self.until_end(self.type)
             self.type()
         elif tag == "D":
             self.take()
-            self.binder()
-            while self.peek() != "E":
-                self.path()
-                while self.peek() == "p":
-                    self.take()
-                    self.undisambiguated_identifier()
-                    self.type()
-            self.take()
-            self.take()  # L
-            self.base62()
+            self.numbered("G")
+            self.until_end(self.dyn_trait)
+            self.numbered("L")
         elif tag == "T":
             self.take()
-            while self.peek() != "E":
-                self.type()
-            self.take()
+            self.until_end(self.type)
         else:
             raise ValueError("type expected at %d" % self.at)
+
+    def dyn_trait(self):
+        self.path()
+        while self.peek() == "p":
+            self.take()
+            self.undisambiguated_identifier()
+            self.type()
 
     def const(self):
         tag = self.peek()
