@@ -30,7 +30,7 @@ use std::path::Path;
 
 use crate::linking::{LAYOUT_PROBE, RELR_FLAG, RELR_PROBE, Toolchain};
 
-/// The list of hot functions, one section-name pattern per line.
+/// The list of hot functions, one pattern over a symbol per line.
 const HOT_CODE: &str = "link/hot-code.txt";
 
 /// Set to `default` to link in the default order (to compare layouts).
@@ -67,9 +67,13 @@ fn main() {
 /// The flag that links with the hot-code script, when the linker takes it.
 fn hot_code_flag(toolchain: &Toolchain, out_dir: &Path) -> Option<String> {
     let list = std::fs::read_to_string(HOT_CODE).ok()?;
-    let script = linking::hot_code_script(&list)
-        .map_err(|error| println!("cargo::warning={HOT_CODE}: {error}; the default layout is used"))
-        .ok()?;
+    let script = match linking::hot_code_script(&list) {
+        Ok(script) => script,
+        Err(error) => {
+            println!("cargo::warning={HOT_CODE}: {error}; the default layout is used");
+            return None;
+        }
+    };
     let path = out_dir.join("hot-code.ld");
     std::fs::write(&path, script).ok()?;
     let flag = linking::script_flag(&path)?;
