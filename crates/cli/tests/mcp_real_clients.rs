@@ -2,82 +2,21 @@
 //! PyPI) over stdio and HTTP, the MCP Inspector CLI, and the official conformance suite
 //! (`@modelcontextprotocol/conformance`, on Node 22 from npm).
 //!
-//! The tools are provisioned into `target/test-tools/` on first use and reused afterwards.
-//! Provisioning needs PyPI and npm; when it fails the test fails and says what to fix: these
-//! checks never skip.
+//! The tools are provisioned into `target/test-tools/` on first use and reused afterwards
+//! (`support::test_tools`). Provisioning needs PyPI and npm; when it fails the test fails and says
+//! what to fix: these checks never skip.
+
+mod support;
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Mutex;
+use std::time::Duration;
 
+use support::test_tools::{Follower, node_tools, python, tools_dir};
 use switchyard_test_support::TestHome;
 
-const PYTHON_MCP: &str = "mcp==2.3.0";
-const NPM_PACKAGES: [&str; 3] =
-    ["node@22", "@modelcontextprotocol/conformance@0.1.16", "@modelcontextprotocol/inspector@2.12.0"];
 const SWITCHYARD: &str = env!("CARGO_BIN_EXE_switchyard");
-
-/// One provisioning at a time within this test binary.
-static PROVISION: Mutex<()> = Mutex::new(());
-
-fn tools_dir() -> PathBuf {
-    // target/<profile>/switchyard → target/test-tools
-    let target = Path::new(SWITCHYARD).parent().and_then(Path::parent).expect("the binary lives in target/<profile>/");
-    target.join("test-tools")
-}
-
-fn run_checked(command: &mut Command, what: &str) {
-    let output = command.output().unwrap_or_else(|error| panic!("cannot run {what}: {error}"));
-    assert!(
-        output.status.success(),
-        "provisioning failed: {what} exited with {}.\nstdout:\n{}\nstderr:\n{}\nFix the network or toolchain (python3 with venv, npm) and rerun; these tests never skip.",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-/// The venv's python, with the official MCP SDK installed.
-fn python() -> PathBuf {
-    let _guard = PROVISION.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let venv = tools_dir().join("venv");
-    let python = venv.join("bin").join("python");
-    let marker = venv.join(".switchyard-provisioned");
-    if marker.is_file() && python.is_file() {
-        return python;
-    }
-    std::fs::create_dir_all(tools_dir()).unwrap();
-    run_checked(Command::new("python3").arg("-m").arg("venv").arg(&venv), "python3 -m venv target/test-tools/venv");
-    run_checked(
-        Command::new(&python).args(["-m", "pip", "install", "--quiet", PYTHON_MCP]),
-        &format!("pip install {PYTHON_MCP}"),
-    );
-    std::fs::write(&marker, PYTHON_MCP).unwrap();
-    python
-}
-
-/// The npm folder with Node 22, the conformance suite and the Inspector.
-fn node_tools() -> PathBuf {
-    let _guard = PROVISION.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let dir = tools_dir().join("node");
-    let marker = dir.join(".switchyard-provisioned");
-    if marker.is_file() && dir.join("node_modules/node/bin/node").is_file() {
-        return dir;
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    if !dir.join("package.json").is_file() {
-        std::fs::write(dir.join("package.json"), "{\"name\":\"switchyard-test-tools\",\"private\":true}\n").unwrap();
-    }
-    run_checked(
-        Command::new("npm").current_dir(&dir).args(["install", "--no-fund", "--no-audit"]).args(NPM_PACKAGES),
-        &format!("npm install {}", NPM_PACKAGES.join(" ")),
-    );
-    let node = dir.join("node_modules/node/bin/node");
-    run_checked(Command::new(&node).arg("--version"), "node 22 from npm (node_modules/node/bin/node)");
-    std::fs::write(&marker, NPM_PACKAGES.join("\n")).unwrap();
-    dir
-}
 
 struct Home {
     home: TestHome,
@@ -177,6 +116,37 @@ fn python_sdk_walks_an_unseen_project_workflow() {
     )
     .unwrap();
     walk(&home, "stdio", "ship-fossil");
+}
+
+/// `switchyard --json <args>` in the home, its answer.
+fn cli(home: &Home, args: &[&str]) -> serde_json::Value {
+    let output = home.command(SWITCHYARD).arg("--json").args(args).output().expect("switchyard runs");
+    assert!(output.status.success(), "switchyard {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("switchyard --json answers JSON")
+}
+
+/// A client following a run's resource, in both protocol generations and over both transports,
+/// hears what another process commits to the run (the CLI here), and reads the run as it is then.
+#[test]
+fn python_sdk_follows_a_run_and_hears_what_another_process_commits() {
+    let home = home();
+    let server = serve(&home, &[]);
+    for target in ["stdio", server.url.as_str()] {
+        for mode in ["auto", "legacy"] {
+            let started = cli(&home, &["start", "dev-cycle", "--goal", &format!("follow over {target} in {mode}")]);
+            let run = started["run"].as_str().unwrap();
+            let follower = Follower::start(home.command(python()), target, mode, run);
+            let token = started["tokens"]["continue_token"].as_str().unwrap();
+            let gate = cli(&home, &["continue", token, "--notes", "Plan: add the flag, test it, document it."]);
+            let gate_node = gate["node"].as_str().unwrap();
+            let (update, _) =
+                follower.wait_for(|update| update == format!("waiting_gate {gate_node}"), Duration::from_secs(30));
+            assert_eq!(update, format!("waiting_gate {gate_node}"), "{mode} over {target}");
+            let approved = cli(&home, &["approve", run]);
+            let next_node = approved["node"].as_str().unwrap();
+            follower.wait_for(|update| update == format!("active {next_node}"), Duration::from_secs(30));
+        }
+    }
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! HTTP MCP, each server with its own home and bearer token (and the one signing key every server
 //! must share). 32 clients racing the same tokens and advancing distinct runs advance each token
 //! once and leave chains that verify; a server killed with SIGKILL mid-stream loses no
-//! acknowledged advance and its clients finish their runs on another server; a console page on
-//! one server and a runner waiting at a gate hear what another server or the CLI commits.
+//! acknowledged advance and its clients finish their runs on another server; a console page and an
+//! MCP client following a run on one server, and a runner waiting at a gate, hear within a second
+//! what another server or the CLI commits.
 
 // The measured latencies go to the test's output, for the reader of a CI log.
 #![allow(clippy::print_stdout)]
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ use serde_json::{Value, json};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
 
 use support::mcp_http::{Answer, McpClient, exchange, header_values};
+use support::test_tools::{Follower, python};
 use support::{Sandbox, serve_address, string, switchyard_at};
 use switchyard_test_support::TestDatabase;
 
@@ -35,6 +37,10 @@ const ROUNDS: usize = 8;
 /// How long a test waits for something another process must do before it fails: generous, for
 /// a loaded CI machine; the latencies measured are printed.
 const BOUND: Duration = Duration::from_secs(5);
+
+/// How soon a commit acknowledged by one process must reach another server's subscribers (a
+/// console page, a waiting runner, an MCP client following the run): within a second.
+const LIVE: Duration = Duration::from_secs(1);
 
 /// A `switchyard serve` process on the shared database, with a home and bearer token of its own.
 struct Server {
@@ -311,63 +317,88 @@ fn a_server_killed_mid_stream_loses_no_acknowledged_advance_and_its_clients_fini
     cluster.verify();
 }
 
-/// A server's `/events` stream, opened with a console login: each `change` event's data, as
-/// it arrives.
-fn console_events(server: &Server) -> Receiver<Value> {
-    let (status, head, body) = exchange(&server.address, "GET /login", &[], "").expect("the login page");
-    assert_eq!(status, 200, "{head}\n{body}");
-    let csrf_cookie = header_values(&head, "set-cookie")
-        .find(|cookie| cookie.starts_with("switchyard_csrf="))
-        .and_then(|cookie| cookie.split(';').next())
-        .unwrap_or_else(|| panic!("the login page sets a CSRF cookie: {head}"))
-        .to_owned();
-    let csrf = body
-        .split("name=\"csrf\" value=\"")
-        .nth(1)
-        .and_then(|rest| rest.split('"').next())
-        .unwrap_or_else(|| panic!("the login form carries its CSRF token: {body}"));
-    let form = format!("csrf={csrf}&token={}", server.token);
-    let headers = [("Cookie", csrf_cookie.as_str()), ("Content-Type", "application/x-www-form-urlencoded")];
-    let (status, head, body) = exchange(&server.address, "POST /login", &headers, &form).expect("the login answers");
-    assert_eq!(status, 303, "the login is accepted: {head}\n{body}");
-    let session_cookie = header_values(&head, "set-cookie")
-        .find(|cookie| cookie.starts_with("switchyard_session="))
-        .and_then(|cookie| cookie.split(';').next())
-        .unwrap_or_else(|| panic!("the login sets the session cookie: {head}"))
-        .to_owned();
-    let mut stream = TcpStream::connect(&server.address).unwrap();
-    let request = format!(
-        "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {session_cookie}\r\nAccept: text/event-stream\r\n\r\n",
-        server.address
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut lines = BufReader::new(stream).lines();
-    let status = lines.next().expect("an answer").unwrap();
-    assert!(status.starts_with("HTTP/1.1 200"), "the logged-in page's stream opens: {status}");
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut in_change = false;
-        for line in lines.map_while(Result::ok) {
-            if line.starts_with("event:") {
-                in_change = line.trim_end() == "event: change";
-            } else if let Some(data) = line.strip_prefix("data:").filter(|_| in_change)
-                && sender.send(serde_json::from_str::<Value>(data.trim()).unwrap_or(Value::Null)).is_err()
-            {
-                return;
-            }
-        }
-    });
-    receiver
+/// A logged-in console on a server: the cookies a browser holds and the CSRF token its forms carry.
+struct ConsoleLogin {
+    cookies: String,
+    csrf: String,
 }
 
-/// Waits for a change of `session` at `seq` or later; how long it took from `since`.
-fn change_reaches(events: &Receiver<Value>, session: &str, seq: u64, since: Instant) -> Duration {
+impl ConsoleLogin {
+    fn new(server: &Server) -> Self {
+        let (status, head, body) = exchange(&server.address, "GET /login", &[], "").expect("the login page");
+        assert_eq!(status, 200, "{head}\n{body}");
+        let csrf_cookie = cookie(&head, "switchyard_csrf=");
+        let csrf = body
+            .split("name=\"csrf\" value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_else(|| panic!("the login form carries its CSRF token: {body}"))
+            .to_owned();
+        let form = format!("csrf={csrf}&token={}", server.token);
+        let headers = [("Cookie", csrf_cookie.as_str()), ("Content-Type", "application/x-www-form-urlencoded")];
+        let (status, head, body) =
+            exchange(&server.address, "POST /login", &headers, &form).expect("the login answers");
+        assert_eq!(status, 303, "the login is accepted: {head}\n{body}");
+        let session_cookie = cookie(&head, "switchyard_session=");
+        Self { cookies: format!("{csrf_cookie}; {session_cookie}"), csrf }
+    }
+
+    /// The page's `/events` stream: each `change` event's data, with when it arrived.
+    fn events(&self, server: &Server) -> Receiver<(Instant, Value)> {
+        let mut stream = TcpStream::connect(&server.address).unwrap();
+        let request = format!(
+            "GET /events HTTP/1.1\r\nHost: {}\r\nCookie: {}\r\nAccept: text/event-stream\r\n\r\n",
+            server.address, self.cookies
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut lines = BufReader::new(stream).lines();
+        let status = lines.next().expect("an answer").unwrap();
+        assert!(status.starts_with("HTTP/1.1 200"), "the logged-in page's stream opens: {status}");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut in_change = false;
+            for line in lines.map_while(Result::ok) {
+                if line.starts_with("event:") {
+                    in_change = line.trim_end() == "event: change";
+                } else if let Some(data) = line.strip_prefix("data:").filter(|_| in_change) {
+                    let change = serde_json::from_str::<Value>(data.trim()).unwrap_or(Value::Null);
+                    if sender.send((Instant::now(), change)).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        receiver
+    }
+
+    /// Approves the gate `run` waits at, at `node`, with the gate inbox's form.
+    fn approve(&self, server: &Server, session: &str, run: &str, node: &str) {
+        let form = format!("csrf={}&run={run}&node={node}&session={session}&from=gates", self.csrf);
+        let headers = [("Cookie", self.cookies.as_str()), ("Content-Type", "application/x-www-form-urlencoded")];
+        let (status, head, body) =
+            exchange(&server.address, "POST /gates/approve", &headers, &form).expect("the approval answers");
+        assert_eq!(status, 303, "the console approves: {head}\n{body}");
+    }
+}
+
+/// The `name=value` of the cookie a head sets whose text starts with `prefix`.
+fn cookie(head: &str, prefix: &str) -> String {
+    header_values(head, "set-cookie")
+        .find(|cookie| cookie.starts_with(prefix))
+        .and_then(|cookie| cookie.split(';').next())
+        .unwrap_or_else(|| panic!("the answer sets a `{prefix}` cookie: {head}"))
+        .to_owned()
+}
+
+/// Waits for a change of `session` at `seq` or later; how long after `since` it arrived (zero if
+/// it arrived before).
+fn change_reaches(events: &Receiver<(Instant, Value)>, session: &str, seq: u64, since: Instant) -> Duration {
     loop {
-        let change = events.recv_timeout(BOUND.saturating_sub(since.elapsed())).unwrap_or_else(|_| {
+        let (arrived, change) = events.recv_timeout(BOUND.saturating_sub(since.elapsed())).unwrap_or_else(|_| {
             panic!("no change of {session} at seq {seq} reached the other server's console within {BOUND:?}")
         });
         if change["session"] == json!(session) && change["seq"].as_u64().unwrap_or(0) >= seq {
-            return since.elapsed();
+            return arrived.saturating_duration_since(since);
         }
     }
 }
@@ -382,7 +413,7 @@ fn a_console_page_on_one_server_sees_advances_made_through_another_server_and_th
     let cluster = Cluster::start(2);
     let started = cluster.start_run(1, "watched from the other server");
     let (run, session) = (string(&started["runId"]), string(&started["sessionId"]));
-    let events = console_events(&cluster.servers[0]);
+    let events = ConsoleLogin::new(&cluster.servers[0]).events(&cluster.servers[0]);
     let mut through_b = Roaming::new(&cluster, 1);
     let mut token = string(&started["continueToken"]);
     // The page's server starts listening to the database when the page subscribes; advance until
@@ -391,29 +422,55 @@ fn a_console_page_on_one_server_sees_advances_made_through_another_server_and_th
     for round in 0..200 {
         let seen = through_b.advance(&token, &format!("warming {round}"), "again").unwrap();
         token = seen.next.unwrap();
-        if std::iter::from_fn(|| events.try_recv().ok()).any(|change| change["session"] == json!(session)) {
+        if std::iter::from_fn(|| events.try_recv().ok()).any(|(_, change)| change["session"] == json!(session)) {
             warmed = true;
             break;
         }
     }
     assert!(warmed, "no advance through server B reached server A's console");
 
-    let since = Instant::now();
     let seen = through_b.advance(&token, "measured through server B", "again").unwrap();
-    let through_server = change_reaches(&events, &session, last_seq(&cluster, &run), since);
-    println!("an advance through server B reached server A's page {through_server:?} after it was sent");
+    let acknowledged = Instant::now();
+    let through_server = change_reaches(&events, &session, last_seq(&cluster, &run), acknowledged);
+    println!("an advance through server B reached server A's page {through_server:?} after B acknowledged it");
+    assert!(through_server < LIVE, "server A's page heard server B's advance {through_server:?} after it");
 
-    let since = Instant::now();
     cluster.cli(&["continue", &seen.next.unwrap(), "--notes", "measured through the CLI", "--choice", "again"]);
-    let through_cli = change_reaches(&events, &session, last_seq(&cluster, &run), since);
-    println!("an advance through the CLI reached server A's page {through_cli:?} after the CLI started");
+    let acknowledged = Instant::now();
+    let through_cli = change_reaches(&events, &session, last_seq(&cluster, &run), acknowledged);
+    println!("an advance through the CLI reached server A's page {through_cli:?} after the CLI finished");
+    assert!(through_cli < LIVE, "server A's page heard the CLI's advance {through_cli:?} after it");
     assert_eq!(through_b.switched, 0);
 }
 
+/// An MCP client following a run on server A, in both protocol generations, hears each advance
+/// made through server B within a second of B's answer, and reads the run as B left it.
 #[test]
-fn a_runner_waiting_at_a_gate_on_the_database_sees_an_approval_made_by_another_process() {
+fn an_mcp_client_following_a_run_on_one_server_hears_advances_made_through_another() {
+    let cluster = Cluster::start(2);
+    let (a, b) = (&cluster.servers[0], &cluster.servers[1]);
+    for mode in ["auto", "legacy"] {
+        let started = cluster.start_run(1, &format!("followed from the other server ({mode})"));
+        let mut python = Command::new(python());
+        python.env("SWITCHYARD_FOLLOW_TOKEN", &a.token);
+        let follower = Follower::start(python, &format!("http://{}/mcp", a.address), mode, &string(&started["runId"]));
+        let mut through_b = Roaming::new(&cluster, 1);
+        let mut token = string(&started["continueToken"]);
+        for round in 0..3 {
+            let seen = through_b.advance(&token, &format!("{mode} round {round}"), "again").unwrap();
+            let (_, latency) = follower.wait_for(|update| update == format!("active {}", seen.node), BOUND);
+            println!("{mode}: an advance through server B reached a client of server A {latency:?} after B answered");
+            assert!(latency < LIVE, "{mode}: the client of server A heard server B's advance {latency:?} after it");
+            token = seen.next.unwrap();
+        }
+        assert_eq!(through_b.switched, 0, "server B at {} answered every advance", b.address);
+    }
+}
+
+#[test]
+fn a_runner_waiting_at_a_gate_on_the_database_sees_an_approval_made_through_a_server() {
     const KEY_VARIABLE: &str = "SWITCHYARD_TEST_MODEL_KEY";
-    let cluster = Cluster::start(0);
+    let cluster = Cluster::start(1);
     let model = FakeLlm::start();
     model.otherwise(|_| Reply::tool_call("complete_step", json!({ "notes": "hello: the greeting is written." })));
     let base_url = model.base_url();
@@ -431,32 +488,36 @@ fn a_runner_waiting_at_a_gate_on_the_database_sees_an_approval_made_by_another_p
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let event: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-            if sender.send(event).is_err() {
+            if sender.send((Instant::now(), event)).is_err() {
                 return;
             }
         }
     });
-    let next_named = |name: &str, bound: Duration| -> Value {
+    let next_named = |name: &str, bound: Duration| -> (Instant, Value) {
         let until = Instant::now() + bound;
         loop {
-            let event = events
+            let (arrived, event) = events
                 .recv_timeout(until.saturating_duration_since(Instant::now()))
                 .unwrap_or_else(|_| panic!("the runner sent no `{name}` event within {bound:?}"));
             if event["event"] == name {
-                return event;
+                return (arrived, event);
             }
         }
     };
-    let run = string(&next_named("run_started", Duration::from_secs(60))["run"]);
-    let waiting = next_named("waiting_for_human", Duration::from_secs(60));
+    let run = string(&next_named("run_started", Duration::from_secs(60)).1["run"]);
+    let (_, waiting) = next_named("waiting_for_human", Duration::from_secs(60));
     assert_eq!(waiting["kind"], "gate", "{waiting}");
 
-    let since = Instant::now();
-    cluster.cli(&["approve", &run]);
-    let decided = next_named("human_decided", BOUND);
-    println!("an approval by another process reached the waiting runner {:?} after the CLI started", since.elapsed());
+    let server = &cluster.servers[0];
+    let record = cluster.cli(&["status", &run]);
+    ConsoleLogin::new(server).approve(server, &string(&record["session"]), &run, &string(&record["tip"]));
+    let approved = Instant::now();
+    let (arrived, decided) = next_named("human_decided", BOUND);
+    let latency = arrived.saturating_duration_since(approved);
+    println!("an approval in a server's console reached the waiting runner {latency:?} after the console answered");
+    assert!(latency < LIVE, "the runner heard the console's approval {latency:?} after it");
     assert_eq!(decided["decision"], "approved", "{decided}");
-    let finished = next_named("finished", Duration::from_secs(60));
+    let (_, finished) = next_named("finished", Duration::from_secs(60));
     assert_eq!(finished["status"], "completed", "{finished}");
     assert_eq!(runner.wait().unwrap().code(), Some(0));
 }

@@ -420,7 +420,7 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
     let mut sessions = LocalSessionManager::default();
     sessions.session_config = session_config;
     let sessions = Arc::new(sessions);
-    let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
+    let service = StreamableHttpService::new(move || Ok(server.for_connection()), Arc::clone(&sessions), config);
     let token_required = options.token.is_some();
     let door_state = Arc::new(Door {
         guard: Guard {

@@ -14,6 +14,7 @@ mod front_page;
 pub mod http;
 mod metrics;
 pub mod render;
+pub mod resources;
 pub mod schemas;
 pub mod server;
 pub mod stdio;

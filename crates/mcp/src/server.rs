@@ -5,16 +5,18 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use switchyard_core::suggest;
 use switchyard_runtime::Runtime;
 
 use crate::errors::{ErrorCode, ToolError};
+use crate::resources::{self, Subscriptions};
 use crate::schemas::{self, ToolSpec};
 use crate::tools::{Answer, Tools};
 
@@ -37,7 +39,7 @@ pub struct ServerOptions {
     pub providers: Vec<Arc<dyn ToolProvider>>,
 }
 
-const INSTRUCTIONS: &str = "switchyard keeps you on a workflow's rails. start_workflow (or resume_session, then continue_workflow with intent rehydrate) gives you one step; do it, then call continue_workflow exactly as the answer's `nextCall` says. Steps with a human gate wait for a person: you cannot approve them, tell the user the command the answer gives.";
+const INSTRUCTIONS: &str = "switchyard keeps you on a workflow's rails. start_workflow (or resume_session, then continue_workflow with intent rehydrate) gives you one step; do it, then call continue_workflow exactly as the answer's `nextCall` says. Steps with a human gate wait for a person: you cannot approve them, tell the user the command the answer gives; the run's resource (switchyard://runs/<runId>) is updated when they decide, if you subscribe to it.";
 
 #[derive(Debug)]
 struct Inner {
@@ -48,10 +50,12 @@ struct Inner {
     fixtures: bool,
 }
 
-/// The switchyard MCP server; cheap to clone (one per HTTP session shares everything).
+/// The switchyard MCP server; cheap to clone. A clone shares everything, the runs a client
+/// follows included: each connection gets its own through [`SwitchyardServer::for_connection`].
 #[derive(Debug, Clone)]
 pub struct SwitchyardServer {
     inner: Arc<Inner>,
+    subscriptions: Arc<Subscriptions>,
 }
 
 impl SwitchyardServer {
@@ -81,7 +85,13 @@ impl SwitchyardServer {
                 owners,
                 fixtures: options.conformance_fixtures,
             }),
+            subscriptions: Arc::default(),
         }
+    }
+
+    /// The server for one more connection: the same tools and runtime, no runs followed yet.
+    pub fn for_connection(&self) -> Self {
+        Self { inner: Arc::clone(&self.inner), subscriptions: Arc::default() }
     }
 
     /// Every tool this server lists, in order.
@@ -155,11 +165,13 @@ impl ServerHandler for SwitchyardServer {
         if self.inner.fixtures {
             return crate::fixtures::server_config();
         }
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("switchyard", env!("CARGO_PKG_VERSION")).with_title("switchyard workflow runtime"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_resources_subscribe().build(),
+        )
+        .with_server_info(
+            Implementation::new("switchyard", env!("CARGO_PKG_VERSION")).with_title("switchyard workflow runtime"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     #[allow(deprecated)]
@@ -181,6 +193,57 @@ impl ServerHandler for SwitchyardServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(self.tool_list()))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        resources::list(self.runtime(), request.as_ref().and_then(|request| request.cursor.as_deref())).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read(self.runtime(), &request.uri).await.map(ReadResourceResponse::from)
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        (!self.inner.fixtures).then(|| resources::accepted_filter(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        resources::listen(self.runtime(), context).await
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.subscribe(self.runtime(), &request.uri, &context.peer).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn call_tool(

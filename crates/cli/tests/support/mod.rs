@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod mcp_http;
+pub mod test_tools;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
