@@ -42,3 +42,38 @@ fn an_unreachable_database_is_a_clear_error_without_the_password() {
     assert!(shown.contains("team@127.0.0.1:1/teamstore"), "names the database: {shown}");
     assert!(!shown.contains("s3cret-word"), "never the password: {shown}");
 }
+
+/// A URL without a password takes it from `PGPASSWORD`, as libpq does; without one the server's
+/// refusal says so, and the password is shown nowhere, whichever way it came.
+#[test]
+fn a_url_without_a_password_takes_it_from_pgpassword_and_never_shows_it() {
+    let database = TestDatabase::create();
+    let server = switchyard_test_support::server_url();
+    let (user_and_password, _) = server.split_once('@').unwrap();
+    let (scheme_and_user, password) = user_and_password.rsplit_once(':').unwrap();
+    let url = database.url().replacen(user_and_password, scheme_and_user, 1);
+    assert!(!url.contains(password), "the URL has no password: {url}");
+    let sandbox = Sandbox::sqlite();
+    sandbox.write_workflow("greeting.yaml", GREETING);
+    let without_password = |args: &[&str]| {
+        let mut all = vec!["--json", "--store", &url];
+        all.extend_from_slice(args);
+        let mut command = sandbox.command(&all);
+        command.env_remove("PGPASSWORD").env("PGPASSFILE", "/nonexistent");
+        command
+    };
+
+    let refused = support::ran(&without_password(&["sessions"]).output().unwrap());
+    assert_eq!(refused.code, 2, "no password, no login: {}", refused.stderr);
+    assert!(
+        refused.stderr.contains("password missing") && refused.stderr.contains("PGPASSWORD"),
+        "the refusal says what is missing and where it goes: {}",
+        refused.stderr
+    );
+
+    let mut with_variable = without_password(&["start", "greeting", "--goal", "logged in by PGPASSWORD"]);
+    let started = support::ran(&with_variable.env("PGPASSWORD", password).output().unwrap());
+    assert_eq!(started.code, 0, "{}", started.stderr);
+    let shown = format!("{}{}{}", started.stdout, started.stderr, refused.stderr);
+    assert!(!shown.contains(password), "the password is never shown: {shown}");
+}

@@ -92,13 +92,27 @@ fn a_store_copied_to_postgres_and_back_verifies_keeps_its_logs_and_its_tokens_wo
         let events = log(&sandbox, store, finished);
         events.as_array().unwrap().iter().filter(|event| event["kind"]["type"] == "advance_recorded").count()
     };
-    let before = advances(&back);
+    // Tokens minted on the SQLite file work on both copies: the database and the file copied back.
     let (used, notes) = &runs.used;
+    let fresh_run = &runs.all[4];
+    let before = advances(&postgres);
+    let replay = sandbox.run(&["--store", &postgres, "continue", used, "--notes", notes]).ok();
+    assert_eq!(replay["replayed"], true, "a used token replays its recorded answer in Postgres: {replay}");
+    assert_eq!(advances(&postgres), before, "a replay is not a second advance");
+    let advanced =
+        sandbox.run(&["--store", &postgres, "continue", &runs.unused, "--notes", "hello from Postgres"]).ok();
+    assert_eq!(
+        (string(&advanced["run"]), &advanced["step"]["step"]),
+        (fresh_run.clone(), &serde_json::json!("review"))
+    );
+    let verify = sandbox.run(&["--store", &postgres, "verify"]).ok();
+    assert_eq!(verify["problems"], serde_json::json!([]), "{verify}");
+
+    let before = advances(&back);
     let replay = sandbox.run(&["--store", &back, "continue", used, "--notes", notes]).ok();
     assert_eq!(replay["replayed"], true, "a used token replays its recorded answer: {replay}");
     assert_eq!(advances(&back), before, "a replay is not a second advance");
 
-    let fresh_run = &runs.all[4];
     let advanced = sandbox.run(&["--store", &back, "continue", &runs.unused, "--notes", "hello from the copy"]).ok();
     assert_eq!(&string(&advanced["run"]), fresh_run, "{advanced}");
     assert_eq!(advanced["step"]["step"], "review", "the old token moved its run on the new store: {advanced}");

@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use switchyard_store::{Store, VerifyReport};
-use switchyard_store_postgres::{PostgresOptions, PostgresStore};
-use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore};
+use switchyard_store::VerifyReport;
 
 use crate::error::Error;
+use crate::store::{self, copy::Location};
 
 /// A store that opened.
 #[derive(Debug)]
@@ -28,15 +27,16 @@ pub async fn store_health(path: &Path) -> Result<Option<StoreHealth>, Error> {
         Err(error) => return Err(Error::environment(format!("cannot read the store {}: {error}", path.display()))),
         Ok(_) => {}
     }
-    let store = SqliteStore::open(path, SqliteOptions::default())?;
-    let verify = store.verify().await?;
-    Ok(Some(StoreHealth { schema_version: SCHEMA_VERSION, verify }))
+    location_health(&Location::Sqlite(path.to_owned())).await.map(Some)
 }
 
 /// Opens the PostgreSQL store `url` names (applying the migrations it lacks, as every server's
 /// open does) and verifies it.
 pub async fn database_health(url: &str) -> Result<StoreHealth, Error> {
-    let store = PostgresStore::open(url, PostgresOptions::default()).await?;
-    let verify = store.verify().await?;
-    Ok(StoreHealth { schema_version: switchyard_store_postgres::SCHEMA_VERSION, verify })
+    location_health(&Location::Postgres(url.to_owned())).await
+}
+
+async fn location_health(location: &Location) -> Result<StoreHealth, Error> {
+    let verify = store::open_location(location).await?.verify().await?;
+    Ok(StoreHealth { schema_version: store::schema_version(location), verify })
 }

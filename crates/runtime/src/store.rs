@@ -67,8 +67,16 @@ pub(crate) async fn open(config: &Config) -> Result<Opened, Error> {
     }
 }
 
-/// Opens the store a command line names (`switchyard store copy`), creating a SQLite file that
-/// does not exist yet.
+/// The schema version a store of `location`'s backend is at once this build has opened it.
+pub(crate) fn schema_version(location: &copy::Location) -> i64 {
+    match location {
+        copy::Location::Postgres(_) => switchyard_store_postgres::SCHEMA_VERSION,
+        copy::Location::Sqlite(_) => switchyard_store_sqlite::SCHEMA_VERSION,
+    }
+}
+
+/// Opens the store a location names (`switchyard store copy`, `doctor`), creating a SQLite file
+/// that does not exist yet.
 pub(crate) async fn open_location(location: &copy::Location) -> Result<Arc<dyn Store>, Error> {
     Ok(match location {
         copy::Location::Postgres(url) => Arc::new(PostgresStore::open(url, PostgresOptions::default()).await?),

@@ -19,7 +19,12 @@ pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
         return if error.is_closed() || caused_by_io(error) {
             Error::Unavailable { message }
         } else {
-            Error::Io { message: format!("{message}; check the store URL, its user and its password") }
+            let fix = if message.contains("password missing") {
+                "put it in PGPASSWORD or in a password file (PGPASSFILE, else ~/.pgpass, mode 600), or in the URL"
+            } else {
+                "check the store URL, its user and its password"
+            };
+            Error::Io { message: format!("{message}; {fix}") }
         };
     };
     match *code {
