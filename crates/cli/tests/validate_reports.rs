@@ -95,7 +95,8 @@ fn a_repository_layout_is_validated_with_prompts_and_in_strict_mode_mirrors() {
     assert_eq!(
         codes(&report),
         [
-            "error prompt-invalid-value .claude/agents/reviewer.md",
+            // Claude Code's permission modes are its own and grow: an undocumented one warns.
+            "warning prompt-unknown-value .claude/agents/reviewer.md",
             "warning prompt-unknown-field .claude/commands/git/commit.md",
             "error prompt-missing-field commands/spw/plan.md",
             "error prompt-invalid-type commands/spw/plan.md",
@@ -104,9 +105,9 @@ fn a_repository_layout_is_validated_with_prompts_and_in_strict_mode_mirrors() {
     );
     assert_eq!(
         report["stats"],
-        serde_json::json!({"files_checked": 8, "files_passed": 6, "files_failed": 2, "total_violations": 4})
+        serde_json::json!({"files_checked": 8, "files_passed": 7, "files_failed": 1, "total_violations": 4})
     );
-    assert_eq!(report["summary"], "1 workflow(s), 7 prompt file(s): 3 error(s), 1 warning(s)");
+    assert_eq!(report["summary"], "1 workflow(s), 7 prompt file(s): 2 error(s), 2 warning(s)");
     let rules: Vec<&str> =
         report["files"].as_array().unwrap().iter().filter_map(|file| file["rules"].as_str()).collect();
     assert_eq!(
@@ -126,7 +127,7 @@ fn a_repository_layout_is_validated_with_prompts_and_in_strict_mode_mirrors() {
     assert_eq!(
         codes(&strict),
         [
-            "error prompt-invalid-value .claude/agents/reviewer.md",
+            "error prompt-unknown-value .claude/agents/reviewer.md",
             "error prompt-unknown-field .claude/commands/git/commit.md",
             "error prompt-missing-field commands/spw/plan.md",
             "error prompt-invalid-type commands/spw/plan.md",
@@ -157,8 +158,8 @@ fn named_files_are_checked_by_the_rule_set_their_place_gets() {
     let sandbox = Sandbox::new();
     let root = sandbox.project.path();
     repository(root);
-    let one = sandbox.run(&["validate", ".claude/agents/reviewer.md"]).expect(1);
-    assert_eq!(codes(&one), ["error prompt-invalid-value .claude/agents/reviewer.md"]);
+    let one = sandbox.run(&["validate", ".claude/agents/reviewer.md"]).expect(0);
+    assert_eq!(codes(&one), ["warning prompt-unknown-value .claude/agents/reviewer.md"]);
     let folder = sandbox.run(&["validate", "commands"]).expect(1);
     assert_eq!(
         codes(&folder),
