@@ -46,7 +46,7 @@ pub struct Request<'a> {
 
 /// Checks what `request` names and reports every violation.
 pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
-    let sets = RuleSet::from_config(request.config.prompts.as_deref())?;
+    let sets = RuleSet::of(request.config)?;
     let root = std::fs::canonicalize(request.project_root).unwrap_or_else(|_| request.project_root.to_owned());
     let mut checked = Vec::new();
     let mut not_workflows = Vec::new();

@@ -23,6 +23,7 @@ fn mirrored(pairs: &[(&str, &str)]) -> ValidateConfig {
                 .map(|(source, mirror)| MirrorPair { source: PathBuf::from(source), mirror: PathBuf::from(mirror) })
                 .collect(),
         ),
+        keep_presets: false,
     }
 }
 

@@ -365,8 +365,11 @@ fn a_configured_set_extends_its_preset_and_bad_sets_are_refused() {
     };
     refused(entry(Some("claude-commands"), vec![]), "claude-command, claude-agent");
     refused(entry(None, vec![rule("a", FieldType::Enum, &[], None)]), "lists no values");
-    refused(entry(None, vec![rule("a", FieldType::String, &[], Some("("))]), "does not compile");
-    refused(PromptRules { glob: "x/[.md".to_owned(), preset: None, fields: vec![] }, "does not parse");
+    refused(
+        entry(None, vec![rule("a", FieldType::String, &[], Some("("))]),
+        "is no regular expression: unclosed group",
+    );
+    refused(PromptRules { glob: "x/[.md".to_owned(), preset: None, fields: vec![] }, "is no glob");
 }
 
 #[test]

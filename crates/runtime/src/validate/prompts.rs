@@ -4,7 +4,9 @@
 //! field: required or not, a type (`string`, `string_array`, `enum` with values, `number`,
 //! `boolean`), optionally a regular expression. Rule sets come from `[[validate.prompts]]` in
 //! `switchyard.toml` (starting from a preset or not), or, when none is configured, are the
-//! presets at their conventional places.
+//! presets at their conventional places (`[validate] keep_presets` keeps them after a configured
+//! list). A configured set that cannot work is refused when `switchyard.toml` is read
+//! ([`RuleSet::configured`]), so every command stops on it.
 //!
 //! The frontmatter is read as YAML 1.2, as Claude Code reads it: `yes`, `no`, `on` and `off` are
 //! text, not booleans (YAML 1.1 made them booleans; the parser's default still does).
@@ -67,7 +69,7 @@ use switchyard_compiler::{Severity, split_frontmatter};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 
 use crate::catalog::read::read_bounded;
-use crate::config::{FieldRule, FieldType, PromptRules};
+use crate::config::{FieldRule, FieldType, PromptRules, ValidateConfig};
 use crate::error::Error;
 use crate::validate::report::{Checked, CheckedFile, FileKind, Violation};
 
@@ -362,6 +364,16 @@ fn compile_glob(glob: &str) -> Result<GlobMatcher, globset::Error> {
     Ok(GlobBuilder::new(glob).literal_separator(true).build()?.compile_matcher())
 }
 
+/// Why a `[[validate.prompts]]` entry does not give a rule set: the key that is wrong (of the
+/// entry, or of its field number `field`) and what is wrong with it. `switchyard.toml` is
+/// refused with it when it is read, located at that key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleProblem {
+    pub field: Option<usize>,
+    pub key: &'static str,
+    pub message: String,
+}
+
 impl RuleSet {
     /// The rule sets `[[validate.prompts]]` configures, or every preset at its conventional place
     /// when it configures none. A configured set's `fields` add to its preset's rules or replace
@@ -370,32 +382,68 @@ impl RuleSet {
         let Some(configured) = configured else {
             return Ok(PRESETS.iter().map(Preset::rule_set).collect());
         };
-        configured.iter().map(RuleSet::configured).collect()
+        configured
+            .iter()
+            .map(|entry| {
+                RuleSet::configured(entry).map_err(|problem| {
+                    let label =
+                        if problem.field.is_some() { "[[validate.prompts.fields]]" } else { "[[validate.prompts]]" };
+                    Error::invalid_input(format!(
+                        "[[validate.prompts]] glob = \"{}\": {label} {}: {}",
+                        entry.glob, problem.key, problem.message
+                    ))
+                })
+            })
+            .collect()
     }
 
-    fn configured(entry: &PromptRules) -> Result<RuleSet, Error> {
-        let at = format!("[[validate.prompts]] glob = \"{}\"", entry.glob);
+    /// The rule sets `validate` applies under `config`: the configured ones, then, with
+    /// `keep_presets`, every preset at its conventional place (a file a configured set matches
+    /// gets that set).
+    pub fn of(config: &ValidateConfig) -> Result<Vec<RuleSet>, Error> {
+        let mut sets = RuleSet::from_config(config.prompts.as_deref())?;
+        if config.prompts.is_some() && config.keep_presets {
+            sets.extend(PRESETS.iter().map(Preset::rule_set));
+        }
+        Ok(sets)
+    }
+
+    /// The rule set of one `[[validate.prompts]]` entry, or the first thing wrong with it.
+    pub fn configured(entry: &PromptRules) -> Result<RuleSet, RuleProblem> {
+        let problem = |field: Option<usize>, key: &'static str, message: String| RuleProblem { field, key, message };
         let mut rules = match &entry.preset {
-            Some(name) => Preset::named(name)
-                .ok_or_else(|| {
+            Some(name) => match Preset::named(name) {
+                Some(preset) => preset.rules(),
+                None => {
                     let known: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
-                    Error::invalid_input(format!(
-                        "{at}: there is no preset `{name}`; the presets are {}",
-                        known.join(", ")
-                    ))
-                })?
-                .rules(),
+                    let close = switchyard_core::suggest::closest(name, known.iter().copied())
+                        .map_or_else(String::new, |close| format!("did you mean `{close}`? "));
+                    return Err(problem(
+                        None,
+                        "preset",
+                        format!("there is no preset `{name}`; {close}The presets are {}", known.join(", ")),
+                    ));
+                }
+            },
             None => Vec::new(),
         };
-        for field in &entry.fields {
-            let rule = configured_rule(field, &at)?;
+        for (index, field) in entry.fields.iter().enumerate() {
+            let rule = configured_rule(field).map_err(|(key, message)| problem(Some(index), key, message))?;
             match rules.iter_mut().find(|known| known.name == rule.name) {
                 Some(known) => *known = rule,
                 None => rules.push(rule),
             }
         }
         let matcher = compile_glob(&entry.glob).map_err(|error| {
-            Error::invalid_input(format!("{at}: the glob does not parse ({error}); write it like `commands/**/*.md`"))
+            problem(
+                None,
+                "glob",
+                format!(
+                    "`{}` is no glob: {}; write one like `commands/**/*.md` (`*` within a folder, `**` across folders)",
+                    entry.glob,
+                    error.kind()
+                ),
+            )
         })?;
         Ok(RuleSet {
             name: entry.preset.clone().unwrap_or_else(|| entry.glob.clone()),
@@ -425,17 +473,21 @@ impl RuleSet {
     }
 }
 
-fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
+/// The rule of one configured field, or the key that is wrong and why.
+fn configured_rule(field: &FieldRule) -> Result<Rule, (&'static str, String)> {
     let kind = match field.kind {
         FieldType::String => Kind::String,
         FieldType::StringArray => Kind::StringArray,
         FieldType::Number => Kind::Number,
         FieldType::Boolean => Kind::Boolean,
         FieldType::Enum if field.values.is_empty() => {
-            return Err(Error::invalid_input(format!(
-                "{at}: the enum field `{}` lists no values; add `values = [\"a\", \"b\"]`",
-                field.name
-            )));
+            return Err((
+                "type",
+                format!(
+                    "the enum field `{}` lists no values; add them, as in `values = [\"draft\", \"final\"]`",
+                    field.name
+                ),
+            ));
         }
         FieldType::Enum => Kind::Enum(field.values.clone()),
     };
@@ -444,11 +496,37 @@ fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
         .as_deref()
         .map(|pattern| {
             Regex::new(pattern).map_err(|error| {
-                Error::invalid_input(format!("{at}: the pattern of field `{}` does not compile: {error}", field.name))
+                (
+                    "pattern",
+                    format!(
+                        "the pattern of field `{}`, `{pattern}`, is no regular expression: {}",
+                        field.name,
+                        regex_problem(pattern, &error)
+                    ),
+                )
             })
         })
         .transpose()?;
     Ok(Rule { name: field.name.clone(), required: field.required, kind, pattern })
+}
+
+/// What is wrong with `pattern`, which `regex` refused with `error`, in one line: the problem and
+/// the character where the parser stopped (`regex`'s own message draws it over several lines).
+fn regex_problem(pattern: &str, error: &regex::Error) -> String {
+    let at = |problem: &dyn std::fmt::Display, span: &regex_syntax::ast::Span| {
+        format!("{problem} (at character {})", span.start.column)
+    };
+    match regex_syntax::ParserBuilder::new().build().parse(pattern) {
+        Err(regex_syntax::Error::Parse(error)) => at(error.kind(), error.span()),
+        Err(regex_syntax::Error::Translate(error)) => at(error.kind(), error.span()),
+        Err(other) => other.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned(),
+        Ok(_) => match error {
+            regex::Error::CompiledTooBig(limit) => {
+                format!("it compiles to more than {limit} bytes; write a simpler pattern")
+            }
+            other => other.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned(),
+        },
+    }
 }
 
 // ------------------------------------------------------------------ finding files
