@@ -443,7 +443,13 @@ impl Printer {
             }
         }
         if let Some(report) = &response.report_warnings {
-            text.push_str(&format!("\n{}\n", self.bold("The report was accepted with warnings:")));
+            // A refused report's warnings come with it: it was not accepted.
+            let heading = if response.validation.is_some() {
+                "The same report also has warnings:"
+            } else {
+                "The report was accepted with warnings:"
+            };
+            text.push_str(&format!("\n{}\n", self.bold(heading)));
             for issue in &report.warnings {
                 text.push_str(&format!("  - [{}] {}: {}\n", issue.code, issue.path, issue.message));
             }
