@@ -132,8 +132,8 @@ fn a_repository_layout_is_validated_with_prompts_and_in_strict_mode_mirrors() {
             "error prompt-missing-field commands/spw/plan.md",
             "error prompt-invalid-type commands/spw/plan.md",
             "error mirror-divergent copy-ready/commands/spw/exec.md",
+            // A broken link is reported as that, not also as an extra file.
             "error mirror-broken-symlink copy-ready/commands/spw/status.md",
-            "error mirror-extra copy-ready/commands/spw/status.md",
         ],
         "{strict:#}"
     );
@@ -217,6 +217,22 @@ fn reports_keep_their_shape_as_json_sarif_and_github_annotations() {
     insta::assert_json_snapshot!("validate_report_json", json);
     insta::assert_json_snapshot!("validate_report_sarif", sarif);
     insta::assert_snapshot!("validate_report_github", github.stdout);
+
+    // Status reports, which the project check does not search for: named, in every format.
+    write(root, "run/impl/status.json", "{\n  \"status\": \"done\",\n  \"summary\": null,\n  \"skills_used\": []\n}\n");
+    write(
+        root,
+        "run/audit.status.json",
+        "{\"status\": \"pass\", \"summary\": \"audit\", \"confidence\": 1.0, \"validated\": true,\n\"skills_used\": [], \"skills_missing\": [], \"model_override_reason\": null,\n\"findings\": [\n{\"status\": \"blocked\", \"summary\": \"race in resume\", \"validated\": true}\n]}\n",
+    );
+    let status = sandbox.run(&["validate", "--strict", "run"]).expect(1);
+    let status_sarif = sandbox.run_text(&["validate", "--strict", "--format", "sarif", "run"]);
+    let mut status_sarif: Value = serde_json::from_str(&status_sarif.stdout).unwrap();
+    status_sarif["runs"][0]["tool"]["driver"]["semanticVersion"] = "[version]".into();
+    let status_github = sandbox.run_text(&["validate", "--strict", "--format", "github", "run"]);
+    insta::assert_json_snapshot!("validate_report_status_json", status);
+    insta::assert_json_snapshot!("validate_report_status_sarif", status_sarif);
+    insta::assert_snapshot!("validate_report_status_github", status_github.stdout);
 }
 
 #[test]
