@@ -198,6 +198,11 @@ impl Printer {
         writeln!(out, "{text}").map_err(|error| Failure::stdout(&error))
     }
 
+    /// `text` byte for byte, nothing added or taken away: a source a person redirects to a file.
+    pub fn verbatim(&self, text: &str) -> Result<(), Failure> {
+        std::io::stdout().lock().write_all(text.as_bytes()).map_err(|error| Failure::stdout(&error))
+    }
+
     pub fn bold(&self, text: &str) -> String {
         paint(text, style::HEADING)
     }

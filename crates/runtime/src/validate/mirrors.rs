@@ -43,7 +43,10 @@ pub mod codes {
         (BROKEN_SYMLINK, "point the symlink at an existing file, or replace it with a copy"),
         (ESCAPING_SYMLINK, "link to a file inside the project, or replace the link with a copy"),
         (UNREADABLE, "make it a regular, readable file"),
-        (BUILTIN_DIVERGENT, "vendor the built-in workflow again, or give your copy an id of its own"),
+        (
+            BUILTIN_DIVERGENT,
+            "vendor the built-in again (`switchyard inspect --builtin <id> --format source`), or give your copy an id of its own",
+        ),
     ];
 }
 
@@ -286,7 +289,10 @@ pub(crate) fn check_builtins(workflows: &Path, shown: &dyn Fn(&Path) -> String) 
                         &vendored[..12],
                         &embedded[..12]
                     ),
-                    "replace it with the built-in's text of this release, or give your copy an id of its own if the change is deliberate".to_owned(),
+                    format!(
+                        "vendor the built-in of this release again (`switchyard inspect --builtin {} --format source > {path_shown}`), or give your copy an id of its own if the change is deliberate",
+                        builtin.name
+                    ),
                 ));
             }
             checked.push(Checked { file: CheckedFile::new(path_shown, FileKind::Mirror), violations });
