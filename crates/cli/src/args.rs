@@ -68,6 +68,8 @@ pub enum InspectFormat {
     Json,
     Mermaid,
     Dot,
+    /// The workflow's source as written, byte for byte.
+    Source,
 }
 
 impl InspectFormat {
@@ -77,6 +79,7 @@ impl InspectFormat {
             Self::Json => "json",
             Self::Mermaid => "mermaid",
             Self::Dot => "dot",
+            Self::Source => "source",
         }
     }
 }
@@ -120,7 +123,10 @@ pub enum Commands {
         /// A workflow file instead of a name.
         #[arg(long, conflicts_with = "name")]
         file: Option<PathBuf>,
-        /// What to write: `text` for people, `json` (as --json), or the graph as a Mermaid flowchart or Graphviz DOT for a README or design doc. Default: text, or json under --json.
+        /// The built-in workflow of this name as this switchyard embeds it, even where the project or the user folder holds one of the same name.
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["name", "file"])]
+        builtin: Option<String>,
+        /// What to write: `text` for people, `json` (as --json), the graph as a Mermaid flowchart or Graphviz DOT for a README or design doc, or the `source` as written (`--builtin code-review --format source` to vendor a built-in again). Default: text, or json under --json.
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<InspectFormat>,
     },

@@ -46,14 +46,15 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             let config = crate::config_command::resolve(overrides)?;
             list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home))
         }
-        Commands::Inspect { name, file, format } => {
+        Commands::Inspect { name, file, builtin, format } => {
             let config = crate::config_command::resolve(overrides)?;
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
             let (name, file) = name_or_file(name, file);
-            let found = match (name, file) {
-                (_, Some(file)) => Catalog::file(&file)?,
-                (Some(name), None) => catalog.find(&name)?,
-                (None, None) => return Err(Failure::usage("name a workflow, or pass --file")),
+            let found = match (name, file, builtin) {
+                (_, _, Some(builtin)) => Catalog::builtin(&builtin)?,
+                (_, Some(file), None) => Catalog::file(&file)?,
+                (Some(name), None, None) => catalog.find(&name)?,
+                (None, None, None) => return Err(Failure::usage("name a workflow, or pass --file or --builtin")),
             };
             crate::inspect::run(&printer, &found, &config.execution, format)
         }

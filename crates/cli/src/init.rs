@@ -138,12 +138,20 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 
 [validate]
 # What `switchyard validate` checks besides workflows. Globs and folders are relative to the
-# project root. No rules by default.
+# project root.
 #
-# Rules for the frontmatter of Markdown prompt files, by glob. `preset` starts from a built-in
-# rule set (claude-command, claude-agent, claude-skill, spw-command); `fields` add to it or
-# replace its rule of the same name. A field's `type` is string, string_array, enum, number or
-# boolean; `values` lists an enum's values, `pattern` is a regular expression for strings.
+# The frontmatter of Markdown prompt files is checked against rule sets. With no
+# [[validate.prompts]] below, the four built-in rule sets (presets) apply at their places:
+# claude-command (**/.claude/commands/**/*.md), claude-agent (**/.claude/agents/**/*.md),
+# claude-skill (**/.claude/skills/*/SKILL.md) and spw-command (commands/spw/*.md).
+# A [[validate.prompts]] list REPLACES all four: only the listed rule sets apply, unless
+# keep_presets is true, which keeps the presets after the listed ones.
+#keep_presets = false
+#
+# A rule set: a glob, optionally a `preset` to start from (one of the four), and `fields` that
+# add to it or replace its rule of the same name. A field's `type` is string, string_array, enum,
+# number or boolean; `values` lists an enum's values, `pattern` is a regular expression for
+# strings. This one narrows Claude Code commands' `model` to three aliases:
 # [[validate.prompts]]
 # glob = ".claude/commands/**/*.md"
 # preset = "claude-command"
@@ -347,6 +355,18 @@ mod tests {
             };
             assert!(documented, "`{}` is not documented in switchyard init's template", key.dotted());
         }
+    }
+
+    /// The template says which rule sets apply when it configures none, and that a list replaces them.
+    #[test]
+    fn the_config_template_names_the_presets_and_says_a_rule_set_list_replaces_them() {
+        for preset in switchyard_runtime::validate::prompts::PRESETS {
+            let named = format!("{} ({})", preset.name, preset.glob);
+            assert!(CONFIG_TEMPLATE.contains(&named), "the template does not name {named}");
+        }
+        assert_eq!(switchyard_runtime::validate::prompts::PRESETS.len(), 4, "the template counts them");
+        assert!(CONFIG_TEMPLATE.contains("A [[validate.prompts]] list REPLACES all four"));
+        assert!(!CONFIG_TEMPLATE.contains("No rules by default"));
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! `switchyard inspect --format text|json|mermaid|dot`: a workflow's compiled graph for people
-//! (`text`), programs (`json`, as `--json`), or READMEs and design docs (`mermaid`, `dot`).
+//! `switchyard inspect --format text|json|mermaid|dot|source`: a workflow's compiled graph for
+//! people (`text`), programs (`json`, as `--json`), or READMEs and design docs (`mermaid`,
+//! `dot`); or its source as written (`source`), byte for byte, so a built-in can be vendored
+//! again (`inspect --builtin code-review --format source > …`).
 
 use switchyard_core::Workflow;
 use switchyard_runtime::{ExecutionConfig, Found, to_dot, to_mermaid};
@@ -36,6 +38,10 @@ pub fn run(
         }
         InspectFormat::Dot => {
             printer.line(to_dot(compiled_workflow(found)?).trim_end())?;
+            Ok(Outcome::Success)
+        }
+        InspectFormat::Source => {
+            printer.verbatim(&found.source()?)?;
             Ok(Outcome::Success)
         }
     }

@@ -198,6 +198,11 @@ impl Printer {
         writeln!(out, "{text}").map_err(|error| Failure::stdout(&error))
     }
 
+    /// `text` byte for byte, nothing added or taken away: a source a person redirects to a file.
+    pub fn verbatim(&self, text: &str) -> Result<(), Failure> {
+        std::io::stdout().lock().write_all(text.as_bytes()).map_err(|error| Failure::stdout(&error))
+    }
+
     pub fn bold(&self, text: &str) -> String {
         paint(text, style::HEADING)
     }
@@ -443,7 +448,13 @@ impl Printer {
             }
         }
         if let Some(report) = &response.report_warnings {
-            text.push_str(&format!("\n{}\n", self.bold("The report was accepted with warnings:")));
+            // A refused report's warnings come with it: it was not accepted.
+            let heading = if response.validation.is_some() {
+                "The same report also has warnings:"
+            } else {
+                "The report was accepted with warnings:"
+            };
+            text.push_str(&format!("\n{}\n", self.bold(heading)));
             for issue in &report.warnings {
                 text.push_str(&format!("  - [{}] {}: {}\n", issue.code, issue.path, issue.message));
             }

@@ -57,3 +57,24 @@ fn inspect_shows_status_reports_and_audits() {
     assert!(inspect.stdout.contains("audit report: a validated blocked finding"), "{}", inspect.stdout);
     assert!(inspect.stdout.contains("status report (graduated)"), "{}", inspect.stdout);
 }
+
+#[test]
+fn a_refused_report_with_warnings_is_shown_as_refused_only() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow("audited.yaml", AUDITED);
+    let start = sandbox.run(&["start", "audited", "--goal", "Audit it"]).ok();
+    let audited = sandbox
+        .run(&["continue", &continue_token(&start), "--artifacts", &LOW_CONFIDENCE.replace("blocked", "pass")])
+        .ok();
+    // No summary (an error) and no extended fields (warnings): one refused report.
+    let refused = sandbox.run_text(&["continue", &continue_token(&audited), "--artifacts", r#"{"status": "pass"}"#]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    assert!(refused.stdout.contains("The last report was refused:"), "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("`summary` is missing: add it: a one-sentence summary of what was done or what blocks"),
+        "{}",
+        refused.stdout
+    );
+    assert!(refused.stdout.contains("The same report also has warnings:"), "{}", refused.stdout);
+    assert!(!refused.stdout.contains("accepted"), "{}", refused.stdout);
+}

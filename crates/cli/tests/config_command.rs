@@ -85,3 +85,43 @@ fn a_bad_configuration_stops_every_command_naming_it_and_the_file_line_and_close
     let ran = support::ran(&sandbox.command(&["status", "run_x"]).env("SWITCHYARD_SERVE_PORT", "x").output().unwrap());
     assert!(ran.stderr.contains("switchyard: `status` stopped: "), "{}", ran.stderr);
 }
+
+#[test]
+fn a_prompt_rule_set_that_cannot_work_stops_every_command_at_the_key_with_one_line() {
+    let sandbox = Sandbox::new();
+    let file = sandbox.project.path().join("switchyard.toml");
+    std::fs::write(
+        &file,
+        "[[validate.prompts]]\nglob = \"prompts/*.md\"\n[[validate.prompts.fields]]\nname = \"owner\"\ntype = \"string\"\npattern = \"^@(team\"\n",
+    )
+    .unwrap();
+    let located = format!(
+        "{}:6:11: [[validate.prompts.fields]] pattern: the pattern of field `owner`, `^@(team`, is no regular expression: unclosed group (at character 3)",
+        file.display()
+    );
+    for args in [&["validate"][..], &["config"], &["list"]] {
+        let ran = support::ran(&sandbox.command(args).output().unwrap());
+        assert_eq!(ran.code, 2, "{args:?}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains(&format!("switchyard: `{}` stopped: {located}", args[0])),
+            "{args:?}: {}",
+            ran.stderr
+        );
+        assert!(!ran.stderr.contains("regex parse error"), "{}", ran.stderr);
+    }
+    let doctor = support::ran(&sandbox.command(&["doctor"]).output().unwrap());
+    assert_eq!(doctor.code, 1, "{}", doctor.stdout);
+    assert!(doctor.stdout.contains("fail config") && doctor.stdout.contains(&located), "{}", doctor.stdout);
+    std::fs::write(&file, "[[validate.prompts]]\nglob = \"prompts/*.md\"\n[[validate.prompts.fields]]\nname = \"stage\"\ntype = \"strng\"\n")
+        .unwrap();
+    let ran = support::ran(&sandbox.command(&["validate"]).output().unwrap());
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "switchyard: `validate` stopped: {}:5:8: [[validate.prompts.fields]] type `strng` is no field type; did you mean `string`?",
+            file.display()
+        )),
+        "{}",
+        ran.stderr
+    );
+}

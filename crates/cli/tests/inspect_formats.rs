@@ -1,6 +1,6 @@
-//! `switchyard inspect --format text|json|mermaid|dot` through the binary: each format writes
-//! what the runtime's writers give, `--format json` is `--json`, and a broken workflow fails
-//! the same way in every format.
+//! `switchyard inspect --format text|json|mermaid|dot|source` through the binary: each format
+//! writes what the runtime's writers give, `--format json` is `--json`, a broken workflow fails
+//! the same way in every format, and `--builtin … --format source` vendors a built-in again.
 
 mod support;
 
@@ -125,4 +125,36 @@ fn inspect_says_the_limits_a_run_would_get_and_which_come_from_the_configuration
     let text = sandbox.run_text(&["inspect", "--file", own.to_str().unwrap()]);
     assert_eq!(text.code, 0, "{}", text.stderr);
     assert!(text.stdout.contains("max_revision_attempts 1 · max_replan_attempts 2 ([execution])"), "{}", text.stdout);
+}
+
+#[test]
+fn a_stale_vendored_builtin_is_vendored_again_with_the_command_validate_names() {
+    let sandbox = Sandbox::new();
+    let root = sandbox.project.path();
+    let vendored = root.join(".switchyard/workflows/code-review.yaml");
+    std::fs::create_dir_all(vendored.parent().unwrap()).unwrap();
+    let builtin = switchyard_compiler::builtins().find(|builtin| builtin.name == "code-review").unwrap();
+    std::fs::write(&vendored, builtin.source.text.replace("title:", "title: (old)")).unwrap();
+    let stale = sandbox.run(&["validate", "--strict"]).expect(1);
+    let divergent = stale["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|violation| violation["code"] == "builtin-divergent")
+        .unwrap();
+    let help = divergent["help"].as_str().unwrap();
+    let command = "switchyard inspect --builtin code-review --format source > .switchyard/workflows/code-review.yaml";
+    assert!(help.contains(command), "{help}");
+    // The project's copy shadows the built-in by name; --builtin reaches the embedded one, byte for byte.
+    let source = sandbox.run_text(&["inspect", "--builtin", "code-review", "--format", "source"]);
+    assert_eq!(source.code, 0, "{}", source.stderr);
+    assert_eq!(source.stdout, builtin.source.text);
+    let shadowing = sandbox.run_text(&["inspect", "code-review", "--format", "source"]);
+    assert_ne!(shadowing.stdout, builtin.source.text, "the name finds the project's copy");
+    std::fs::write(&vendored, &source.stdout).unwrap();
+    let fresh = sandbox.run(&["validate", "--strict"]).expect(0);
+    assert_eq!(fresh["errors"], 0, "{fresh:#}");
+    let unknown = sandbox.run_text(&["inspect", "--builtin", "code-reviews", "--format", "source"]);
+    assert_ne!(unknown.code, 0);
+    assert!(unknown.stderr.contains("code-review"), "the built-ins are named: {}", unknown.stderr);
 }

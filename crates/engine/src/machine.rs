@@ -432,8 +432,8 @@ impl<'a> Machine<'a> {
         for finding in review.findings {
             let issue = ValidationIssue {
                 code: "STATUS_REPORT".to_owned(),
+                message: format!("{} (rule {})", finding.sentence(), finding.rule.as_str()),
                 path: finding.pointer,
-                message: format!("{} (rule {})", finding.message, finding.rule.as_str()),
             };
             match finding.severity {
                 Severity::Error => issues.push(issue),

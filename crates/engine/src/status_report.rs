@@ -77,12 +77,22 @@ pub struct Finding {
     /// JSON pointer of the value (or of where the missing field belongs), under the base the
     /// check was given.
     pub pointer: String,
-    /// The field's name (`summary`), or `""` for the report itself.
+    /// The field's name (`summary`), its pointer within the report for a field of one of its
+    /// `findings` (`/findings/1/confidence`), or `""` for the report itself.
     pub field: String,
     pub rule: Rule,
     pub severity: Severity,
-    /// What is wrong and how to fix it.
+    /// What is wrong, naming the field.
     pub message: String,
+    /// What fixes it.
+    pub help: String,
+}
+
+impl Finding {
+    /// What is wrong and how to fix it, in one sentence: what an advance's issue says.
+    pub fn sentence(&self) -> String {
+        format!("{}: {}", self.message, self.help)
+    }
 }
 
 /// The core status values.
@@ -103,113 +113,114 @@ pub fn check(report: Option<&Value>, base: &str, options: CheckOptions) -> Vec<F
             field: String::new(),
             rule: Rule::Required,
             severity: Severity::Error,
-            message: format!(
-                "the step's artifacts must be {what}, but none were sent: send an object with `status` (pass or blocked) and a non-empty `summary`"
-            ),
+            message: format!("the step's artifacts must be {what}, but none were sent"),
+            help: "send an object with `status` (pass or blocked) and a non-empty `summary`".to_owned(),
         }),
-        Some(value) => check_object(value, base, options, true, &mut findings),
+        Some(value) => check_object(value, base, "", options, &mut findings),
     }
     findings
 }
 
-fn check_object(value: &Value, base: &str, options: CheckOptions, top: bool, findings: &mut Vec<Finding>) {
+/// What each field holds: the fix of a missing field (`add it: …`), a null, a wrong type or a
+/// value out of place (`send …`).
+const SEND_STATUS: &str = "`pass` or `blocked`";
+const SEND_SUMMARY: &str = "a one-sentence summary of what was done or what blocks";
+const SEND_SKILLS: &str = "a list of skill names as strings, `[]` when there is none";
+const SEND_REASON: &str = "the reason as a string, or null when the model was not overridden";
+const SEND_CONFIDENCE: &str = "how sure the finding is, a number from 0.0 to 1.0";
+const SEND_VALIDATED: &str = "true when the finding was checked, false otherwise";
+const SEND_FINDINGS: &str = "a list of finding reports, or leave `findings` out";
+
+/// Checks the report (or finding) `value` at `pointer`; `within` is its own pointer within the
+/// top report (`""` for the report, `/findings/1` for one of its findings), which names its fields.
+fn check_object(value: &Value, pointer: &str, within: &str, options: CheckOptions, findings: &mut Vec<Finding>) {
     let Some(object) = value.as_object() else {
         findings.push(Finding {
-            pointer: base.to_owned(),
-            field: String::new(),
+            pointer: pointer.to_owned(),
+            field: within.to_owned(),
             rule: Rule::Type,
             severity: Severity::Error,
-            message: format!(
-                "a report must be a JSON object, but this is {}: send an object with `status` and `summary`",
-                json_kind(value)
-            ),
+            message: format!("a report must be a JSON object, but {} is {}", shown(within), json_kind(value)),
+            help: "send an object with `status` and `summary`".to_owned(),
         });
         return;
     };
-    let field =
-        |name: &str| Field { name: name.to_owned(), pointer: format!("{base}/{name}"), value: object.get(name) };
-    field("status").check(Severity::Error, findings, |value| match value.as_str() {
+    let field = |name: &str, send: &'static str| Field {
+        name: if within.is_empty() { name.to_owned() } else { format!("{within}/{name}") },
+        pointer: format!("{pointer}/{name}"),
+        value: object.get(name),
+        send,
+    };
+    field("status", SEND_STATUS).check(Severity::Error, findings, |value| match value.as_str() {
         Some(status) if STATUS_VALUES.contains(&status) => Ok(()),
-        Some(status) => Err((Rule::Enum, format!("is `{status}`, not one of pass, blocked: send `pass` or `blocked`"))),
-        None => Err((Rule::Type, format!("is {}, not a string: send `pass` or `blocked`", json_kind(value)))),
+        Some(status) => Err((Rule::Enum, format!("is `{status}`, not one of pass, blocked"))),
+        None => Err((Rule::Type, format!("is {}, not a string", json_kind(value)))),
     });
-    field("summary").check(Severity::Error, findings, |value| match value.as_str() {
+    field("summary", SEND_SUMMARY).check(Severity::Error, findings, |value| match value.as_str() {
         Some(summary) if !summary.trim().is_empty() => Ok(()),
-        Some(_) => Err((Rule::NonEmpty, "is empty: say in a sentence what was done or what blocks".to_owned())),
-        None => Err((Rule::Type, format!("is {}, not a string: send a one-sentence summary", json_kind(value)))),
+        Some(_) => Err((Rule::NonEmpty, "is empty".to_owned())),
+        None => Err((Rule::Type, format!("is {}, not a string", json_kind(value)))),
     });
     let extended = if options.strict { Severity::Error } else { Severity::Warning };
     for name in ["skills_used", "skills_missing"] {
-        field(name).check(extended, findings, string_list);
+        field(name, SEND_SKILLS).check(extended, findings, string_list);
     }
-    let reason = field("model_override_reason");
+    let reason = field("model_override_reason", SEND_REASON);
     match reason.value {
         None => reason.missing(extended, findings),
         Some(Value::Null | Value::String(_)) => {}
         Some(other) => findings.push(reason.finding(
             Rule::Type,
             Severity::Error,
-            &format!(
-                "is {}, not a string or null: send the reason as a string, or null when the model was not overridden",
-                json_kind(other)
-            ),
+            &format!("is {}, not a string or null", json_kind(other)),
         )),
     }
     if options.kind == ReportKind::Audit {
-        field("confidence").check(Severity::Error, findings, |value| match value.as_f64() {
+        field("confidence", SEND_CONFIDENCE).check(Severity::Error, findings, |value| match value.as_f64() {
             Some(confidence) if (0.0..=1.0).contains(&confidence) => Ok(()),
-            Some(confidence) => Err((
-                Rule::Range,
-                format!("is {confidence}, outside 0.0 to 1.0: send how sure the finding is, from 0.0 to 1.0"),
-            )),
-            None => Err((Rule::Type, format!("is {}, not a number: send a number from 0.0 to 1.0", json_kind(value)))),
+            Some(confidence) => Err((Rule::Range, format!("is {confidence}, outside 0.0 to 1.0"))),
+            None => Err((Rule::Type, format!("is {}, not a number", json_kind(value)))),
         });
-        field("validated").check(Severity::Error, findings, |value| match value {
+        field("validated", SEND_VALIDATED).check(Severity::Error, findings, |value| match value {
             Value::Bool(_) => Ok(()),
-            other => Err((
-                Rule::Type,
-                format!(
-                    "is {}, not a boolean: send true when the finding was checked, false otherwise",
-                    json_kind(other)
-                ),
-            )),
+            other => Err((Rule::Type, format!("is {}, not a boolean", json_kind(other)))),
         });
-        let list = field("findings");
-        if top && let Some(value) = list.value {
+        let list = field("findings", SEND_FINDINGS);
+        if within.is_empty()
+            && let Some(value) = list.value
+        {
             match value.as_array() {
                 Some(items) => {
                     for (index, item) in items.iter().enumerate() {
-                        check_object(item, &format!("{}/{index}", list.pointer), options, false, findings);
+                        let within = format!("/findings/{index}");
+                        check_object(item, &format!("{}/{index}", list.pointer), &within, options, findings);
                     }
                 }
-                None if value.is_null() => findings.push(list.finding(
-                    Rule::NotNull,
-                    Severity::Error,
-                    "is null: leave `findings` out, or send a list of finding reports",
-                )),
+                None if value.is_null() => findings.push(list.finding(Rule::NotNull, Severity::Error, "is null")),
                 None => findings.push(list.finding(
                     Rule::Type,
                     Severity::Error,
-                    &format!("is {}, not a list: send a list of finding reports", json_kind(value)),
+                    &format!("is {}, not a list", json_kind(value)),
                 )),
             }
         }
     }
 }
 
+/// How a message names the report or finding at `within`.
+fn shown(within: &str) -> String {
+    if within.is_empty() { "the report".to_owned() } else { format!("`{within}`") }
+}
+
 fn string_list(value: &Value) -> Result<(), (Rule, String)> {
     match value.as_array() {
         Some(items) => match items.iter().position(|item| !item.is_string()) {
             None => Ok(()),
-            Some(index) => Err((
-                Rule::Type,
-                format!("has {} at index {index}, not a string: list skill names as strings", json_kind(&items[index])),
-            )),
+            Some(index) => {
+                Err((Rule::Type, format!("has {} at index {index}, not a string", json_kind(&items[index]))))
+            }
         },
-        None => Err((
-            Rule::Type,
-            format!("is {}, not a list of strings: send a list, `[]` when there is none", json_kind(value)),
-        )),
+        None => Err((Rule::Type, format!("is {}, not a list of strings", json_kind(value)))),
     }
 }
 
@@ -217,6 +228,8 @@ struct Field<'a> {
     name: String,
     pointer: String,
     value: Option<&'a Value>,
+    /// What the field holds, for the fix.
+    send: &'static str,
 }
 
 impl Field<'_> {
@@ -227,15 +240,17 @@ impl Field<'_> {
             rule,
             severity,
             message: format!("`{}` {what}", self.name),
+            help: format!("send {}", self.send),
         }
     }
 
     fn missing(&self, severity: Severity, findings: &mut Vec<Finding>) {
-        let how = match severity {
-            Severity::Error => "add it",
-            Severity::Warning => "add it (strict status reports require it)",
+        let mut finding = self.finding(Rule::Required, severity, "is missing");
+        finding.help = match severity {
+            Severity::Error => format!("add it: {}", self.send),
+            Severity::Warning => format!("add it (strict status reports require it): {}", self.send),
         };
-        findings.push(self.finding(Rule::Required, severity, &format!("is missing: {how}")));
+        findings.push(finding);
     }
 
     /// Checks a field that must be present and not null; a null is an error whatever
@@ -248,11 +263,7 @@ impl Field<'_> {
     ) {
         match self.value {
             None => self.missing(missing_severity, findings),
-            Some(Value::Null) => findings.push(self.finding(
-                Rule::NotNull,
-                Severity::Error,
-                "is null: send a value, or leave the field out",
-            )),
+            Some(Value::Null) => findings.push(self.finding(Rule::NotNull, Severity::Error, "is null")),
             Some(value) => {
                 if let Err((rule, what)) = rule(value) {
                     findings.push(self.finding(rule, Severity::Error, &what));

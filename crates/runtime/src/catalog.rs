@@ -82,6 +82,27 @@ pub struct Found {
     pub compiled: Compiled,
 }
 
+impl Found {
+    /// The text the workflow was compiled from, byte for byte: a file's, or a built-in's as
+    /// embedded. A bundle (a folder or an archive) has several files, so no one text.
+    pub fn source(&self) -> Result<String, Error> {
+        if self.location.origin == Origin::Builtin {
+            let builtin = switchyard_compiler::builtins()
+                .find(|builtin| builtin.name == self.name)
+                .ok_or_else(|| Error::invalid_input(format!("`{}` is no built-in workflow", self.name)))?;
+            return Ok(builtin.source.text);
+        }
+        let path = Path::new(&self.location.path);
+        if is_bundle_path(path) {
+            return Err(Error::invalid_input(format!(
+                "{} is a bundle, a folder or archive of several files: its sources are those files",
+                path.display()
+            )));
+        }
+        read_source(path)
+    }
+}
+
 /// What a path found by [`Catalog::sources`] turned out to be.
 #[derive(Debug)]
 pub enum Sourced {
@@ -200,6 +221,18 @@ impl Catalog {
         let compiled = compile_location(name, first)?;
         let shadows = candidates.map(|candidate| candidate.location).collect();
         Ok(Some(Found { name: name.to_owned(), location, shadows, compiled }))
+    }
+
+    /// The built-in workflow `name` as this binary embeds it, whatever the project's or the
+    /// user's folders hold under the same name (`inspect --builtin`, to see or vendor it again).
+    pub fn builtin(name: &str) -> Result<Found, Error> {
+        let names: Vec<String> = switchyard_compiler::builtins().map(|builtin| builtin.name.to_owned()).collect();
+        if !names.iter().any(|known| known == name) {
+            return Err(Error::WorkflowNotFound { name: name.to_owned(), available: names });
+        }
+        let location = Location { origin: Origin::Builtin, path: format!("builtin:{name}") };
+        let compiled = compile_location(name, Candidate { location: location.clone(), text: None })?;
+        Ok(Found { name: name.to_owned(), location, shadows: Vec::new(), compiled })
     }
 
     /// Compiles a file or bundle named directly, outside discovery. For a multi-workflow package

@@ -153,6 +153,9 @@ pub struct ValidateConfig {
     pub prompts: Option<Vec<PromptRules>>,
     /// `[[validate.mirrors]]`: folders that must hold the same files; like `prompts`.
     pub mirrors: Option<Vec<MirrorPair>>,
+    /// `keep_presets`: the presets apply at their conventional places after the `prompts` rule
+    /// sets, instead of only when none is configured (default false).
+    pub keep_presets: bool,
 }
 
 /// One `[[validate.prompts]]` entry: the files its glob matches get its field rules.
@@ -195,6 +198,11 @@ pub enum FieldType {
     Enum,
     Number,
     Boolean,
+}
+
+impl FieldType {
+    /// The types as `switchyard.toml` names them, in the order of the variants.
+    pub const NAMES: [&'static str; 5] = ["string", "string_array", "enum", "number", "boolean"];
 }
 
 /// One `[[validate.mirrors]]` entry: `mirror` must hold exactly the files of `source`.
@@ -537,6 +545,7 @@ impl Config {
         let mut serve = ServeConfig::default();
         let (mut min_confidence, mut max_revision_attempts, mut max_replan_attempts) = (None, None, None);
         let mut validate = ValidateConfig::default();
+        let mut keep_presets = None;
         let mut runner_layers = Vec::new();
         let mut models: BTreeMap<String, ModelConfig> = BTreeMap::new();
         for mut layer in layers {
@@ -586,6 +595,7 @@ impl Config {
             max_replan_attempts = max_replan_attempts.or(read.execution.max_replan_attempts);
             validate.prompts = validate.prompts.or_else(|| read.validate.prompts.clone());
             validate.mirrors = validate.mirrors.or_else(|| read.validate.mirrors.clone());
+            keep_presets = keep_presets.or(read.validate.keep_presets);
             read.runner.check(|dotted| layer.at(dotted))?;
             for (name, model) in &read.models {
                 runner::check_model(name, model, |dotted| layer.at(dotted))?;
@@ -600,6 +610,7 @@ impl Config {
                 origins.entry(key).or_insert(origin);
             }
         }
+        validate.keep_presets = keep_presets.unwrap_or(false);
         let execution_defaults = ExecutionConfig::default();
         let execution = ExecutionConfig {
             max_revision_attempts: max_revision_attempts.unwrap_or(execution_defaults.max_revision_attempts),

@@ -46,7 +46,7 @@ pub struct Request<'a> {
 
 /// Checks what `request` names and reports every violation.
 pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
-    let sets = RuleSet::from_config(request.config.prompts.as_deref())?;
+    let sets = RuleSet::of(request.config)?;
     let root = std::fs::canonicalize(request.project_root).unwrap_or_else(|_| request.project_root.to_owned());
     let mut checked = Vec::new();
     let mut not_workflows = Vec::new();
@@ -193,9 +193,17 @@ fn nothing_to_check(request: &Request<'_>, sets: &[RuleSet], not_workflows: &[No
         ));
     }
     let globs: Vec<&str> = sets.iter().map(|set| set.glob.as_str()).collect();
+    let mirrors = request.config.mirrors.as_deref().unwrap_or_default();
+    let fix = if !request.strict && !mirrors.is_empty() {
+        format!(
+            "the {} [[validate.mirrors]] pair(s) of switchyard.toml are compared only with --strict: run `switchyard validate --strict`",
+            mirrors.len()
+        )
+    } else {
+        "pass files or folders, or configure [[validate.prompts]] in switchyard.toml".to_owned()
+    };
     Error::invalid_input(format!(
-        "nothing to validate in {}: no {PROJECT_FOLDER}/workflows/ folder and no prompt files matching {}; \
-         pass files or folders, or configure [[validate.prompts]] in switchyard.toml",
+        "nothing to validate in {}: no {PROJECT_FOLDER}/workflows/ folder and no prompt files matching {}; {fix}",
         request.project_root.display(),
         globs.join(", ")
     ))

@@ -1,15 +1,19 @@
 //! `[execution]` of `switchyard.toml` through the runtime: the limits a workflow gets when it does
 //! not declare them, pinned with the run's copy; a workflow's own limits win; the default
-//! configuration changes no workflow's hash.
+//! configuration changes no workflow's hash; `_iteration_state.json` counts the replans.
 
 use std::path::{Path, PathBuf};
 
-use switchyard_core::state::RunStatus;
+use serde_json::Value;
+use switchyard_core::state::{DecisionReason, RunStatus};
+use switchyard_runtime::run_folder::ITERATION_STATE_FILE;
 use switchyard_runtime::{AdvanceInput, Catalog, Config, Overrides, Runtime, StartRequest, StepResponse};
 use switchyard_test_support::TestHome;
 
 const UNDECLARED: &str = "id: undeclared\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
 const DECLARED: &str = "id: declared\nlimits: {max_revision_attempts: 3}\nsteps:\n  - {id: draft, prompt: Draft it., gate: true, next: done}\n  - {id: done, prompt: Finish.}\n";
+/// Plan, work, and from work either a replan back to plan or the end.
+const REPLANNING: &str = "id: replanning\nsteps:\n  - {id: plan, prompt: Plan it., next: work}\n  - id: work\n    prompt: Work.\n    next:\n      - {to: plan, label: replan, kind: replan}\n      - {end: true, label: finish}\n";
 
 /// A runtime whose home's `switchyard.toml` holds `switchyard_toml`, over the home's store.
 async fn runtime(home: &TestHome, switchyard_toml: &str) -> Runtime {
@@ -87,4 +91,57 @@ async fn the_default_configuration_changes_no_workflow_hash() {
         let request = StartRequest { file: Some(file), goal: "hash".to_owned(), ..StartRequest::default() };
         assert_eq!(runtime.start(request).await.unwrap().workflow.hash, compiled_hash, "{name}");
     }
+}
+
+/// Reports on `response`'s step, taking the edge `choice` when given; the run must go on.
+async fn step(runtime: &Runtime, response: &StepResponse, choice: Option<&str>) -> StepResponse {
+    let token = response.tokens.continue_token.clone().expect("the agent has a step");
+    let input =
+        AdvanceInput { notes: Some("done".to_owned()), choice: choice.map(str::to_owned), ..AdvanceInput::default() };
+    runtime.advance(&token, None, input).await.unwrap()
+}
+
+async fn replan_count(runtime: &Runtime, response: &StepResponse) -> Option<u64> {
+    runtime.flush_state_documents().await;
+    let folder = runtime.run_folder(response.session).expect("the run has a folder");
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(folder.join(ITERATION_STATE_FILE)).unwrap()).unwrap();
+    state["replan_count"].as_u64()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_configured_replan_limit_sends_the_run_to_a_human_and_the_iteration_state_counts_the_replans() {
+    let home = TestHome::new();
+    let runtime = runtime(&home, "[execution]\nmax_replan_attempts = 1\n").await;
+    let undeclared = workflow_file(home.path(), "replanning.yaml", REPLANNING);
+    let declared = workflow_file(
+        home.path(),
+        "replanning-own.yaml",
+        &REPLANNING.replace("id: replanning\n", "id: replanning-own\nlimits: {max_replan_attempts: 3}\n"),
+    );
+    let mut second_replans = Vec::new();
+    for file in [undeclared, declared] {
+        let request = StartRequest { file: Some(file), goal: "replan".to_owned(), ..StartRequest::default() };
+        let started = runtime.start(request).await.unwrap();
+        assert_eq!(replan_count(&runtime, &started).await, Some(0));
+        // The first replan is within both limits: back to `plan`, counted.
+        let replanned = step(&runtime, &step(&runtime, &started, None).await, Some("replan")).await;
+        assert_eq!(replanned.step.as_ref().map(|step| step.step.as_str()), Some("plan"), "{replanned:?}");
+        assert_eq!(replan_count(&runtime, &replanned).await, Some(1));
+        let again = step(&runtime, &step(&runtime, &replanned, None).await, Some("replan")).await;
+        second_replans.push((
+            again.status,
+            again.decision.as_ref().map(|decision| decision.reason),
+            replan_count(&runtime, &again).await,
+        ));
+    }
+    // The second replan is past the configured limit of 1: a human decides, and nothing more is
+    // counted; the workflow declaring 3 replans goes back to `plan`.
+    assert_eq!(
+        second_replans,
+        [
+            (RunStatus::WaitingForHumanDecision, Some(DecisionReason::ReplanLimit), Some(1)),
+            (RunStatus::Active, None, Some(2)),
+        ]
+    );
 }

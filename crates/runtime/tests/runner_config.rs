@@ -148,7 +148,7 @@ fn an_unknown_key_in_a_model_table_is_located_with_the_closest_key() {
     );
     check(
         "[models.local]\ntemperature = \"hot\"\n",
-        "[file]:2:15: [models.local] temperature: invalid type: string \"hot\", expected f64",
+        "[file]:2:15: [models.local] temperature is the text \"hot\", but it takes a number such as 0.8",
     );
 }
 

@@ -23,6 +23,7 @@ fn mirrored(pairs: &[(&str, &str)]) -> ValidateConfig {
                 .map(|(source, mirror)| MirrorPair { source: PathBuf::from(source), mirror: PathBuf::from(mirror) })
                 .collect(),
         ),
+        keep_presets: false,
     }
 }
 
@@ -95,6 +96,52 @@ fn mirrors_are_compared_only_in_strict_mode_and_equal_folders_pass() {
     write(root, "copy/a.md", "one");
     let report = run(root, &config, true);
     assert!(report.ok, "{report:#?}");
+}
+
+#[test]
+fn a_file_that_cannot_be_compared_is_reported_once_as_what_it_is() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    write(root, "commands/kept.md", "k");
+    std::fs::create_dir_all(root.join("copy")).unwrap();
+    write(root, "copy/kept.md", "k");
+    // Only in the mirror, a broken link: not also an extra file.
+    symlink("nowhere.md", root.join("copy/broken.md")).unwrap();
+    // Only in the source, a broken link: not also a missing copy.
+    symlink("nowhere.md", root.join("commands/gone.md")).unwrap();
+    // Only in the mirror, a link out of the project: not also an extra file.
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.md", "s");
+    symlink(outside.path().join("secret.md"), root.join("copy/escaping.md")).unwrap();
+    let report = run(root, &mirrored(&[("commands", "copy")]), true);
+    let mut found = found(&report);
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "mirror-broken-symlink commands/gone.md (copy/gone.md)",
+            "mirror-broken-symlink copy/broken.md (commands/broken.md)",
+            "mirror-escaping-symlink copy/escaping.md (commands/escaping.md)",
+        ],
+        "{report:#?}"
+    );
+}
+
+#[test]
+fn only_mirrors_without_strict_is_nothing_to_validate_and_says_strict_compares_them() {
+    let project = tempfile::tempdir().unwrap();
+    write(project.path(), "commands/a.md", "one");
+    write(project.path(), "copy/a.md", "one");
+    let config = mirrored(&[("commands", "copy")]);
+    let request =
+        Request { project_root: project.path(), paths: &[], strict: false, config: &config, min_confidence: 0.8 };
+    let error = validate(&request).unwrap_err().to_string();
+    assert!(error.contains("nothing to validate"), "{error}");
+    assert!(
+        error.contains("the 1 [[validate.mirrors]] pair(s) of switchyard.toml are compared only with --strict: run `switchyard validate --strict`"),
+        "{error}"
+    );
+    assert!(run(project.path(), &config, true).ok);
 }
 
 #[test]

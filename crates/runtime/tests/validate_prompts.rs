@@ -55,6 +55,23 @@ fn a_file_that_keeps_every_rule_has_no_violation() {
         "---\nname: pdf-tools\ndescription: Works with PDFs\nmetadata:\n  owner: me\nuser-invocable: false\n---\nbody\n",
         &[],
     );
+    // Every field documented on 2026-11-24, at once.
+    expect(
+        &preset("claude-agent"),
+        "---\nname: db-reader\ndescription: Reads the database\ntools: [Read, Bash]\ndisallowedTools: Write, Edit\n\
+         model: claude-opus-4-6\npermissionMode: auto\nmaxTurns: 25\nskills: [sql]\n\
+         mcpServers: [github, {db: {command: db-mcp}}]\nhooks: {}\nmemory: project\nbackground: true\n\
+         isolation: worktree\neffort: xhigh\ncolor: cyan\ninitialPrompt: Start with the schema.\n---\nYou read.\n",
+        &[],
+    );
+    expect(&preset("claude-agent"), "---\nname: a\ndescription: d\nmcpServers: {github: {}}\n---\nx\n", &[]);
+    let skill_fields = "name: fix-issue\ndescription: Fixes an issue\nwhen_to_use: When an issue number is named\n\
+                        argument-hint: \"[issue-number]\"\narguments: issue\nallowed-tools: Read, Bash(gh *)\n\
+                        model: sonnet\neffort: high\ndisable-model-invocation: true\nuser-invocable: true\n\
+                        context: fork\nagent: Explore\nhooks: {}\npaths: [\"src/**/*.rs\"]\nshell: powershell\n";
+    expect(&preset("claude-skill"), &format!("---\n{skill_fields}license: MIT\n---\nbody\n"), &[]);
+    // A command takes a skill's frontmatter.
+    expect(&preset("claude-command"), &format!("---\n{skill_fields}---\nbody\n"), &[]);
     // A byte-order mark and CRLF line ends are frontmatter like any other.
     expect(&preset("spw-command"), &format!("\u{feff}{}", SPW_VALID.replace('\n', "\r\n")), &[]);
 }
@@ -202,6 +219,121 @@ fn unknown_fields_warn_and_fail_in_strict_mode_with_a_suggestion() {
 }
 
 #[test]
+fn open_value_sets_of_claude_code_warn_on_an_undocumented_value_and_refuse_it_only_in_strict_mode() {
+    let agent = preset("claude-agent");
+    let with = |field: &str| format!("---\nname: a\ndescription: d\n{field}\n---\nx\n");
+    for documented in ["permissionMode: auto", "permissionMode: dontAsk", "memory: local", "isolation: worktree"] {
+        expect(&agent, &with(documented), &[]);
+    }
+    for (field, close) in [("permissionMode: autoo", "auto"), ("effort: hihg", "high"), ("memory: projet", "project")] {
+        let column = field.find(": ").unwrap() + 3;
+        assert_eq!(located(&agent, &with(field), false), [format!("4:{column} warning[prompt-unknown-value]")]);
+        let violation = &check("p.md", &with(field), &agent, true)[0];
+        assert_eq!((violation.code, violation.severity.name()), ("prompt-unknown-value", "error"), "{field}");
+        assert!(violation.help.as_deref().unwrap().contains(&format!("`{close}`")), "{violation:#?}");
+        assert!(violation.message.contains("2026-11-24"), "{violation:#?}");
+    }
+    // A value of the wrong type is wrong for any version: an error without --strict too.
+    expect(&agent, &with("permissionMode: [auto]"), &["4:17 error[prompt-invalid-type]"]);
+    expect(&agent, &with("maxTurns: 2.5"), &["4:11 error[prompt-invalid-type]"]);
+    expect(&agent, &with("maxTurns: \"10\""), &["4:11 error[prompt-invalid-type]"]);
+    expect(&agent, &with("mcpServers: github"), &["4:13 error[prompt-invalid-type]"]);
+    // The SPW contract's models are a closed set of its own.
+    let closed = &check("p.md", &SPW_VALID.replace("sonnet", "inherit"), &preset("spw-command"), false)[0];
+    assert_eq!((closed.code, closed.severity.name()), ("prompt-invalid-value", "error"));
+}
+
+#[test]
+fn yes_and_no_are_text_as_in_yaml_1_2_and_a_boolean_field_says_what_to_write() {
+    let command = preset("claude-command");
+    expect(&command, "---\ndescription: yes\nargument-hint: no\nmodel: on\n---\nx\n", &[]);
+    for (value, meant) in [("yes", "true"), ("Off", "false"), ("n", "false")] {
+        let text = format!("---\ndisable-model-invocation: {value}\n---\nx\n");
+        let violations = check("p.md", &text, &command, false);
+        assert_eq!(violations.len(), 1, "{violations:#?}");
+        let help = violations[0].help.as_deref().unwrap();
+        assert!(help.contains(&format!("disable-model-invocation: {meant}")) && help.contains("YAML 1.2"), "{help}");
+    }
+}
+
+#[test]
+fn yaml_mistakes_are_told_in_a_sentence_at_the_line_where_they_were_made() {
+    let command = preset("claude-command");
+    // (frontmatter, where, what the message says, what the help says)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "description: a\ndescription: b",
+            "3:1",
+            "`description` is written twice, on lines 2 and 3",
+            "remove line 3, or merge its value into line 2",
+        ),
+        (
+            "allowed-tools: [Read, Grep\nmodel: x",
+            "2:16",
+            "the `[` that opens the value of `allowed-tools` on line 2 is never closed",
+            "`allowed-tools: [Read, Grep]`",
+        ),
+        (
+            "hooks: {a: 1\nmodel: x",
+            "2:8",
+            "the `{` that opens the value of `hooks` on line 2 is never closed",
+            "`hooks: {a: 1}`",
+        ),
+        (
+            "description: \"Review\nmodel: x",
+            "2:14",
+            "the `\"` that opens the value of `description` on line 2 is never closed",
+            "closing `\"`",
+        ),
+        (
+            "model: x\ndescription: 'Review",
+            "3:14",
+            "the `'` that opens the value of `description` on line 3 is never closed",
+            "closing `'`",
+        ),
+        (
+            "argument-hint: [pr-number] [priority] [assignee]",
+            "2:16",
+            "starts with `[`, so YAML reads it as a list",
+            "`argument-hint: \"[pr-number] [priority] [assignee]\"`",
+        ),
+        ("description: Review: the diff", "2:14", "holds `: `", "`description: \"Review: the diff\"`"),
+        (
+            "description: \"Review\" the diff",
+            "2:22",
+            "ends at its closing `\"`, but `the diff` follows it",
+            "quote the whole value",
+        ),
+        ("argument-hint: @file", "2:16", "starts with `@`", "`argument-hint: \"@file\"`"),
+        ("  description: a\nmodel: b", "2:1", "line 2 is indented", "left margin"),
+    ];
+    for (frontmatter, at, message, help) in cases {
+        let text = format!("---\n{frontmatter}\n---\nx\n");
+        let violations = check("p.md", &text, &command, false);
+        assert_eq!(violations.len(), 1, "{text}: {violations:#?}");
+        let violation = &violations[0];
+        let where_ = format!("{}:{}", violation.line.unwrap(), violation.column.unwrap());
+        assert_eq!((violation.code, where_.as_str()), ("prompt-yaml", *at), "{text}: {violation:#?}");
+        assert!(violation.message.contains(message), "{text}: {}", violation.message);
+        let written_help = violation.help.as_deref().unwrap();
+        assert!(written_help.contains(help), "{text}: {written_help}");
+        for library in ["DuplicateKeyPolicy", "Options", "did not find expected", "while parsing"] {
+            assert!(!violation.message.contains(library) && !written_help.contains(library), "{text}: {violation:#?}");
+        }
+    }
+    // Valid YAML that is not text where text is needed: a list, which quoting keeps as text.
+    let listed = &check("p.md", "---\nargument-hint: [message]\n---\nx\n", &command, false)[0];
+    assert_eq!((listed.code, listed.line, listed.column), ("prompt-invalid-type", Some(2), Some(16)));
+    assert!(listed.help.as_deref().unwrap().contains("`argument-hint: \"[message]\"`"), "{listed:#?}");
+    // Multi-line quoted and flow values are valid YAML, never reported.
+    expect(&command, "---\ndescription: \"Review\n  the diff\"\nallowed-tools: [Read,\n  Grep]\n---\nx\n", &[]);
+    // An opening line with trailing spaces opens nothing: said, whatever the rule set requires.
+    let opening = &check("p.md", "---  \ndescription: a\n---\nx\n", &command, false)[0];
+    assert_eq!((opening.code, opening.line, opening.column), ("prompt-no-frontmatter", Some(1), Some(4)));
+    assert!(opening.message.contains("line 1 has trailing characters"), "{opening:#?}");
+}
+
+#[test]
 fn enum_values_suggest_the_closest() {
     let violation = &check("p.md", &SPW_VALID.replace("sonnet", "sonet"), &preset("spw-command"), false)[0];
     assert_eq!(violation.code, "prompt-invalid-value");
@@ -233,8 +365,11 @@ fn a_configured_set_extends_its_preset_and_bad_sets_are_refused() {
     };
     refused(entry(Some("claude-commands"), vec![]), "claude-command, claude-agent");
     refused(entry(None, vec![rule("a", FieldType::Enum, &[], None)]), "lists no values");
-    refused(entry(None, vec![rule("a", FieldType::String, &[], Some("("))]), "does not compile");
-    refused(PromptRules { glob: "x/[.md".to_owned(), preset: None, fields: vec![] }, "does not parse");
+    refused(
+        entry(None, vec![rule("a", FieldType::String, &[], Some("("))]),
+        "is no regular expression: unclosed group",
+    );
+    refused(PromptRules { glob: "x/[.md".to_owned(), preset: None, fields: vec![] }, "is no glob");
 }
 
 #[test]
@@ -243,6 +378,9 @@ fn presets_match_their_conventional_places() {
         ("claude-command", ".claude/commands/review.md", true),
         ("claude-command", ".claude/commands/git/commit.md", true),
         ("claude-command", ".claude/commands/notes.txt", false),
+        ("claude-command", "packages/api/.claude/commands/deploy.md", true),
+        ("claude-agent", "packages/api/.claude/agents/db.md", true),
+        ("claude-skill", "packages/web/.claude/skills/scaffold/SKILL.md", true),
         ("claude-agent", ".claude/agents/reviewer.md", true),
         ("claude-skill", ".claude/skills/pdf/SKILL.md", true),
         ("claude-skill", ".claude/skills/pdf/reference/SKILL.md", false),

@@ -23,7 +23,8 @@ fn check(report: &Value, options: CheckOptions, expected: &[&str]) {
     assert_eq!(actual, expected, "findings of {report}: {findings:#?}");
     for finding in &findings {
         assert!(finding.message.starts_with(&format!("`{}`", finding.field)) || finding.field.is_empty());
-        assert!(finding.message.contains(':'), "the message says how to fix: {}", finding.message);
+        assert!(!finding.message.contains(": "), "the message says what is wrong, the help how to fix: {finding:?}");
+        assert!(finding.help.starts_with("send") || finding.help.starts_with("add it"), "{finding:?}");
     }
 }
 
@@ -80,6 +81,27 @@ fn core_fields_are_required_and_typed() {
     check(&with(full(), "summary", Some(json!("  "))), STATUS, &["/summary non_empty error"]);
     check(&with(full(), "summary", Some(json!(["a"]))), STATUS, &["/summary type error"]);
     check(&json!("pass"), STATUS, &[" type error"]);
+}
+
+#[test]
+fn a_null_is_told_what_to_send_and_only_a_field_that_may_be_left_out_is_told_so() {
+    let help = |report: Value, options: CheckOptions| status_report::check(Some(&report), "", options)[0].help.clone();
+    assert_eq!(help(with(full(), "status", Some(Value::Null)), STATUS), "send `pass` or `blocked`");
+    assert_eq!(
+        help(with(full(), "summary", Some(Value::Null)), STATUS),
+        "send a one-sentence summary of what was done or what blocks"
+    );
+    assert_eq!(
+        help(with(audit("blocked", 0.9, true), "confidence", Some(Value::Null)), AUDIT),
+        "send how sure the finding is, a number from 0.0 to 1.0"
+    );
+    assert_eq!(
+        help(with(audit("pass", 1.0, true), "findings", Some(Value::Null)), AUDIT),
+        "send a list of finding reports, or leave `findings` out"
+    );
+    for (field, value) in [("status", Value::Null), ("summary", Value::Null), ("skills_used", Value::Null)] {
+        assert!(!help(with(full(), field, Some(value)), STRICT).contains("leave"), "{field}");
+    }
 }
 
 #[test]
@@ -145,6 +167,14 @@ fn audit_findings_are_reports_of_the_same_shape() {
             "/findings/1/confidence required error",
         ],
     );
+    // A field of a finding is named by its place in the report.
+    let findings = status_report::check(Some(&report), "", AUDIT);
+    let confidence = findings
+        .iter()
+        .find(|finding| finding.rule.as_str() == "required" && finding.severity == status_report::Severity::Error)
+        .unwrap();
+    assert_eq!(confidence.field, "/findings/1/confidence");
+    assert_eq!(confidence.message, "`/findings/1/confidence` is missing");
     check(&with(audit("pass", 1.0, true), "findings", Some(Value::Null)), AUDIT, &["/findings not_null error"]);
     check(&with(audit("pass", 1.0, true), "findings", Some(json!({}))), AUDIT, &["/findings type error"]);
 }

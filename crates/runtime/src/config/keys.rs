@@ -121,6 +121,7 @@ pub const KEYS: &[Key] = &[
     key("models.<name>", "input_price_per_mtok", Kind::Float),
     key("models.<name>", "output_price_per_mtok", Kind::Float),
     key("validate", "prompts", Kind::Tables),
+    key("validate", "keep_presets", Kind::Boolean),
     key("validate", "mirrors", Kind::Tables),
 ];
 
@@ -168,23 +169,107 @@ pub fn find(section: &str, name: &str) -> Option<&'static Key> {
     KEYS.iter().find(|key| key.section == section && key.name == name)
 }
 
-/// The keys of one entry of a list of tables.
-const PROMPT_KEYS: &[&str] = &["glob", "preset", "fields"];
-const FIELD_KEYS: &[&str] = &["name", "required", "type", "values", "pattern"];
-const MIRROR_KEYS: &[&str] = &["source", "mirror"];
+/// The keys of one entry of a list of tables, with what each holds.
+const PROMPT_KEYS: &[(&str, Kind)] = &[("glob", Kind::Text), ("preset", Kind::Text), ("fields", Kind::Tables)];
+const FIELD_KEYS: &[(&str, Kind)] = &[
+    ("name", Kind::Text),
+    ("required", Kind::Boolean),
+    ("type", Kind::Text),
+    ("values", Kind::List),
+    ("pattern", Kind::Text),
+];
+const MIRROR_KEYS: &[(&str, Kind)] = &[("source", Kind::Path), ("mirror", Kind::Path)];
+
+impl Kind {
+    /// What a value of this kind is, for a message saying what a key takes.
+    pub fn wanted(self) -> &'static str {
+        match self {
+            Self::Text | Self::Secret => "text in quotes",
+            Self::Path => "a path in quotes",
+            Self::Integer => "a whole number",
+            Self::Float => "a number such as 0.8",
+            Self::Boolean => "`true` or `false`",
+            Self::List => "a list of strings, such as [\"a\", \"b\"]",
+            Self::Tables => "a list of tables, each written as a [[…]] section",
+        }
+    }
+
+    /// Whether `value` is of this kind (a list's items are checked on their own).
+    fn fits(self, value: &DeValue<'_>) -> bool {
+        matches!(
+            (self, value),
+            (Self::Text | Self::Path | Self::Secret, DeValue::String(_))
+                | (Self::Integer, DeValue::Integer(_))
+                | (Self::Float, DeValue::Float(_) | DeValue::Integer(_))
+                | (Self::Boolean, DeValue::Boolean(_))
+                | (Self::List | Self::Tables, DeValue::Array(_))
+        )
+    }
+}
+
+/// What `value` is, for a message; a secret's text is never shown.
+fn found(value: &DeValue<'_>, secret: bool) -> String {
+    match value {
+        DeValue::String(_) if secret => "text".to_owned(),
+        DeValue::String(text) => format!("the text \"{text}\""),
+        DeValue::Integer(number) => format!("the whole number {}", number.as_str()),
+        DeValue::Float(number) => format!("the number {}", number.as_str()),
+        DeValue::Boolean(flag) => format!("`{flag}`"),
+        DeValue::Datetime(_) => "a date".to_owned(),
+        DeValue::Array(_) => "a list".to_owned(),
+        DeValue::Table(_) => "a table".to_owned(),
+    }
+}
+
+/// Refuses a value that is not of `kind`: `what` names the key (`[serve] port`).
+fn check_value(file: &Path, text: &str, what: &str, kind: Kind, value: &Spanned<DeValue<'_>>) -> Result<(), Error> {
+    let at = position(text, value.span().start);
+    if !kind.fits(value.get_ref()) {
+        let found = found(value.get_ref(), kind == Kind::Secret);
+        return Err(located(file, at, &format!("{what} is {found}, but it takes {}", kind.wanted())));
+    }
+    let DeValue::Array(items) = value.get_ref() else { return Ok(()) };
+    for (index, item) in items.iter().enumerate() {
+        let fits = match kind {
+            Kind::Tables => matches!(item.get_ref(), DeValue::Table(_)),
+            _ => matches!(item.get_ref(), DeValue::String(_)),
+        };
+        if !fits {
+            let wanted = if kind == Kind::Tables { "a table" } else { "text in quotes" };
+            return Err(located(
+                file,
+                position(text, item.span().start),
+                &format!("item {} of {what} is {}, but each item is {wanted}", index + 1, found(item.get_ref(), false)),
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// Where each key a file sets is written: `section.name` to its 1-based line and column.
 pub type Positions = BTreeMap<String, (usize, usize)>;
 
-/// Checks that every key of `text` (the file `file`) is known, and says where each is written.
-/// Values are not looked at: their types are checked when the file is read into its sections.
-pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
+/// What [`check_keys`] found out about a file.
+#[derive(Debug, Default)]
+pub struct Written {
+    /// Where each key is written (`serve.port`), as origins.
+    pub keys: Positions,
+    /// Where each value of a list of tables' entries is written: `validate.prompts.0.glob`,
+    /// `validate.prompts.0.fields.1.pattern`.
+    pub entries: Positions,
+}
+
+/// Checks that every key of `text` (the file `file`) is known and that its value is of the
+/// key's kind, and says where each is written. Ranges, and rules between keys, are checked when
+/// the file is read into its sections.
+pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
     let root = DeTable::parse(text).map_err(|error| {
         let at = error.span().map_or((1, 1), |span| position(text, span.start));
         located(file, at, &format!("{}; fix the TOML syntax", error.message().trim_end()))
     })?;
     let sections = section_names();
     let mut positions = Positions::new();
+    let mut entries = Positions::new();
     for (spanned_name, section) in root.get_ref() {
         let section_name: &str = spanned_name.get_ref();
         let is_table = matches!(section.get_ref(), DeValue::Table(_));
@@ -218,18 +303,25 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Positions, Error> {
         let names: Vec<&str> = KEYS.iter().filter(|key| key.section == section_name).map(|key| key.name).collect();
         for (name, value) in table {
             let at = position(text, name.span().start);
-            check_name(file, at, name.get_ref().as_ref(), &names, &format!("[{section_name}]"))?;
-            positions.insert(format!("{section_name}.{}", name.get_ref()), at);
-            match (section_name, name.get_ref().as_ref()) {
-                ("validate", "prompts") => check_entries(file, text, value, PROMPT_KEYS, "[[validate.prompts]]", true)?,
+            let name: &str = name.get_ref();
+            check_name(file, at, name, &names, &format!("[{section_name}]"))?;
+            let key = find(section_name, name).expect("a checked name is a key");
+            check_value(file, text, &format!("[{section_name}] {name}"), key.kind, value)?;
+            positions.insert(format!("{section_name}.{name}"), at);
+            let dotted = format!("{section_name}.{name}");
+            let label = format!("[[{dotted}]]");
+            match (section_name, name) {
+                ("validate", "prompts") => {
+                    check_entries(file, text, value, PROMPT_KEYS, (&label, &dotted), &mut entries)?;
+                }
                 ("validate", "mirrors") => {
-                    check_entries(file, text, value, MIRROR_KEYS, "[[validate.mirrors]]", false)?
+                    check_entries(file, text, value, MIRROR_KEYS, (&label, &dotted), &mut entries)?;
                 }
                 _ => {}
             }
         }
     }
-    Ok(positions)
+    Ok(Written { keys: positions, entries })
 }
 
 /// The sections, in the order of [`KEYS`]; a family of named tables by its own name (`models`).
@@ -268,35 +360,66 @@ fn check_family(
                 ),
             ));
         };
-        for (name, _) in table {
+        for (name, value) in table {
             let at = position(text, name.span().start);
-            check_name(file, at, name.get_ref().as_ref(), &names, &format!("[{family}.{table_name}]"))?;
-            positions.insert(format!("{family}.{table_name}.{}", name.get_ref()), at);
+            let name: &str = name.get_ref();
+            check_name(file, at, name, &names, &format!("[{family}.{table_name}]"))?;
+            let kind = find(pattern, name).expect("a checked name is a key").kind;
+            check_value(file, text, &format!("[{family}.{table_name}] {name}"), kind, value)?;
+            positions.insert(format!("{family}.{table_name}.{name}"), at);
         }
     }
     Ok(())
 }
 
-/// Checks the keys of each table of a list of tables (and, for prompts, of their `fields`).
+/// Checks the keys and values of each table of the list of tables `dotted` (`validate.prompts`,
+/// and their `fields`), and says where each value is written (`validate.prompts.0.glob`).
 fn check_entries(
     file: &Path,
     text: &str,
     value: &Spanned<DeValue<'_>>,
-    names: &[&str],
-    label: &str,
-    with_fields: bool,
+    keys: &[(&str, Kind)],
+    (label, dotted): (&str, &str),
+    entries: &mut Positions,
 ) -> Result<(), Error> {
-    let DeValue::Array(entries) = value.get_ref() else { return Ok(()) };
-    for entry in entries {
+    let names: Vec<&str> = keys.iter().map(|(name, _)| *name).collect();
+    let DeValue::Array(tables) = value.get_ref() else { return Ok(()) };
+    for (index, entry) in tables.iter().enumerate() {
         let DeValue::Table(table) = entry.get_ref() else { continue };
-        for (name, value) in table {
-            check_name(file, position(text, name.span().start), name.get_ref().as_ref(), names, label)?;
-            if with_fields && name.get_ref().as_ref() == "fields" {
-                check_entries(file, text, value, FIELD_KEYS, "[[validate.prompts.fields]]", false)?;
+        entries.insert(format!("{dotted}.{index}"), position(text, entry.span().start));
+        for (key, value) in table {
+            let name: &str = key.get_ref();
+            check_name(file, position(text, key.span().start), name, &names, label)?;
+            let (_, kind) = keys.iter().find(|(known, _)| *known == name).expect("a checked name");
+            check_value(file, text, &format!("{label} {name}"), *kind, value)?;
+            entries.insert(format!("{dotted}.{index}.{name}"), position(text, value.span().start));
+            match name {
+                "fields" => {
+                    let nested = ("[[validate.prompts.fields]]", format!("{dotted}.{index}.fields"));
+                    check_entries(file, text, value, FIELD_KEYS, (nested.0, &nested.1), entries)?;
+                }
+                "type" if dotted.ends_with(".fields") => check_field_type(file, text, label, value)?,
+                _ => {}
             }
         }
     }
     Ok(())
+}
+
+/// Refuses a `type` of `[[validate.prompts.fields]]` that names no field type.
+fn check_field_type(file: &Path, text: &str, label: &str, value: &Spanned<DeValue<'_>>) -> Result<(), Error> {
+    let DeValue::String(written) = value.get_ref() else { return Ok(()) };
+    let names = crate::config::FieldType::NAMES;
+    if names.contains(&written.as_ref()) {
+        return Ok(());
+    }
+    let close = switchyard_core::suggest::closest(written, names.iter().copied())
+        .map_or_else(String::new, |close| format!("did you mean `{close}`? "));
+    Err(located(
+        file,
+        position(text, value.span().start),
+        &format!("{label} type `{written}` is no field type; {close}The types are {}", names.join(", ")),
+    ))
 }
 
 fn check_name(file: &Path, at: (usize, usize), name: &str, known: &[&str], label: &str) -> Result<(), Error> {

@@ -94,11 +94,14 @@ impl Layer {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
             Err(error) => return Err(Error::Config(format!("cannot read {}: {error}", path.display()))),
         };
-        let positions = keys::check_keys(path, &text)?;
-        let config = toml::from_str(&text).map_err(|error| {
+        let written = keys::check_keys(path, &text)?;
+        let positions = written.keys;
+        let config: FileConfig = toml::from_str(&text).map_err(|error| {
             let at = error.span().map_or((1, 1), |span| keys::position(&text, span.start));
-            keys::located(path, at, &format!("{}{}", key_on_line(&positions, at.0), error.message().trim_end()))
+            let message = in_plain_words(error.message().trim_end());
+            keys::located(path, at, &format!("{}{message}", key_on_line(&positions, at.0)))
         })?;
+        check_prompt_rules(path, &config, &written.entries)?;
         let origins = positions
             .into_iter()
             .map(|(key, (line, column))| (key, Origin::File { path: path.to_owned(), line, column }))
@@ -123,7 +126,7 @@ impl Layer {
             );
             // Each variable alone first, so a value out of range names its own variable.
             if let Err(error) = toml::Value::Table(one).try_into::<FileConfig>() {
-                return Err(bad_variable(&variable, key, text, error.message().trim_end()));
+                return Err(bad_variable(&variable, key, text, &in_plain_words(error.message().trim_end())));
             }
             let section = sections.entry(key.section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
             if let toml::Value::Table(section) = section {
@@ -219,6 +222,50 @@ fn bad_variable(variable: &str, key: &keys::Key, text: &str, problem: &str) -> E
     ))
 }
 
+/// Refuses a `[[validate.prompts]]` entry that gives no rule set (an unknown preset, a glob or a
+/// pattern that does not compile, an enum without values), located at the key that is wrong, so
+/// every command stops on it, not only `validate`.
+fn check_prompt_rules(path: &Path, config: &FileConfig, entries: &Positions) -> Result<(), Error> {
+    for (index, entry) in config.validate.prompts.iter().flatten().enumerate() {
+        let Err(problem) = crate::validate::prompts::RuleSet::configured(entry) else { continue };
+        let (dotted, label) = match problem.field {
+            Some(field) => (format!("validate.prompts.{index}.fields.{field}"), "[[validate.prompts.fields]]"),
+            None => (format!("validate.prompts.{index}"), "[[validate.prompts]]"),
+        };
+        let at = entries.get(&format!("{dotted}.{}", problem.key)).or_else(|| entries.get(&dotted)).copied();
+        return Err(keys::located(
+            path,
+            at.unwrap_or((1, 1)),
+            &format!("{label} {}: {}", problem.key, problem.message),
+        ));
+    }
+    Ok(())
+}
+
+/// A value error of serde's (`invalid value: integer `70000`, expected u16`) in switchyard's
+/// words: what the value is, and what the key takes. The types are checked before serde sees
+/// them ([`keys::check_keys`]), so what is left is mostly a number out of range.
+fn in_plain_words(message: &str) -> String {
+    let Some((problem, expected)) = message.split_once(", expected ") else { return message.to_owned() };
+    let takes = match expected {
+        "u8" => "a whole number from 0 to 255",
+        "u16" => "a whole number from 0 to 65535",
+        "u32" => "a whole number from 0 to 4294967295",
+        "u64" | "usize" => "a whole number from 0 up",
+        "i64" => "a whole number",
+        "f64" | "f32" => "a number such as 0.8",
+        "a boolean" => "`true` or `false`",
+        "a string" => "text in quotes",
+        other => other,
+    };
+    let is = match problem.split_once(": ") {
+        Some(("invalid value", value)) => format!("{} is out of range", value.replace("integer ", "")),
+        Some(("invalid type", value)) => format!("the value is {value}"),
+        _ => problem.to_owned(),
+    };
+    format!("{is}: it takes {takes}")
+}
+
 /// `[section] key: ` for the key written on `line`, to name it in a type error.
 fn key_on_line(positions: &Positions, line: usize) -> String {
     positions
@@ -270,6 +317,7 @@ pub(super) struct ExecutionSection {
 pub(super) struct ValidateSection {
     pub(super) prompts: Option<Vec<PromptRules>>,
     pub(super) mirrors: Option<Vec<MirrorPair>>,
+    pub(super) keep_presets: Option<bool>,
 }
 
 #[derive(Default, Deserialize)]

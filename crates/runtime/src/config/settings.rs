@@ -87,6 +87,7 @@ impl Config {
             "execution.max_revision_attempts" => json!(self.execution.max_revision_attempts),
             "execution.max_replan_attempts" => json!(self.execution.max_replan_attempts),
             "validate.prompts" => json!(self.validate.prompts),
+            "validate.keep_presets" => json!(self.validate.keep_presets),
             "validate.mirrors" => json!(self.validate.mirrors),
             "runner.model" => json!(self.runner.model),
             "runner.base_url" => json!(self.runner.base_url),

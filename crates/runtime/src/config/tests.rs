@@ -94,6 +94,85 @@ mirror = "copy-ready/commands"
 }
 
 #[test]
+fn a_prompt_rule_set_that_cannot_work_stops_the_configuration_where_it_is_written() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("switchyard.toml");
+    let entry = |rest: &str| format!("[[validate.prompts]]\nglob = \"prompts/*.md\"\n{rest}");
+    let field = |rest: &str| entry(&format!("[[validate.prompts.fields]]\nname = \"owner\"\n{rest}"));
+    // (switchyard.toml, where, what the message says)
+    let cases = [
+        (
+            field("type = \"string\"\npattern = \"^@[a-z\"\n"),
+            "6:11",
+            "[[validate.prompts.fields]] pattern: the pattern of field `owner`, `^@[a-z`, is no regular expression: unclosed character class (at character 3)",
+        ),
+        (
+            field("type = \"enum\"\n"),
+            "5:8",
+            "[[validate.prompts.fields]] type: the enum field `owner` lists no values; add them, as in `values = [\"draft\", \"final\"]`",
+        ),
+        (
+            field("type = \"strng\"\n"),
+            "5:8",
+            "[[validate.prompts.fields]] type `strng` is no field type; did you mean `string`? The types are string, string_array, enum, number, boolean",
+        ),
+        (
+            field("type = \"enum\"\nvalues = \"draft\"\n"),
+            "6:10",
+            "[[validate.prompts.fields]] values is the text \"draft\", but it takes a list of strings, such as [\"a\", \"b\"]",
+        ),
+        (
+            field("type = \"string\"\nrequired = \"yes\"\n"),
+            "6:12",
+            "[[validate.prompts.fields]] required is the text \"yes\", but it takes `true` or `false`",
+        ),
+        (
+            "[[validate.prompts]]\nglob = \"prompts/[.md\"\n".to_owned(),
+            "2:8",
+            "[[validate.prompts]] glob: `prompts/[.md` is no glob: unclosed character class; missing ']'; write one like `commands/**/*.md` (`*` within a folder, `**` across folders)",
+        ),
+        (
+            entry("preset = \"claude-comand\"\n"),
+            "3:10",
+            "[[validate.prompts]] preset: there is no preset `claude-comand`; did you mean `claude-command`? The presets are claude-command, claude-agent, claude-skill, spw-command",
+        ),
+    ];
+    for (text, at, message) in cases {
+        fs::write(&file, &text).unwrap();
+        let error = resolve_in(home.path(), None).unwrap_err();
+        assert_eq!(error.code(), "CONFIG_INVALID");
+        assert_eq!(error.to_string(), format!("{}:{at}: {message}", file.display()), "{text}");
+        assert!(!error.to_string().contains('\n'), "one line: {error}");
+    }
+}
+
+#[test]
+fn keep_presets_keeps_the_presets_after_the_configured_rule_sets() {
+    let (home, project) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let configured = "[[validate.prompts]]\nglob = \"prompts/*.md\"\n";
+    fs::write(project.path().join("switchyard.toml"), configured).unwrap();
+    let names = |config: &Config| rule_set_names(&config.validate);
+    let replaced = resolve_in(home.path(), Some(project.path())).unwrap();
+    assert!(!replaced.validate.keep_presets);
+    assert_eq!(names(&replaced), ["prompts/*.md"]);
+    fs::write(home.path().join("switchyard.toml"), "[validate]\nkeep_presets = true\n").unwrap();
+    let kept = resolve_in(home.path(), Some(project.path())).unwrap();
+    assert_eq!(names(&kept), ["prompts/*.md", "claude-command", "claude-agent", "claude-skill", "spw-command"]);
+    assert!(matches!(kept.origin("validate.keep_presets"), Origin::File { line: 2, .. }));
+    let variables = [("SWITCHYARD_VALIDATE_KEEP_PRESETS", "false")];
+    let unset = resolve_with_environment(home.path(), project.path(), &variables).unwrap();
+    assert_eq!(names(&unset), ["prompts/*.md"]);
+    // Nothing configured: the presets, whatever `keep_presets` says.
+    let none = rule_set_names(&ValidateConfig { keep_presets: true, ..ValidateConfig::default() });
+    assert_eq!(none, ["claude-command", "claude-agent", "claude-skill", "spw-command"]);
+}
+
+/// The names of the rule sets `validate` applies under `config`.
+fn rule_set_names(config: &ValidateConfig) -> Vec<String> {
+    crate::validate::prompts::RuleSet::of(config).unwrap().into_iter().map(|set| set.name).collect()
+}
+
+#[test]
 fn a_misspelled_key_is_an_error_naming_the_file() {
     let home = tempfile::tempdir().unwrap();
     fs::write(home.path().join("switchyard.toml"), "[store]\npaht = \"x\"\n").unwrap();
@@ -328,8 +407,54 @@ fn a_value_of_the_wrong_type_names_the_file_the_line_and_the_key() {
     let file = home.path().join("switchyard.toml");
     fs::write(&file, "[serve]\nhost = \"127.0.0.1\"\nport = \"eighty\"\n").unwrap();
     let error = resolve_in(home.path(), None).unwrap_err().to_string();
-    let expected = format!("{}:3:8: [serve] port: invalid type: string \"eighty\", expected u16", file.display());
+    let expected = format!("{}:3:8: [serve] port is the text \"eighty\", but it takes a whole number", file.display());
     assert_eq!(error, expected);
+    // In switchyard's words, never serde's (`invalid type: string`, `expected f64`).
+    for (text, at, message) in [
+        (
+            "[serve]\nport = 70000\n",
+            "2:8",
+            "[serve] port: `70000` is out of range: it takes a whole number from 0 to 65535",
+        ),
+        (
+            "[audit]\naudit_min_confidence = \"high\"\n",
+            "2:24",
+            "[audit] audit_min_confidence is the text \"high\", but it takes a number such as 0.8",
+        ),
+        (
+            "[files]\nproject_writable = \"yes\"\n",
+            "2:20",
+            "[files] project_writable is the text \"yes\", but it takes `true` or `false`",
+        ),
+        (
+            "[serve]\nallowed_hosts = \"a.example\"\n",
+            "2:17",
+            "[serve] allowed_hosts is the text \"a.example\", but it takes a list of strings, such as [\"a\", \"b\"]",
+        ),
+        (
+            "[serve]\nallowed_hosts = [\"a\", 2]\n",
+            "2:23",
+            "item 2 of [serve] allowed_hosts is the whole number 2, but each item is text in quotes",
+        ),
+        ("[serve]\ntoken = 12345\n", "2:9", "[serve] token is the whole number 12345, but it takes text in quotes"),
+        (
+            "[validate]\nprompts = \"x\"\n",
+            "2:11",
+            "[validate] prompts is the text \"x\", but it takes a list of tables, each written as a [[…]] section",
+        ),
+        (
+            "[[validate.mirrors]]\nsource = 1\nmirror = \"b\"\n",
+            "2:10",
+            "[[validate.mirrors]] source is the whole number 1, but it takes a path in quotes",
+        ),
+    ] {
+        fs::write(&file, text).unwrap();
+        let error = resolve_in(home.path(), None).unwrap_err().to_string();
+        assert_eq!(error, format!("{}:{at}: {message}", file.display()), "{text}");
+        for serde in ["invalid type", "invalid value", "expected u16", "expected f64", "expected a"] {
+            assert!(!error.contains(serde), "{error}");
+        }
+    }
     fs::write(&file, "[serve\n").unwrap();
     let syntax = resolve_in(home.path(), None).unwrap_err().to_string();
     assert!(
@@ -403,7 +528,7 @@ fn a_bad_value_in_a_variable_is_an_error_naming_the_variable() {
     check(
         "SWITCHYARD_SERVE_PORT",
         "70000",
-        "the environment variable SWITCHYARD_SERVE_PORT = `70000` is not a valid [serve] port: invalid value: integer `70000`, expected u16; fix or unset it",
+        "the environment variable SWITCHYARD_SERVE_PORT = `70000` is not a valid [serve] port: `70000` is out of range: it takes a whole number from 0 to 65535; fix or unset it",
     );
     check(
         "SWITCHYARD_FILES_PROJECT_WRITABLE",

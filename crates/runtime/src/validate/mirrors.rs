@@ -6,7 +6,8 @@
 //! `.git` is skipped); a file only in the source is missing from the mirror, one only in the
 //! mirror is extra, one in both with other content is divergent. Symlinks are reported when
 //! their target does not exist (broken) or lies outside the project root (escaping); a symlink
-//! inside the project is compared by the content it points at. Files are read as discovery reads
+//! inside the project is compared by the content it points at. A file that cannot be compared
+//! (such a symlink, a FIFO) is reported once, as what it is, never also as missing or extra. Files are read as discovery reads
 //! them (`catalog/read.rs`): regular files only, opened without blocking, bounded, so a FIFO in
 //! a mirror is named, never waited on.
 
@@ -42,7 +43,10 @@ pub mod codes {
         (BROKEN_SYMLINK, "point the symlink at an existing file, or replace it with a copy"),
         (ESCAPING_SYMLINK, "link to a file inside the project, or replace the link with a copy"),
         (UNREADABLE, "make it a regular, readable file"),
-        (BUILTIN_DIVERGENT, "vendor the built-in workflow again, or give your copy an id of its own"),
+        (
+            BUILTIN_DIVERGENT,
+            "vendor the built-in again (`switchyard inspect --builtin <id> --format source`), or give your copy an id of its own",
+        ),
     ];
 }
 
@@ -145,6 +149,13 @@ fn check_pair(root: &Path, canonical_root: &Path, pair: &MirrorPair, shown: &dyn
         };
         problem(&source_shown, &mirror_shown, sources.get(relative));
         problem(&mirror_shown, &source_shown, mirrors.get(relative));
+        // A side that cannot be compared is reported as that, once: a broken link in the
+        // mirror is not also an extra file, nor one in the source a missing copy.
+        let comparable = |entry: Option<&Entry>| !matches!(entry, Some(Entry::Problem(_)));
+        if !comparable(sources.get(relative)) || !comparable(mirrors.get(relative)) {
+            checked.push(Checked { file: CheckedFile::new(mirror_shown, FileKind::Mirror), violations });
+            continue;
+        }
         match (sources.get(relative), mirrors.get(relative)) {
             (Some(Entry::File(expected)), Some(Entry::File(found))) if expected != found => {
                 violations.push(violation(
@@ -278,7 +289,10 @@ pub(crate) fn check_builtins(workflows: &Path, shown: &dyn Fn(&Path) -> String) 
                         &vendored[..12],
                         &embedded[..12]
                     ),
-                    "replace it with the built-in's text of this release, or give your copy an id of its own if the change is deliberate".to_owned(),
+                    format!(
+                        "vendor the built-in of this release again (`switchyard inspect --builtin {} --format source > {path_shown}`), or give your copy an id of its own if the change is deliberate",
+                        builtin.name
+                    ),
                 ));
             }
             checked.push(Checked { file: CheckedFile::new(path_shown, FileKind::Mirror), violations });

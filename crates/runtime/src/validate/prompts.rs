@@ -4,45 +4,57 @@
 //! field: required or not, a type (`string`, `string_array`, `enum` with values, `number`,
 //! `boolean`), optionally a regular expression. Rule sets come from `[[validate.prompts]]` in
 //! `switchyard.toml` (starting from a preset or not), or, when none is configured, are the
-//! presets at their conventional places.
+//! presets at their conventional places (`[validate] keep_presets` keeps them after a configured
+//! list). A configured set that cannot work is refused when `switchyard.toml` is read
+//! ([`RuleSet::configured`]), so every command stops on it.
+//!
+//! The frontmatter is read as YAML 1.2, as Claude Code reads it: `yes`, `no`, `on` and `off` are
+//! text, not booleans (YAML 1.1 made them booleans; the parser's default still does).
 //!
 //! # The presets and where their fields come from
 //!
-//! Looked up in November 2026, not guessed. The official pages (code.claude.com's slash
-//! commands, subagents and skills documentation, agentskills.io/specification) were not in the
-//! searchable corpus themselves; what was read, and agrees on every field below:
-//! - commands: the Claude Code plugin-dev skill's `command-development/references/frontmatter-reference.md`
-//!   (anthropics/claude-code, as mirrored at contextqmd.com for Claude Code 2.1.129) and
-//!   devpane.tools/claude-agent/slash-command-frontmatter;
-//! - subagents: anthropiccertifications.com's "The Config File" lesson, devpane.tools's
-//!   "What is a subagent", and a subagent quick reference (thirdlf03/claude-dev-toolkit);
-//! - skills: skills.menu/docs/specification (a summary of agentskills.io/specification), the
-//!   LangChain deepagents `SkillMetadata` reference (which implements that specification), and
-//!   commits documenting the Claude Code 2.1 skill fields (`user-invocable`, `context`, `agent`,
-//!   `hooks`).
+//! Checked on 2026-11-24 against Claude Code's documentation of subagents, skills and slash
+//! commands (code.claude.com), as quoted and tabulated by pages that track it: the
+//! `shanraisshan/claude-code-best-practice` field tables (subagents, skills, commands; each
+//! cites the official page), the Claude Code frontmatter schemas of `lintel-rs/catalog`,
+//! claudelint.com's subagent reference, and the official statement that custom commands were
+//! merged into skills and share their frontmatter. Where these disagree on a type
+//! (`mcpServers`: a list or a mapping), both are accepted. The Agent Skills fields (`license`,
+//! `compatibility`, `metadata`) come from agentskills.io/specification, as summarised by
+//! skills.menu and implemented by LangChain deepagents' `SkillMetadata`.
 //!
-//! - `claude-command`, `.claude/commands/**/*.md`: every field is optional (a command needs no
-//!   frontmatter; its name is the file name). `description` and `argument-hint` are strings,
-//!   `allowed-tools` is a comma-separated string or a list, `model` is a string (an alias such
-//!   as `sonnet`, or a full model id), `disable-model-invocation` a boolean. Claude Code 2.1 lets
-//!   commands carry the skill fields too: `context` (`fork`), `agent`, `hooks`.
-//! - `claude-agent`, `.claude/agents/**/*.md`: `name` (lowercase letters, digits and hyphens)
-//!   and `description` are required; `tools` and `disallowedTools` are a string or a list,
-//!   `model` a string (`sonnet`, `opus`, `haiku`, `inherit` or a model id), `permissionMode` one
-//!   of `default`, `acceptEdits`, `dontAsk`, `bypassPermissions`, `plan`, `skills` a string or a
-//!   list, `hooks` a mapping, `color` a string.
-//! - `claude-skill`, `.claude/skills/*/SKILL.md`: `description` is required (the Agent Skills
-//!   specification requires it; Claude Code falls back to the first paragraph, but a skill
-//!   without one is never chosen well); `name` is optional in Claude Code (the folder name is
-//!   used) and, when present, 1-64 lowercase letters, digits and hyphens (the specification also
-//!   bans `--` and a hyphen at either end; one linear-time pattern cannot say both, so those are
-//!   not checked). Optional:
-//!   `license`, `compatibility` (strings), `metadata` (a mapping), `allowed-tools` (a string or
-//!   a list), `model`, `argument-hint`, `agent` (strings), `context` (`fork`),
-//!   `disable-model-invocation` and `user-invocable` (booleans), `hooks` (a mapping).
+//! Claude Code's formats are not ours and keep growing, so an enum of theirs is open: a value
+//! outside the documented ones (a permission mode added after 2026-11-24) is the warning
+//! `prompt-unknown-value`, an error only with `--strict`, and a valid file never errors.
+//! A value that is wrong for any version (a list where text is needed) is an error.
+//!
+//! - `claude-command`, `**/.claude/commands/**/*.md`: a command takes a skill's frontmatter and
+//!   needs none (its name is the file name), so every field is optional: `name` (as a skill's),
+//!   `description`, `when_to_use`, `argument-hint`, `model`, `agent` (strings), `arguments`,
+//!   `allowed-tools`, `paths` (a string or a list), `disable-model-invocation`,
+//!   `user-invocable` (booleans), `effort` (low, medium, high, xhigh, max), `context` (fork),
+//!   `shell` (bash, powershell), `hooks` (a mapping).
+//! - `claude-agent`, `**/.claude/agents/**/*.md`: `name` (lowercase letters, digits and
+//!   hyphens) and `description` are required; `tools`, `disallowedTools`, `skills` are a string
+//!   or a list, `model`, `color`, `initialPrompt` strings, `permissionMode` one of `default`,
+//!   `acceptEdits`, `auto`, `dontAsk`, `bypassPermissions`, `plan`, `maxTurns` a whole number,
+//!   `mcpServers` a list (server names or inline definitions) or a mapping, `hooks` a mapping,
+//!   `memory` one of `user`, `project`, `local`, `background` a boolean, `isolation`
+//!   `worktree`, `effort` as for commands.
+//! - `claude-skill`, `**/.claude/skills/*/SKILL.md`: the command fields, with `description`
+//!   required (the Agent Skills specification requires it; Claude Code falls back to the first
+//!   paragraph, but a skill without one is never chosen well), plus the specification's
+//!   `license`, `compatibility` (strings) and `metadata` (a mapping). `name`, when present, is
+//!   1-64 lowercase letters, digits and hyphens (the specification also bans `--` and a hyphen
+//!   at either end; one linear-time pattern cannot say both, so those are not checked). A
+//!   `SKILL.md` deeper in a skill's folder is one of its files, not a skill.
 //! - `spw-command`, `commands/spw/*.md`: the SPW seed's contract, every field required: `name`,
 //!   `description`, `argument-hint` (strings), `allowed-tools` (a list of strings), `model` (one
-//!   of `haiku`, `sonnet`, `opus`).
+//!   of `haiku`, `sonnet`, `opus`: the seed's own closed set).
+//!
+//! The Claude globs start with `**/` because every folder Claude Code is started in is a
+//! project of its own, and it finds the `.claude/` folders of sub-packages (monorepos) too; the
+//! walk skips what git ignores.
 //!
 //! A field no rule names is reported as unknown: a warning, an error with `--strict`.
 
@@ -52,14 +64,16 @@ use globset::{GlobBuilder, GlobMatcher};
 use regex::Regex;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_saphyr::{Options, Spanned};
+use serde_saphyr::Spanned;
 use switchyard_compiler::{Severity, split_frontmatter};
 use switchyard_core::limits::MAX_WORKFLOW_SOURCE_BYTES;
 
 use crate::catalog::read::read_bounded;
-use crate::config::{FieldRule, FieldType, PromptRules};
+use crate::config::{FieldRule, FieldType, PromptRules, ValidateConfig};
 use crate::error::Error;
 use crate::validate::report::{Checked, CheckedFile, FileKind, Violation};
+
+mod yaml_mistakes;
 
 /// The stable codes of prompt-file violations.
 pub mod codes {
@@ -72,6 +86,7 @@ pub mod codes {
     pub const MISSING_FIELD: &str = "prompt-missing-field";
     pub const INVALID_TYPE: &str = "prompt-invalid-type";
     pub const INVALID_VALUE: &str = "prompt-invalid-value";
+    pub const UNKNOWN_VALUE: &str = "prompt-unknown-value";
     pub const PATTERN_MISMATCH: &str = "prompt-pattern-mismatch";
     pub const UNKNOWN_FIELD: &str = "prompt-unknown-field";
     pub const UNREADABLE: &str = "prompt-unreadable";
@@ -87,6 +102,7 @@ pub mod codes {
         (MISSING_FIELD, "add the required field named in the message"),
         (INVALID_TYPE, "give the field a value of the type named in the message"),
         (INVALID_VALUE, "use one of the values the message lists"),
+        (UNKNOWN_VALUE, "use a documented value, or keep it if your Claude Code accepts it (see the message)"),
         (PATTERN_MISMATCH, "change the value so it matches the rule's pattern"),
         (UNKNOWN_FIELD, "remove the field or fix its spelling (see the suggestion)"),
         (UNREADABLE, "make the prompt file a regular UTF-8 text file"),
@@ -107,6 +123,15 @@ pub enum Kind {
     StringOrList,
     /// A mapping of anything (`hooks`, `metadata`); presets only.
     Mapping,
+    /// A whole number (`maxTurns`); presets only.
+    Integer,
+    /// One of these documented strings, or another string: the value set of a format we do not
+    /// own, which grows (`permissionMode`). An undocumented value is a warning, an error with
+    /// `--strict`; presets only.
+    OpenEnum(Vec<String>),
+    /// A list of anything, or a mapping (`mcpServers`: names, inline definitions, or a mapping
+    /// by name); presets only.
+    ListOrMapping,
 }
 
 impl Kind {
@@ -114,11 +139,13 @@ impl Kind {
         match self {
             Self::String => "a string".to_owned(),
             Self::StringArray => "a list of strings".to_owned(),
-            Self::Enum(values) => format!("one of {}", values.join(", ")),
+            Self::Enum(values) | Self::OpenEnum(values) => format!("one of {}", values.join(", ")),
             Self::Number => "a number".to_owned(),
             Self::Boolean => "true or false".to_owned(),
             Self::StringOrList => "a string or a list of strings".to_owned(),
             Self::Mapping => "a mapping".to_owned(),
+            Self::Integer => "a whole number".to_owned(),
+            Self::ListOrMapping => "a list or a mapping".to_owned(),
         }
     }
 
@@ -127,12 +154,18 @@ impl Kind {
         match self {
             Self::String => "<text>",
             Self::StringArray => "[Read, Grep]",
-            Self::Enum(values) => values.first().map_or("<value>", String::as_str),
-            Self::Number => "1",
+            Self::Enum(values) | Self::OpenEnum(values) => values.first().map_or("<value>", String::as_str),
+            Self::Number | Self::Integer => "1",
             Self::Boolean => "true",
             Self::StringOrList => "Read, Grep",
             Self::Mapping => "{}",
+            Self::ListOrMapping => "[]",
         }
+    }
+
+    /// Whether a string value is what the rule wants (then an enum or a pattern may still refuse it).
+    fn takes_text(&self) -> bool {
+        matches!(self, Self::String | Self::Enum(_) | Self::OpenEnum(_) | Self::StringOrList)
     }
 }
 
@@ -163,7 +196,8 @@ pub struct Preset {
     pub name: &'static str,
     /// Where the files conventionally are.
     pub glob: &'static str,
-    fields: &'static [PresetField],
+    /// Groups of fields; a later group's field replaces an earlier one of the same name.
+    fields: &'static [&'static [PresetField]],
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -179,13 +213,20 @@ enum PresetKind {
     String,
     StringArray,
     Enum(&'static [&'static str]),
+    OpenEnum(&'static [&'static str]),
     Boolean,
+    Integer,
     StringOrList,
     Mapping,
+    ListOrMapping,
 }
 
 const fn field(name: &'static str, required: bool, kind: PresetKind) -> PresetField {
     PresetField { name, required, kind, pattern: None }
+}
+
+const fn optional(name: &'static str, kind: PresetKind) -> PresetField {
+    field(name, false, kind)
 }
 
 const fn matching(name: &'static str, required: bool, pattern: &'static str) -> PresetField {
@@ -197,70 +238,76 @@ const KEBAB_NAME: &str = r"^[a-z0-9]+(-[a-z0-9]+)*$";
 /// A skill name: at most 64 lowercase letters, digits and hyphens.
 const SKILL_NAME: &str = r"^[a-z0-9-]{1,64}$";
 
+/// Claude Code's effort levels, as documented on 2026-11-24.
+const EFFORT: PresetKind = PresetKind::OpenEnum(&["low", "medium", "high", "xhigh", "max"]);
+
+/// The frontmatter of a Claude Code skill, which a command shares: every field optional.
+const SKILL_FIELDS: [PresetField; 15] = [
+    matching("name", false, SKILL_NAME),
+    optional("description", PresetKind::String),
+    optional("when_to_use", PresetKind::String),
+    optional("argument-hint", PresetKind::String),
+    optional("arguments", PresetKind::StringOrList),
+    optional("allowed-tools", PresetKind::StringOrList),
+    optional("model", PresetKind::String),
+    optional("effort", EFFORT),
+    optional("disable-model-invocation", PresetKind::Boolean),
+    optional("user-invocable", PresetKind::Boolean),
+    optional("context", PresetKind::OpenEnum(&["fork"])),
+    optional("agent", PresetKind::String),
+    optional("hooks", PresetKind::Mapping),
+    optional("paths", PresetKind::StringOrList),
+    optional("shell", PresetKind::OpenEnum(&["bash", "powershell"])),
+];
+
+/// What a skill adds to the shared fields: `description` required, and the Agent Skills
+/// specification's own fields.
+const SKILL_FILE_FIELDS: [PresetField; 4] = [
+    field("description", true, PresetKind::String),
+    optional("license", PresetKind::String),
+    optional("compatibility", PresetKind::String),
+    optional("metadata", PresetKind::Mapping),
+];
+
 /// The built-in rule sets; their sources are in the module documentation.
 pub const PRESETS: &[Preset] = &[
-    Preset {
-        name: "claude-command",
-        glob: ".claude/commands/**/*.md",
-        fields: &[
-            field("description", false, PresetKind::String),
-            field("argument-hint", false, PresetKind::String),
-            field("allowed-tools", false, PresetKind::StringOrList),
-            field("model", false, PresetKind::String),
-            field("disable-model-invocation", false, PresetKind::Boolean),
-            field("context", false, PresetKind::Enum(&["fork"])),
-            field("agent", false, PresetKind::String),
-            field("hooks", false, PresetKind::Mapping),
-        ],
-    },
+    Preset { name: "claude-command", glob: "**/.claude/commands/**/*.md", fields: &[&SKILL_FIELDS] },
     Preset {
         name: "claude-agent",
-        glob: ".claude/agents/**/*.md",
-        fields: &[
+        glob: "**/.claude/agents/**/*.md",
+        fields: &[&[
             matching("name", true, KEBAB_NAME),
             field("description", true, PresetKind::String),
-            field("tools", false, PresetKind::StringOrList),
-            field("disallowedTools", false, PresetKind::StringOrList),
-            field("model", false, PresetKind::String),
-            field(
+            optional("tools", PresetKind::StringOrList),
+            optional("disallowedTools", PresetKind::StringOrList),
+            optional("model", PresetKind::String),
+            optional(
                 "permissionMode",
-                false,
-                PresetKind::Enum(&["default", "acceptEdits", "dontAsk", "bypassPermissions", "plan"]),
+                PresetKind::OpenEnum(&["default", "acceptEdits", "auto", "dontAsk", "bypassPermissions", "plan"]),
             ),
-            field("skills", false, PresetKind::StringOrList),
-            field("hooks", false, PresetKind::Mapping),
-            field("color", false, PresetKind::String),
-        ],
+            optional("maxTurns", PresetKind::Integer),
+            optional("skills", PresetKind::StringOrList),
+            optional("mcpServers", PresetKind::ListOrMapping),
+            optional("hooks", PresetKind::Mapping),
+            optional("memory", PresetKind::OpenEnum(&["user", "project", "local"])),
+            optional("background", PresetKind::Boolean),
+            optional("isolation", PresetKind::OpenEnum(&["worktree"])),
+            optional("effort", EFFORT),
+            optional("color", PresetKind::String),
+            optional("initialPrompt", PresetKind::String),
+        ]],
     },
-    Preset {
-        name: "claude-skill",
-        glob: ".claude/skills/*/SKILL.md",
-        fields: &[
-            matching("name", false, SKILL_NAME),
-            field("description", true, PresetKind::String),
-            field("license", false, PresetKind::String),
-            field("compatibility", false, PresetKind::String),
-            field("metadata", false, PresetKind::Mapping),
-            field("allowed-tools", false, PresetKind::StringOrList),
-            field("model", false, PresetKind::String),
-            field("argument-hint", false, PresetKind::String),
-            field("disable-model-invocation", false, PresetKind::Boolean),
-            field("user-invocable", false, PresetKind::Boolean),
-            field("context", false, PresetKind::Enum(&["fork"])),
-            field("agent", false, PresetKind::String),
-            field("hooks", false, PresetKind::Mapping),
-        ],
-    },
+    Preset { name: "claude-skill", glob: "**/.claude/skills/*/SKILL.md", fields: &[&SKILL_FIELDS, &SKILL_FILE_FIELDS] },
     Preset {
         name: "spw-command",
         glob: "commands/spw/*.md",
-        fields: &[
+        fields: &[&[
             field("name", true, PresetKind::String),
             field("description", true, PresetKind::String),
             field("argument-hint", true, PresetKind::String),
             field("allowed-tools", true, PresetKind::StringArray),
             field("model", true, PresetKind::Enum(&["haiku", "sonnet", "opus"])),
-        ],
+        ]],
     },
 ];
 
@@ -271,22 +318,31 @@ impl Preset {
     }
 
     fn rules(&self) -> Vec<Rule> {
-        self.fields
-            .iter()
-            .map(|field| Rule {
+        let mut rules: Vec<Rule> = Vec::new();
+        for field in self.fields.iter().flat_map(|group| group.iter()) {
+            let strings = |values: &[&str]| values.iter().map(|value| (*value).to_owned()).collect();
+            let rule = Rule {
                 name: field.name.to_owned(),
                 required: field.required,
                 kind: match field.kind {
                     PresetKind::String => Kind::String,
                     PresetKind::StringArray => Kind::StringArray,
-                    PresetKind::Enum(values) => Kind::Enum(values.iter().map(|value| (*value).to_owned()).collect()),
+                    PresetKind::Enum(values) => Kind::Enum(strings(values)),
+                    PresetKind::OpenEnum(values) => Kind::OpenEnum(strings(values)),
                     PresetKind::Boolean => Kind::Boolean,
+                    PresetKind::Integer => Kind::Integer,
                     PresetKind::StringOrList => Kind::StringOrList,
                     PresetKind::Mapping => Kind::Mapping,
+                    PresetKind::ListOrMapping => Kind::ListOrMapping,
                 },
                 pattern: field.pattern.map(|pattern| Regex::new(pattern).expect("a preset's pattern compiles")),
-            })
-            .collect()
+            };
+            match rules.iter_mut().find(|known| known.name == rule.name) {
+                Some(known) => *known = rule,
+                None => rules.push(rule),
+            }
+        }
+        rules
     }
 
     /// The preset as a rule set at its conventional place.
@@ -308,6 +364,16 @@ fn compile_glob(glob: &str) -> Result<GlobMatcher, globset::Error> {
     Ok(GlobBuilder::new(glob).literal_separator(true).build()?.compile_matcher())
 }
 
+/// Why a `[[validate.prompts]]` entry does not give a rule set: the key that is wrong (of the
+/// entry, or of its field number `field`) and what is wrong with it. `switchyard.toml` is
+/// refused with it when it is read, located at that key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleProblem {
+    pub field: Option<usize>,
+    pub key: &'static str,
+    pub message: String,
+}
+
 impl RuleSet {
     /// The rule sets `[[validate.prompts]]` configures, or every preset at its conventional place
     /// when it configures none. A configured set's `fields` add to its preset's rules or replace
@@ -316,32 +382,68 @@ impl RuleSet {
         let Some(configured) = configured else {
             return Ok(PRESETS.iter().map(Preset::rule_set).collect());
         };
-        configured.iter().map(RuleSet::configured).collect()
+        configured
+            .iter()
+            .map(|entry| {
+                RuleSet::configured(entry).map_err(|problem| {
+                    let label =
+                        if problem.field.is_some() { "[[validate.prompts.fields]]" } else { "[[validate.prompts]]" };
+                    Error::invalid_input(format!(
+                        "[[validate.prompts]] glob = \"{}\": {label} {}: {}",
+                        entry.glob, problem.key, problem.message
+                    ))
+                })
+            })
+            .collect()
     }
 
-    fn configured(entry: &PromptRules) -> Result<RuleSet, Error> {
-        let at = format!("[[validate.prompts]] glob = \"{}\"", entry.glob);
+    /// The rule sets `validate` applies under `config`: the configured ones, then, with
+    /// `keep_presets`, every preset at its conventional place (a file a configured set matches
+    /// gets that set).
+    pub fn of(config: &ValidateConfig) -> Result<Vec<RuleSet>, Error> {
+        let mut sets = RuleSet::from_config(config.prompts.as_deref())?;
+        if config.prompts.is_some() && config.keep_presets {
+            sets.extend(PRESETS.iter().map(Preset::rule_set));
+        }
+        Ok(sets)
+    }
+
+    /// The rule set of one `[[validate.prompts]]` entry, or the first thing wrong with it.
+    pub fn configured(entry: &PromptRules) -> Result<RuleSet, RuleProblem> {
+        let problem = |field: Option<usize>, key: &'static str, message: String| RuleProblem { field, key, message };
         let mut rules = match &entry.preset {
-            Some(name) => Preset::named(name)
-                .ok_or_else(|| {
+            Some(name) => match Preset::named(name) {
+                Some(preset) => preset.rules(),
+                None => {
                     let known: Vec<&str> = PRESETS.iter().map(|preset| preset.name).collect();
-                    Error::invalid_input(format!(
-                        "{at}: there is no preset `{name}`; the presets are {}",
-                        known.join(", ")
-                    ))
-                })?
-                .rules(),
+                    let close = switchyard_core::suggest::closest(name, known.iter().copied())
+                        .map_or_else(String::new, |close| format!("did you mean `{close}`? "));
+                    return Err(problem(
+                        None,
+                        "preset",
+                        format!("there is no preset `{name}`; {close}The presets are {}", known.join(", ")),
+                    ));
+                }
+            },
             None => Vec::new(),
         };
-        for field in &entry.fields {
-            let rule = configured_rule(field, &at)?;
+        for (index, field) in entry.fields.iter().enumerate() {
+            let rule = configured_rule(field).map_err(|(key, message)| problem(Some(index), key, message))?;
             match rules.iter_mut().find(|known| known.name == rule.name) {
                 Some(known) => *known = rule,
                 None => rules.push(rule),
             }
         }
         let matcher = compile_glob(&entry.glob).map_err(|error| {
-            Error::invalid_input(format!("{at}: the glob does not parse ({error}); write it like `commands/**/*.md`"))
+            problem(
+                None,
+                "glob",
+                format!(
+                    "`{}` is no glob: {}; write one like `commands/**/*.md` (`*` within a folder, `**` across folders)",
+                    entry.glob,
+                    error.kind()
+                ),
+            )
         })?;
         Ok(RuleSet {
             name: entry.preset.clone().unwrap_or_else(|| entry.glob.clone()),
@@ -371,17 +473,21 @@ impl RuleSet {
     }
 }
 
-fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
+/// The rule of one configured field, or the key that is wrong and why.
+fn configured_rule(field: &FieldRule) -> Result<Rule, (&'static str, String)> {
     let kind = match field.kind {
         FieldType::String => Kind::String,
         FieldType::StringArray => Kind::StringArray,
         FieldType::Number => Kind::Number,
         FieldType::Boolean => Kind::Boolean,
         FieldType::Enum if field.values.is_empty() => {
-            return Err(Error::invalid_input(format!(
-                "{at}: the enum field `{}` lists no values; add `values = [\"a\", \"b\"]`",
-                field.name
-            )));
+            return Err((
+                "type",
+                format!(
+                    "the enum field `{}` lists no values; add them, as in `values = [\"draft\", \"final\"]`",
+                    field.name
+                ),
+            ));
         }
         FieldType::Enum => Kind::Enum(field.values.clone()),
     };
@@ -390,11 +496,37 @@ fn configured_rule(field: &FieldRule, at: &str) -> Result<Rule, Error> {
         .as_deref()
         .map(|pattern| {
             Regex::new(pattern).map_err(|error| {
-                Error::invalid_input(format!("{at}: the pattern of field `{}` does not compile: {error}", field.name))
+                (
+                    "pattern",
+                    format!(
+                        "the pattern of field `{}`, `{pattern}`, is no regular expression: {}",
+                        field.name,
+                        regex_problem(pattern, &error)
+                    ),
+                )
             })
         })
         .transpose()?;
     Ok(Rule { name: field.name.clone(), required: field.required, kind, pattern })
+}
+
+/// What is wrong with `pattern`, which `regex` refused with `error`, in one line: the problem and
+/// the character where the parser stopped (`regex`'s own message draws it over several lines).
+fn regex_problem(pattern: &str, error: &regex::Error) -> String {
+    let at = |problem: &dyn std::fmt::Display, span: &regex_syntax::ast::Span| {
+        format!("{problem} (at character {})", span.start.column)
+    };
+    match regex_syntax::ParserBuilder::new().build().parse(pattern) {
+        Err(regex_syntax::Error::Parse(error)) => at(error.kind(), error.span()),
+        Err(regex_syntax::Error::Translate(error)) => at(error.kind(), error.span()),
+        Err(other) => other.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned(),
+        Ok(_) => match error {
+            regex::Error::CompiledTooBig(limit) => {
+                format!("it compiles to more than {limit} bytes; write a simpler pattern")
+            }
+            other => other.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned(),
+        },
+    }
 }
 
 // ------------------------------------------------------------------ finding files
@@ -504,10 +636,11 @@ pub fn check(file: &str, text: &str, set: &RuleSet, strict: bool) -> Vec<Violati
     // The frontmatter's first line is the file's second (after `---`); a BOM adds no line.
     let first_line = 2;
     let closing_line = first_line + frontmatter.lines().count() as u32;
-    let fields = match parse(frontmatter) {
+    let written = Written::new(frontmatter, first_line);
+    let fields = match parse(frontmatter, first_line) {
         Ok(fields) => fields,
         Err(problem) => {
-            let at = (problem.line + first_line - 1, problem.column);
+            let at = (problem.line, problem.column);
             found.error(at, None, "yaml", problem.code, problem.message, problem.help);
             return found.violations;
         }
@@ -524,7 +657,7 @@ pub fn check(file: &str, text: &str, set: &RuleSet, strict: bool) -> Vec<Violati
                 format!("add `{}: {}` to the frontmatter", rule.name, rule.kind.example()),
             ),
             None => {}
-            Some((_, value)) => check_value(&mut found, rule, value, first_line),
+            Some((_, value)) => check_value(&mut found, rule, value, &written, strict),
         }
     }
     let known: Vec<&str> = set.rules.iter().map(|rule| rule.name.as_str()).collect();
@@ -563,6 +696,23 @@ fn required_list(set: &RuleSet) -> String {
 fn no_frontmatter(found: &mut Found<'_>, text: &str, set: &RuleSet) {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let opens = text.starts_with("---\n") || text.starts_with("---\r\n");
+    let first = text.lines().next().unwrap_or_default();
+    if !opens && first.starts_with("---") && first.len() > 3 && first[3..].trim().is_empty() {
+        let trailing = &first[3..];
+        let what = if trailing.chars().all(|character| character == ' ') { "space(s)" } else { "space(s) or tab(s)" };
+        found.error(
+            (1, 4),
+            None,
+            "frontmatter",
+            codes::NO_FRONTMATTER,
+            format!(
+                "line 1 has trailing characters: `---` followed by {} {what}, so it does not open a frontmatter and the fields below it are not read",
+                trailing.chars().count()
+            ),
+            "remove everything after `---` on line 1".to_owned(),
+        );
+        return;
+    }
     if opens {
         found.error(
             (1, 1),
@@ -626,28 +776,59 @@ fn second_frontmatter(found: &mut Found<'_>, body: &str, closing_line: u32, set:
     }
 }
 
-fn check_value(found: &mut Found<'_>, rule: &Rule, value: &Spanned<Yaml>, first_line: u32) {
-    let at = located(&value.referenced, first_line);
-    let wrong_type = |found: &mut Found<'_>, what: &str| {
+/// The frontmatter as written, to quote a value back in a fix.
+struct Written<'a> {
+    /// The frontmatter's lines.
+    lines: Vec<&'a str>,
+    /// The file's line holding the frontmatter's first line.
+    first_line: u32,
+}
+
+impl<'a> Written<'a> {
+    fn new(frontmatter: &'a str, first_line: u32) -> Self {
+        Self { lines: frontmatter.lines().collect(), first_line }
+    }
+
+    /// The rest of the file's line `line` from `column` (1-based, in characters), trimmed.
+    fn from(&self, (line, column): (u32, u32)) -> Option<&'a str> {
+        let text = self.lines.get(line.checked_sub(self.first_line)? as usize)?;
+        let start = text.char_indices().nth(column.saturating_sub(1) as usize).map(|(index, _)| index)?;
+        Some(text[start..].trim())
+    }
+}
+
+/// `text` as a double-quoted YAML string.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The YAML 1.1 spellings of booleans (any case), which YAML 1.2, and so Claude Code, reads as
+/// text; the first three mean `true`.
+const YAML_11_BOOLEANS: [&str; 6] = ["yes", "on", "y", "no", "off", "n"];
+
+fn check_value(found: &mut Found<'_>, rule: &Rule, value: &Spanned<Yaml>, written: &Written<'_>, strict: bool) {
+    let at = located(&value.referenced, written.first_line);
+    let wrong_type = |found: &mut Found<'_>, what: &str, help: String| {
         found.error(
             at,
             Some(&rule.name),
             "type",
             codes::INVALID_TYPE,
             format!("`{}` must be {}, not {what}", rule.name, rule.kind.describe()),
-            format!("write `{}: {}`", rule.name, rule.kind.example()),
+            help,
         );
     };
+    let write = || format!("write `{}: {}`", rule.name, rule.kind.example());
     let strings: Vec<(&str, (u32, u32))> = match (&rule.kind, &value.value) {
-        (Kind::String | Kind::Enum(_) | Kind::StringOrList, Yaml::String(text)) => vec![(text.as_str(), at)],
+        (kind, Yaml::String(text)) if kind.takes_text() => vec![(text.as_str(), at)],
         (Kind::StringArray | Kind::StringOrList, Yaml::List(items)) => {
             let mut strings = Vec::new();
             for (index, item) in items.iter().enumerate() {
                 match &item.value {
-                    Yaml::String(text) => strings.push((text.as_str(), located(&item.referenced, first_line))),
+                    Yaml::String(text) => strings.push((text.as_str(), located(&item.referenced, written.first_line))),
                     other => {
                         found.error(
-                            located(&item.referenced, first_line),
+                            located(&item.referenced, written.first_line),
                             Some(&rule.name),
                             "type",
                             codes::INVALID_TYPE,
@@ -670,28 +851,95 @@ fn check_value(found: &mut Found<'_>, rule: &Rule, value: &Spanned<Yaml>, first_
             );
             return;
         }
-        (Kind::Number, Yaml::Number) | (Kind::Boolean, Yaml::Bool) | (Kind::Mapping, Yaml::Mapping) => return,
+        (Kind::Number, Yaml::Number { .. })
+        | (Kind::Integer, Yaml::Number { whole: true })
+        | (Kind::Boolean, Yaml::Bool)
+        | (Kind::Mapping | Kind::ListOrMapping, Yaml::Mapping)
+        | (Kind::ListOrMapping, Yaml::List(_)) => return,
+        (Kind::Integer, Yaml::Number { whole: false }) => {
+            wrong_type(found, "a fraction", format!("write a whole number, such as `{}: 10`", rule.name));
+            return;
+        }
+        (Kind::Boolean, Yaml::String(text)) if YAML_11_BOOLEANS.contains(&text.to_ascii_lowercase().as_str()) => {
+            let meant =
+                if YAML_11_BOOLEANS[..3].contains(&text.to_ascii_lowercase().as_str()) { "true" } else { "false" };
+            wrong_type(
+                found,
+                &format!("the text `{text}`"),
+                format!(
+                    "YAML 1.2, which Claude Code reads, takes `{text}` as text, not a boolean: write `{}: {meant}`",
+                    rule.name
+                ),
+            );
+            return;
+        }
+        (kind, Yaml::List(_) | Yaml::Mapping) if kind.takes_text() => {
+            // `argument-hint: [message]` is a list to YAML; what was meant is the text.
+            let help = match written.from(at).filter(|raw| raw.starts_with(['[', '{'])) {
+                Some(raw) => format!(
+                    "a value starting with `{}` is a {} to YAML; quote it to keep it as text: `{}: {}`",
+                    &raw[..1],
+                    if raw.starts_with('[') { "list" } else { "mapping" },
+                    rule.name,
+                    quoted(raw)
+                ),
+                None => write(),
+            };
+            wrong_type(found, value.value.kind(), help);
+            return;
+        }
         (_, other) => {
-            wrong_type(found, other.kind());
+            wrong_type(found, other.kind(), write());
             return;
         }
     };
     for (text, at) in strings {
-        if let Kind::Enum(values) = &rule.kind
-            && !values.iter().any(|value| value == text)
-        {
-            let help = match switchyard_core::suggest::closest(text, values.iter().map(String::as_str)) {
-                Some(close) => format!("did you mean `{close}`? The values are {}", values.join(", ")),
-                None => format!("use one of {}", values.join(", ")),
-            };
-            found.error(
-                at,
-                Some(&rule.name),
-                "enum",
-                codes::INVALID_VALUE,
-                format!("`{}` is `{text}`, which is not one of {}", rule.name, values.join(", ")),
-                help,
-            );
+        match &rule.kind {
+            Kind::Enum(values) if !values.iter().any(|value| value == text) => {
+                let help = match switchyard_core::suggest::closest(text, values.iter().map(String::as_str)) {
+                    Some(close) => format!("did you mean `{close}`? The values are {}", values.join(", ")),
+                    None => format!("use one of {}", values.join(", ")),
+                };
+                found.error(
+                    at,
+                    Some(&rule.name),
+                    "enum",
+                    codes::INVALID_VALUE,
+                    format!("`{}` is `{text}`, which is not one of {}", rule.name, values.join(", ")),
+                    help,
+                );
+            }
+            Kind::OpenEnum(values) if !values.iter().any(|value| value == text) => {
+                let start = match switchyard_core::suggest::closest(text, values.iter().map(String::as_str)) {
+                    Some(close) => format!("did you mean `{close}`?"),
+                    None => format!("Use one of {}.", values.join(", ")),
+                };
+                let keep = if strict {
+                    format!(
+                        "If your Claude Code documents `{text}`, override the rule: a [[validate.prompts]] set with this preset and a field `name = \"{}\"`, `type = \"string\"`",
+                        rule.name
+                    )
+                } else {
+                    format!(
+                        "If your Claude Code documents `{text}`, keep it: this is a warning, an error only with --strict"
+                    )
+                };
+                let help = format!("{start} {keep}");
+                found.push(
+                    if strict { Severity::Error } else { Severity::Warning },
+                    at,
+                    Some(&rule.name),
+                    "enum",
+                    codes::UNKNOWN_VALUE,
+                    format!(
+                        "`{}` is `{text}`, which is not among the values Claude Code documented on 2026-11-24 ({})",
+                        rule.name,
+                        values.join(", ")
+                    ),
+                    help,
+                );
+            }
+            _ => {}
         }
         if let Some(pattern) = &rule.pattern
             && !pattern.is_match(text)
@@ -765,7 +1013,10 @@ type Field = (Spanned<String>, Spanned<Yaml>);
 enum Yaml {
     Null,
     Bool,
-    Number,
+    /// `whole`: written without a fraction or an exponent.
+    Number {
+        whole: bool,
+    },
     String(String),
     List(Vec<Spanned<Yaml>>),
     Mapping,
@@ -776,7 +1027,7 @@ impl Yaml {
         match self {
             Self::Null => "empty (null)",
             Self::Bool => "a boolean",
-            Self::Number => "a number",
+            Self::Number { .. } => "a number",
             Self::String(_) => "a string",
             Self::List(_) => "a list",
             Self::Mapping => "a mapping",
@@ -784,7 +1035,7 @@ impl Yaml {
     }
 }
 
-/// Why the frontmatter's YAML does not give fields, located within the frontmatter.
+/// Why the frontmatter's YAML does not give fields, located in the file.
 struct YamlProblem {
     line: u32,
     column: u32,
@@ -793,50 +1044,63 @@ struct YamlProblem {
     help: String,
 }
 
-/// The frontmatter's fields in order, or why it has none.
-fn parse(frontmatter: &str) -> Result<Vec<Field>, YamlProblem> {
-    let options = Options::default();
-    match serde_saphyr::from_str_with_options::<Spanned<Document>>(frontmatter, options) {
-        Ok(document) => match document.value {
-            Document::Fields(fields) => Ok(fields),
-            Document::Empty => Ok(Vec::new()),
-            Document::Other(kind) => Err(YamlProblem {
-                line: clamp(document.referenced.line()),
-                column: clamp(document.referenced.column()),
-                code: codes::NOT_A_MAPPING,
-                message: format!("the frontmatter is {kind}, not fields"),
-                help: "write one `name: value` field per line".to_owned(),
-            }),
-        },
-        Err(error) => {
-            let (line, column) =
-                error.location().map_or((1, 1), |location| (clamp(location.line()), clamp(location.column())));
-            if let serde_saphyr::Error::MultipleDocuments { .. } = error.without_snippet() {
-                return Err(YamlProblem {
+/// The frontmatter's fields in order, or why it has none; `first_line` is the file's line
+/// holding the frontmatter's first.
+fn parse(frontmatter: &str, first_line: u32) -> Result<Vec<Field>, YamlProblem> {
+    // YAML 1.2 booleans only: Claude Code reads `description: yes` as the text `yes`.
+    let options = serde_saphyr::options! { strict_booleans: true };
+    let error = match serde_saphyr::from_str_with_options::<Spanned<Document>>(frontmatter, options) {
+        Ok(document) => {
+            let (line, column) = located(&document.referenced, first_line);
+            return match document.value {
+                Document::Fields(fields) => Ok(fields),
+                Document::Empty => Ok(Vec::new()),
+                Document::Other(kind) => Err(YamlProblem {
                     line,
                     column,
-                    code: codes::YAML,
-                    message: "the frontmatter holds a second YAML document: a line starting with `---` or `...` \
-                              inside it ends the first"
-                        .to_owned(),
-                    help: "keep only the opening and closing `---` lines; remove the one inside, or move what \
-                           follows it into the first document"
-                        .to_owned(),
-                });
-            }
-            let message = error.without_snippet().to_string();
-            let message = message.rfind(" at line ").map_or(message.as_str(), |index| &message[..index]).to_owned();
-            Err(YamlProblem {
+                    code: codes::NOT_A_MAPPING,
+                    message: format!("the frontmatter is {kind}, not fields"),
+                    help: "write one `name: value` field per line".to_owned(),
+                }),
+            };
+        }
+        Err(error) => error,
+    };
+    let (line, column) = error.location().map_or((first_line, 1), |location| located(&location, first_line));
+    match error.without_snippet() {
+        serde_saphyr::Error::MultipleDocuments { .. } => {
+            return Err(YamlProblem {
                 line,
                 column,
                 code: codes::YAML,
-                message: format!("the frontmatter is not valid YAML: {message}"),
-                help: "fix the YAML at the location shown (indentation, quotes around a value holding `: ` or `#`, \
-                       a duplicate field)"
+                message: "the frontmatter holds a second YAML document: a line starting with `---` or `...` \
+                          inside it ends the first"
                     .to_owned(),
-            })
+                help: "keep only the opening and closing `---` lines; remove the one inside, or move what \
+                       follows it into the first document"
+                    .to_owned(),
+            });
         }
+        serde_saphyr::Error::DuplicateMappingKey { key: Some(key), .. } => {
+            return Err(yaml_mistakes::duplicate(frontmatter, first_line, key, line, column));
+        }
+        _ => {}
     }
+    if let Some(problem) = yaml_mistakes::diagnose(frontmatter, first_line) {
+        return Err(problem);
+    }
+    // A mistake the scan does not know: the parser's words, inside a sentence of ours.
+    let said = error.without_snippet().to_string();
+    let said = said.rfind(" at line ").map_or(said.as_str(), |index| &said[..index]).trim_end_matches('.');
+    Err(YamlProblem {
+        line,
+        column,
+        code: codes::YAML,
+        message: format!("the frontmatter is not valid YAML here (the YAML parser stopped with: {said})"),
+        help: "check this line and the one above it: a value holding `: ` or ` #` needs quotes, every quote and \
+               bracket must close, and nested lines are indented below their field"
+            .to_owned(),
+    })
 }
 
 fn clamp(value: u64) -> u32 {
@@ -921,13 +1185,13 @@ impl<'de> Deserialize<'de> for Yaml {
                 Ok(Yaml::Bool)
             }
             fn visit_i64<E>(self, _: i64) -> Result<Yaml, E> {
-                Ok(Yaml::Number)
+                Ok(Yaml::Number { whole: true })
             }
             fn visit_u64<E>(self, _: u64) -> Result<Yaml, E> {
-                Ok(Yaml::Number)
+                Ok(Yaml::Number { whole: true })
             }
             fn visit_f64<E>(self, _: f64) -> Result<Yaml, E> {
-                Ok(Yaml::Number)
+                Ok(Yaml::Number { whole: false })
             }
             fn visit_str<E>(self, value: &str) -> Result<Yaml, E> {
                 Ok(Yaml::String(value.to_owned()))

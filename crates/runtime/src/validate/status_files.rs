@@ -85,7 +85,7 @@ pub(crate) fn check_file(path: &Path, shown: &str, strict: bool, min_confidence:
                 line: at.map(|(line, _)| line),
                 column: at.map(|(_, column)| column),
                 message: finding.message.clone(),
-                help: None,
+                help: Some(finding.help.clone()),
                 related: None,
             }
         })
