@@ -91,9 +91,8 @@ fn home() -> Home {
 impl Home {
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
-        command
+        support::without_switchyard_environment(&mut command)
             .env("SWITCHYARD_HOME", self.home.path())
-            .env_remove("SWITCHYARD_STORE")
             .current_dir(self.workspace.path());
         command
     }

@@ -43,11 +43,11 @@ fn filled_in(command: &str) -> String {
 fn run_in_shell(sandbox: &Sandbox, command_line: &str) -> Ran {
     let binary = Path::new(env!("CARGO_BIN_EXE_switchyard"));
     let path = format!("{}:{}", binary.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let output = Command::new("sh")
+    let mut command = Command::new("sh");
+    let output = support::without_switchyard_environment(&mut command)
         .args(["-c", command_line])
         .env("PATH", path)
         .env("SWITCHYARD_HOME", sandbox.home.path())
-        .env_remove("SWITCHYARD_STORE")
         .env("NO_COLOR", "1")
         .current_dir(sandbox.project.path())
         .output()

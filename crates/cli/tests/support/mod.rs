@@ -14,11 +14,25 @@ use std::process::{Child, Command, Output, Stdio};
 use serde_json::Value;
 pub use switchyard_test_support::TestHome;
 
-/// The binary with `home` as its `SWITCHYARD_HOME`, taking neither a store nor a serve token from
+/// Takes every `SWITCHYARD_*` variable of the test's own environment away from `command`, but the
+/// `SWITCHYARD_TEST_*` ones that choose how the tests run: a developer's exported
+/// `SWITCHYARD_LOG`, `SWITCHYARD_STORE` or `SWITCHYARD_SERVE_TOKEN` must not change what a test
+/// sees. A test sets the variables it means after this.
+pub fn without_switchyard_environment(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("SWITCHYARD_") && !name.starts_with("SWITCHYARD_TEST_") {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
+/// The binary with `home` as its `SWITCHYARD_HOME`, taking no other `SWITCHYARD_*` variable from
 /// the environment.
 pub fn switchyard_at(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
-    command.env("SWITCHYARD_HOME", home).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
+    without_switchyard_environment(&mut command).env("SWITCHYARD_HOME", home);
     command
 }
 
@@ -96,10 +110,9 @@ impl Sandbox {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
-        command
+        without_switchyard_environment(&mut command)
             .args(args)
             .env("SWITCHYARD_HOME", self.home.path())
-            .env_remove("SWITCHYARD_STORE")
             .env("NO_COLOR", "1")
             .current_dir(self.project.path())
             .stdin(Stdio::null());
