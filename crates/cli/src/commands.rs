@@ -38,7 +38,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Validate(args) => crate::validate::run(&printer, &args, overrides),
         Commands::Schema { which } => schema(&printer, &which),
         Commands::Mcp(args) => crate::serve::mcp(&args, overrides).await,
-        Commands::Serve(args) => crate::serve::serve(&args, overrides).await,
+        Commands::Serve(args) => crate::serve::serve(&args, overrides, cli.global.log_format).await,
         Commands::Import { path, to, output } => crate::import::run(&printer, &path, &to, output.as_deref()),
         Commands::Config => crate::config_command::run(&printer, overrides),
         Commands::Store { action } => crate::store_copy::run(&printer, action).await,

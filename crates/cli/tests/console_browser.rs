@@ -148,8 +148,8 @@ impl Server {
             let read = reader.read_line(&mut line).expect("reading serve's stderr");
             log.lock().unwrap().push_str(&line);
             assert!(read > 0, "switchyard serve stopped before listening:\n{}", log.lock().unwrap());
-            if let Some(url) = line.split_whitespace().find(|word| word.starts_with("http://")) {
-                break url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+            if let Some(address) = support::start_line_address(&line) {
+                break address;
             }
         };
         drain(reader, Arc::clone(&log));

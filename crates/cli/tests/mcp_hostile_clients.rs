@@ -98,8 +98,7 @@ fn serve(open_files: u32, settings: &str) -> Server {
     };
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let url = banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let address = support::start_line_address(&banner).unwrap_or_else(|| panic!("{banner}"));
     Server { child, address, _home: home }
 }
 

@@ -34,12 +34,17 @@ fn paragraphs(token_required: bool) -> Vec<String> {
 
 /// Whether the client reads HTML: browsers list `text/html` in `Accept`; curl and programs do not.
 pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
+    accepts(headers, "text/html")
+}
+
+/// Whether `Accept` names `media_type` itself (not through a wildcard such as `*/*`).
+pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .any(|media| media.split(';').next().is_some_and(|kind| kind.trim().eq_ignore_ascii_case("text/html")))
+        .any(|media| media.split(';').next().is_some_and(|kind| kind.trim().eq_ignore_ascii_case(media_type)))
 }
 
 /// The page as text.

@@ -1191,10 +1191,23 @@ impl Runtime {
     }
 
     /// Verifies a token of `kind`. A run, session or node id given instead is told apart from a
-    /// malformed token: the caller is told what it is and where its token comes from.
-    fn verify_token(&self, text: &str, kind: TokenKind) -> Result<switchyard_core::token::Token, Error> {
+    /// malformed token: the caller is told what it is and where its token comes from. A token
+    /// whose signature does not verify, or that is no token at all, is logged as a security
+    /// refusal (never the token itself).
+    async fn verify_token(
+        &self,
+        text: &str,
+        kind: TokenKind,
+        expected_run: Option<RunId>,
+    ) -> Result<switchyard_core::token::Token, Error> {
         refuse_id_as_token(text, kind)?;
-        Ok(self.keys.verify(text, kind)?)
+        match self.keys.verify(text, kind) {
+            Ok(token) => Ok(token),
+            Err(refused) => {
+                observe::token_refused(&refused, kind, expected_run);
+                Err(refused.into())
+            }
+        }
     }
 
     /// Verifies a token of `kind` and looks up what it stands for.
@@ -1204,7 +1217,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<TokenRecord, Error> {
-        let token = self.verify_token(text, kind)?;
+        let token = self.verify_token(text, kind, expected_run).await?;
         let record = self.store.token(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         check_run(&record, expected_run)?;
         Ok(record)
@@ -1217,7 +1230,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<(TokenRecord, RunContext, NodeRecord), Error> {
-        let token = self.verify_token(text, kind)?;
+        let token = self.verify_token(text, kind, expected_run).await?;
         let scope = self.store.token_scope(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         let record = scope.token;
         check_run(&record, expected_run)?;

@@ -53,11 +53,17 @@ pub fn serve_address(child: &mut Child) -> String {
         }
     };
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = banner
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("serve did not start: {banner}"));
-    url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned()
+    start_line_address(&banner).unwrap_or_else(|| panic!("serve did not start: {banner}"))
+}
+
+/// The address (`127.0.0.1:<port>`) a line of `serve`'s stderr says it serves on: the start line
+/// (`switchyard: serving on http://…`), or under `--log-format json` the `serve_started` log line.
+pub fn start_line_address(line: &str) -> Option<String> {
+    if let Ok(log) = serde_json::from_str::<Value>(line) {
+        return (log["event"] == "serve_started").then(|| string(&log["address"]));
+    }
+    let url = line.strip_prefix("switchyard: serving on ")?.split_whitespace().next()?;
+    Some(url.strip_prefix("http://")?.to_owned())
 }
 
 /// One isolated switchyard installation: its own home, store and project folder.
