@@ -22,6 +22,14 @@ fn tokens_that_are_malformed_tampered_foreign_or_of_the_wrong_kind_are_told_apar
     tampered[5] = if tampered[5] == 'A' { 'B' } else { 'A' };
     assert_eq!(code(&tampered.into_iter().collect::<String>()), "TOKEN_BAD_SIGNATURE");
     assert_eq!(code(&string(&start["tokens"]["state_token"])), "TOKEN_WRONG_KIND");
+    // A token of another kind says where the right one is.
+    let wrong_kind = sandbox.run(&["continue", &string(&start["tokens"]["checkpoint_token"]), "--notes", "x"]);
+    let message = string(&wrong_kind.expect(2)["error"]["message"]);
+    assert!(
+        message.starts_with("this is a checkpoint token (`ck_…`) where a continue token (`ct_…`) is needed"),
+        "{message}"
+    );
+    assert!(message.contains(&format!("`switchyard show {}` prints", string(&start["run"]))), "{message}");
 
     // A token signed by another installation's key does not verify here.
     let other = Sandbox::new();

@@ -1191,9 +1191,9 @@ impl Runtime {
     }
 
     /// Verifies a token of `kind`. A run, session or node id given instead is told apart from a
-    /// malformed token: the caller is told what it is and where its token comes from. A token
-    /// whose signature does not verify, or that is no token at all, is logged as a security
-    /// refusal (never the token itself).
+    /// malformed token, and a token of another kind from a wrong one: the caller is told what it
+    /// gave and where the right token comes from. A token whose signature does not verify, or
+    /// that is no token at all, is logged as a security refusal (never the token itself).
     async fn verify_token(
         &self,
         text: &str,
@@ -1203,6 +1203,12 @@ impl Runtime {
         refuse_id_as_token(text, kind)?;
         match self.keys.verify(text, kind) {
             Ok(token) => Ok(token),
+            Err(TokenError::WrongKind { .. }) => {
+                // Signed here, so the store knows its run, whose current tokens `show` prints.
+                let given: switchyard_core::token::Token = text.parse()?;
+                let run = self.store.token(given.nonce).await?.map(|record| record.run.to_string());
+                Err(Error::TokenOfOtherKind { expected: kind, given: given.kind, run })
+            }
             Err(refused) => {
                 observe::token_refused(&refused, kind, expected_run);
                 Err(refused.into())
