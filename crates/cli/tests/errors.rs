@@ -128,9 +128,14 @@ fn usage_errors_exit_2_and_rule_violations_exit_1() {
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(ran.json()["error"]["code"], "WORKFLOW_INVALID");
     assert!(ran.stderr.contains("did you mean"), "{}", ran.stderr);
-    // An oversized goal is refused before anything is written.
+    // An oversized goal, and an empty one (as MCP refuses it), are refused before anything is written.
     let huge = "g".repeat(17 * 1024);
     assert_eq!(sandbox.run(&["start", "dev-cycle", "--goal", &huge]).expect(2)["error"]["code"], "INVALID_INPUT");
+    for empty in ["", "  \n"] {
+        let error = &sandbox.run(&["start", "dev-cycle", "--goal", empty]).expect(2)["error"];
+        assert_eq!(error["code"], "INVALID_INPUT", "{empty:?}: {error}");
+        assert!(string(&error["message"]).starts_with("the goal is empty: say in a few words what the run is for"));
+    }
     assert_eq!(sandbox.run(&["sessions"]).ok(), json!([]));
     // clap's own usage errors also exit 2.
     assert_eq!(sandbox.run_text(&["continue"]).code, 2);

@@ -432,7 +432,7 @@ impl Runtime {
     /// this run.
     ///
     /// Errors: an unknown name (`WORKFLOW_NOT_FOUND`, with the closest names), a workflow that
-    /// does not compile (every diagnostic), a goal over the size limit.
+    /// does not compile (every diagnostic), a goal that is empty or over the size limit.
     ///
     /// ```
     /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, ResponseKind};
@@ -449,6 +449,11 @@ impl Runtime {
     /// # }
     /// ```
     pub async fn start(&self, request: StartRequest) -> Result<StepResponse, Error> {
+        if request.goal.trim().is_empty() {
+            return Err(Error::invalid_input(
+                "the goal is empty: say in a few words what the run is for (it titles the session, and the steps' prompts quote it)",
+            ));
+        }
         if request.goal.len() > MAX_GOAL_BYTES {
             return Err(Error::invalid_input(format!(
                 "the goal is {} bytes; the limit is {MAX_GOAL_BYTES}: put long material in a file and refer to it",
