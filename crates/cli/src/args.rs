@@ -101,8 +101,14 @@ pub enum Commands {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Print the man page as roff (`switchyard man > switchyard.1 && man -l switchyard.1`).
-    Man,
+    /// Print a man page as roff (`switchyard man start | man -l -`), or write every page with --out.
+    Man {
+        /// The command whose page to print (`start`, `keys rotate`); none for the whole command line's.
+        command: Vec<String>,
+        /// Write every page into this folder instead, one file each (`switchyard.1`, `switchyard-start.1`, …), e.g. ~/.local/share/man/man1.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        out: Option<PathBuf>,
+    },
     /// Check workflows, prompt files' frontmatter and (with --strict) mirrored folders; report every problem with its location.
     Validate(crate::validate::ValidateArgs),
     /// Print a JSON Schema (draft 2020-12).

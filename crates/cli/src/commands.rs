@@ -34,7 +34,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Init => crate::init::run(&printer, &project),
         Commands::Doctor => crate::doctor::run(&printer, overrides).await,
         Commands::Completions { shell } => crate::generate::completions(shell),
-        Commands::Man => crate::generate::man(),
+        Commands::Man { command, out } => crate::generate::man(&printer, &command, out.as_deref()),
         Commands::Validate(args) => crate::validate::run(&printer, &args, overrides),
         Commands::Schema { which } => schema(&printer, &which),
         Commands::Mcp(args) => crate::serve::mcp(&args, overrides).await,

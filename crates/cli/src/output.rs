@@ -80,7 +80,7 @@ impl Failure {
 
     /// A write to stdout that failed. A reader that stopped reading (`switchyard log … | head`)
     /// is no failure: the command ends there, quietly and with exit 0, as ripgrep and cargo do.
-    fn stdout(error: &std::io::Error) -> Self {
+    pub(crate) fn stdout(error: &std::io::Error) -> Self {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             return Self { code: OUTPUT_CLOSED.to_owned(), ..Self::environment("stdout was closed") };
         }

@@ -1,9 +1,11 @@
 //! The first commands a new user runs, through the real binary: `init` (and running it again),
-//! the example workflow it writes walked to the end, shell completions and the man page.
+//! the example workflow it writes walked to the end, shell completions and the man pages.
 
 mod support;
 
-use std::process::Command;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use support::{Sandbox, continue_token, string};
 
@@ -114,30 +116,130 @@ fn completions_for_each_shell_name_the_subcommands() {
     assert_eq!(unknown.code, 2);
 }
 
-#[test]
-fn the_man_page_is_roff_that_man_renders() {
-    let sandbox = Sandbox::new();
-    let page = sandbox.run_text(&["man"]);
-    assert_eq!(page.code, 0, "{}", page.stderr);
-    for section in [".TH switchyard 1", ".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
-        assert!(page.stdout.contains(section), "no {section} in\n{}", page.stdout);
-    }
+/// The tests that render man pages need `man` (Debian's `man-db`); without it they fail and say
+/// how to get it (never a silent skip).
+fn require_man() {
+    let found = Command::new("man").arg("--version").output().is_ok_and(|output| output.status.success());
     assert!(
-        page.stdout.contains(".SH NAME\nswitchyard \\- a workflow runtime that keeps LLM agents on rails\n"),
-        "the NAME line names the program once: {}",
-        page.stdout.lines().skip_while(|line| *line != ".SH NAME").nth(1).unwrap_or_default()
+        found,
+        "rendering the man pages needs `man`, which is not installed: `apt-get install -y man-db` (.ci/run installs it)"
     );
-    let file = sandbox.home.path().join("switchyard.1");
-    std::fs::write(&file, &page.stdout).unwrap();
-    // Rendered by man where it is installed; the roff checks above hold everywhere.
-    let rendered = Command::new("man").arg("-l").arg(&file).env("MANPAGER", "cat").env("MANWIDTH", "100").output();
-    match rendered {
-        Ok(rendered) => {
-            let text = String::from_utf8_lossy(&rendered.stdout);
-            assert!(rendered.status.success(), "man -l failed: {}", String::from_utf8_lossy(&rendered.stderr));
-            assert!(text.contains("SYNOPSIS") && text.contains("switchyard-doctor"), "{text}");
+}
+
+/// A page as `man -l` renders it, 100 columns wide, failing on any warning of the formatter.
+fn rendered(page: &Path) -> String {
+    let output =
+        Command::new("man").arg("-l").arg(page).env("MANPAGER", "cat").env("MANWIDTH", "100").output().unwrap();
+    let (text, warnings) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && warnings.is_empty(), "man -l {}: {warnings}", page.display());
+    text.into_owned()
+}
+
+/// The pages a roff page cites (`switchyard\-keys\-rotate(1)`, `\fBswitchyard\fR(1)`), by name.
+fn cited_pages(roff: &str) -> Vec<String> {
+    let plain = roff.replace("\\-", "-").replace("\\fB", "").replace("\\fR", "").replace("\\fI", "");
+    plain
+        .match_indices("(1)")
+        .filter_map(|(end, _)| {
+            let name: String = plain[..end]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            name.starts_with("switchyard").then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn every_command_has_a_man_page_that_man_renders_and_every_page_it_cites_exists() {
+    require_man();
+    let sandbox = Sandbox::new();
+    let folder = sandbox.home.path().join("man1");
+    let wrote = sandbox.run_text(&["man", "--out", folder.to_str().unwrap()]);
+    assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    let pages: BTreeSet<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(wrote.stdout.starts_with(&format!("wrote {} man pages to ", pages.len())), "{}", wrote.stdout);
+    for expected in [
+        "switchyard.1",
+        "switchyard-init.1",
+        "switchyard-start.1",
+        "switchyard-continue.1",
+        "switchyard-man.1",
+        "switchyard-keys.1",
+        "switchyard-keys-rotate.1",
+        "switchyard-store-copy.1",
+    ] {
+        assert!(pages.contains(expected), "no {expected} in {pages:?}");
+    }
+    assert!(!pages.contains("switchyard-help.1"), "`--help` is an option on every page, not a command: {pages:?}");
+
+    let mut cited = BTreeSet::new();
+    for page in &pages {
+        let roff = std::fs::read_to_string(folder.join(page)).unwrap();
+        let text = rendered(&folder.join(page));
+        assert!(text.contains("SYNOPSIS") && text.contains("--help"), "{page}:\n{text}");
+        for name in cited_pages(&roff) {
+            assert!(pages.contains(&format!("{name}.1")), "{page} cites {name}(1), which was not written");
+            cited.insert(name);
         }
-        Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "man did not run: {error}"),
+        if page != "switchyard.1" {
+            assert!(text.contains("SEE ALSO") && text.contains("switchyard(1)"), "{page}:\n{text}");
+        }
+    }
+    // Every page but the whole command line's is cited by the page of the command above it.
+    let uncited: Vec<&String> =
+        pages.iter().filter(|page| *page != "switchyard.1" && !cited.contains(page.trim_end_matches(".1"))).collect();
+    assert!(uncited.is_empty(), "{uncited:?}");
+
+    // A command's page says every option it takes, its own and the global ones.
+    let start = rendered(&folder.join("switchyard-start.1"));
+    for option in ["--goal", "--file", "--context", "--json", "--store", "--log-format"] {
+        assert!(start.contains(option), "no {option} on switchyard-start(1):\n{start}");
+    }
+    let start_roff = std::fs::read_to_string(folder.join("switchyard-start.1")).unwrap();
+    assert!(start_roff.contains(".SH SYNOPSIS\n\\fBswitchyard start\\fR"), "run as `switchyard start`: {start_roff}");
+    let root = std::fs::read_to_string(folder.join("switchyard.1")).unwrap();
+    assert!(
+        root.contains(".SH NAME\nswitchyard \\- a workflow runtime that keeps LLM agents on rails\n"),
+        "the NAME line names the program once: {}",
+        root.lines().skip_while(|line| *line != ".SH NAME").nth(1).unwrap_or_default()
+    );
+
+    // One page on stdout is the file `--out` writes.
+    for (words, page) in [
+        (&[][..], "switchyard.1"),
+        (&["start"][..], "switchyard-start.1"),
+        (&["keys", "rotate"][..], "switchyard-keys-rotate.1"),
+    ] {
+        let printed = sandbox.run_text(&[&["man"][..], words].concat());
+        assert_eq!(printed.code, 0, "{}", printed.stderr);
+        assert_eq!(printed.stdout, std::fs::read_to_string(folder.join(page)).unwrap(), "man {words:?}");
+    }
+    let unknown = sandbox.run_text(&["man", "strat"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no command `switchyard strat`") && unknown.stderr.contains("start"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn completions_and_man_end_quietly_when_the_reader_goes_away() {
+    let sandbox = Sandbox::new();
+    for args in [&["completions", "bash"][..], &["man"], &["man", "start"]] {
+        // `switchyard completions bash | head -1`: the reader is gone before the script is written.
+        let mut child = sandbox.command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        drop(child.stdout.take());
+        let ended = support::ran(&child.wait_with_output().unwrap());
+        assert_eq!((ended.code, ended.stderr.as_str()), (0, ""), "{args:?}: {ended:?}");
     }
 }
 
