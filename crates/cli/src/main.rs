@@ -79,16 +79,17 @@ fn main() -> ExitCode {
             output::report_failure(
                 &output::Failure::environment(format!("cannot start the async runtime: {error}")),
                 false,
+                arguments.global.color,
             );
             return ExitCode::from(2);
         }
     };
-    let json = arguments.global.json;
+    let (json, colour) = (arguments.global.json, arguments.global.color);
     match runtime.block_on(commands::run(arguments)) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(failure) => {
             let failure = config_command::naming_the_command(failure, &command);
-            output::report_failure(&failure, json);
+            output::report_failure(&failure, json, colour);
             ExitCode::from(failure.exit_code())
         }
     }

@@ -232,6 +232,31 @@ fn colour_never_no_color_pipes_and_json_stay_plain() {
     assert!(!ok(&piped).contains('\x1b'), "{:?}", piped.stdout);
 }
 
+#[test]
+fn errors_on_stderr_follow_the_color_option_with_the_proposed_command_painted() {
+    let sandbox = Sandbox::new();
+    let run = string(&sandbox.run(&["start", "dev-cycle", "--goal", "Colour my errors"]).ok()["run"]);
+    let refused = |colour: &str| text(&sandbox, &["--color", colour, "continue", &run, "--notes", "x"]);
+    let painted = refused("always");
+    assert_eq!(painted.code, 2, "{painted:?}");
+    assert!(
+        painted.stderr.starts_with("\x1b[1m\x1b[31mswitchyard:\x1b[0m "),
+        "a bold red prefix: {:?}",
+        painted.stderr
+    );
+    // The command the message proposes, painted as the `Next:` hint; the run id before it is not.
+    assert!(painted.stderr.contains(&format!("`\x1b[1m\x1b[32mswitchyard show {run}\x1b[0m`")), "{:?}", painted.stderr);
+    assert!(painted.stderr.contains(&format!(" `{run}` is a run id")), "{:?}", painted.stderr);
+    assert!(painted.stderr.trim_end().ends_with("\x1b[31m[ID_NOT_TOKEN]\x1b[0m"), "a red code: {:?}", painted.stderr);
+    let plain = refused("never");
+    assert!(!plain.stderr.contains('\x1b'), "{:?}", plain.stderr);
+    assert_eq!(strip_ansi(&painted.stderr), plain.stderr, "colour codes add nothing else");
+    // `auto` on a pipe stays plain too, even without NO_COLOR.
+    let piped =
+        support::ran(&sandbox.command(&["continue", &run, "--notes", "x"]).env_remove("NO_COLOR").output().unwrap());
+    assert_eq!(piped.stderr, plain.stderr);
+}
+
 fn strip_ansi(text: &str) -> String {
     let mut plain = String::new();
     let mut chars = text.chars();
