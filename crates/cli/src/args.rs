@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use switchyard_core::RunStatus;
 
 const AFTER_HELP: &str = "\
 Exit codes:
@@ -188,8 +190,8 @@ pub enum Commands {
     /// List sessions, most recently active first.
     Sessions {
         /// Only sessions with this status.
-        #[arg(long)]
-        status: Option<String>,
+        #[arg(long, value_parser = run_status())]
+        status: Option<RunStatus>,
         /// Only sessions running this workflow.
         #[arg(long)]
         workflow: Option<String>,
@@ -295,6 +297,12 @@ pub enum Commands {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+}
+
+/// A run status in the words `--json` uses; a wrong one is refused with the list of them.
+fn run_status() -> impl TypedValueParser<Value = RunStatus> {
+    clap::builder::PossibleValuesParser::new(RunStatus::ALL.map(RunStatus::as_str))
+        .map(|text| text.parse::<RunStatus>().expect("every possible value is a status"))
 }
 
 #[derive(Debug, Subcommand)]

@@ -665,10 +665,15 @@ impl Printer {
         self.table(&columns, rows)
     }
 
-    /// `sessions` as a table, most recently active first.
-    pub fn sessions(&self, sessions: &[SessionRecord], now_ms: i64) -> Result<(), Failure> {
-        if sessions.is_empty() {
+    /// `sessions` as a table, most recently active first; `filters` are the flags that chose them
+    /// (`--status completed`), for the answer when none passed.
+    pub fn sessions(&self, sessions: &[SessionRecord], filters: &[String], now_ms: i64) -> Result<(), Failure> {
+        if sessions.is_empty() && filters.is_empty() {
             return self.line("no sessions (start one with `switchyard start <workflow> --goal \"…\"`)");
+        }
+        if sessions.is_empty() {
+            return self
+                .line(&format!("no sessions match {} (`switchyard sessions` lists every one)", filters.join(" ")));
         }
         let rows = sessions
             .iter()

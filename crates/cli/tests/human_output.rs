@@ -153,6 +153,24 @@ fn sessions_is_a_table_with_a_header_and_sensible_goals() {
 }
 
 #[test]
+fn sessions_filtered_to_nothing_say_so_and_a_wrong_status_lists_the_statuses() {
+    let sandbox = Sandbox::new();
+    sandbox.run(&["start", "dev-cycle", "--goal", "One session"]).ok();
+    let none = text(&sandbox, &["sessions", "--status", "completed"]);
+    let shown = ok(&none).trim();
+    assert!(shown.starts_with("no sessions match --status completed"), "not as if there were none: {shown}");
+    assert!(shown.contains("`switchyard sessions` lists every one"), "{shown}");
+    let wrong = text(&sandbox, &["sessions", "--status", "bogus"]);
+    assert_eq!(wrong.code, 2, "{wrong:?}");
+    for status in
+        ["active", "waiting_gate", "blocked", "paused", "waiting_for_human_decision", "completed", "stopped", "failed"]
+    {
+        assert!(wrong.stderr.contains(status), "{status} is listed: {}", wrong.stderr);
+    }
+    assert_eq!(ok(&text(&sandbox, &["sessions", "--status", "active"])).lines().count(), 2, "a header and the session");
+}
+
+#[test]
 fn tool_list_prints_a_list_for_people_and_json_on_request() {
     let sandbox = Sandbox::new();
     let listed = text(&sandbox, &["tool", "list"]);
