@@ -378,3 +378,66 @@ fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_an
     let absent = sandbox.run(&["doctor", "--project", "/nonexistent/project"]);
     assert_eq!(absent.code, 2, "{}", absent.stderr);
 }
+
+/// Insta settings for `init` and `doctor` text: each folder by its role, the binary by its name,
+/// and the count of `SWITCHYARD_*` variables (a test run may set its own).
+fn onboarding_settings(sandbox: &Sandbox, user_home: &Path) -> insta::Settings {
+    let mut settings = support::redactions(&[]);
+    let project = sandbox.project.path().canonicalize().unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    for (path, name) in [
+        (binary.as_path(), "[switchyard]"),
+        (sandbox.home.path(), "[home]"),
+        (project.as_path(), "[project]"),
+        (sandbox.project.path(), "[project]"),
+        (user_home, "[user home]"),
+    ] {
+        settings.add_filter(&support::regex_escape(&path.display().to_string()), name);
+    }
+    settings.add_filter(r"\d+ variable\(s\) set", "[n] variable(s) set");
+    settings
+}
+
+#[test]
+fn init_and_doctor_read_as_a_person_expects_healthy_and_with_problems() {
+    // The SQLite store of the home, so the store's line reads the same on every test backend.
+    let sandbox = Sandbox::sqlite();
+    let user_home = tempfile::tempdir().unwrap();
+    let settings = onboarding_settings(&sandbox, user_home.path());
+    let init = sandbox.run_text(&["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let init_again = sandbox.run_text(&["init"]);
+    assert_eq!(init_again.code, 0, "{}", init_again.stderr);
+    sandbox.run(&["start", "small-change", "--goal", "a store with a run in it"]).ok();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    std::fs::write(
+        sandbox.project.path().join(".mcp.json"),
+        serde_json::json!({ "mcpServers": { "switchyard": { "command": binary, "args": ["mcp"] } } }).to_string(),
+    )
+    .unwrap();
+    let doctor = |expected: i32| {
+        let ran = support::ran(&sandbox.command(&["doctor"]).env("HOME", user_home.path()).output().unwrap());
+        assert_eq!(ran.code, expected, "{}\n{}", ran.stdout, ran.stderr);
+        ran.stdout
+    };
+    let healthy = doctor(0);
+
+    let key_file = sandbox.home.path().join("keys/keyring.json");
+    std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    sandbox.write_workflow("broken.yaml", "id: broken\nversion: \"1\"\ntitle: Broken\nsteps: []\n");
+    let project = sandbox.project.path().canonicalize().unwrap();
+    std::fs::write(
+        user_home.path().join(".claude.json"),
+        serde_json::json!({ "projects": { project.display().to_string(): { "mcpServers": {
+            "switchyard": { "command": user_home.path().join("old-install/bin/switchyard"), "args": ["mcp"] } } } } })
+        .to_string(),
+    )
+    .unwrap();
+    let with_problems = doctor(1);
+    settings.bind(|| {
+        insta::assert_snapshot!("text_init", init.stdout);
+        insta::assert_snapshot!("text_init_again", init_again.stdout);
+        insta::assert_snapshot!("text_doctor_healthy", healthy);
+        insta::assert_snapshot!("text_doctor_with_problems", with_problems);
+    });
+}
