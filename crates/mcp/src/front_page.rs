@@ -27,7 +27,7 @@ fn paragraphs(token_required: bool) -> Vec<String> {
     paragraphs.extend([
         "Health check: /health answers `ok`.".to_owned(),
         "A console for people (every session, the gate inbox, the workflows) is at / on this address: open it in a browser. The `switchyard` command line does the same (`switchyard sessions`, `switchyard status <run>`, `switchyard approve <run>`).".to_owned(),
-        "Docs: `switchyard --help`, the man page (`switchyard man > switchyard.1 && man -l switchyard.1`), and docs/ in switchyard's sources: docs/mcp-tools.md for the tools, docs/cli.md for the command line.".to_owned(),
+        "Docs: `switchyard --help`, a man page for every command (`switchyard man --out ~/.local/share/man/man1`, then `man switchyard-start`), and docs/ in switchyard's sources: docs/mcp-tools.md for the tools, docs/cli.md for the command line.".to_owned(),
     ]);
     paragraphs
 }
