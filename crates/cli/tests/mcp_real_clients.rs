@@ -6,6 +6,8 @@
 //! Provisioning needs PyPI and npm; when it fails the test fails and says what to fix: these
 //! checks never skip.
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -124,11 +126,8 @@ fn serve(home: &Home, extra: &[&str]) -> Server {
     let mut reader = BufReader::new(child.stderr.take().expect("stderr is piped"));
     let mut line = String::new();
     reader.read_line(&mut line).expect("switchyard serve says where it listens");
-    let url = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in `{line}`"))
-        .to_owned();
+    let address = support::start_line_address(&line).unwrap_or_else(|| panic!("no address in `{line}`"));
+    let url = format!("http://{address}/mcp");
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in reader.lines() {});
     Server { child, url }

@@ -245,7 +245,7 @@ fn completions_and_man_end_quietly_when_the_reader_goes_away() {
 
 /// `doctor` at a sandbox whose `HOME` (where Claude Code and Cursor keep their user
 /// configuration) is `user_home`.
-fn doctor(sandbox: &Sandbox, user_home: &std::path::Path) -> support::Ran {
+fn doctor(sandbox: &Sandbox, user_home: &Path) -> support::Ran {
     let output = sandbox.command(&["--json", "doctor"]).env("HOME", user_home).output().unwrap();
     support::ran(&output)
 }
@@ -269,7 +269,7 @@ fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_an
     let project = sandbox.project.path().canonicalize().unwrap();
     sandbox.run(&["init"]).ok();
     sandbox.run(&["start", "small-change", "--goal", "a store with a run in it"]).ok();
-    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
     std::fs::write(
         project.join(".mcp.json"),
         serde_json::json!({ "mcpServers": { "switchyard": { "type": "stdio", "command": binary, "args": ["mcp"] } } })
