@@ -31,9 +31,8 @@ struct Page {
 }
 
 impl Page {
-    /// The page's name (`switchyard-keys-rotate`), as its file is named and other pages cite it.
     fn name(&self) -> String {
-        std::iter::once("switchyard").chain(self.words.iter().map(String::as_str)).collect::<Vec<_>>().join("-")
+        page_name(&self.words)
     }
 
     fn file_name(&self) -> String {
@@ -77,24 +76,26 @@ fn pages() -> Vec<Page> {
     // options, which every page lists.
     root.build();
     let mut pages = Vec::new();
-    collect(root, Vec::new(), &mut pages);
+    collect(root, &[], &mut pages);
     pages
 }
 
-fn collect(command: clap::Command, words: Vec<String>, pages: &mut Vec<Page>) {
-    let see_also = (0..words.len())
-        .map(|depth| {
-            std::iter::once("switchyard").chain(words[..depth].iter().map(String::as_str)).collect::<Vec<_>>().join("-")
-        })
-        .collect();
+/// Adds the page of `command`, run as `switchyard <words>`, and those of the commands under it.
+fn collect(command: clap::Command, words: &[String], pages: &mut Vec<Page>) {
+    let see_also = (0..words.len()).map(|depth| page_name(&words[..depth])).collect();
     let subcommands: Vec<clap::Command> =
         command.get_subcommands().filter(|subcommand| !subcommand.is_hide_set()).cloned().collect();
-    pages.push(Page { command, words: words.clone(), see_also });
+    pages.push(Page { command, words: words.to_vec(), see_also });
     for subcommand in subcommands {
-        let mut below = words.clone();
-        below.push(subcommand.get_name().to_owned());
-        collect(subcommand, below, pages);
+        let below = [words, &[subcommand.get_name().to_owned()]].concat();
+        collect(subcommand, &below, pages);
     }
+}
+
+/// The name of the page of `switchyard <words>` (`switchyard-keys-rotate`), as its file is named
+/// and other pages cite it.
+fn page_name(words: &[String]) -> String {
+    std::iter::once("switchyard").chain(words.iter().map(String::as_str)).collect::<Vec<_>>().join("-")
 }
 
 /// `man`'s answer under `--json` when it wrote the pages to a folder.
