@@ -804,6 +804,33 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_token_is_told_apart_from_a_wrong_one_and_neither_message_repeats_it() {
+        let guard = Guard { token: Some(Secret::new("s3cret")), ..guard(&[], &[]) };
+        let refusal = |authorization: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+            if let Some(value) = authorization {
+                headers.insert(header::AUTHORIZATION, value.parse().unwrap());
+            }
+            guard.check(&headers)
+        };
+        assert_eq!(refusal(None), Err(Refusal::TokenMissing));
+        assert_eq!(refusal(Some("Basic czNjcmV0")), Err(Refusal::TokenMissing));
+        assert_eq!(refusal(Some("Bearer guess")), Err(Refusal::TokenWrong));
+        assert_eq!(refusal(Some("Bearer s3cret")), Ok(()));
+        assert!(!guard.message(&Refusal::TokenWrong).contains("guess"));
+    }
+
+    #[test]
+    fn logged_text_is_cut_to_its_bound_at_a_character() {
+        assert_eq!(logged_text("/mcp"), "/mcp");
+        let long = "é".repeat(LOGGED_TEXT_CHARS + 5);
+        let cut = logged_text(&long);
+        assert_eq!(cut.chars().count(), LOGGED_TEXT_CHARS + 1, "{cut}");
+        assert!(cut.ends_with("é…"));
+    }
+
+    #[test]
     fn secrets_compare_whole() {
         assert!(same_secret(b"s3cret", b"s3cret"));
         assert!(!same_secret(b"s3cre", b"s3cret"));
