@@ -247,7 +247,7 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat
         }
     });
     let bound = switchyard_mcp::http::bind(&options).await.map_err(|error| Failure::environment(error.to_string()))?;
-    announce(bound.address(), &options.access(), log_format);
+    announce(bound.address(), &options, log_format);
     bound.serve(server, options, shutdown).await.map_err(|error| Failure::environment(error.to_string()))?;
     Ok(Outcome::Success)
 }
@@ -260,7 +260,8 @@ pub(crate) const START_TARGET: &str = "switchyard::serve";
 /// answers MCP clients only. For people (the text log format) a few lines on stderr; under
 /// `--log-format json` one `serve_started` log line with the same addresses, so that stderr stays
 /// one JSON object a line.
-fn announce(address: SocketAddr, access: &str, log_format: LogFormat) {
+fn announce(address: SocketAddr, options: &HttpOptions, log_format: LogFormat) {
+    let access = options.access();
     let base = format!("http://{address}");
     let (console, mcp, metrics) = (format!("{base}/"), format!("{base}/mcp"), format!("{base}/metrics"));
     tracing::info!(
@@ -270,14 +271,13 @@ fn announce(address: SocketAddr, access: &str, log_format: LogFormat) {
         console,
         mcp,
         metrics,
-        access,
+        access = access.as_str(),
         "serving the console and MCP over HTTP"
     );
     if log_format != LogFormat::Text {
         return;
     }
-    let token_required = access.starts_with("bearer token required");
-    let (console_note, mcp_note) = if token_required {
+    let (console_note, mcp_note) = if options.token.is_some() {
         (
             "open it in a browser, log in with the token".to_owned(),
             "for MCP clients, which send `Authorization: Bearer <token>`".to_owned(),
