@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use switchyard_core::RunStatus;
 
 const AFTER_HELP: &str = "\
 Exit codes:
@@ -104,8 +106,14 @@ pub enum Commands {
         /// The shell to complete for.
         shell: clap_complete::Shell,
     },
-    /// Print the man page as roff (`switchyard man > switchyard.1 && man -l switchyard.1`).
-    Man,
+    /// Print a man page as roff (`switchyard man start | man -l -`), or write every page with --out.
+    Man {
+        /// The command whose page to print (`start`, `keys rotate`); none for the whole command line's.
+        command: Vec<String>,
+        /// Write every page into this folder instead, one file each (`switchyard.1`, `switchyard-start.1`, …), e.g. ~/.local/share/man/man1.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        out: Option<PathBuf>,
+    },
     /// Check workflows, prompt files' frontmatter and (with --strict) mirrored folders; report every problem with its location.
     Validate(crate::validate::ValidateArgs),
     /// Print a JSON Schema (draft 2020-12).
@@ -188,8 +196,8 @@ pub enum Commands {
     /// List sessions, most recently active first.
     Sessions {
         /// Only sessions with this status.
-        #[arg(long)]
-        status: Option<String>,
+        #[arg(long, value_parser = run_status())]
+        status: Option<RunStatus>,
         /// Only sessions running this workflow.
         #[arg(long)]
         workflow: Option<String>,
@@ -295,6 +303,12 @@ pub enum Commands {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+}
+
+/// A run status in the words `--json` uses; a wrong one is refused with the list of them.
+fn run_status() -> impl TypedValueParser<Value = RunStatus> {
+    clap::builder::PossibleValuesParser::new(RunStatus::ALL.map(RunStatus::as_str))
+        .map(|text| text.parse::<RunStatus>().expect("every possible value is a status"))
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use switchyard_core::RunId;
 use switchyard_core::state::DecisionOption;
 use switchyard_core::workflow::{Limits, OutputCheck};
-use switchyard_core::{RunId, RunStatus};
 use switchyard_runtime::{
     AdvanceInput, Catalog, Diagnostic, ExecutionConfig, Found, Overrides, Runtime, StartRequest, Target,
 };
@@ -34,11 +34,11 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Init => crate::init::run(&printer, &project),
         Commands::Doctor => crate::doctor::run(&printer, overrides).await,
         Commands::Completions { shell } => crate::generate::completions(shell),
-        Commands::Man => crate::generate::man(),
+        Commands::Man { command, out } => crate::generate::man(&printer, &command, out.as_deref()),
         Commands::Validate(args) => crate::validate::run(&printer, &args, overrides),
         Commands::Schema { which } => schema(&printer, &which),
         Commands::Mcp(args) => crate::serve::mcp(&args, overrides).await,
-        Commands::Serve(args) => crate::serve::serve(&args, overrides).await,
+        Commands::Serve(args) => crate::serve::serve(&args, overrides, cli.global.log_format).await,
         Commands::Import { path, to, output } => crate::import::run(&printer, &path, &to, output.as_deref()),
         Commands::Config => crate::config_command::run(&printer, overrides),
         Commands::Store { action } => crate::store_copy::run(&printer, action).await,
@@ -139,7 +139,16 @@ async fn run_command(
             Ok(Outcome::Success)
         }
         Commands::Sessions { status, workflow, workspace, branch, limit } => {
-            let status = status.map(|text| text.parse::<RunStatus>().map_err(Failure::usage)).transpose()?;
+            // The filters as they were typed, for the answer when no session passes them.
+            let filters: Vec<String> = [
+                status.map(|status| format!("--status {status}")),
+                workflow.as_ref().map(|workflow| format!("--workflow {workflow}")),
+                workspace.as_ref().map(|dir| format!("--workspace {}", dir.display())),
+                branch.as_ref().map(|branch| format!("--branch {branch}")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
             let query = SessionQuery {
                 status,
                 workflow_id: workflow,
@@ -152,7 +161,7 @@ async fn run_command(
             if printer.json {
                 printer.json(&sessions)?;
             } else {
-                printer.sessions(&sessions, runtime.now_ms())?;
+                printer.sessions(&sessions, &filters, runtime.now_ms())?;
             }
             Ok(Outcome::Success)
         }

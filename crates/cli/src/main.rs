@@ -35,9 +35,18 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Logs go to stderr, whatever the format: stdout carries data (and, for `switchyard mcp`, protocol
 /// frames only). JSON lines put each event's fields at the top level, beside `timestamp`, `level`
 /// and `target`, so a collector reads `event`, `run` and `session` without digging.
+///
+/// Under JSON, `serve`'s start line is a log line too (stderr stays one object a line), so its
+/// target is on whatever the filter says, unless the filter names it.
 fn init_logs(format: args::LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
+    let mut filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let filter_names_start = std::env::var("SWITCHYARD_LOG").is_ok_and(|text| text.contains(serve::START_TARGET));
+    if format == args::LogFormat::Json && !filter_names_start {
+        filter = filter.add_directive(
+            format!("{}=info", serve::START_TARGET).parse().expect("a target and a level make a directive"),
+        );
+    }
     let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false);
     match format {
         args::LogFormat::Text => logs.init(),
@@ -70,16 +79,17 @@ fn main() -> ExitCode {
             output::report_failure(
                 &output::Failure::environment(format!("cannot start the async runtime: {error}")),
                 false,
+                arguments.global.color,
             );
             return ExitCode::from(2);
         }
     };
-    let json = arguments.global.json;
+    let (json, colour) = (arguments.global.json, arguments.global.color);
     match runtime.block_on(commands::run(arguments)) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(failure) => {
             let failure = config_command::naming_the_command(failure, &command);
-            output::report_failure(&failure, json);
+            output::report_failure(&failure, json, colour);
             ExitCode::from(failure.exit_code())
         }
     }

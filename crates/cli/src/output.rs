@@ -80,7 +80,7 @@ impl Failure {
 
     /// A write to stdout that failed. A reader that stopped reading (`switchyard log … | head`)
     /// is no failure: the command ends there, quietly and with exit 0, as ripgrep and cargo do.
-    fn stdout(error: &std::io::Error) -> Self {
+    pub(crate) fn stdout(error: &std::io::Error) -> Self {
         if error.kind() == std::io::ErrorKind::BrokenPipe {
             return Self { code: OUTPUT_CLOSED.to_owned(), ..Self::environment("stdout was closed") };
         }
@@ -125,17 +125,43 @@ struct ErrorBody<'a> {
     details: Option<&'a serde_json::Value>,
 }
 
-/// Prints a failure: `switchyard: <message>` on stderr, and with `--json` an error object on
-/// stdout so scripts can read the code.
-#[allow(clippy::print_stderr)]
-pub fn report_failure(failure: &Failure, json: bool) {
+/// Prints a failure: `switchyard: <message> [<code>]` on stderr, and with `--json` an error
+/// object on stdout so scripts can read the code. Where stderr takes colour (`--color`, a
+/// terminal without `NO_COLOR`), the prefix and the code are red and each command the message
+/// proposes (`` `switchyard …` ``) is painted as the `Next:` hint paints the command to run.
+pub fn report_failure(failure: &Failure, json: bool, colour: ColorChoice) {
     if failure.code == OUTPUT_CLOSED {
         return;
     }
     if json {
         print_error_envelope(failure);
     }
-    eprintln!("switchyard: {} [{}]", failure.message, failure.code);
+    let colour = match colour {
+        ColorChoice::Always => anstream::ColorChoice::Always,
+        ColorChoice::Never => anstream::ColorChoice::Never,
+        ColorChoice::Auto => anstream::AutoStream::choice(&std::io::stderr()),
+    };
+    let line = format!(
+        "{} {} {}",
+        paint("switchyard:", style::ERROR.bold()),
+        with_commands_painted(&failure.message),
+        paint(&format!("[{}]", failure.code), style::ERROR)
+    );
+    let _ = writeln!(anstream::AutoStream::new(std::io::stderr().lock(), colour), "{line}");
+}
+
+/// `message` with each command it proposes in backticks (`` `switchyard show run_…` ``) painted
+/// as the command to run next; other backticked text (an id, a name) stays as it is.
+fn with_commands_painted(message: &str) -> String {
+    message
+        .split('`')
+        .enumerate()
+        .map(|(index, part)| {
+            let quoted = index % 2 == 1;
+            if quoted && part.starts_with("switchyard ") { paint(part, style::NEXT) } else { part.to_owned() }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 /// The error envelope `--json` promises on stdout for every failure.
@@ -173,6 +199,8 @@ mod style {
     pub const GREEN: Style = AnsiColor::Green.on_default();
     pub const YELLOW: Style = AnsiColor::Yellow.on_default();
     pub const BLUE: Style = AnsiColor::Blue.on_default();
+    /// The `switchyard:` of an error report, and its code.
+    pub const ERROR: Style = AnsiColor::Red.on_default();
 }
 
 impl Printer {
@@ -648,10 +676,15 @@ impl Printer {
         self.table(&columns, rows)
     }
 
-    /// `sessions` as a table, most recently active first.
-    pub fn sessions(&self, sessions: &[SessionRecord], now_ms: i64) -> Result<(), Failure> {
-        if sessions.is_empty() {
+    /// `sessions` as a table, most recently active first; `filters` are the flags that chose them
+    /// (`--status completed`), for the answer when none passed.
+    pub fn sessions(&self, sessions: &[SessionRecord], filters: &[String], now_ms: i64) -> Result<(), Failure> {
+        if sessions.is_empty() && filters.is_empty() {
             return self.line("no sessions (start one with `switchyard start <workflow> --goal \"…\"`)");
+        }
+        if sessions.is_empty() {
+            return self
+                .line(&format!("no sessions match {} (`switchyard sessions` lists every one)", filters.join(" ")));
         }
         let rows = sessions
             .iter()

@@ -16,6 +16,7 @@ use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
 use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
 
+use crate::args::LogFormat;
 use crate::output::{Failure, Outcome};
 
 #[derive(Debug, Args)]
@@ -209,7 +210,7 @@ pub(crate) fn http_limits(configured: &ServeLimits) -> HttpLimits {
 }
 
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
-pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Failure> {
+pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat) -> Result<Outcome, Failure> {
     let config = crate::config_command::resolve(overrides)?;
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
@@ -245,8 +246,54 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides) -> Result<Outcome, Fa
             stop.cancel();
         }
     });
-    switchyard_mcp::http::serve(server, options, shutdown)
-        .await
-        .map_err(|error| Failure::environment(error.to_string()))?;
+    let bound = switchyard_mcp::http::bind(&options).await.map_err(|error| Failure::environment(error.to_string()))?;
+    announce(bound.address(), &options, log_format);
+    bound.serve(server, options, shutdown).await.map_err(|error| Failure::environment(error.to_string()))?;
     Ok(Outcome::Success)
+}
+
+/// The `tracing` target of the line that says where `serve` listens; under `--log-format json` it
+/// is logged whatever `SWITCHYARD_LOG` says (`main::init_logs`), since it is the command's answer.
+pub(crate) const START_TARGET: &str = "switchyard::serve";
+
+/// Says where `serve` listens, the console first: a person opens it in a browser, while `/mcp`
+/// answers MCP clients only. For people (the text log format) a few lines on stderr; under
+/// `--log-format json` one `serve_started` log line with the same addresses, so that stderr stays
+/// one JSON object a line.
+fn announce(address: SocketAddr, options: &HttpOptions, log_format: LogFormat) {
+    let access = options.access();
+    let base = format!("http://{address}");
+    let (console, mcp, metrics) = (format!("{base}/"), format!("{base}/mcp"), format!("{base}/metrics"));
+    tracing::info!(
+        target: START_TARGET,
+        event = "serve_started",
+        %address,
+        console,
+        mcp,
+        metrics,
+        access = access.as_str(),
+        "serving the console and MCP over HTTP"
+    );
+    if log_format != LogFormat::Text {
+        return;
+    }
+    let (console_note, mcp_note) = if options.token.is_some() {
+        (
+            "open it in a browser, log in with the token".to_owned(),
+            "for MCP clients, which send `Authorization: Bearer <token>`".to_owned(),
+        )
+    } else {
+        (
+            "open it in a browser".to_owned(),
+            format!("for MCP clients: claude mcp add --transport http switchyard {mcp}"),
+        )
+    };
+    let width = metrics.len();
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("switchyard: serving on {base} ({access}); Ctrl-C stops it");
+        eprintln!("  console  {console:<width$}  {console_note}");
+        eprintln!("  MCP      {mcp:<width$}  {mcp_note}");
+        eprintln!("  metrics  {metrics:<width$}  Prometheus, behind the same guard");
+    }
 }

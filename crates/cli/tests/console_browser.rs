@@ -11,6 +11,8 @@
 //! the MCP client tests do; Chromium is installed by `.ci/run` (`apt-get install chromium`).
 //! Neither is ever skipped: when one is missing, the test fails and says how to get it.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
@@ -88,10 +90,8 @@ impl Home {
 
     fn command(&self) -> Command {
         let mut command = Command::new(SWITCHYARD);
-        command
+        support::without_switchyard_environment(&mut command)
             .env("SWITCHYARD_HOME", self.home.path())
-            .env_remove("SWITCHYARD_STORE")
-            .env_remove("SWITCHYARD_SERVE_TOKEN")
             .current_dir(self.workspace.path());
         command
     }
@@ -148,8 +148,8 @@ impl Server {
             let read = reader.read_line(&mut line).expect("reading serve's stderr");
             log.lock().unwrap().push_str(&line);
             assert!(read > 0, "switchyard serve stopped before listening:\n{}", log.lock().unwrap());
-            if let Some(url) = line.split_whitespace().find(|word| word.starts_with("http://")) {
-                break url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+            if let Some(address) = support::start_line_address(&line) {
+                break address;
             }
         };
         drain(reader, Arc::clone(&log));

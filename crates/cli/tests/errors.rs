@@ -22,6 +22,14 @@ fn tokens_that_are_malformed_tampered_foreign_or_of_the_wrong_kind_are_told_apar
     tampered[5] = if tampered[5] == 'A' { 'B' } else { 'A' };
     assert_eq!(code(&tampered.into_iter().collect::<String>()), "TOKEN_BAD_SIGNATURE");
     assert_eq!(code(&string(&start["tokens"]["state_token"])), "TOKEN_WRONG_KIND");
+    // A token of another kind says where the right one is.
+    let wrong_kind = sandbox.run(&["continue", &string(&start["tokens"]["checkpoint_token"]), "--notes", "x"]);
+    let message = string(&wrong_kind.expect(2)["error"]["message"]);
+    assert!(
+        message.starts_with("this is a checkpoint token (`ck_…`) where a continue token (`ct_…`) is needed"),
+        "{message}"
+    );
+    assert!(message.contains(&format!("`switchyard show {}` prints", string(&start["run"]))), "{message}");
 
     // A token signed by another installation's key does not verify here.
     let other = Sandbox::new();
@@ -120,9 +128,14 @@ fn usage_errors_exit_2_and_rule_violations_exit_1() {
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert_eq!(ran.json()["error"]["code"], "WORKFLOW_INVALID");
     assert!(ran.stderr.contains("did you mean"), "{}", ran.stderr);
-    // An oversized goal is refused before anything is written.
+    // An oversized goal, and an empty one (as MCP refuses it), are refused before anything is written.
     let huge = "g".repeat(17 * 1024);
     assert_eq!(sandbox.run(&["start", "dev-cycle", "--goal", &huge]).expect(2)["error"]["code"], "INVALID_INPUT");
+    for empty in ["", "  \n"] {
+        let error = &sandbox.run(&["start", "dev-cycle", "--goal", empty]).expect(2)["error"];
+        assert_eq!(error["code"], "INVALID_INPUT", "{empty:?}: {error}");
+        assert!(string(&error["message"]).starts_with("the goal is empty: say in a few words what the run is for"));
+    }
     assert_eq!(sandbox.run(&["sessions"]).ok(), json!([]));
     // clap's own usage errors also exit 2.
     assert_eq!(sandbox.run_text(&["continue"]).code, 2);

@@ -46,11 +46,10 @@ impl Hostile {
     /// Runs the binary with `arguments` within the bounds, `stdin` fed from a file when given.
     fn bounded(&self, arguments: &[&str], stdin: Option<&Path>) -> Ran {
         let mut command = Command::new("sh");
-        command
+        support::without_switchyard_environment(&mut command)
             .args(["-c", "ulimit -v 2097152 && exec timeout -s KILL 10 \"$@\"", "sh", SWITCHYARD])
             .args(arguments)
             .env("SWITCHYARD_HOME", self.sandbox.home.path())
-            .env_remove("SWITCHYARD_STORE")
             .env("NO_COLOR", "1")
             .current_dir(self.sandbox.project.path())
             .stdin(stdin.map_or_else(Stdio::null, |path| std::fs::File::open(path).unwrap().into()));

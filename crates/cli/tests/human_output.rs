@@ -153,6 +153,24 @@ fn sessions_is_a_table_with_a_header_and_sensible_goals() {
 }
 
 #[test]
+fn sessions_filtered_to_nothing_say_so_and_a_wrong_status_lists_the_statuses() {
+    let sandbox = Sandbox::new();
+    sandbox.run(&["start", "dev-cycle", "--goal", "One session"]).ok();
+    let none = text(&sandbox, &["sessions", "--status", "completed"]);
+    let shown = ok(&none).trim();
+    assert!(shown.starts_with("no sessions match --status completed"), "not as if there were none: {shown}");
+    assert!(shown.contains("`switchyard sessions` lists every one"), "{shown}");
+    let wrong = text(&sandbox, &["sessions", "--status", "bogus"]);
+    assert_eq!(wrong.code, 2, "{wrong:?}");
+    for status in
+        ["active", "waiting_gate", "blocked", "paused", "waiting_for_human_decision", "completed", "stopped", "failed"]
+    {
+        assert!(wrong.stderr.contains(status), "{status} is listed: {}", wrong.stderr);
+    }
+    assert_eq!(ok(&text(&sandbox, &["sessions", "--status", "active"])).lines().count(), 2, "a header and the session");
+}
+
+#[test]
 fn tool_list_prints_a_list_for_people_and_json_on_request() {
     let sandbox = Sandbox::new();
     let listed = text(&sandbox, &["tool", "list"]);
@@ -230,6 +248,31 @@ fn colour_never_no_color_pipes_and_json_stay_plain() {
     // `auto` on a pipe, even without NO_COLOR.
     let piped = support::ran(&sandbox.command(&["sessions"]).env_remove("NO_COLOR").output().unwrap());
     assert!(!ok(&piped).contains('\x1b'), "{:?}", piped.stdout);
+}
+
+#[test]
+fn errors_on_stderr_follow_the_color_option_with_the_proposed_command_painted() {
+    let sandbox = Sandbox::new();
+    let run = string(&sandbox.run(&["start", "dev-cycle", "--goal", "Colour my errors"]).ok()["run"]);
+    let refused = |colour: &str| text(&sandbox, &["--color", colour, "continue", &run, "--notes", "x"]);
+    let painted = refused("always");
+    assert_eq!(painted.code, 2, "{painted:?}");
+    assert!(
+        painted.stderr.starts_with("\x1b[1m\x1b[31mswitchyard:\x1b[0m "),
+        "a bold red prefix: {:?}",
+        painted.stderr
+    );
+    // The command the message proposes, painted as the `Next:` hint; the run id before it is not.
+    assert!(painted.stderr.contains(&format!("`\x1b[1m\x1b[32mswitchyard show {run}\x1b[0m`")), "{:?}", painted.stderr);
+    assert!(painted.stderr.contains(&format!(" `{run}` is a run id")), "{:?}", painted.stderr);
+    assert!(painted.stderr.trim_end().ends_with("\x1b[31m[ID_NOT_TOKEN]\x1b[0m"), "a red code: {:?}", painted.stderr);
+    let plain = refused("never");
+    assert!(!plain.stderr.contains('\x1b'), "{:?}", plain.stderr);
+    assert_eq!(strip_ansi(&painted.stderr), plain.stderr, "colour codes add nothing else");
+    // `auto` on a pipe stays plain too, even without NO_COLOR.
+    let piped =
+        support::ran(&sandbox.command(&["continue", &run, "--notes", "x"]).env_remove("NO_COLOR").output().unwrap());
+    assert_eq!(piped.stderr, plain.stderr);
 }
 
 fn strip_ansi(text: &str) -> String {

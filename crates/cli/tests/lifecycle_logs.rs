@@ -132,6 +132,7 @@ fn a_refused_file_tool_call_is_a_security_refused_line_naming_the_run() {
     let refusals = lifecycle(&lines, "security_refused");
     assert_eq!(refusals.len(), 1, "{lines:#?}");
     assert_eq!(refusals[0]["level"], "WARN");
+    assert_eq!(refusals[0]["target"], "switchyard::lifecycle", "beside the other lifecycle lines");
     assert_eq!(refusals[0]["run"], run.as_str());
     assert_eq!(refusals[0]["tool"], "save_output");
     assert_eq!(refusals[0]["code"], "E_PATH_TRAVERSAL");
@@ -155,4 +156,48 @@ fn the_log_format_comes_from_the_environment_too() {
 
 fn ran_with_format(sandbox: &Sandbox, format: &str) -> Ran {
     ran(&sandbox.command(&["list"]).env("SWITCHYARD_LOG_FORMAT", format).output().unwrap())
+}
+
+#[test]
+fn a_token_whose_signature_does_not_verify_is_a_security_refused_line_without_the_token() {
+    let sandbox = Sandbox::new();
+    let started = sandbox.run(&["start", "dev-cycle", "--goal", "Tokens"]).ok();
+    let run = string(&started["run"]);
+    let mut tampered: Vec<char> = continue_token(&started).chars().collect();
+    tampered[5] = if tampered[5] == 'A' { 'B' } else { 'A' };
+    let tampered: String = tampered.into_iter().collect();
+
+    let refused = logged(&sandbox, &["continue", &tampered, "--run", &run, "--notes", "x"]);
+    assert_eq!(refused.expect(2)["error"]["code"], "TOKEN_BAD_SIGNATURE");
+    let lines = log_lines(&refused);
+    let refusals = lifecycle(&lines, "security_refused");
+    assert_eq!(refusals.len(), 1, "{lines:#?}");
+    let line = refusals[0];
+    assert_eq!((&line["level"], &line["target"]), (&Value::from("WARN"), &Value::from("switchyard::lifecycle")));
+    assert_eq!((&line["code"], &line["token_kind"]), (&Value::from("TOKEN_BAD_SIGNATURE"), &Value::from("continue")));
+    assert_eq!(line["run"], run.as_str(), "the run the caller named");
+
+    // Something that is no token at all is most often a copy cut short: a line at info.
+    let cut_short = &tampered[..20];
+    let malformed = logged(&sandbox, &["continue", cut_short, "--notes", "x"]);
+    assert_eq!(malformed.expect(2)["error"]["code"], "TOKEN_MALFORMED");
+    let malformed_lines = log_lines(&malformed);
+    let refusals = lifecycle(&malformed_lines, "security_refused");
+    assert_eq!(refusals.len(), 1, "{malformed_lines:#?}");
+    assert_eq!((&refusals[0]["level"], &refusals[0]["code"]), (&Value::from("INFO"), &Value::from("TOKEN_MALFORMED")));
+    assert!(refusals[0]["reason"].as_str().is_some_and(|reason| reason.contains("characters")), "{:#}", refusals[0]);
+
+    let log: String = lines.iter().chain(&malformed_lines).map(Value::to_string).collect();
+    assert!(!log.contains(cut_short), "no token, whole or in part, in the log:\n{log}");
+
+    // Under the default filter (warn) the forged token is still logged, the copy error is not.
+    let default_filter = |args: &[&str]| {
+        let mut all = vec!["--json", "--log-format", "json"];
+        all.extend_from_slice(args);
+        ran(&sandbox.command(&all).output().unwrap())
+    };
+    let forged = default_filter(&["continue", &tampered, "--notes", "x"]);
+    assert_eq!(lifecycle(&log_lines(&forged), "security_refused").len(), 1, "{}", forged.stderr);
+    let short = default_filter(&["continue", cut_short, "--notes", "x"]);
+    assert_eq!(lifecycle(&log_lines(&short), "security_refused").len(), 0, "{}", short.stderr);
 }

@@ -87,7 +87,7 @@ fn serve(open_files: u32, settings: &str) -> Server {
     home.write_config(&format!("[serve]\n{settings}"));
     let mut command = Command::new("sh");
     command.args(["-c", &format!("ulimit -n {open_files} && exec \"$0\" serve --host 127.0.0.1 --port 0"), SWITCHYARD]);
-    command.env("SWITCHYARD_HOME", home.path()).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
+    support::without_switchyard_environment(&mut command).env("SWITCHYARD_HOME", home.path());
     let mut child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let banner = loop {
@@ -98,8 +98,7 @@ fn serve(open_files: u32, settings: &str) -> Server {
     };
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let url = banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let address = support::start_line_address(&banner).unwrap_or_else(|| panic!("{banner}"));
     Server { child, address, _home: home }
 }
 

@@ -8,6 +8,8 @@
 
 mod support;
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -30,9 +32,8 @@ fn home() -> Home {
 impl Home {
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
-        command
+        support::without_switchyard_environment(&mut command)
             .env("SWITCHYARD_HOME", self.home.path())
-            .env_remove("SWITCHYARD_STORE")
             .current_dir(self.workspace.path());
         command
     }
@@ -64,11 +65,8 @@ fn serve(home: &Home, extra: &[&str]) -> Server {
     let mut reader = BufReader::new(child.stderr.take().expect("stderr is piped"));
     let mut line = String::new();
     reader.read_line(&mut line).expect("switchyard serve says where it listens");
-    let url = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in `{line}`"))
-        .to_owned();
+    let address = support::start_line_address(&line).unwrap_or_else(|| panic!("no address in `{line}`"));
+    let url = format!("http://{address}/mcp");
     // Keep draining stderr so the server never blocks on a full pipe.
     std::thread::spawn(move || for _ in reader.lines() {});
     Server { child, url }

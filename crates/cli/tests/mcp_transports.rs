@@ -141,7 +141,10 @@ fn serve_with(command: Command, extra: &[&str]) -> Server {
     let mut before = String::new();
     let banner = loop {
         let mut line = String::new();
-        if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
+        if reader.read_line(&mut line).unwrap() == 0
+            || line.starts_with("switchyard: ")
+            || support::start_line_address(&line).is_some()
+        {
             break line;
         }
         before.push_str(&line);
@@ -151,8 +154,7 @@ fn serve_with(command: Command, extra: &[&str]) -> Server {
         let _ = reader.read_to_string(&mut rest);
         rest
     });
-    let url = banner.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("{banner}"));
-    let address = url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let address = support::start_line_address(&banner).unwrap_or_else(|| panic!("{banner}"));
     Server { child, address, banner, stderr: Some(stderr) }
 }
 
@@ -166,7 +168,7 @@ fn serve_refused(command: Command, extra: &[&str]) -> (Option<i32>, String) {
         if reader.read_line(&mut line).unwrap() == 0 {
             break;
         }
-        if line.contains("serving MCP at") {
+        if line.starts_with("switchyard: serving on") {
             let _ = child.kill();
             let _ = child.wait();
             panic!("serve started instead of refusing:\n{stderr}{line}");
@@ -268,7 +270,10 @@ fn serve_answers_programs_with_the_front_page_and_sends_browsers_without_a_login
     assert!(text.contains("Docs: `switchyard --help`"), "{text}");
     assert!(!text.contains("s3cret-token") && !text.contains(home.path().to_str().unwrap()), "{text}");
     let authorised = [named, ("Authorization", "Bearer s3cret-token")];
-    assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text));
+    assert_eq!(request(&server.address, "GET", "/", &authorised, ""), (200, text.clone()));
+    insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("serve_front_page_text", text);
+    });
 
     // A browser (it asks for HTML) without the login cookie is sent to the login form, which goes
     // without the token, once, on a connection that is then closed.
@@ -294,6 +299,151 @@ fn serve_answers_programs_with_the_front_page_and_sends_browsers_without_a_login
     assert_eq!(request(&server.address, "POST", "/", &[named], "").0, 401);
     assert_eq!(request(&server.address, "GET", "/other", &[named], "").0, 401);
     assert_eq!(request(&server.address, "GET", "/gates", &[named], "").0, 401);
+}
+
+#[test]
+fn serve_names_the_console_first_and_the_mcp_endpoint_for_clients() {
+    let home = TestHome::new();
+    let server = serve(&home, &[]);
+    let address = server.address.clone();
+    // Answered once the whole start is written: it ends before the server accepts.
+    assert_eq!(request(&address, "GET", "/health", &[], "").0, 200);
+    let stderr = server.stop();
+    let start: String = stderr.lines().take(4).map(|line| format!("{line}\n")).collect();
+    assert!(
+        start.starts_with(&format!("switchyard: serving on http://{address} (loopback only, no token)")),
+        "{start}"
+    );
+    let console = start.find(&format!("http://{address}/ ")).unwrap_or_else(|| panic!("the console: {stderr}"));
+    let mcp = start.find(&format!("http://{address}/mcp ")).unwrap_or_else(|| panic!("the MCP endpoint: {stderr}"));
+    assert!(console < mcp, "the console first: {start}");
+    let port = address.rsplit(':').next().unwrap();
+    insta::with_settings!({ prepend_module_to_snapshot => false, filters => vec![(port, "[port]")] }, {
+        insta::assert_snapshot!("serve_start_line", start);
+    });
+}
+
+#[test]
+fn a_browser_at_the_mcp_endpoint_is_sent_to_the_console_while_mcp_clients_still_get_their_stream() {
+    let home = TestHome::new();
+    let server = serve(&home, &["--token", "s3cret-token"]);
+    let browser = [("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")];
+    let (status, head, body) = exchange(&server.address, "GET", "/mcp", &browser, "");
+    assert_eq!(status, 303, "{head}\n{body}");
+    let head = head.to_ascii_lowercase();
+    assert!(head.contains("location: /\r\n") && head.contains("connection: close"), "{head}");
+    // Not for a foreign Host: the guard answers first.
+    let foreign = [browser[0], ("Host", "evil.example")];
+    assert_eq!(request(&server.address, "GET", "/mcp", &foreign, "").0, 403);
+
+    // An MCP client's GET (it accepts the event stream) still opens the stream.
+    let mut client = support::mcp_http::McpClient::connect(&server.address, Some("s3cret-token")).expect("a session");
+    assert!(client.request("tools/list", &json!({})).is_some());
+    let session = client.session().expect("a session id").to_owned();
+    let mut stream = TcpStream::connect(&server.address).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream, text/html\r\nAuthorization: Bearer s3cret-token\r\nMcp-Session-Id: {session}\r\n\r\n",
+        server.address
+    );
+    stream.write_all(get.as_bytes()).unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0_u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the stream's head: {}", String::from_utf8_lossy(&head));
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+}
+
+#[test]
+fn serve_under_json_logs_writes_its_start_line_as_a_json_log_line() {
+    let home = TestHome::new();
+    let mut command = switchyard_at(home.path());
+    command.args(["--log-format", "json"]);
+    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let address = server.address.clone();
+    // A refusal, so that a log line follows the start line.
+    assert_eq!(mcp_post(&server, &[]).0, 401);
+    let stderr = server.stop();
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}")))
+        .collect();
+    let start = &lines[0];
+    assert_eq!(start["event"], "serve_started", "{stderr}");
+    assert_eq!(start["level"], "INFO");
+    assert_eq!(start["address"], address.as_str());
+    assert_eq!(start["console"], format!("http://{address}/"));
+    assert_eq!(start["mcp"], format!("http://{address}/mcp"));
+    assert_eq!(start["metrics"], format!("http://{address}/metrics"));
+    assert_eq!(start["access"], "bearer token required, from --token");
+    assert!(lines.iter().any(|line| line["event"] == "security_refused"), "{stderr}");
+    assert!(!stderr.contains("s3cret-token"), "{stderr}");
+}
+
+#[test]
+fn serve_logs_every_refusal_of_its_guard_and_a_wrong_login_without_the_secrets_sent() {
+    let home = TestHome::new();
+    let mut command = switchyard_at(home.path());
+    command.args(["--log-format", "json"]);
+    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let authorised = ("Authorization", "Bearer s3cret-token");
+    assert_eq!(mcp_post(&server, &[]).0, 401);
+    assert_eq!(mcp_post(&server, &[("Authorization", "Bearer guessed-token-1")]).0, 401);
+    assert_eq!(request(&server.address, "GET", "/health", &[("Host", "evil.example"), authorised], "").0, 403);
+    assert_eq!(mcp_post(&server, &[("Origin", "http://evil.example"), authorised]).0, 403);
+    // A wrong login, then a right one whose cookie does not open /mcp.
+    let (_, head, html) = exchange(&server.address, "GET", "/login", &[("Accept", "text/html")], "");
+    let csrf_cookie = cookie_pair(&set_cookie(&head, "switchyard_csrf").unwrap());
+    let csrf = hidden_field(&html, "csrf");
+    let form = [("Content-Type", "application/x-www-form-urlencoded"), ("Cookie", csrf_cookie.as_str())];
+    let wrong_login = format!("csrf={csrf}&token=guessed-login-2");
+    assert_eq!(request(&server.address, "POST", "/login", &form, &wrong_login).0, 401);
+    let (status, head, _) =
+        exchange(&server.address, "POST", "/login", &form, &format!("csrf={csrf}&token=s3cret-token"));
+    assert_eq!(status, 303, "{head}");
+    let session = cookie_pair(&set_cookie(&head, "switchyard_session").unwrap());
+    assert_eq!(mcp_post(&server, &[("Cookie", session.as_str())]).0, 401);
+    assert_eq!(mcp_post(&server, &[authorised]).0, 200, "an accepted request logs no refusal");
+
+    let stderr = server.stop();
+    let refusals: Vec<Value> = stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["event"] == "security_refused")
+        .collect();
+    let seen: Vec<(&str, &str, &str)> = refusals
+        .iter()
+        .map(|line| {
+            (line["door"].as_str().unwrap(), line["reason"].as_str().unwrap(), line["path"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("http", "bearer_token_missing", "/mcp"),
+            ("http", "bearer_token_wrong", "/mcp"),
+            ("http", "host_not_allowed", "/health"),
+            ("http", "origin_not_allowed", "/mcp"),
+            ("console", "login_token_wrong", ""),
+            ("http", "bearer_token_missing", "/mcp"),
+        ],
+        "{stderr}"
+    );
+    for line in &refusals {
+        assert_eq!((&line["level"], &line["target"]), (&json!("WARN"), &json!("switchyard::lifecycle")), "{line}");
+        assert!(line["peer"].as_str().is_some_and(|peer| peer.starts_with("127.0.0.1:")), "who asked: {line}");
+    }
+    assert_eq!((&refusals[0]["status"], &refusals[0]["method"]), (&json!(401), &json!("POST")));
+    assert_eq!((&refusals[2]["status"], &refusals[2]["host"]), (&json!(403), &json!("evil.example")));
+    assert_eq!(refusals[3]["origin"], "http://evil.example");
+    let session_value = session.split_once('=').unwrap().1;
+    for secret in ["s3cret-token", "guessed-token-1", "guessed-login-2", session_value, csrf.as_str()] {
+        assert!(!stderr.contains(secret), "`{secret}` is in the log:\n{stderr}");
+    }
 }
 
 /// The `Set-Cookie` header of `head` for cookie `name`, whole.
@@ -442,7 +592,7 @@ fn serve_console_forms_need_this_browsers_csrf_token_and_a_local_origin() {
 fn accepts_the_secret_and_never_logs_it(server: Server, secret: &str) {
     assert_eq!(mcp_post(&server, &[("Authorization", &format!("Bearer {secret}"))]).0, 200);
     let stderr = server.stop();
-    assert!(stderr.contains("serving MCP over HTTP"), "logs were on: {stderr}");
+    assert!(stderr.contains("serving the console and MCP over HTTP"), "logs were on: {stderr}");
     assert!(!stderr.contains(secret), "the token never appears in the logs:\n{stderr}");
 }
 

@@ -7,7 +7,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::{Ran, Sandbox, ran};
+use support::{Ran, Sandbox, ran, redactions};
 
 /// The command of the `Next:` line of a text step response.
 fn next_command(shown: &Ran) -> String {
@@ -43,11 +43,11 @@ fn filled_in(command: &str) -> String {
 fn run_in_shell(sandbox: &Sandbox, command_line: &str) -> Ran {
     let binary = Path::new(env!("CARGO_BIN_EXE_switchyard"));
     let path = format!("{}:{}", binary.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
-    let output = Command::new("sh")
+    let mut command = Command::new("sh");
+    let output = support::without_switchyard_environment(&mut command)
         .args(["-c", command_line])
         .env("PATH", path)
         .env("SWITCHYARD_HOME", sandbox.home.path())
-        .env_remove("SWITCHYARD_STORE")
         .env("NO_COLOR", "1")
         .current_dir(sandbox.project.path())
         .output()
@@ -69,6 +69,11 @@ fn the_printed_next_command_with_its_placeholders_filled_in_advances_a_step_that
     assert_eq!(verbatim.code, 2, "{}{}", verbatim.stdout, verbatim.stderr);
     assert!(verbatim.stderr.contains("REPORT_NOT_FILLED_IN"), "{}", verbatim.stderr);
     assert!(verbatim.stderr.contains("/artifacts/intent"), "{}", verbatim.stderr);
+    // What a person reads: the step with its `Next:` command and what to fill in, and the refusal.
+    redactions(&[sandbox.home.path(), sandbox.project.path()]).bind(|| {
+        insta::assert_snapshot!("text_start_with_artifacts_skeleton", started.stdout);
+        insta::assert_snapshot!("message_report_not_filled_in", verbatim.stderr);
+    });
 
     // Filled in, the same command advances; the next step's command (an array of objects with an
     // enum) does too.

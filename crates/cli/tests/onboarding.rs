@@ -1,9 +1,11 @@
 //! The first commands a new user runs, through the real binary: `init` (and running it again),
-//! the example workflow it writes walked to the end, shell completions and the man page.
+//! the example workflow it writes walked to the end, shell completions and the man pages.
 
 mod support;
 
-use std::process::Command;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use support::{Sandbox, continue_token, string};
 
@@ -114,36 +116,136 @@ fn completions_for_each_shell_name_the_subcommands() {
     assert_eq!(unknown.code, 2);
 }
 
-#[test]
-fn the_man_page_is_roff_that_man_renders() {
-    let sandbox = Sandbox::new();
-    let page = sandbox.run_text(&["man"]);
-    assert_eq!(page.code, 0, "{}", page.stderr);
-    for section in [".TH switchyard 1", ".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
-        assert!(page.stdout.contains(section), "no {section} in\n{}", page.stdout);
-    }
+/// The tests that render man pages need `man` (Debian's `man-db`); without it they fail and say
+/// how to get it (never a silent skip).
+fn require_man() {
+    let found = Command::new("man").arg("--version").output().is_ok_and(|output| output.status.success());
     assert!(
-        page.stdout.contains(".SH NAME\nswitchyard \\- a workflow runtime that keeps LLM agents on rails\n"),
-        "the NAME line names the program once: {}",
-        page.stdout.lines().skip_while(|line| *line != ".SH NAME").nth(1).unwrap_or_default()
+        found,
+        "rendering the man pages needs `man`, which is not installed: `apt-get install -y man-db` (.ci/run installs it)"
     );
-    let file = sandbox.home.path().join("switchyard.1");
-    std::fs::write(&file, &page.stdout).unwrap();
-    // Rendered by man where it is installed; the roff checks above hold everywhere.
-    let rendered = Command::new("man").arg("-l").arg(&file).env("MANPAGER", "cat").env("MANWIDTH", "100").output();
-    match rendered {
-        Ok(rendered) => {
-            let text = String::from_utf8_lossy(&rendered.stdout);
-            assert!(rendered.status.success(), "man -l failed: {}", String::from_utf8_lossy(&rendered.stderr));
-            assert!(text.contains("SYNOPSIS") && text.contains("switchyard-doctor"), "{text}");
+}
+
+/// A page as `man -l` renders it, 100 columns wide, failing on any warning of the formatter.
+fn rendered(page: &Path) -> String {
+    let output =
+        Command::new("man").arg("-l").arg(page).env("MANPAGER", "cat").env("MANWIDTH", "100").output().unwrap();
+    let (text, warnings) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && warnings.is_empty(), "man -l {}: {warnings}", page.display());
+    text.into_owned()
+}
+
+/// The pages a roff page cites (`switchyard\-keys\-rotate(1)`, `\fBswitchyard\fR(1)`), by name.
+fn cited_pages(roff: &str) -> Vec<String> {
+    let plain = roff.replace("\\-", "-").replace("\\fB", "").replace("\\fR", "").replace("\\fI", "");
+    plain
+        .match_indices("(1)")
+        .filter_map(|(end, _)| {
+            let name: String = plain[..end]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            name.starts_with("switchyard").then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn every_command_has_a_man_page_that_man_renders_and_every_page_it_cites_exists() {
+    require_man();
+    let sandbox = Sandbox::new();
+    let folder = sandbox.home.path().join("man1");
+    let wrote = sandbox.run_text(&["man", "--out", folder.to_str().unwrap()]);
+    assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    let pages: BTreeSet<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(wrote.stdout.starts_with(&format!("wrote {} man pages to ", pages.len())), "{}", wrote.stdout);
+    for expected in [
+        "switchyard.1",
+        "switchyard-init.1",
+        "switchyard-start.1",
+        "switchyard-continue.1",
+        "switchyard-man.1",
+        "switchyard-keys.1",
+        "switchyard-keys-rotate.1",
+        "switchyard-store-copy.1",
+    ] {
+        assert!(pages.contains(expected), "no {expected} in {pages:?}");
+    }
+    assert!(!pages.contains("switchyard-help.1"), "`--help` is an option on every page, not a command: {pages:?}");
+
+    let mut cited = BTreeSet::new();
+    for page in &pages {
+        let roff = std::fs::read_to_string(folder.join(page)).unwrap();
+        let text = rendered(&folder.join(page));
+        assert!(text.contains("SYNOPSIS") && text.contains("--help"), "{page}:\n{text}");
+        for name in cited_pages(&roff) {
+            assert!(pages.contains(&format!("{name}.1")), "{page} cites {name}(1), which was not written");
+            cited.insert(name);
         }
-        Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "man did not run: {error}"),
+        if page != "switchyard.1" {
+            assert!(text.contains("SEE ALSO") && text.contains("switchyard(1)"), "{page}:\n{text}");
+        }
+    }
+    // Every page but the whole command line's is cited by the page of the command above it.
+    let uncited: Vec<&String> =
+        pages.iter().filter(|page| *page != "switchyard.1" && !cited.contains(page.trim_end_matches(".1"))).collect();
+    assert!(uncited.is_empty(), "{uncited:?}");
+
+    // A command's page says every option it takes, its own and the global ones.
+    let start = rendered(&folder.join("switchyard-start.1"));
+    for option in ["--goal", "--file", "--context", "--json", "--store", "--log-format"] {
+        assert!(start.contains(option), "no {option} on switchyard-start(1):\n{start}");
+    }
+    let start_roff = std::fs::read_to_string(folder.join("switchyard-start.1")).unwrap();
+    assert!(start_roff.contains(".SH SYNOPSIS\n\\fBswitchyard start\\fR"), "run as `switchyard start`: {start_roff}");
+    let root = std::fs::read_to_string(folder.join("switchyard.1")).unwrap();
+    assert!(
+        root.contains(".SH NAME\nswitchyard \\- a workflow runtime that keeps LLM agents on rails\n"),
+        "the NAME line names the program once: {}",
+        root.lines().skip_while(|line| *line != ".SH NAME").nth(1).unwrap_or_default()
+    );
+
+    // One page on stdout is the file `--out` writes.
+    for (words, page) in [
+        (&[][..], "switchyard.1"),
+        (&["start"][..], "switchyard-start.1"),
+        (&["keys", "rotate"][..], "switchyard-keys-rotate.1"),
+    ] {
+        let printed = sandbox.run_text(&[&["man"][..], words].concat());
+        assert_eq!(printed.code, 0, "{}", printed.stderr);
+        assert_eq!(printed.stdout, std::fs::read_to_string(folder.join(page)).unwrap(), "man {words:?}");
+    }
+    let unknown = sandbox.run_text(&["man", "strat"]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    assert!(
+        unknown.stderr.contains("no command `switchyard strat`") && unknown.stderr.contains("start"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn completions_and_man_end_quietly_when_the_reader_goes_away() {
+    let sandbox = Sandbox::new();
+    for args in [&["completions", "bash"][..], &["man"], &["man", "start"]] {
+        // `switchyard completions bash | head -1`: the reader is gone before the script is written.
+        let mut child = sandbox.command(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        drop(child.stdout.take());
+        let ended = support::ran(&child.wait_with_output().unwrap());
+        assert_eq!((ended.code, ended.stderr.as_str()), (0, ""), "{args:?}: {ended:?}");
     }
 }
 
 /// `doctor` at a sandbox whose `HOME` (where Claude Code and Cursor keep their user
 /// configuration) is `user_home`.
-fn doctor(sandbox: &Sandbox, user_home: &std::path::Path) -> support::Ran {
+fn doctor(sandbox: &Sandbox, user_home: &Path) -> support::Ran {
     let output = sandbox.command(&["--json", "doctor"]).env("HOME", user_home).output().unwrap();
     support::ran(&output)
 }
@@ -167,7 +269,7 @@ fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_an
     let project = sandbox.project.path().canonicalize().unwrap();
     sandbox.run(&["init"]).ok();
     sandbox.run(&["start", "small-change", "--goal", "a store with a run in it"]).ok();
-    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
     std::fs::write(
         project.join(".mcp.json"),
         serde_json::json!({ "mcpServers": { "switchyard": { "type": "stdio", "command": binary, "args": ["mcp"] } } })
@@ -275,4 +377,67 @@ fn doctor_finds_a_world_readable_key_a_broken_workflow_and_a_stale_mcp_config_an
     assert!(!sandbox.home.path().join("workflows").exists());
     let absent = sandbox.run(&["doctor", "--project", "/nonexistent/project"]);
     assert_eq!(absent.code, 2, "{}", absent.stderr);
+}
+
+/// Insta settings for `init` and `doctor` text: each folder by its role, the binary by its name,
+/// and the count of `SWITCHYARD_*` variables (a test run may set its own).
+fn onboarding_settings(sandbox: &Sandbox, user_home: &Path) -> insta::Settings {
+    let mut settings = support::redactions(&[]);
+    let project = sandbox.project.path().canonicalize().unwrap();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    for (path, name) in [
+        (binary.as_path(), "[switchyard]"),
+        (sandbox.home.path(), "[home]"),
+        (project.as_path(), "[project]"),
+        (sandbox.project.path(), "[project]"),
+        (user_home, "[user home]"),
+    ] {
+        settings.add_filter(&support::regex_escape(&path.display().to_string()), name);
+    }
+    settings.add_filter(r"\d+ variable\(s\) set", "[n] variable(s) set");
+    settings
+}
+
+#[test]
+fn init_and_doctor_read_as_a_person_expects_healthy_and_with_problems() {
+    // The SQLite store of the home, so the store's line reads the same on every test backend.
+    let sandbox = Sandbox::sqlite();
+    let user_home = tempfile::tempdir().unwrap();
+    let settings = onboarding_settings(&sandbox, user_home.path());
+    let init = sandbox.run_text(&["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let init_again = sandbox.run_text(&["init"]);
+    assert_eq!(init_again.code, 0, "{}", init_again.stderr);
+    sandbox.run(&["start", "small-change", "--goal", "a store with a run in it"]).ok();
+    let binary = Path::new(env!("CARGO_BIN_EXE_switchyard")).canonicalize().unwrap();
+    std::fs::write(
+        sandbox.project.path().join(".mcp.json"),
+        serde_json::json!({ "mcpServers": { "switchyard": { "command": binary, "args": ["mcp"] } } }).to_string(),
+    )
+    .unwrap();
+    let doctor = |expected: i32| {
+        let ran = support::ran(&sandbox.command(&["doctor"]).env("HOME", user_home.path()).output().unwrap());
+        assert_eq!(ran.code, expected, "{}\n{}", ran.stdout, ran.stderr);
+        ran.stdout
+    };
+    let healthy = doctor(0);
+
+    let key_file = sandbox.home.path().join("keys/keyring.json");
+    std::fs::set_permissions(&key_file, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    sandbox.write_workflow("broken.yaml", "id: broken\nversion: \"1\"\ntitle: Broken\nsteps: []\n");
+    let project = sandbox.project.path().canonicalize().unwrap();
+    std::fs::write(
+        user_home.path().join(".claude.json"),
+        serde_json::json!({ "projects": { project.display().to_string(): { "mcpServers": {
+            "switchyard": { "command": user_home.path().join("old-install/bin/switchyard"), "args": ["mcp"] } } } } })
+        .to_string(),
+    )
+    .unwrap();
+    let with_problems = doctor(1);
+    settings.bind(|| {
+        insta::assert_snapshot!("text_init", init.stdout);
+        insta::assert_snapshot!("text_init_again", init_again.stdout);
+        insta::assert_snapshot!("text_doctor_healthy", healthy);
+        insta::assert_snapshot!("text_doctor_with_problems", with_problems);
+    });
 }

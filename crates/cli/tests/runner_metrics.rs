@@ -47,18 +47,14 @@ impl Server {
             .spawn()
             .expect("switchyard serve starts");
         let mut reader = BufReader::new(child.stderr.take().unwrap());
-        let banner = loop {
+        // Under `--log-format json` the start line is a log line too.
+        let address = loop {
             let mut line = String::new();
-            if reader.read_line(&mut line).unwrap() == 0 || line.starts_with("switchyard: ") {
-                break line;
+            assert_ne!(reader.read_line(&mut line).unwrap(), 0, "serve stopped before it started");
+            if let Some(address) = support::start_line_address(&line) {
+                break address;
             }
         };
-        let address = banner
-            .split_whitespace()
-            .find_map(|word| word.strip_prefix("http://"))
-            .unwrap_or_else(|| panic!("serve did not start: {banner}"))
-            .trim_end_matches("/mcp")
-            .to_owned();
         let (sender, counted) = channel();
         std::thread::spawn(move || {
             for line in reader.lines().map_while(Result::ok) {

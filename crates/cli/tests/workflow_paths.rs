@@ -41,3 +41,32 @@ fn a_path_to_no_file_is_refused_with_what_to_use_instead() {
     }
     assert_eq!(sandbox.run(&["sessions"]).ok(), serde_json::json!([]), "nothing was started");
 }
+
+#[test]
+fn a_folder_or_a_workflow_name_with_its_extension_is_refused_with_what_to_pass() {
+    let sandbox = Sandbox::new();
+    sandbox.run(&["init"]).ok();
+    std::fs::create_dir(sandbox.project.path().join("flows")).unwrap();
+    let message = |args: &[&str]| {
+        let error = &sandbox.run(args).expect(2)["error"];
+        assert_eq!(error["code"], "INVALID_NAME", "{args:?}: {error}");
+        string(&error["message"])
+    };
+    for command in [&["inspect", "./flows"][..], &["start", "flows/", "--goal", "x"]] {
+        let said = message(command);
+        assert!(said.contains("is a folder, not a workflow") && said.contains("--file PATH"), "{command:?}: {said}");
+        assert!(!said.contains("no such file"), "{said}");
+    }
+    // A bundle folder is a workflow: `--file` takes it.
+    let bundle = switchyard_test_support::testdata().join("crewagent/hello-branch").display().to_string();
+    let said = message(&["inspect", &bundle]);
+    assert!(said.contains("is a workflow bundle folder") && said.contains(&format!("`--file {bundle}`")), "{said}");
+    sandbox.run(&["inspect", "--file", &bundle]).ok();
+
+    // The name of a workflow with its file's extension: the workflow it means is named.
+    let said = message(&["start", "small-change.yaml", "--goal", "x"]);
+    assert!(said.contains("did you mean the workflow `small-change`?"), "{said}");
+    sandbox.run(&["start", "small-change", "--goal", "x"]).ok();
+    // Not when no workflow has that name.
+    assert!(!message(&["start", "other-change.yaml", "--goal", "x"]).contains("did you mean"));
+}

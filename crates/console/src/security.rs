@@ -7,6 +7,8 @@
 //! another site can neither read the cookie nor compute the HMAC, and the guard in front of the
 //! console refuses foreign `Origin`s besides.
 
+use std::net::SocketAddr;
+
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::middleware::Next;
@@ -17,6 +19,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use switchyard_runtime::config::Secret;
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
 
 use crate::ConsoleState;
 use crate::error::PageError;
@@ -154,10 +157,26 @@ fn check_same_origin(headers: &HeaderMap) -> Result<(), PageError> {
     let host = host.strip_suffix(":80").map(str::to_owned).unwrap_or(host);
     match authority_of_origin(origin) {
         Some(authority) if authority == host || authority.strip_suffix(":443") == Some(host.as_str()) => Ok(()),
-        _ => Err(PageError::Forbidden(format!(
-            "a form posted from another site (Origin `{origin}`) is refused: use the console's own pages"
-        ))),
+        _ => {
+            log_refusal("form_from_other_origin", None);
+            Err(PageError::Forbidden(format!(
+                "a form posted from another site (Origin `{origin}`) is refused: use the console's own pages"
+            )))
+        }
     }
+}
+
+/// Logs a refusal of the console's as a `security_refused` line (`docs/operations.md`): why, and
+/// who asked when known. Never the token typed, a cookie or a CSRF value.
+pub(crate) fn log_refusal(reason: &'static str, peer: Option<SocketAddr>) {
+    tracing::warn!(
+        target: LIFECYCLE_TARGET,
+        event = SECURITY_REFUSED,
+        door = "console",
+        reason,
+        peer = peer.map(|peer| peer.to_string()),
+        "security: the console refused a request"
+    );
 }
 
 /// Refuses a form posted from another origin, or whose CSRF token is not the one this browser's
@@ -167,10 +186,13 @@ pub(crate) fn check_csrf(state: &ConsoleState, headers: &HeaderMap, sent: &str) 
     let expected = cookie(headers, CSRF_COOKIE).filter(|seed| is_seed(seed)).map(|seed| state.csrf_key.token_for(seed));
     match expected {
         Some(expected) if same_secret(sent.as_bytes(), expected.as_bytes()) => Ok(()),
-        _ => Err(PageError::Forbidden(
-            "this form's CSRF token is missing or is not this browser's: reload the page and submit it again"
-                .to_owned(),
-        )),
+        _ => Err({
+            log_refusal("csrf_token_invalid", None);
+            PageError::Forbidden(
+                "this form's CSRF token is missing or is not this browser's: reload the page and submit it again"
+                    .to_owned(),
+            )
+        }),
     }
 }
 

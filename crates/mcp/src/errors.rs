@@ -157,6 +157,7 @@ impl From<Error> for ToolError {
                 _ => (ErrorCode::TokenScopeMismatch, Retry::NotRetryable),
             },
             Error::IdNotToken { .. } => (ErrorCode::TokenInvalidFormat, Retry::NotRetryable),
+            Error::TokenOfOtherKind { .. } => (ErrorCode::TokenScopeMismatch, Retry::NotRetryable),
             Error::ReplayMismatch { .. } => (ErrorCode::ReplayMismatch, Retry::NotRetryable),
             // A report over a size limit is bad arguments, not a refusal by the run's state.
             Error::Engine(_) if cause == "INPUT_TOO_LARGE" => (ErrorCode::ValidationError, Retry::NotRetryable),

@@ -27,19 +27,24 @@ fn paragraphs(token_required: bool) -> Vec<String> {
     paragraphs.extend([
         "Health check: /health answers `ok`.".to_owned(),
         "A console for people (every session, the gate inbox, the workflows) is at / on this address: open it in a browser. The `switchyard` command line does the same (`switchyard sessions`, `switchyard status <run>`, `switchyard approve <run>`).".to_owned(),
-        "Docs: `switchyard --help`, the man page (`switchyard man > switchyard.1 && man -l switchyard.1`), and docs/ in switchyard's sources: docs/mcp-tools.md for the tools, docs/cli.md for the command line.".to_owned(),
+        "Docs: `switchyard --help`, a man page for every command (`switchyard man --out ~/.local/share/man/man1`, then `man switchyard-start`), and docs/ in switchyard's sources: docs/mcp-tools.md for the tools, docs/cli.md for the command line.".to_owned(),
     ]);
     paragraphs
 }
 
 /// Whether the client reads HTML: browsers list `text/html` in `Accept`; curl and programs do not.
 pub(crate) fn wants_html(headers: &HeaderMap) -> bool {
+    accepts(headers, "text/html")
+}
+
+/// Whether `Accept` names `media_type` itself (not through a wildcard such as `*/*`).
+pub(crate) fn accepts(headers: &HeaderMap, media_type: &str) -> bool {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .any(|media| media.split(';').next().is_some_and(|kind| kind.trim().eq_ignore_ascii_case("text/html")))
+        .any(|media| media.split(';').next().is_some_and(|kind| kind.trim().eq_ignore_ascii_case(media_type)))
 }
 
 /// The page as text.

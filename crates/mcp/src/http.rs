@@ -1,6 +1,6 @@
 //! `switchyard serve`: MCP over streamable HTTP at `/mcp`, behind a guard that checks `Host`,
 //! `Origin` and, when configured, a bearer token. Loopback by default; any other bind address
-//! needs a token.
+//! needs a token. Every request the guard refuses is logged as a `security_refused` line.
 //!
 //! What a client can hold is bounded ([`HttpLimits`]): headers and bodies must arrive within a
 //! time, open connections are capped and a crowd of connections that never got a request past
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
@@ -33,6 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use switchyard_runtime::config::Secret;
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
 
 use crate::SwitchyardServer;
 use crate::admission::{Admission, ConnectionBounds, Pass};
@@ -175,15 +176,52 @@ fn same_secret(sent: &[u8], expected: &[u8]) -> bool {
     sent.ct_eq(expected).into()
 }
 
+/// Why the guard refused a request: the answer's status and words, and the `reason` of the
+/// `security_refused` line it logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Refusal {
+    /// A `Host` that is neither loopback nor allowed (the DNS rebinding guard), as sent.
+    Host(String),
+    /// An `Origin` that is neither loopback nor allowed, as sent.
+    Origin(String),
+    /// No bearer token (and, off `/mcp`, no login cookie).
+    TokenMissing,
+    /// A bearer token that is not the configured one.
+    TokenWrong,
+}
+
+impl Refusal {
+    fn status(&self) -> StatusCode {
+        match self {
+            Self::Host(_) | Self::Origin(_) => StatusCode::FORBIDDEN,
+            Self::TokenMissing | Self::TokenWrong => StatusCode::UNAUTHORIZED,
+        }
+    }
+
+    fn is_unauthorised(&self) -> bool {
+        self.status() == StatusCode::UNAUTHORIZED
+    }
+
+    /// The `reason` field of the log line, stable: operators filter on it.
+    fn reason(&self) -> &'static str {
+        match self {
+            Self::Host(_) => "host_not_allowed",
+            Self::Origin(_) => "origin_not_allowed",
+            Self::TokenMissing => "bearer_token_missing",
+            Self::TokenWrong => "bearer_token_wrong",
+        }
+    }
+}
+
 impl Guard {
     /// Both checks, as `door` makes them for every route but the front page.
     #[cfg(test)]
-    fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         self.check_host_and_origin(headers)?;
         self.check_token(headers, "/mcp")
     }
 
-    fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), (StatusCode, String)> {
+    fn check_host_and_origin(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         let host = headers.get(header::HOST).and_then(|value| value.to_str().ok()).unwrap_or("");
         let name = host_of(host);
         let host_ok = name.as_deref().is_some_and(is_loopback)
@@ -193,33 +231,21 @@ impl Guard {
             })
             || (!self.loopback_only && self.allowed_hosts.is_empty());
         if !host_ok {
-            return Err((
-                StatusCode::FORBIDDEN,
-                format!(
-                    "Host `{host}` is not allowed (DNS rebinding guard); allowed: loopback names{}",
-                    list(&self.allowed_hosts)
-                ),
-            ));
+            return Err(Refusal::Host(host.to_owned()));
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
             let origin_ok = origin_host(origin).as_deref().is_some_and(is_loopback)
                 || self.allowed_origins.iter().any(|allowed| allowed.eq_ignore_ascii_case(origin));
             if !origin_ok {
-                return Err((
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "Origin `{origin}` is not allowed; allowed: loopback origins{}",
-                        list(&self.allowed_origins)
-                    ),
-                ));
+                return Err(Refusal::Origin(origin.to_owned()));
             }
         }
         Ok(())
     }
 
     /// The bearer token, or off `/mcp` the console's login cookie.
-    fn check_token(&self, headers: &HeaderMap, path: &str) -> Result<(), (StatusCode, String)> {
+    fn check_token(&self, headers: &HeaderMap, path: &str) -> Result<(), Refusal> {
         if let Some(token) = &self.token {
             let sent = headers
                 .get(header::AUTHORIZATION)
@@ -231,14 +257,63 @@ impl Guard {
                 !on_mcp && self.logged_in.as_ref().is_some_and(|logged_in| (logged_in.0)(headers))
             };
             if !same_secret(sent.as_bytes(), token.expose().as_bytes()) && !logged_in() {
-                return Err((
-                    StatusCode::UNAUTHORIZED,
-                    "missing or wrong bearer token: send `Authorization: Bearer <token>`".to_owned(),
-                ));
+                return Err(if sent.is_empty() { Refusal::TokenMissing } else { Refusal::TokenWrong });
             }
         }
         Ok(())
     }
+
+    /// What a refused peer is told.
+    fn message(&self, refusal: &Refusal) -> String {
+        match refusal {
+            Refusal::Host(host) => format!(
+                "Host `{host}` is not allowed (DNS rebinding guard); allowed: loopback names{}",
+                list(&self.allowed_hosts)
+            ),
+            Refusal::Origin(origin) => {
+                format!("Origin `{origin}` is not allowed; allowed: loopback origins{}", list(&self.allowed_origins))
+            }
+            Refusal::TokenMissing | Refusal::TokenWrong => {
+                "missing or wrong bearer token: send `Authorization: Bearer <token>`".to_owned()
+            }
+        }
+    }
+}
+
+/// The longest text of a request (its path, a refused `Host` or `Origin`) a log line repeats.
+const LOGGED_TEXT_CHARS: usize = 200;
+
+/// `text` cut to [`LOGGED_TEXT_CHARS`] characters with `…`: a peer must not make the log long.
+fn logged_text(text: &str) -> String {
+    match text.char_indices().nth(LOGGED_TEXT_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+/// Logs a request the guard refused as a `security_refused` line (`docs/operations.md`): the
+/// method, the path (without its query), the peer's address, why, and the refused `Host` or
+/// `Origin` as sent. Never the `Authorization` header, a cookie or any other header.
+fn log_refusal(refusal: &Refusal, request: &Request) {
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(peer)| peer.to_string());
+    let (host, origin) = match refusal {
+        Refusal::Host(host) => (Some(logged_text(host)), None),
+        Refusal::Origin(origin) => (None, Some(logged_text(origin))),
+        Refusal::TokenMissing | Refusal::TokenWrong => (None, None),
+    };
+    tracing::warn!(
+        target: LIFECYCLE_TARGET,
+        event = SECURITY_REFUSED,
+        door = "http",
+        reason = refusal.reason(),
+        status = refusal.status().as_u16(),
+        method = %request.method(),
+        path = logged_text(request.uri().path()),
+        peer,
+        host,
+        origin,
+        "security: the HTTP guard refused a request"
+    );
 }
 
 fn list(extra: &[String]) -> String {
@@ -282,6 +357,7 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
     let guarded = door.guard.check_host_and_origin(request.headers());
     let host_and_origin_ok = guarded.is_ok();
     let authorised = guarded.and_then(|()| door.guard.check_token(request.headers(), request.uri().path()));
+    let unauthorised = authorised.as_ref().is_err_and(Refusal::is_unauthorised);
     if host_and_origin_ok && door.console && is_front_page(&request) && !front_page::wants_html(request.headers()) {
         // Programs asking `/` (curl, health probes) still get the plain-text page, token or not.
         let mut response = front_page::answer(request.headers(), door.guard.token.is_some());
@@ -290,12 +366,17 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         }
         return response;
     }
+    if host_and_origin_ok && is_browser_at_mcp(&request) {
+        // A person who typed the MCP address into a browser: `/` is what a browser reads there
+        // (the console, or the front page), and this answer lets no connection in.
+        let mut response = closing(StatusCode::SEE_OTHER, String::new());
+        response.headers_mut().insert(header::LOCATION, HeaderValue::from_static(front_page::PATH));
+        return response;
+    }
     // The login form and its stylesheet go without the token (behind the Host and Origin checks),
     // but like the front page they do not let a connection in: answered once and closed.
-    let public = matches!(&authorised, Err((StatusCode::UNAUTHORIZED, _)))
-        && door.console
-        && is_public_console_path(request.uri().path());
-    if let Err((StatusCode::UNAUTHORIZED, _)) = &authorised
+    let public = unauthorised && door.console && is_public_console_path(request.uri().path());
+    if unauthorised
         && door.console
         && !public
         && request.method() == Method::GET
@@ -306,21 +387,20 @@ async fn admit(door: &Door, request: Request, next: Next) -> Response {
         response.headers_mut().insert(header::LOCATION, HeaderValue::from_static("/login"));
         return response;
     }
-    if let Err((StatusCode::UNAUTHORIZED, _)) = &authorised
-        && is_front_page(&request)
-    {
+    if unauthorised && is_front_page(&request) {
         // The front page needs no token, but asking for it does not let a connection in: it is
         // answered once and closed, so it cannot hold a seat that tokenless clients could not.
         let mut response = front_page::answer(request.headers(), true);
         response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
         return response;
     }
-    if let Err((status, message)) = authorised
+    if let Err(refusal) = &authorised
         && !public
     {
+        log_refusal(refusal, &request);
         // Refused peers do not keep their connection: what they can hold is one request's worth.
-        let mut response = closing(status, message);
-        if status == StatusCode::UNAUTHORIZED {
+        let mut response = closing(refusal.status(), door.guard.message(refusal));
+        if refusal.is_unauthorised() {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
         return response;
@@ -371,6 +451,16 @@ fn oversized() -> Response {
     let mut response = json_rpc(StatusCode::PAYLOAD_TOO_LARGE, &oversized_refusal(MAX_BODY_BYTES));
     response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     response
+}
+
+/// A browser's `GET /mcp`: it asks for HTML and not for the event stream an MCP client's `GET`
+/// opens, so the MCP answer would be `406 Not Acceptable`.
+fn is_browser_at_mcp(request: &Request) -> bool {
+    let path = request.uri().path();
+    request.method() == Method::GET
+        && (path == "/mcp" || path == "/mcp/")
+        && front_page::wants_html(request.headers())
+        && !front_page::accepts(request.headers(), "text/event-stream")
 }
 
 /// `GET /` or `HEAD /`, the front page's requests.
@@ -455,12 +545,28 @@ pub fn router(server: SwitchyardServer, options: &HttpOptions, shutdown: Cancell
     routes.layer(middleware::from_fn_with_state(door_state, door))
 }
 
-/// Checks the options, binds, says where it listens (on stderr), and serves until `shutdown`.
-pub async fn serve(
-    server: SwitchyardServer,
-    options: HttpOptions,
-    shutdown: CancellationToken,
-) -> Result<(), HttpError> {
+impl HttpOptions {
+    /// What a client needs to get in, for a start line: `loopback only, no token`, or `bearer
+    /// token required, from <where it came from>`; never the token.
+    pub fn access(&self) -> String {
+        match (&self.token, &self.token_source) {
+            (Some(_), Some(source)) => format!("bearer token required, from {source}"),
+            (Some(_), None) => "bearer token required".to_owned(),
+            (None, _) => "loopback only, no token".to_owned(),
+        }
+    }
+}
+
+/// A socket [`bind`] bound, not yet served: its address (with the port `0` picked) is known, so
+/// the caller can say where it listens before [`Bound::serve`].
+#[derive(Debug)]
+pub struct Bound {
+    listener: tokio::net::TcpListener,
+    address: SocketAddr,
+}
+
+/// Checks the options (off loopback a token is required) and binds.
+pub async fn bind(options: &HttpOptions) -> Result<Bound, HttpError> {
     if !options.bind.ip().is_loopback() && options.token.as_ref().is_none_or(|token| token.expose().is_empty()) {
         return Err(HttpError::TokenRequired(options.bind));
     }
@@ -468,11 +574,32 @@ pub async fn serve(
         .await
         .map_err(|source| HttpError::Bind { address: options.bind, source })?;
     let address = listener.local_addr().map_err(HttpError::Serve)?;
-    let auth = match (&options.token, &options.token_source) {
-        (Some(_), Some(source)) => format!("bearer token required, from {source}"),
-        (Some(_), None) => "bearer token required".to_owned(),
-        (None, _) => "loopback only, no token".to_owned(),
-    };
+    Ok(Bound { listener, address })
+}
+
+impl Bound {
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Serves until `shutdown`.
+    pub async fn serve(
+        self,
+        server: SwitchyardServer,
+        options: HttpOptions,
+        shutdown: CancellationToken,
+    ) -> Result<(), HttpError> {
+        serve_on(self.listener, server, options, shutdown).await
+    }
+}
+
+async fn serve_on(
+    listener: tokio::net::TcpListener,
+    server: SwitchyardServer,
+    options: HttpOptions,
+    shutdown: CancellationToken,
+) -> Result<(), HttpError> {
     // The gates-waiting gauge starts from the store once; commands keep it current after that.
     if let Err(error) = server.runtime().count_waiting_gates().await {
         tracing::warn!(%error, "cannot count the runs waiting at a gate: switchyard_gates_waiting starts at 0");
@@ -485,11 +612,6 @@ pub async fn serve(
             None
         }
     };
-    tracing::info!(%address, "serving MCP over HTTP");
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("switchyard: serving MCP at http://{address}/mcp ({auth}); metrics at http://{address}/metrics");
-    }
     let app = router(server, &options, shutdown.child_token());
     let admission = Admission::new(ConnectionBounds {
         max_connections: connections_that_fit(options.limits.max_connections),
@@ -505,8 +627,8 @@ pub async fn serve(
             () = shutdown.cancelled() => break,
         };
         while connections.try_join_next().is_some() {}
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(error) => {
                 // Out of file descriptors, most likely: the connections in hand must close first,
                 // and retrying at once would only spin.
@@ -535,6 +657,8 @@ pub async fn serve(
         let service =
             TowerToHyperService::new(app.clone().map_request(move |mut request: Request<hyper::body::Incoming>| {
                 request.extensions_mut().insert(pass.clone());
+                // Who asked, for the lines that log a refusal (the console's too).
+                request.extensions_mut().insert(ConnectInfo(peer));
                 request
             }));
         let connection = http.serve_connection(TokioIo::new(stream), service);
@@ -677,6 +801,33 @@ mod tests {
         ] {
             assert!(!check(&guard, "localhost", Some(origin)), "{origin}");
         }
+    }
+
+    #[test]
+    fn a_missing_token_is_told_apart_from_a_wrong_one_and_neither_message_repeats_it() {
+        let guard = Guard { token: Some(Secret::new("s3cret")), ..guard(&[], &[]) };
+        let refusal = |authorization: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+            if let Some(value) = authorization {
+                headers.insert(header::AUTHORIZATION, value.parse().unwrap());
+            }
+            guard.check(&headers)
+        };
+        assert_eq!(refusal(None), Err(Refusal::TokenMissing));
+        assert_eq!(refusal(Some("Basic czNjcmV0")), Err(Refusal::TokenMissing));
+        assert_eq!(refusal(Some("Bearer guess")), Err(Refusal::TokenWrong));
+        assert_eq!(refusal(Some("Bearer s3cret")), Ok(()));
+        assert!(!guard.message(&Refusal::TokenWrong).contains("guess"));
+    }
+
+    #[test]
+    fn logged_text_is_cut_to_its_bound_at_a_character() {
+        assert_eq!(logged_text("/mcp"), "/mcp");
+        let long = "é".repeat(LOGGED_TEXT_CHARS + 5);
+        let cut = logged_text(&long);
+        assert_eq!(cut.chars().count(), LOGGED_TEXT_CHARS + 1, "{cut}");
+        assert!(cut.ends_with("é…"));
     }
 
     #[test]

@@ -182,7 +182,11 @@ impl Catalog {
     /// [`Error::AmbiguousWorkflow`] listing them, never a pick.
     pub fn find(&self, name: &str) -> Result<Found, Error> {
         if let Err(message) = validate_workflow_id(name) {
-            return Err(if looks_like_path(name) { path_given_as_name(name) } else { Error::InvalidName { message } });
+            return Err(if looks_like_path(name) {
+                path_given_as_name(name, &Self::names_in(&self.folders()))
+            } else {
+                Error::InvalidName { message }
+            });
         }
         let folders = self.folders();
         let by_file_name = Self::find_by_file_name(&folders, name)?;
@@ -200,7 +204,7 @@ impl Catalog {
             .collect();
         let mut matches: Vec<Found> = by_file_name.into_iter().chain(by_id).collect();
         match matches.len() {
-            0 if looks_like_path(name) => Err(path_given_as_name(name)),
+            0 if looks_like_path(name) => Err(path_given_as_name(name, &listed)),
             0 => Err(Error::WorkflowNotFound { name: name.to_owned(), available: listed }),
             1 => Ok(matches.remove(0)),
             _ => Err(Error::AmbiguousWorkflow {
@@ -400,19 +404,34 @@ pub fn looks_like_path(name: &str) -> bool {
         || has_extension(Path::new(name), &ARCHIVE_EXTENSIONS)
 }
 
-/// The refusal of a file path given as a workflow name, saying what to do instead.
-fn path_given_as_name(name: &str) -> Error {
-    let problem = if Path::new(name).is_file() {
-        "is a file path, not a workflow name"
+/// The refusal of a file path given as a workflow name, saying what to do instead: for a
+/// folder, what in it to pass; for a file that is not there but whose name without its extension
+/// is a workflow's (`small-change.yaml`), that workflow. `listed` holds the visible workflows'
+/// names.
+fn path_given_as_name(name: &str, listed: &[String]) -> Error {
+    let path = Path::new(name);
+    let shown = name.escape_debug();
+    let instead = "on the command line pass a workflow file with `--file PATH`, or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it";
+    let message = if path.is_file() {
+        format!("`{shown}` is a file path, not a workflow name: {instead}")
+    } else if looks_like_bundle(path) {
+        format!(
+            "`{shown}` is a workflow bundle folder, not a workflow name: on the command line pass it with `--file {shown}`, or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it"
+        )
+    } else if path.is_dir() {
+        format!(
+            "`{shown}` is a folder, not a workflow: on the command line pass one workflow file in it with `--file PATH` (`switchyard validate {shown}` checks every one it holds), or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it"
+        )
+    } else if let Some(stem) =
+        path.file_stem().and_then(|stem| stem.to_str()).filter(|stem| listed.iter().any(|listed| listed == stem))
+    {
+        format!(
+            "`{shown}` looks like a file path, but there is no such file; did you mean the workflow `{stem}`? Name it as `{stem}`, or on the command line pass a workflow file with `--file PATH`"
+        )
     } else {
-        "looks like a file path, not a workflow name, and there is no such file"
+        format!("`{shown}` looks like a file path, not a workflow name, and there is no such file: {instead}")
     };
-    Error::InvalidName {
-        message: format!(
-            "`{}` {problem}: on the command line pass a workflow file with `--file PATH`, or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it",
-            name.escape_debug()
-        ),
-    }
+    Error::InvalidName { message }
 }
 
 fn bundle_stem(path: &Path) -> Option<String> {

@@ -2,7 +2,7 @@
 //! tells the door whether the caller broke a rule or the call could not run at all.
 
 use switchyard_compiler::Diagnostic;
-use switchyard_core::token::TokenError;
+use switchyard_core::token::{TokenError, TokenKind};
 
 /// Whether an error is the caller breaking a workflow rule, or a problem with the call itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +39,19 @@ pub enum Error {
         }
     )]
     IdNotToken { what: &'static str, id: String, expected: &'static str },
+    /// A genuine token of another kind than the call takes (a state token given to `continue`).
+    #[error(
+        "this is a {} token (`{}…`) where a {} token (`{}…`) is needed: {}",
+        given.name(),
+        given.prefix(),
+        expected.name(),
+        expected.prefix(),
+        match run {
+            Some(run) => format!("`switchyard show {run}` prints the run's current {} token", expected.name()),
+            None => format!("every step response lists its tokens by kind; send its {} token", expected.name()),
+        }
+    )]
+    TokenOfOtherKind { expected: TokenKind, given: TokenKind, run: Option<String> },
     #[error("no {what} `{id}` in this store ({store})")]
     NotFound { what: &'static str, id: String, store: String },
     #[error("{}", replay_mismatch_message(*call, run, differs))]
@@ -159,6 +172,7 @@ impl Error {
             Self::InvalidName { .. } => "INVALID_NAME",
             Self::Token(error) => error.code(),
             Self::IdNotToken { .. } => "ID_NOT_TOKEN",
+            Self::TokenOfOtherKind { .. } => "TOKEN_WRONG_KIND",
             Self::Engine(error) => error.code(),
             Self::Store(error) => error.code(),
             Self::NotFound { .. } => "NOT_FOUND",

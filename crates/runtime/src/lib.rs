@@ -432,7 +432,7 @@ impl Runtime {
     /// this run.
     ///
     /// Errors: an unknown name (`WORKFLOW_NOT_FOUND`, with the closest names), a workflow that
-    /// does not compile (every diagnostic), a goal over the size limit.
+    /// does not compile (every diagnostic), a goal that is empty or over the size limit.
     ///
     /// ```
     /// # use switchyard_runtime::{Config, Overrides, Runtime, StartRequest, ResponseKind};
@@ -449,6 +449,11 @@ impl Runtime {
     /// # }
     /// ```
     pub async fn start(&self, request: StartRequest) -> Result<StepResponse, Error> {
+        if request.goal.trim().is_empty() {
+            return Err(Error::invalid_input(
+                "the goal is empty: say in a few words what the run is for (it titles the session, and the steps' prompts quote it)",
+            ));
+        }
         if request.goal.len() > MAX_GOAL_BYTES {
             return Err(Error::invalid_input(format!(
                 "the goal is {} bytes; the limit is {MAX_GOAL_BYTES}: put long material in a file and refer to it",
@@ -1191,10 +1196,29 @@ impl Runtime {
     }
 
     /// Verifies a token of `kind`. A run, session or node id given instead is told apart from a
-    /// malformed token: the caller is told what it is and where its token comes from.
-    fn verify_token(&self, text: &str, kind: TokenKind) -> Result<switchyard_core::token::Token, Error> {
+    /// malformed token, and a token of another kind from a wrong one: the caller is told what it
+    /// gave and where the right token comes from. A token whose signature does not verify, or
+    /// that is no token at all, is logged as a security refusal (never the token itself).
+    async fn verify_token(
+        &self,
+        text: &str,
+        kind: TokenKind,
+        expected_run: Option<RunId>,
+    ) -> Result<switchyard_core::token::Token, Error> {
         refuse_id_as_token(text, kind)?;
-        Ok(self.keys.verify(text, kind)?)
+        match self.keys.verify(text, kind) {
+            Ok(token) => Ok(token),
+            Err(TokenError::WrongKind { .. }) => {
+                // Signed here, so the store knows its run, whose current tokens `show` prints.
+                let given: switchyard_core::token::Token = text.parse()?;
+                let run = self.store.token(given.nonce).await?.map(|record| record.run.to_string());
+                Err(Error::TokenOfOtherKind { expected: kind, given: given.kind, run })
+            }
+            Err(refused) => {
+                observe::token_refused(&refused, kind, expected_run);
+                Err(refused.into())
+            }
+        }
     }
 
     /// Verifies a token of `kind` and looks up what it stands for.
@@ -1204,7 +1228,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<TokenRecord, Error> {
-        let token = self.verify_token(text, kind)?;
+        let token = self.verify_token(text, kind, expected_run).await?;
         let record = self.store.token(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         check_run(&record, expected_run)?;
         Ok(record)
@@ -1217,7 +1241,7 @@ impl Runtime {
         kind: TokenKind,
         expected_run: Option<RunId>,
     ) -> Result<(TokenRecord, RunContext, NodeRecord), Error> {
-        let token = self.verify_token(text, kind)?;
+        let token = self.verify_token(text, kind, expected_run).await?;
         let scope = self.store.token_scope(token.nonce).await?.ok_or(Error::Token(TokenError::Unknown))?;
         let record = scope.token;
         check_run(&record, expected_run)?;

@@ -5,7 +5,8 @@
 //! The log lines are `tracing` events at info with the target `switchyard::lifecycle` and stable
 //! field names (`event`, `run`, `session`, `workflow`, `step`, `node`, and a few per event;
 //! `docs/operations.md` lists them). They carry ids and names only: never a token, a key, notes,
-//! artifacts, a goal or a reason a human typed.
+//! artifacts, a goal or a reason a human typed. Security refusals ([`SECURITY_REFUSED`]) share the
+//! target and the `event` field, at warn.
 //!
 //! The metrics are prometheus-client values (atomics behind `Arc`s), cheap to update on the
 //! command path; a door that serves them registers them with [`Metrics::register`].
@@ -23,6 +24,7 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Registry, Unit};
 use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::state::{FailureCode, Phase};
+use switchyard_core::token::{TokenError, TokenKind};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 
@@ -31,6 +33,12 @@ use crate::turn_metrics::TurnMetrics;
 /// The `tracing` target of the lifecycle log lines, for filters
 /// (`SWITCHYARD_LOG=switchyard::lifecycle=info`).
 pub const LIFECYCLE_TARGET: &str = "switchyard::lifecycle";
+
+/// The `event` of the line a door logs at warn, with the target [`LIFECYCLE_TARGET`], when it
+/// refuses a request for security: a token whose signature does not verify, a request the HTTP
+/// guard turns away, a wrong console login, a file tool call outside its sandbox. The line says
+/// what was refused and why, with the ids it knows, and never the secret that was sent.
+pub const SECURITY_REFUSED: &str = "security_refused";
 
 /// How a run ended, as the `run_finished` line and `switchyard_runs_finished_total` say it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EncodeLabelSet)]
@@ -325,5 +333,33 @@ impl Observed {
                 fact.kind.message()
             );
         }
+    }
+}
+
+/// Logs a token refused for what it is, as a [`SECURITY_REFUSED`] line: one whose signature does
+/// not verify (altered, forged, or signed by another switchyard home) at warn, and one that is no
+/// token at all at info, since that is most often a copy cut short. `expected` is the kind the
+/// call takes, `run` the run the caller named. The token itself is never logged.
+pub(crate) fn token_refused(refused: &TokenError, expected: TokenKind, run: Option<RunId>) {
+    let run = run.map(|run| run.to_string());
+    match refused {
+        TokenError::BadSignature => tracing::warn!(
+            target: LIFECYCLE_TARGET,
+            event = SECURITY_REFUSED,
+            token_kind = expected.name(),
+            code = refused.code(),
+            run,
+            "security: a token whose signature does not verify was refused"
+        ),
+        TokenError::Malformed { reason } => tracing::info!(
+            target: LIFECYCLE_TARGET,
+            event = SECURITY_REFUSED,
+            token_kind = expected.name(),
+            code = refused.code(),
+            reason = reason.as_str(),
+            run,
+            "security: a malformed token was refused"
+        ),
+        _ => {}
     }
 }

@@ -67,6 +67,11 @@ impl McpClient {
         Some(client)
     }
 
+    /// The `Mcp-Session-Id` the server gave this client.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
     /// Calls a tool: its structured answer, its error, or nothing when the connection was lost.
     pub fn call(&mut self, tool: &str, arguments: &Value) -> Answer {
         let Some(answer) = self.request("tools/call", &json!({ "name": tool, "arguments": arguments })) else {

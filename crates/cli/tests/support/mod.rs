@@ -15,11 +15,25 @@ use std::process::{Child, Command, Output, Stdio};
 use serde_json::Value;
 pub use switchyard_test_support::TestHome;
 
-/// The binary with `home` as its `SWITCHYARD_HOME`, taking neither a store nor a serve token from
+/// Takes every `SWITCHYARD_*` variable of the test's own environment away from `command`, but the
+/// `SWITCHYARD_TEST_*` ones that choose how the tests run: a developer's exported
+/// `SWITCHYARD_LOG`, `SWITCHYARD_STORE` or `SWITCHYARD_SERVE_TOKEN` must not change what a test
+/// sees. A test sets the variables it means after this.
+pub fn without_switchyard_environment(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if name.starts_with("SWITCHYARD_") && !name.starts_with("SWITCHYARD_TEST_") {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
+/// The binary with `home` as its `SWITCHYARD_HOME`, taking no other `SWITCHYARD_*` variable from
 /// the environment.
 pub fn switchyard_at(home: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
-    command.env("SWITCHYARD_HOME", home).env_remove("SWITCHYARD_STORE").env_remove("SWITCHYARD_SERVE_TOKEN");
+    without_switchyard_environment(&mut command).env("SWITCHYARD_HOME", home);
     command
 }
 
@@ -40,11 +54,17 @@ pub fn serve_address(child: &mut Child) -> String {
         }
     };
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = banner
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("serve did not start: {banner}"));
-    url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned()
+    start_line_address(&banner).unwrap_or_else(|| panic!("serve did not start: {banner}"))
+}
+
+/// The address (`127.0.0.1:<port>`) a line of `serve`'s stderr says it serves on: the start line
+/// (`switchyard: serving on http://…`), or under `--log-format json` the `serve_started` log line.
+pub fn start_line_address(line: &str) -> Option<String> {
+    if let Ok(log) = serde_json::from_str::<Value>(line) {
+        return (log["event"] == "serve_started").then(|| string(&log["address"]));
+    }
+    let url = line.strip_prefix("switchyard: serving on ")?.split_whitespace().next()?;
+    Some(url.strip_prefix("http://")?.to_owned())
 }
 
 /// One isolated switchyard installation: its own home, store and project folder.
@@ -97,10 +117,9 @@ impl Sandbox {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_switchyard"));
-        command
+        without_switchyard_environment(&mut command)
             .args(args)
             .env("SWITCHYARD_HOME", self.home.path())
-            .env_remove("SWITCHYARD_STORE")
             .env("NO_COLOR", "1")
             .current_dir(self.project.path())
             .stdin(Stdio::null());

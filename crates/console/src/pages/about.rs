@@ -26,7 +26,7 @@ pub(crate) async fn show(State(state): State<ConsoleState>, Extension(browser): 
         p { "Health check: " code { "/health" } " answers " code { "ok" } "; metrics in the OpenMetrics text format at " code { "/metrics" } "." }
         h2 { "Docs" }
         ul {
-            li { code { "switchyard --help" } ", and the man page: " code { "switchyard man > switchyard.1 && man -l switchyard.1" } }
+            li { code { "switchyard --help" } ", and a man page for every command: " code { "switchyard man --out ~/.local/share/man/man1" } ", then " code { "man switchyard-start" } }
             li { code { "docs/cli.md" } " for the command line, " code { "docs/mcp-tools.md" } " for the tools, in switchyard's sources" }
         }
     };

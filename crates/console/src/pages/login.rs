@@ -4,9 +4,11 @@
 //! place of the `Authorization` header, for the console's routes only.
 //!
 //! The page is served without the token, like the old front page; a wrong token is refused
-//! without saying more.
+//! without saying more, and logged as a `security_refused` line without the token.
 
-use axum::extract::State;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Form};
@@ -15,7 +17,9 @@ use serde::Deserialize;
 
 use crate::ConsoleState;
 use crate::layout;
-use crate::security::{BrowserSession, SESSION_COOKIE, check_csrf, same_secret, session_cookie_value, set_cookie};
+use crate::security::{
+    BrowserSession, SESSION_COOKIE, check_csrf, log_refusal, same_secret, session_cookie_value, set_cookie,
+};
 
 /// A form that carries only its CSRF token.
 #[derive(Debug, Default, Deserialize)]
@@ -74,6 +78,7 @@ pub(crate) async fn form(State(state): State<ConsoleState>, Extension(browser): 
 pub(crate) async fn submit(
     State(state): State<ConsoleState>,
     Extension(browser): Extension<BrowserSession>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
     Form(login): Form<LoginForm>,
 ) -> Response {
@@ -84,6 +89,7 @@ pub(crate) async fn submit(
         return (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
     };
     if !same_secret(login.token.trim().as_bytes(), token.expose().as_bytes()) {
+        log_refusal("login_token_wrong", peer.map(|Extension(ConnectInfo(peer))| peer));
         return (StatusCode::UNAUTHORIZED, form_page(&browser.csrf, true)).into_response();
     }
     let cookie = set_cookie(SESSION_COOKIE, session_cookie_value(token).expose(), None);
