@@ -8,8 +8,6 @@
 
 mod support;
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
