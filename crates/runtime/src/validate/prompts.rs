@@ -30,8 +30,8 @@
 //!
 //! - `claude-command`, `**/.claude/commands/**/*.md`: a command takes a skill's frontmatter and
 //!   needs none (its name is the file name), so every field is optional: `name` (as a skill's),
-//!   `description`, `when_to_use`, `argument-hint`, `model`, `agent` (strings), `arguments`,
-//!   `allowed-tools`, `paths` (a string or a list), `disable-model-invocation`,
+//!   `description`, `when_to_use`, `model`, `agent` (strings), `argument-hint` (a string, or
+//!   the list `[message]` makes), `arguments`, `allowed-tools`, `paths` (a string or a list), `disable-model-invocation`,
 //!   `user-invocable` (booleans), `effort` (low, medium, high, xhigh, max), `context` (fork),
 //!   `shell` (bash, powershell), `hooks` (a mapping).
 //! - `claude-agent`, `**/.claude/agents/**/*.md`: `name` (lowercase letters, digits and
@@ -246,7 +246,8 @@ const SKILL_FIELDS: [PresetField; 15] = [
     matching("name", false, SKILL_NAME),
     optional("description", PresetKind::String),
     optional("when_to_use", PresetKind::String),
-    optional("argument-hint", PresetKind::String),
+    // `argument-hint: [message]`, as Claude Code's own examples write it, is a list to YAML.
+    optional("argument-hint", PresetKind::StringOrList),
     optional("arguments", PresetKind::StringOrList),
     optional("allowed-tools", PresetKind::StringOrList),
     optional("model", PresetKind::String),
