@@ -3,29 +3,12 @@
 //! which URIs a `subscriptions/listen` filter keeps. Following runs over the real protocols, across
 //! processes and servers, is tested with the Python SDK in the CLI's tests.
 
-use std::sync::Arc;
+mod common;
 
+use common::{Fixture, fixture};
 use rmcp::model::{ErrorCode, ResourceContents, SubscriptionFilter};
 use serde_json::{Value, json};
 use switchyard_mcp::resources::{self, RUN_URI_PREFIX};
-use switchyard_mcp::{ServerOptions, SwitchyardServer};
-use switchyard_runtime::{Config, Overrides, Runtime};
-use switchyard_test_support::TestHome;
-
-struct Fixture {
-    _home: TestHome,
-    workspace: tempfile::TempDir,
-    server: SwitchyardServer,
-}
-
-async fn fixture() -> Fixture {
-    let home = TestHome::new();
-    let workspace = tempfile::tempdir().unwrap();
-    let overrides =
-        Overrides { home: Some(home.path().to_owned()), store: None, project_root: Some(workspace.path().to_owned()) };
-    let runtime = Runtime::open(&Config::resolve(overrides).unwrap()).await.unwrap();
-    Fixture { _home: home, workspace, server: SwitchyardServer::new(Arc::new(runtime), &ServerOptions::default()) }
-}
 
 impl Fixture {
     async fn tool(&self, name: &str, arguments: Value) -> Value {

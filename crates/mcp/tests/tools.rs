@@ -6,33 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{Fixture, fixture};
 use serde_json::{Map, Value, json};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
 use switchyard_runtime::{Config, Overrides, Runtime};
-use switchyard_test_support::{TestHome, git_repository};
-
-struct Fixture {
-    _home: TestHome,
-    workspace: tempfile::TempDir,
-    server: SwitchyardServer,
-}
-
-async fn fixture() -> Fixture {
-    let home = TestHome::new();
-    let workspace = tempfile::tempdir().unwrap();
-    let config = Config::resolve(Overrides {
-        home: Some(home.path().to_owned()),
-        store: None,
-        project_root: Some(workspace.path().to_owned()),
-    })
-    .unwrap();
-    let runtime = Runtime::open(&config).await.unwrap();
-    Fixture {
-        _home: home,
-        workspace,
-        server: SwitchyardServer::new(std::sync::Arc::new(runtime), &ServerOptions::default()),
-    }
-}
+use switchyard_test_support::git_repository;
 
 impl Fixture {
     fn path(&self) -> String {
@@ -223,7 +203,7 @@ async fn a_signed_token_this_store_does_not_know_is_refused_with_its_code() {
     let fixture = fixture().await;
     let started = fixture.start().await;
     // Same home, so the same signing key, but another store: the token verifies and is unknown.
-    let home = fixture._home.path().to_owned();
+    let home = fixture.home.path().to_owned();
     let config = Config::resolve(Overrides {
         home: Some(home.clone()),
         store: Some(home.join("other.sqlite3")),
@@ -910,7 +890,7 @@ async fn manage_workflow_source_attaches_a_folder_idempotently_and_keeps_it_acro
         .await;
 
     let config =
-        Config::resolve(Overrides { home: Some(fixture._home.path().to_owned()), store: None, project_root: None })
+        Config::resolve(Overrides { home: Some(fixture.home.path().to_owned()), store: None, project_root: None })
             .unwrap();
     let restarted =
         SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
@@ -949,7 +929,7 @@ async fn manage_workflow_source_refuses_what_is_not_an_absolute_directory() {
     }
     let wrong = fixture.error("manage_workflow_source", json!({ "action": "mount", "path": "/tmp" })).await;
     assert!(wrong["message"].as_str().unwrap().contains("/action"), "{wrong}");
-    assert!(!fixture._home.path().join("attached-sources.json").exists(), "nothing written");
+    assert!(!fixture.home.path().join("attached-sources.json").exists(), "nothing written");
 }
 
 #[tokio::test]
