@@ -187,7 +187,7 @@ pub(super) fn diagnose(frontmatter: &str, first_line: u32) -> Option<YamlProblem
                                 index,
                                 at,
                                 format!(
-                                    "the value of `{key}` starts with `{open}`, so YAML reads it as a {kind} that ends at its `{close}`, and `{rest}` after it is no YAML"
+                                    "the value of `{key}` starts with `{open}`, so YAML reads it as a {kind} that ends at its `{close}`, and `{rest}` after it is not valid YAML"
                                 ),
                                 help,
                             ));
