@@ -452,7 +452,7 @@ fn an_mcp_client_following_a_run_on_one_server_hears_advances_made_through_anoth
     for mode in ["auto", "legacy"] {
         let started = cluster.start_run(1, &format!("followed from the other server ({mode})"));
         let mut python = Command::new(python());
-        python.env("SWITCHYARD_FOLLOW_TOKEN", &a.token);
+        python.env("SWITCHYARD_TEST_FOLLOW_TOKEN", &a.token);
         let follower = Follower::start(python, &format!("http://{}/mcp", a.address), mode, &string(&started["runId"]));
         let mut through_b = Roaming::new(&cluster, 1);
         let mut token = string(&started["continueToken"]);

@@ -88,7 +88,7 @@ impl Follower {
     /// Starts the follower of `run` on `target` (`stdio`, or an HTTP endpoint) in `mode` (`auto`:
     /// `subscriptions/listen`; `legacy`: `resources/subscribe`) and waits until its subscription is
     /// in force. `command` is [`python()`] with the environment the client needs (the home for
-    /// stdio, `SWITCHYARD_FOLLOW_TOKEN` for a server with a token).
+    /// stdio, `SWITCHYARD_TEST_FOLLOW_TOKEN` for a server with a token).
     pub fn start(mut command: Command, target: &str, mode: &str, run: &str) -> Self {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp/tests/python/follow.py");
         let mut child = command

@@ -2,7 +2,7 @@
 
 Usage: follow.py <switchyard binary> <stdio | http://127.0.0.1:PORT/mcp> <auto | legacy> <run id>
 
-Over HTTP, a bearer token in `SWITCHYARD_FOLLOW_TOKEN` is sent with every request.
+Over HTTP, a bearer token in `SWITCHYARD_TEST_FOLLOW_TOKEN` is sent with every request.
 
 `auto` negotiates the newest protocol and follows with `subscriptions/listen`; `legacy` forces the
 initialize handshake of earlier versions and follows with `resources/subscribe`. The script checks
@@ -44,7 +44,7 @@ async def read(client, uri):
 
 async def follow(binary, target, mode, run):
     if target.startswith("http"):
-        token = os.environ.get("SWITCHYARD_FOLLOW_TOKEN")
+        token = os.environ.get("SWITCHYARD_TEST_FOLLOW_TOKEN")
         headers = {"Authorization": f"Bearer {token}"} if token else None
         server = streamable_http_client(target, http_client=create_mcp_http_client(headers=headers))
     else:

@@ -133,7 +133,7 @@ pub const HOME_VARIABLE: &str = "SWITCHYARD_HOME";
 
 /// `SWITCHYARD_*` variables that are no key: read by the binary (the log's filter and format)
 /// or only by switchyard's own tests and benchmarks (never by the binary).
-const OTHER_VARIABLES: [&str; 7] = [
+const OTHER_VARIABLES: [&str; 9] = [
     "SWITCHYARD_LOG",
     "SWITCHYARD_LOG_FORMAT",
     "SWITCHYARD_BIN",
@@ -141,6 +141,8 @@ const OTHER_VARIABLES: [&str; 7] = [
     "SWITCHYARD_DIAGRAM_DUMP",
     "SWITCHYARD_TEST_BACKEND",
     "SWITCHYARD_TEST_POSTGRES_URL",
+    "SWITCHYARD_TEST_POSTGRES_STANDBY_URL",
+    "SWITCHYARD_TEST_FOLLOW_TOKEN",
 ];
 
 /// Of the `SWITCHYARD_*` variable names in `names`, those switchyard reads nowhere (a misspelt
