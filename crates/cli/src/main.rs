@@ -47,7 +47,13 @@ fn init_logs(format: args::LogFormat) {
             format!("{}=info", serve::START_TARGET).parse().expect("a target and a level make a directive"),
         );
     }
-    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false);
+    // A log line that cannot be written is dropped: tracing's own report of it would go to the
+    // same stderr through `eprintln!`, which panics there, failing the request being logged.
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .log_internal_errors(false);
     match format {
         args::LogFormat::Text => logs.init(),
         args::LogFormat::Json => logs.json().flatten_event(true).with_span_list(false).init(),

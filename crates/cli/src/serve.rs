@@ -289,11 +289,10 @@ fn announce(address: SocketAddr, options: &HttpOptions, log_format: LogFormat) {
         )
     };
     let width = metrics.len();
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("switchyard: serving on {base} ({access}); Ctrl-C stops it");
-        eprintln!("  console  {console:<width$}  {console_note}");
-        eprintln!("  MCP      {mcp:<width$}  {mcp_note}");
-        eprintln!("  metrics  {metrics:<width$}  Prometheus, behind the same guard");
-    }
+    let banner = format!(
+        "switchyard: serving on {base} ({access}); Ctrl-C stops it\n  console  {console:<width$}  {console_note}\n  MCP      {mcp:<width$}  {mcp_note}\n  metrics  {metrics:<width$}  Prometheus, behind the same guard\n"
+    );
+    // One write, and a stderr that is gone (a reader that stopped after the first line, a log
+    // collector restarted) never stops the server, as `eprintln!` would by panicking.
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), banner.as_bytes());
 }

@@ -1120,3 +1120,34 @@ fn stdio_with_json_logs_keeps_stdout_for_frames_and_logs_lifecycle_on_stderr() {
     assert_eq!(started.len(), 1, "{stderr}");
     assert_eq!(started[0]["workflow"], "dev-cycle");
 }
+
+/// A server whose stderr goes away (its reader stopped after the start line, a log collector
+/// restarted) keeps serving: a request it logs (a refused Origin) still gets its 403, and the
+/// next request its answer.
+#[test]
+fn serve_keeps_serving_when_its_stderr_is_closed() {
+    let home = TestHome::new();
+    let mut child = switchyard_at(home.path())
+        .args(["serve", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut first).unwrap();
+    let address = support::start_line_address(&first).unwrap_or_else(|| panic!("no address in `{first}`"));
+    // The reader and the pipe are gone now: whatever the server writes to stderr fails.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let refused = support::mcp_http::exchange(
+        &address,
+        "POST /mcp",
+        &[("Origin", "http://evil.example"), ("Content-Type", "application/json")],
+        &initialize(1).to_string(),
+    );
+    assert_eq!(refused.map(|(status, ..)| status), Some(403), "a logged refusal is still answered");
+    let health = support::mcp_http::exchange(&address, "GET /health", &[], "");
+    assert_eq!(health.map(|(status, ..)| status), Some(200), "the server is still up");
+    let _ = child.kill();
+    let _ = child.wait();
+}

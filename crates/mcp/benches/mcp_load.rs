@@ -612,6 +612,8 @@ fn spawn_serve(home: &Home) -> (Child, String) {
         .trim_start_matches("http://")
         .trim_end_matches("/mcp")
         .to_owned();
+    // Keep reading what the server writes after its start line, so a full pipe never stalls it.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     (child, address)
 }
 
