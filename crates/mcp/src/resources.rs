@@ -18,10 +18,11 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
-use serde::Serialize;
 use switchyard_core::{RunId, RunStatus, SessionId};
 use switchyard_runtime::{Error, Runtime, Target};
 use switchyard_store::{Changes, RecvError, SessionQuery};
+
+use crate::wire::{RunResource, StepSummary};
 
 /// What every run resource's URI starts with; the run id follows.
 pub const RUN_URI_PREFIX: &str = "switchyard://runs/";
@@ -50,39 +51,6 @@ pub fn parse_run_uri(uri: &str) -> Result<RunId, ErrorData> {
     id.parse().map_err(|error| {
         ErrorData::invalid_params(format!("`{uri}` names no run ({error}): resources/list names the runs"), None)
     })
-}
-
-/// A run resource's content.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunResource {
-    pub uri: String,
-    pub run_id: String,
-    pub session_id: String,
-    pub workflow_id: String,
-    pub status: RunStatus,
-    /// `running`, `paused` or `stopped`: what people set.
-    pub control: &'static str,
-    /// The node the run stands at.
-    pub node_id: String,
-    /// The step at that node; none once the run has ended.
-    pub step: Option<StepSummary>,
-    pub node_count: u64,
-    pub created_at_ms: i64,
-    pub updated_at_ms: i64,
-    /// What moves the run on from here, in words.
-    pub next: String,
-}
-
-/// The step a run stands at.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct StepSummary {
-    pub step_id: String,
-    pub title: String,
-    /// The step waits for a person's approval once it is done.
-    pub gate: bool,
-    pub attempts_left: u32,
 }
 
 /// What moves a run on from `status`, in words.

@@ -526,3 +526,36 @@ pub struct SourceChangeView {
     /// `false` when the folder was already attached (or already detached).
     pub changed: bool,
 }
+
+/// A run resource's content.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResource {
+    pub uri: String,
+    pub run_id: String,
+    pub session_id: String,
+    pub workflow_id: String,
+    pub status: switchyard_core::RunStatus,
+    /// `running`, `paused` or `stopped`: what people set.
+    pub control: &'static str,
+    /// The node the run stands at.
+    pub node_id: String,
+    /// The step at that node; none once the run has ended.
+    pub step: Option<StepSummary>,
+    pub node_count: u64,
+    pub created_at_ms: i64,
+    pub updated_at_ms: i64,
+    /// What moves the run on from here, in words.
+    pub next: String,
+}
+
+/// The step a run stands at.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepSummary {
+    pub step_id: String,
+    pub title: String,
+    /// The step waits for a person's approval once it is done.
+    pub gate: bool,
+    pub attempts_left: u32,
+}
