@@ -2,16 +2,23 @@
 //!
 //! SQLite's automatic checkpoint runs inside the commit that crosses its threshold: that commit
 //! copies about a thousand pages into the database file and syncs it, so one advance in fifty
-//! waited ten milliseconds or more. The writer connection instead registers a WAL hook that, past
-//! [`CHECKPOINT_FRAMES`], nudges a thread of its own which runs a `PASSIVE` checkpoint on a
-//! separate connection. A passive checkpoint never blocks the writer or the readers; frames a
-//! reader still needs are copied on a later nudge.
+//! waited ten milliseconds or more. The writer connection instead registers a WAL hook that
+//! checkpoints each WAL once, in two passes:
 //!
-//! The WAL only starts over when a write begins after every frame was copied, which a writer
-//! committing without pause may never leave room for. Past [`INLINE_CHECKPOINT_FRAMES`] the writer
-//! therefore checkpoints itself after its commit, as SQLite would: by then the background thread
-//! has copied nearly everything, so this copies only the last frames, and the next write restarts
-//! the WAL.
+//! 1. Past [`CHECKPOINT_FRAMES`] it nudges a thread of its own, which runs a `PASSIVE` checkpoint
+//!    on a separate connection: the bulk of the copy, off the commit path. A passive checkpoint
+//!    never blocks the writer or the readers.
+//! 2. The writer keeps committing meanwhile, so the copy ends a few commits behind. After the
+//!    first commit that follows the pass, the writer copies those last frames itself (a few
+//!    pages and two syncs, after the commit it follows). Every frame is then in the database, so
+//!    the next write starts the WAL over from its beginning, where overwriting is cheaper to sync
+//!    than appending.
+//!
+//! Nudging on every commit past the threshold instead, as this did before, checkpointed about
+//! every other commit once the WAL was long: each pass synced both files and wrote the hot pages
+//! again, and the WAL rarely started over. A reader still on an old snapshot can keep the WAL from
+//! starting over; the cycle then repeats, and past [`INLINE_CHECKPOINT_FRAMES`] the writer copies
+//! after every commit, as SQLite would.
 
 use std::cell::RefCell;
 use std::ffi::c_int;
@@ -33,18 +40,30 @@ use crate::writer::Counters;
 /// WAL frames (pages) after which the checkpointer is nudged: SQLite's own default threshold.
 pub(crate) const CHECKPOINT_FRAMES: c_int = 1000;
 
-/// WAL frames after which the writer checkpoints after its own commit.
+/// WAL frames after which the writer checkpoints after each of its commits, whatever the
+/// background pass is doing.
 pub(crate) const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
 
 thread_local! {
-    /// The nudge of the writer running on this thread. The WAL hook is a plain function, and each
-    /// store's writer connection lives on a thread of its own, so the thread identifies the store.
-    static NUDGE: RefCell<Option<SyncSender<()>>> = const { RefCell::new(None) };
+    /// The checkpoint cycle of the writer running on this thread. The WAL hook is a plain
+    /// function, and each store's writer connection lives on a thread of its own, so the thread
+    /// identifies the store.
+    static CYCLE: RefCell<Option<Cycle>> = const { RefCell::new(None) };
+}
+
+/// Where the writer stands in checkpointing the current WAL.
+struct Cycle {
+    nudge: SyncSender<()>,
+    counters: Arc<Counters>,
+    /// The background passes finished when this WAL's pass was asked for; `None` while the WAL
+    /// is short or its pass has not been asked for yet.
+    asked_after: Option<u64>,
 }
 
 /// The checkpointer thread of one store.
 pub(crate) struct Checkpointer {
     nudge: SyncSender<()>,
+    counters: Arc<Counters>,
     thread: JoinHandle<()>,
 }
 
@@ -55,17 +74,19 @@ impl Checkpointer {
         crate::schema::configure(&connection, busy_timeout)?;
         // Nudges that arrive while a checkpoint runs fold into one.
         let (nudge, nudged) = sync_channel(1);
+        let thread_counters = Arc::clone(&counters);
         let thread = std::thread::Builder::new()
             .name("switchyard-store-checkpoint".to_owned())
-            .spawn(move || run(&connection, &nudged, &counters))
+            .spawn(move || run(&connection, &nudged, &thread_counters))
             .map_err(|error| Error::Io { message: format!("starting the checkpoint thread: {error}") })?;
-        Ok(Self { nudge, thread })
+        Ok(Self { nudge, counters, thread })
     }
 
     /// Routes the WAL hook of `writer`, which must be used on the calling thread from now on, to
     /// this checkpointer. This replaces SQLite's automatic checkpoint on that connection.
     pub(crate) fn attach(&self, writer: &Connection) {
-        NUDGE.with(|nudge| *nudge.borrow_mut() = Some(self.nudge.clone()));
+        let cycle = Cycle { nudge: self.nudge.clone(), counters: Arc::clone(&self.counters), asked_after: None };
+        CYCLE.with(|slot| *slot.borrow_mut() = Some(cycle));
         writer.wal_hook(Some(after_commit));
     }
 
@@ -73,7 +94,7 @@ impl Checkpointer {
     /// writer's connection can close last (only the last connection removes the WAL).
     pub(crate) fn stop(self, writer: &Connection) {
         writer.wal_hook(None);
-        NUDGE.with(|nudge| nudge.borrow_mut().take());
+        CYCLE.with(|slot| slot.borrow_mut().take());
         drop(self.nudge);
         if self.thread.join().is_err() {
             tracing::error!("the store checkpoint thread panicked");
@@ -83,30 +104,57 @@ impl Checkpointer {
 
 /// The writer connection's WAL hook: runs after each commit with the WAL's length in frames.
 fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
-    if frames >= INLINE_CHECKPOINT_FRAMES {
+    let copy_now = CYCLE.with(|slot| slot.borrow_mut().as_mut().is_some_and(|cycle| cycle.copy_now(frames)));
+    if copy_now {
         // The commit is durable already; a checkpoint that fails leaves the frames for the next.
-        if let Err(error) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
-            tracing::debug!(%error, "an inline checkpoint stopped early; the next one continues");
-        }
-    } else if frames >= CHECKPOINT_FRAMES {
-        NUDGE.with(|nudge| {
-            if let Some(nudge) = nudge.borrow().as_ref() {
-                // Full means a nudge is already waiting: nothing more to say.
-                let _ = nudge.try_send(());
+        match wal.checkpoint_v2(CheckpointMode::PASSIVE) {
+            Ok(_) => {
+                CYCLE.with(|slot| {
+                    if let Some(cycle) = slot.borrow().as_ref() {
+                        cycle.counters.inline_checkpoints.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
             }
-        });
+            Err(error) => tracing::debug!(%error, "an inline checkpoint stopped early; the next one continues"),
+        }
     }
     Ok(())
+}
+
+impl Cycle {
+    /// Moves the cycle on after a commit that left `frames` in the WAL: nudges the background
+    /// pass once per WAL, and answers whether the writer should copy the rest itself now.
+    fn copy_now(&mut self, frames: c_int) -> bool {
+        if frames < CHECKPOINT_FRAMES {
+            // The WAL started over (or has not grown yet): the next long one gets its own pass.
+            self.asked_after = None;
+            return false;
+        }
+        let passes = self.counters.checkpoints.load(Ordering::SeqCst);
+        match self.asked_after {
+            None if frames < INLINE_CHECKPOINT_FRAMES => {
+                // Full means a nudge is already waiting: the pass it starts serves this WAL too.
+                let _ = self.nudge.try_send(());
+                self.asked_after = Some(passes);
+                false
+            }
+            Some(asked_after) if passes == asked_after && frames < INLINE_CHECKPOINT_FRAMES => false,
+            _ => {
+                // The pass is done (or the WAL grew long regardless): copy what it left. A WAL
+                // that does not start over after this one gets another pass.
+                self.asked_after = None;
+                true
+            }
+        }
+    }
 }
 
 fn run(connection: &Connection, nudged: &Receiver<()>, counters: &Counters) {
     while nudged.recv().is_ok() {
         // A checkpoint that cannot finish loses nothing: the frames stay in the WAL for the next.
-        match connection.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
-            Ok(()) => {
-                counters.checkpoints.fetch_add(1, Ordering::SeqCst);
-            }
-            Err(error) => tracing::debug!(%error, "a background checkpoint stopped early; the next one continues"),
+        if let Err(error) = connection.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
+            tracing::debug!(%error, "a background checkpoint stopped early; the next one continues");
         }
+        counters.checkpoints.fetch_add(1, Ordering::SeqCst);
     }
 }

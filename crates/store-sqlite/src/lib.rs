@@ -60,8 +60,10 @@ pub struct WriteStats {
     pub requests: u64,
     /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
-    /// Checkpoints the background checkpoint thread ran.
+    /// Checkpoint passes the background checkpoint thread ran.
     pub background_checkpoints: u64,
+    /// Checkpoints the writer ran after its own commit, copying what a background pass left.
+    pub inline_checkpoints: u64,
 }
 
 /// Held writes: while it lives, the writer starts no transaction and requests queue up.
@@ -286,6 +288,7 @@ impl SqliteStore {
             requests: self.counters.requests.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
+            inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
         }
     }
 

@@ -45,7 +45,10 @@ enum Done {
 pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
     pub(crate) transactions: AtomicU64,
+    /// Passes of the background checkpoint thread, finished or stopped early.
     pub(crate) checkpoints: AtomicU64,
+    /// Checkpoints the writer ran after its own commit.
+    pub(crate) inline_checkpoints: AtomicU64,
 }
 
 /// Settings of the writer thread.
