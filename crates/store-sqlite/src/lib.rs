@@ -6,6 +6,7 @@
 
 mod checkpoint;
 mod copy;
+mod recent;
 mod rows;
 mod schema;
 mod search;

@@ -17,6 +17,7 @@ use switchyard_store::{
     Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord,
 };
 
+use crate::recent::Recent;
 use crate::sql_error::Context;
 
 pub(crate) use switchyard_store::decode::{
@@ -259,8 +260,12 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
 ///
 /// A node read from the store and put back with only its child count changed (the parent of a
 /// new node, once per advance) gets that one column updated: its state is not encoded again.
+///
+/// Rows the writer wrote in earlier requests are read from [`Recent`] before the file, and every
+/// row flushed goes there too.
 pub(crate) struct SqliteProjection<'c> {
     connection: &'c Connection,
+    recent: &'c mut Recent,
     sessions: BTreeMap<SessionId, SessionRecord>,
     runs: BTreeMap<RunId, RunRecord>,
     nodes: BTreeMap<NodeId, NodeRecord>,
@@ -269,9 +274,10 @@ pub(crate) struct SqliteProjection<'c> {
 }
 
 impl<'c> SqliteProjection<'c> {
-    pub(crate) fn new(connection: &'c Connection) -> Self {
+    pub(crate) fn new(connection: &'c Connection, recent: &'c mut Recent) -> Self {
         Self {
             connection,
+            recent,
             sessions: BTreeMap::new(),
             runs: BTreeMap::new(),
             nodes: BTreeMap::new(),
@@ -284,9 +290,11 @@ impl<'c> SqliteProjection<'c> {
     pub(crate) fn flush(&mut self) -> Result<(), Error> {
         for record in std::mem::take(&mut self.sessions).values() {
             write_session(self.connection, record)?;
+            self.recent.wrote_session(record);
         }
         for record in std::mem::take(&mut self.runs).values() {
             write_run(self.connection, record)?;
+            self.recent.wrote_run(record);
         }
         let mut nodes: Vec<NodeRecord> = std::mem::take(&mut self.nodes).into_values().collect();
         nodes.sort_by_key(|node| node.created_seq);
@@ -294,9 +302,13 @@ impl<'c> SqliteProjection<'c> {
         for record in &nodes {
             match stored.get(&record.id) {
                 Some(before) if differs_in_child_count_only(before, record) => {
-                    write_child_count(self.connection, record)?
+                    write_child_count(self.connection, record)?;
+                    self.recent.wrote_child_count(record);
                 }
-                _ => write_node(self.connection, record)?,
+                _ => {
+                    let state_bytes = write_node(self.connection, record)?;
+                    self.recent.wrote_node(record, state_bytes);
+                }
             }
         }
         Ok(())
@@ -307,14 +319,14 @@ impl ProjectionStore for SqliteProjection<'_> {
     type Error = Error;
 
     fn session(&mut self, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-        match self.sessions.get(&id) {
+        match self.sessions.get(&id).or_else(|| self.recent.session(id)) {
             Some(record) => Ok(Some(record.clone())),
             None => session(self.connection, id),
         }
     }
 
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Error> {
-        match self.runs.get(&id) {
+        match self.runs.get(&id).or_else(|| self.recent.run(id)) {
             Some(record) => Ok(Some(record.clone())),
             None => run(self.connection, id),
         }
@@ -324,7 +336,10 @@ impl ProjectionStore for SqliteProjection<'_> {
         if let Some(record) = self.nodes.get(&id) {
             return Ok(Some(record.clone()));
         }
-        let found = node(self.connection, id)?;
+        let found = match self.recent.node(id) {
+            Some(record) => Some(record.clone()),
+            None => node(self.connection, id)?,
+        };
         if let Some(record) = &found {
             self.stored_nodes.insert(id, record.clone());
         }
@@ -407,10 +422,11 @@ fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
 }
 
 /// Inserts a node row, or updates what can change in one: its status, state and child count
-/// (leaving the node indexes untouched).
-fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
+/// (leaving the node indexes untouched). Answers the length of the state as encoded.
+fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Error> {
     let state = String::from_utf8(canonical_json(&record.state))
         .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
+    let state_bytes = state.len();
     let sql = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state, child_count,
             created_seq, created_at_ms)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -435,7 +451,7 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error>
             ])
         })
         .doing("writing a node row")?;
-    Ok(())
+    Ok(state_bytes)
 }
 
 /// Whether `after` is `before` with another child count and nothing else changed.
@@ -611,7 +627,8 @@ mod tests {
             },
         ];
         for change in changes {
-            let mut projection = SqliteProjection::new(&connection);
+            let mut recent = Recent::default();
+            let mut projection = SqliteProjection::new(&connection, &mut recent);
             let mut record = projection.node(id).unwrap().unwrap();
             change(&mut record);
             projection.put_node(&record).unwrap();

@@ -18,6 +18,7 @@ use switchyard_store::projection::{ApplyError, Projector};
 use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
 use crate::checkpoint::Checkpointer;
+use crate::recent::Recent;
 use crate::rows::{self, SqliteProjection};
 use crate::sql_error::{self, Context};
 use crate::watch::Published;
@@ -71,6 +72,7 @@ impl Writer {
     pub(crate) fn run(self) {
         let Writer { mut connection, jobs, max_group, counters, gate, checkpointer, feed, published } = self;
         checkpointer.attach(&connection);
+        let mut recent = Recent::default();
         while let Ok(first) = jobs.recv() {
             let _gate = gate.blocking_lock();
             let mut group = vec![first];
@@ -80,7 +82,7 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            commit_group(&mut connection, group, &counters, &feed, &published);
+            commit_group(&mut connection, &mut recent, group, &counters, &feed, &published);
         }
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
@@ -141,11 +143,21 @@ impl Done {
     }
 }
 
-fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counters, feed: &Feed, published: &Published) {
-    let mut transaction = match connection.transaction_with_behavior(TransactionBehavior::Immediate) {
+fn commit_group(
+    connection: &mut Connection,
+    recent: &mut Recent,
+    group: Vec<Job>,
+    counters: &Counters,
+    feed: &Feed,
+    published: &Published,
+) {
+    let begun = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| sql_error::map(&error, "starting a write transaction"))
+        .and_then(|transaction| recent.check(&transaction).map(|()| transaction));
+    let mut transaction = match begun {
         Ok(transaction) => transaction,
         Err(error) => {
-            let error = sql_error::map(&error, "starting a write transaction");
             for job in group {
                 fail(job, error.clone());
             }
@@ -162,7 +174,7 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
                 let session = batch.session;
                 Done::Append(
                     reply,
-                    isolated(&mut transaction, isolate, |connection| append(connection, *batch)),
+                    isolated(&mut transaction, isolate, |connection| append(connection, recent, *batch)),
                     session,
                 )
             }
@@ -170,18 +182,25 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
                 reply,
                 isolated(&mut transaction, isolate, |connection| claim_token(connection, &record)),
             ),
-            Job::Rebuild { reply } => Done::Rebuild(reply, isolated(&mut transaction, isolate, rebuild)),
+            Job::Rebuild { reply } => {
+                Done::Rebuild(reply, isolated(&mut transaction, isolate, |connection| rebuild(connection, recent)))
+            }
             Job::Import { copy, reply } => {
                 let session = copy.session;
                 Done::Import(
                     reply,
-                    isolated(&mut transaction, isolate, |connection| import(connection, &copy)),
+                    isolated(&mut transaction, isolate, |connection| import(connection, recent, &copy)),
                     session,
                 )
             }
         })
         .collect();
-    let committing = isolate || done.iter().all(Done::succeeded);
+    let all_succeeded = done.iter().all(Done::succeeded);
+    if !all_succeeded {
+        // A failed request's rows were rolled back (or the whole transaction will be).
+        recent.forget();
+    }
+    let committing = isolate || all_succeeded;
     let changes: Vec<Change> = if committing { done.iter().filter_map(Done::change).collect() } else { Vec::new() };
     published.expect(&changes);
     let finished = if committing { transaction.commit() } else { transaction.rollback() };
@@ -196,6 +215,7 @@ fn commit_group(connection: &mut Connection, group: Vec<Job>, counters: &Counter
             }
         }
         Err(error) => {
+            recent.forget();
             published.withdraw(&changes);
             let error = sql_error::map(&error, "committing");
             tracing::warn!(%error, "a grouped commit failed; every request in it is answered with the error");
@@ -239,7 +259,10 @@ fn invalid(reason: impl Into<String>) -> Error {
 
 /// The sequence number and hash of the session's last event, read inside the write transaction so
 /// processes sharing the file agree.
-fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> {
+fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64, String), Error> {
+    if let Some(head) = recent.head(batch.session) {
+        return Ok(head.clone());
+    }
     let sql = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
     let mut statement = connection.prepare_cached(sql).doing("reading the session head")?;
     let mut rows = statement.query([batch.session.to_string()]).doing("reading the session head")?;
@@ -252,7 +275,7 @@ fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> 
     }
 }
 
-fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
+fn append(connection: &Connection, recent: &mut Recent, batch: Batch) -> Result<Appended, Error> {
     if batch.events.is_empty() {
         return Err(invalid("a batch must carry at least one event"));
     }
@@ -262,7 +285,10 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
         return Ok(Appended::AlreadyRecorded(recorded));
     }
     if let Some(guard) = &batch.guard {
-        let found = rows::run(connection, guard.run)?.map(|run| run.control);
+        let found = match recent.run(guard.run) {
+            Some(run) => Some(run.control),
+            None => rows::run(connection, guard.run)?.map(|run| run.control),
+        };
         if found != Some(guard.control) {
             return Err(Error::Stale {
                 run: guard.run.to_string(),
@@ -271,7 +297,7 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
             });
         }
     }
-    let (mut seq, mut prev_hash) = head(connection, &batch)?;
+    let (mut seq, mut prev_hash) = head(connection, recent, &batch)?;
     let first_seq = seq + 1;
     let mut sealed = Vec::with_capacity(batch.events.len());
     for event in batch.events {
@@ -281,7 +307,8 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
         prev_hash = stored.hash.clone();
         sealed.push((stored, body));
     }
-    write_events(connection, &sealed)?;
+    write_events(connection, recent, &sealed)?;
+    recent.wrote_head(batch.session, seq, prev_hash);
     if let Some(claim) = &batch.claim {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -303,9 +330,9 @@ fn append(connection: &Connection, batch: Batch) -> Result<Appended, Error> {
 
 /// Inserts sealed events (each with the body its hash covers) and applies them to the
 /// projections and the text index: the part of a write that an append and an import share.
-fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
+fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
     let mut projector = Projector::new();
-    let mut target = SqliteProjection::new(connection);
+    let mut target = SqliteProjection::new(connection, recent);
     let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     for (stored, body) in sealed {
@@ -342,7 +369,7 @@ fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Re
 /// Writes a session copied from another store (see [`Store::import_session`]).
 ///
 /// [`Store::import_session`]: switchyard_store::Store::import_session
-fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
+fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> Result<u64, Error> {
     let sealed = copy.checked_events()?;
     let held = connection
         .query_row("SELECT EXISTS (SELECT 1 FROM events WHERE session = ?1)", [copy.session.to_string()], |row| {
@@ -352,7 +379,7 @@ fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
     if held {
         return Err(switchyard_store::copy::session_exists(copy.session));
     }
-    write_events(connection, &sealed)?;
+    write_events(connection, recent, &sealed)?;
     for claim in &copy.claims {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -403,7 +430,8 @@ fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, E
 }
 
 /// Drops the projections and replays every session's events through the same projector.
-pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
+pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<(), Error> {
+    recent.forget();
     connection
         .execute_batch("DELETE FROM nodes; DELETE FROM runs; DELETE FROM sessions;")
         .doing("dropping the projections")?;
@@ -413,7 +441,7 @@ pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
         statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect()).doing("listing sessions")?
     };
     let sql = "SELECT session, seq, body, hash FROM events WHERE session = ?1 ORDER BY seq";
-    let mut target = SqliteProjection::new(connection);
+    let mut target = SqliteProjection::new(connection, recent);
     for session in sessions {
         let events = rows::all(connection, sql, [&session], rows::decode_event, "reading a session's events")?;
         let mut projector = Projector::new();

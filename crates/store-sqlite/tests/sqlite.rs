@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use switchyard_core::event::NodeCause;
 use switchyard_core::state::RunStatus;
 use switchyard_core::token::TokenKind;
-use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce, run_id, session_id, workflow};
+use switchyard_store::conformance::fixture::{SessionScript, attempt_id, node_id, nonce, run_id, session_id, workflow};
 use switchyard_store::conformance::{projections, write_varied_sessions};
 use switchyard_store::event::chain_hash;
 use switchyard_store::record::problem;
@@ -385,6 +385,63 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     assert!(stats.background_checkpoints > 0 && stats.inline_checkpoints > 0, "{stats:?}");
     let checkpoints = stats.background_checkpoints + stats.inline_checkpoints;
     assert!(checkpoints * 10 < stats.commits, "{checkpoints} checkpoints for {} commits: {stats:?}", stats.commits);
+    assert!(store.verify().await.unwrap().is_clean());
+}
+
+/// An advance of `script`'s run from node `from` to node `to`: the advance and the new node.
+fn advance(script: &mut SessionScript, from: u64, to: u64) -> Batch {
+    let events = vec![
+        script.advanced(node_id(from), attempt_id(from), node_id(to), format!("from {from} to {to}")),
+        script.node(node_id(to), Some(node_id(from)), NodeCause::Advance, RunStatus::Active),
+    ];
+    Batch::events(script.session, events)
+}
+
+/// Each writer keeps the rows it wrote in memory and reads them back from there, but only while
+/// no other connection writes the file: two stores on one file (as two processes would be)
+/// advancing the same run in turns each chain onto what the other wrote, with projections that
+/// match the log.
+#[tokio::test]
+async fn two_writers_on_one_file_each_build_on_what_the_other_wrote() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let (one, other) = (open(&path), open(&path));
+    let mut script = SessionScript::new(1);
+    one.append(script.start(node_id(101))).await.unwrap();
+    for step in 0..6 {
+        let (from, to) = (101 + step, 102 + step);
+        let writer = if step % 2 == 0 { &one } else { &other };
+        let appended = writer.append(advance(&mut script, from, to)).await.unwrap();
+        assert!(matches!(appended, Appended::Committed { last_seq, .. } if last_seq == 5 + 2 * step), "{appended:?}");
+    }
+    for store in [&one, &other] {
+        let run = store.run(script.run).await.unwrap().unwrap();
+        assert_eq!((run.tip, run.node_count), (node_id(107), 7));
+        assert_eq!(store.node(node_id(106)).await.unwrap().unwrap().child_count, 1);
+        assert_eq!(store.session(script.session).await.unwrap().unwrap().last_seq, 15);
+        assert!(store.verify().await.unwrap().is_clean());
+    }
+}
+
+/// A request that fails after writing its rows leaves none of them remembered: the next append
+/// to the same session chains onto the file's last event, not onto the rolled-back one.
+#[tokio::test]
+async fn a_failed_append_leaves_nothing_behind_for_the_next() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = open(&folder.path().join("store.db"));
+    let mut script = SessionScript::new(1);
+    let mut start = script.start(node_id(101));
+    start.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(101), Some(attempt_id(1))));
+    store.append(start).await.unwrap();
+    // Events and projections are written before the tokens; a nonce already taken fails it.
+    let mut failing = advance(&mut script, 101, 102);
+    failing.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(102), Some(attempt_id(2))));
+    assert_eq!(store.append(failing).await.unwrap_err().code(), "STORE_CONFLICT");
+    let appended = store.append(advance(&mut script, 101, 103)).await.unwrap();
+    assert!(matches!(appended, Appended::Committed { first_seq: 4, last_seq: 5 }), "{appended:?}");
+    let run = store.run(script.run).await.unwrap().unwrap();
+    assert_eq!((run.tip, run.node_count), (node_id(103), 2));
+    assert!(store.node(node_id(102)).await.unwrap().is_none());
     assert!(store.verify().await.unwrap().is_clean());
 }
 
