@@ -75,7 +75,7 @@ impl Projector {
         target: &mut T,
         event: &StoredEvent,
     ) -> Result<(), ApplyError<T::Error>> {
-        let what = format!("event {} (seq {}, {})", event.id, event.seq, event.kind.name());
+        let what = Described(event);
         let mut session = match &event.kind {
             EventKind::SessionCreated { goal, title, workspace, git_branch, git_head } => {
                 if target.session(event.session)?.is_some() {
@@ -259,6 +259,16 @@ impl Projector {
     }
 }
 
+/// An event as an inconsistency names it, formatted only when one is reported.
+struct Described<'a>(&'a StoredEvent);
+
+impl std::fmt::Display for Described<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Described(event) = self;
+        write!(f, "event {} (seq {}, {})", event.id, event.seq, event.kind.name())
+    }
+}
+
 fn inconsistent<E>(message: String) -> ApplyError<E> {
     ApplyError::Inconsistent(message)
 }
@@ -267,7 +277,7 @@ fn existing_run<T: ProjectionStore>(
     target: &mut T,
     run_id: RunId,
     event: &StoredEvent,
-    what: &str,
+    what: &Described<'_>,
 ) -> Result<RunRecord, ApplyError<T::Error>> {
     let run =
         target.run(run_id)?.ok_or_else(|| inconsistent(format!("{what} names run {run_id}, which does not exist")))?;
