@@ -15,6 +15,10 @@ use tempfile::NamedTempFile;
 pub enum Durability {
     /// The file and its folder are fsynced before the call returns: it survives a power cut.
     Synced,
+    /// The file's bytes are fsynced before it appears, its folder is not: after a power cut the
+    /// file is whole or absent. For files re-created when missing, whose folder is itself new and
+    /// not fsynced (so the folder's fsync would not keep the file either).
+    Content,
     /// Left to the kernel's writeback: for projections that are rebuilt from the log.
     Cached,
 }
@@ -64,7 +68,7 @@ fn written_beside<'a>(
         .permissions(Permissions::from_mode(mode))
         .tempfile_in(folder)?;
     temporary.write_all(bytes)?;
-    if durability == Durability::Synced {
+    if matches!(durability, Durability::Synced | Durability::Content) {
         temporary.as_file().sync_all()?;
     }
     Ok((folder, temporary))
@@ -73,7 +77,7 @@ fn written_beside<'a>(
 fn sync_folder(folder: &Path, durability: Durability) -> std::io::Result<()> {
     match durability {
         Durability::Synced => std::fs::File::open(folder)?.sync_all(),
-        Durability::Cached => Ok(()),
+        Durability::Content | Durability::Cached => Ok(()),
     }
 }
 
@@ -115,6 +119,7 @@ mod tests {
         let path = folder.path().join("manifest.json");
         assert!(create_atomically(&path, b"first", Durability::Synced).unwrap());
         assert!(!create_atomically(&path, b"second", Durability::Synced).unwrap());
+        assert!(!create_atomically(&path, b"third", Durability::Content).unwrap());
         assert_eq!(std::fs::read(&path).unwrap(), b"first");
         assert!(leftovers(folder.path()).is_empty());
     }

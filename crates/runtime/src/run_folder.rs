@@ -473,7 +473,12 @@ impl Runtime {
             files: Vec::new(),
         };
         let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| Error::environment(error.to_string()))?;
-        create_atomically(&manifest_path, &bytes, Durability::Synced)
+        // The manifest's bytes are fsynced, since a manifest present but empty after a power cut
+        // would refuse every later file write of the run. Its name is not: the run folder holding
+        // it was just created and is not fsynced in its own parent, so a crash can lose the
+        // folder either way, and a lost manifest is re-created from the store's facts (see
+        // `ensure_run_folder`). That saves one fsync per `start_workflow`.
+        create_atomically(&manifest_path, &bytes, Durability::Content)
             .map(|_created| ())
             .map_err(|error| io("cannot write the manifest of", error))
     }
