@@ -104,20 +104,20 @@ impl Checkpointer {
 
 /// The writer connection's WAL hook: runs after each commit with the WAL's length in frames.
 fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
-    let copy_now = CYCLE.with(|slot| slot.borrow_mut().as_mut().is_some_and(|cycle| cycle.copy_now(frames)));
-    if copy_now {
+    CYCLE.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let Some(cycle) = slot.as_mut() else { return };
+        if !cycle.copy_now(frames) {
+            return;
+        }
         // The commit is durable already; a checkpoint that fails leaves the frames for the next.
         match wal.checkpoint_v2(CheckpointMode::PASSIVE) {
             Ok(_) => {
-                CYCLE.with(|slot| {
-                    if let Some(cycle) = slot.borrow().as_ref() {
-                        cycle.counters.inline_checkpoints.fetch_add(1, Ordering::SeqCst);
-                    }
-                });
+                cycle.counters.inline_checkpoints.fetch_add(1, Ordering::SeqCst);
             }
             Err(error) => tracing::debug!(%error, "an inline checkpoint stopped early; the next one continues"),
         }
-    }
+    });
     Ok(())
 }
 
