@@ -15,7 +15,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
@@ -152,7 +152,7 @@ impl Server {
                 break address;
             }
         };
-        drain(reader, Arc::clone(&log));
+        support::drain(reader, Arc::clone(&log));
         Server { child, address, log }
     }
 
@@ -170,16 +170,6 @@ impl Server {
 }
 
 /// Keeps reading a child's stderr so it never blocks on a full pipe.
-fn drain(reader: BufReader<ChildStderr>, log: Arc<Mutex<String>>) {
-    std::thread::spawn(move || {
-        for line in reader.lines().map_while(Result::ok) {
-            let mut log = log.lock().unwrap();
-            log.push_str(&line);
-            log.push('\n');
-        }
-    });
-}
-
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -214,7 +204,7 @@ fn browse(
         .spawn()
         .expect("node runs the browser script");
     let errors = Arc::new(Mutex::new(String::new()));
-    drain(BufReader::new(child.stderr.take().expect("piped stderr")), Arc::clone(&errors));
+    support::drain(BufReader::new(child.stderr.take().expect("piped stderr")), Arc::clone(&errors));
     let mut stdin = child.stdin.take().expect("piped stdin");
     let mut printed = String::new();
     for line in BufReader::new(child.stdout.take().expect("piped stdout")).lines() {

@@ -11,9 +11,22 @@ pub mod test_tools;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 pub use switchyard_test_support::TestHome;
+
+/// Appends each line `reader` gives to `log` on a thread of its own until the pipe closes: a
+/// child's stderr, kept for the message of a failing assertion.
+pub fn drain<R: std::io::Read + Send + 'static>(reader: BufReader<R>, log: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in reader.lines().map_while(Result::ok) {
+            let mut log = log.lock().unwrap();
+            log.push_str(&line);
+            log.push('\n');
+        }
+    });
+}
 
 /// Takes every `SWITCHYARD_*` variable of the test's own environment away from `command`, but the
 /// `SWITCHYARD_TEST_*` ones that choose how the tests run: a developer's exported

@@ -3,7 +3,7 @@
 //! conformance suite and the MCP Inspector from npm. Provisioning needs PyPI and npm; when it
 //! fails the test fails and says what to fix: these checks never skip.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -100,13 +100,7 @@ impl Follower {
             .spawn()
             .expect("the Python follower starts");
         let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let collected = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = pipe.read_to_string(&mut text);
-            *collected.lock().unwrap() = text;
-        });
+        super::drain(BufReader::new(child.stderr.take().unwrap()), Arc::clone(&stderr));
         let (sender, updates) = mpsc::channel();
         let stdout = child.stdout.take().unwrap();
         std::thread::spawn(move || {
