@@ -36,12 +36,43 @@ pub fn encode_base32(bytes: &[u8; 16]) -> String {
     BASE32_LOWER.encode(bytes)
 }
 
-/// Writes `prefix` and the 26 characters of `bytes`, without allocating.
-fn write_id(f: &mut fmt::Formatter<'_>, prefix: &str, bytes: &[u8; 16]) -> fmt::Result {
-    let mut body = [0u8; BODY_LEN];
-    BASE32_LOWER.encode_mut(bytes, &mut body);
-    f.write_str(prefix)?;
-    f.write_str(std::str::from_utf8(&body).map_err(|_| fmt::Error)?)
+/// The longest prefix, `attempt_`.
+const MAX_PREFIX_LEN: usize = 8;
+
+/// An id's text held on the stack: what `to_string` gives, without the allocation or the
+/// formatting machinery. The store binds ids as SQL text dozens of times per advance.
+#[derive(Clone, Copy)]
+pub struct IdText {
+    bytes: [u8; MAX_PREFIX_LEN + BODY_LEN],
+    len: usize,
+}
+
+impl IdText {
+    fn new(prefix: &str, id: &[u8; 16]) -> Self {
+        let mut bytes = [0u8; MAX_PREFIX_LEN + BODY_LEN];
+        bytes[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        BASE32_LOWER.encode_mut(id, &mut bytes[prefix.len()..prefix.len() + BODY_LEN]);
+        Self { bytes, len: prefix.len() + BODY_LEN }
+    }
+
+    pub fn as_str(&self) -> &str {
+        // A prefix and base32 characters: ASCII, so always UTF-8.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for IdText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl std::ops::Deref for IdText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
 }
 
 /// 26 lowercase base32 characters to 16 bytes; `None` for anything else (uppercase included).
@@ -70,11 +101,16 @@ macro_rules! typed_id {
             pub const fn as_bytes(&self) -> &[u8; 16] {
                 &self.0
             }
+
+            /// The id as text, on the stack: `to_string` without allocating.
+            pub fn text(&self) -> IdText {
+                IdText::new($prefix, &self.0)
+            }
         }
 
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write_id(f, $prefix, &self.0)
+                f.write_str(&self.text())
             }
         }
 
@@ -103,7 +139,7 @@ macro_rules! typed_id {
 
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_str(self)
+                serializer.serialize_str(&self.text())
             }
         }
 
@@ -178,6 +214,18 @@ mod tests {
                 let shouted = format!("run_{}", expected.to_ascii_uppercase());
                 proptest::prop_assert!(shouted.parse::<RunId>().is_err());
             }
+        }
+
+        #[test]
+        fn the_stack_text_is_the_display_text_for_every_kind(bytes: [u8; 16]) {
+            let expected = encode_base32(&bytes);
+            proptest::prop_assert_eq!(&*SessionId::from_bytes(bytes).text(), format!("sess_{expected}"));
+            proptest::prop_assert_eq!(&*RunId::from_bytes(bytes).text(), format!("run_{expected}"));
+            proptest::prop_assert_eq!(&*NodeId::from_bytes(bytes).text(), format!("node_{expected}"));
+            proptest::prop_assert_eq!(&*AttemptId::from_bytes(bytes).text(), format!("attempt_{expected}"));
+            proptest::prop_assert_eq!(&*EventId::from_bytes(bytes).text(), format!("evt_{expected}"));
+            let node = NodeId::from_bytes(bytes);
+            proptest::prop_assert_eq!(serde_json::to_string(&node).unwrap(), format!("\"{node}\""));
         }
 
         #[test]

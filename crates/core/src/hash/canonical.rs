@@ -213,15 +213,15 @@ impl<'a> ser::Serializer for Writer<'a> {
         Ok(Array { out: self.out, first: true, close_variant: true })
     }
 
-    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'a>, Unsupported> {
-        Ok(Object::new(self.out, None))
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'a>, Unsupported> {
+        Ok(Object::new(self.out, None, len.unwrap_or(0)))
     }
 
-    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Object<'a>, Unsupported> {
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Object<'a>, Unsupported> {
         if name.starts_with(SERDE_JSON_PRIVATE) {
             return Err(Unsupported);
         }
-        Ok(Object::new(self.out, None))
+        Ok(Object::new(self.out, None, len))
     }
 
     fn serialize_struct_variant(
@@ -229,9 +229,9 @@ impl<'a> ser::Serializer for Writer<'a> {
         _name: &'static str,
         _index: u32,
         variant: &'static str,
-        _len: usize,
+        len: usize,
     ) -> Result<Object<'a>, Unsupported> {
-        Ok(Object::new(self.out, Some(variant)))
+        Ok(Object::new(self.out, Some(variant), len))
     }
 }
 
@@ -296,8 +296,12 @@ struct Object<'a> {
 }
 
 impl<'a> Object<'a> {
-    fn new(out: &'a mut Vec<u8>, variant: Option<&'static str>) -> Self {
-        Self { out, values: Vec::new(), members: Vec::new(), key: None, variant }
+    /// An object of about `len` members: its buffers are sized for them up front, so writing an
+    /// event's envelope does not grow them member by member.
+    fn new(out: &'a mut Vec<u8>, variant: Option<&'static str>, len: usize) -> Self {
+        const BYTES_PER_MEMBER: usize = 32;
+        let values = Vec::with_capacity(len * BYTES_PER_MEMBER);
+        Self { out, values, members: Vec::with_capacity(len), key: None, variant }
     }
 
     fn member<T: Serialize + ?Sized>(&mut self, key: Cow<'static, str>, value: &T) -> Result<(), Unsupported> {
