@@ -309,14 +309,7 @@ impl Store for PostgresStore {
     }
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
-        self.snapshot("reading a token's scope", async |transaction| {
-            let Some(token) = rows::token(transaction, nonce).await? else { return Ok(None) };
-            let run = rows::run(transaction, token.run).await?;
-            let session = rows::session(transaction, token.session).await?;
-            let node = rows::node(transaction, token.node).await?;
-            Ok(Some(TokenScope { token, run, session, node }))
-        })
-        .await
+        rows::token_scope(&self.client().await?, nonce).await
     }
 
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {

@@ -11,7 +11,7 @@ use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::decode::{self, Columns};
 use switchyard_store::{
-    Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord,
+    Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord, TokenScope,
 };
 
 use crate::pg_error::Context;
@@ -139,6 +139,12 @@ pub(crate) async fn run_nodes<C: GenericClient>(client: &C, run: RunId) -> Resul
 pub(crate) async fn token<C: GenericClient>(client: &C, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
     let sql = format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = $1");
     one(client, &sql, &[&nonce.to_hex()], decode_token, "reading a token").await
+}
+
+/// A token and the rows it names, in one statement: one round trip, one snapshot.
+pub(crate) async fn token_scope<C: GenericClient>(client: &C, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+    let sql = decode::token_scope_sql("$1");
+    one(client, &sql, &[&nonce.to_hex()], |row| decode::token_scope(Cells(row)), "reading a token's scope").await
 }
 
 /// The token registered at `(kind, node, attempt)`.

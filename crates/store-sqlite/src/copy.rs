@@ -53,7 +53,13 @@ pub(crate) fn export(connection: &mut Connection, session: SessionId) -> Result<
     )?;
     let tokens = rows::all(
         &transaction,
-        &format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE session = ?1 ORDER BY nonce"),
+        // Through the session's runs and their nodes: a token is keyed by its node first, and
+        // a per-session index of tokens would cost every advance a write for this read alone.
+        &format!(
+            "SELECT {} FROM runs r JOIN nodes n ON n.run = r.id JOIN tokens t ON t.node = n.id
+             WHERE r.session = ?1 AND t.session = ?1 ORDER BY t.nonce",
+            decode::qualified("t", TOKEN_COLUMNS)
+        ),
         [&id],
         |row| decode::token(Cells(row)),
         "reading a session's tokens",

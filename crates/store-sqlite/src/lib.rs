@@ -405,16 +405,7 @@ impl Store for SqliteStore {
     }
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
-        self.lookup(move |connection| {
-            // One read snapshot for the four rows, so they agree with each other.
-            let connection = connection.unchecked_transaction().doing("reading a token's scope")?;
-            let Some(token) = rows::token(&connection, nonce)? else { return Ok(None) };
-            let run = rows::run(&connection, token.run)?;
-            let session = rows::session(&connection, token.session)?;
-            let node = rows::node(&connection, token.node)?;
-            Ok(Some(TokenScope { token, run, session, node }))
-        })
-        .await
+        self.lookup(move |connection| rows::token_scope(connection, nonce)).await
     }
 
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {

@@ -14,7 +14,7 @@ use switchyard_core::workflow::{Workflow, WorkflowHash};
 use switchyard_store::decode::{self, Columns};
 use switchyard_store::projection::ProjectionStore;
 use switchyard_store::{
-    Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord,
+    Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord, TokenScope,
 };
 
 use crate::recent::Recent;
@@ -34,6 +34,8 @@ static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} F
 static NODES_OF_RUN: Statement =
     LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"));
 static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
+/// One statement, so one read snapshot, for a token and the rows it names.
+static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
 static TOKEN_AT: Statement =
     LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
 static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
@@ -113,32 +115,36 @@ pub(crate) fn all<T>(
 }
 
 pub(crate) fn session(connection: &Connection, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-    one(connection, &SESSION_BY_ID, [id.to_string()], decode_session, "reading a session")
+    one(connection, &SESSION_BY_ID, [&*id.text()], decode_session, "reading a session")
 }
 
 pub(crate) fn run(connection: &Connection, id: RunId) -> Result<Option<RunRecord>, Error> {
-    one(connection, &RUN_BY_ID, [id.to_string()], decode_run, "reading a run")
+    one(connection, &RUN_BY_ID, [&*id.text()], decode_run, "reading a run")
 }
 
 pub(crate) fn node(connection: &Connection, id: NodeId) -> Result<Option<NodeRecord>, Error> {
-    one(connection, &NODE_BY_ID, [id.to_string()], decode_node, "reading a node")
+    one(connection, &NODE_BY_ID, [&*id.text()], decode_node, "reading a node")
 }
 
 pub(crate) fn run_nodes(connection: &Connection, run: RunId) -> Result<Vec<NodeRecord>, Error> {
-    all(connection, &NODES_OF_RUN, [run.to_string()], decode_node, "reading a run's nodes")
+    all(connection, &NODES_OF_RUN, [&*run.text()], decode_node, "reading a run's nodes")
 }
 
 pub(crate) fn token(connection: &Connection, nonce: Nonce) -> Result<Option<TokenRecord>, Error> {
     one(connection, &TOKEN_BY_NONCE, [nonce.to_hex()], decode_token, "reading a token")
 }
 
+pub(crate) fn token_scope(connection: &Connection, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+    one(connection, &TOKEN_SCOPE, [nonce.to_hex()], |row| decode::token_scope(Cells(row)), "reading a token's scope")
+}
+
 /// The token registered at `(kind, node, attempt)`.
 pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<Option<TokenRecord>, Error> {
-    let attempt = record.attempt.map(|attempt| attempt.to_string()).unwrap_or_default();
+    let attempt = record.attempt.map(|attempt| attempt.text());
     one(
         connection,
         &TOKEN_AT,
-        params![enum_text(&record.kind), record.node.to_string(), attempt],
+        params![enum_text(&record.kind), &*record.node.text(), attempt.as_deref().unwrap_or_default()],
         decode_token,
         "reading a token position",
     )
@@ -146,16 +152,17 @@ pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<
 
 /// Inserts a token unless its nonce or its position is taken; says whether it was inserted.
 pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord) -> Result<bool, Error> {
+    let attempt = record.attempt.map(|attempt| attempt.text());
     let inserted = connection
         .prepare_cached(&INSERT_TOKEN_IF_FREE)
         .and_then(|mut statement| {
             statement.execute(params![
                 record.nonce.to_hex(),
                 enum_text(&record.kind),
-                record.session.to_string(),
-                record.run.to_string(),
-                record.node.to_string(),
-                record.attempt.map(|attempt| attempt.to_string()).unwrap_or_default(),
+                &*record.session.text(),
+                &*record.run.text(),
+                &*record.node.text(),
+                attempt.as_deref().unwrap_or_default(),
             ])
         })
         .doing("registering a token")?;
@@ -365,6 +372,7 @@ impl ProjectionStore for SqliteProjection<'_> {
 /// Inserts a session row, or updates what can change in one: its workflow, run, status, update
 /// time and last seq (leaving the indexes over its workspace and git facts untouched).
 fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), Error> {
+    let run = record.run.map(|run| run.text());
     let sql = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace, git_branch, git_head,
             created_at_ms, updated_at_ms, last_seq)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -374,11 +382,11 @@ fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), 
         .prepare_cached(sql)
         .and_then(|mut statement| {
             statement.execute(params![
-                record.id.to_string(),
+                &*record.id.text(),
                 record.goal,
                 record.title,
                 record.workflow_id,
-                record.run.map(|run| run.to_string()),
+                run.as_deref(),
                 record.status.map(|status| enum_text(&status)),
                 record.workspace,
                 record.git_branch,
@@ -404,13 +412,13 @@ fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
         .prepare_cached(sql)
         .and_then(|mut statement| {
             statement.execute(params![
-                record.id.to_string(),
-                record.session.to_string(),
+                &*record.id.text(),
+                &*record.session.text(),
                 record.workflow_id,
                 record.workflow_hash.to_string(),
                 record.source,
                 enum_text(&record.control),
-                record.tip.to_string(),
+                &*record.tip.text(),
                 enum_text(&record.status),
                 sql_int(record.node_count),
                 record.created_at_ms,
@@ -427,6 +435,7 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Err
     let state = String::from_utf8(canonical_json(&record.state))
         .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
     let state_bytes = state.len();
+    let parent = record.parent.map(|parent| parent.text());
     let sql = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state, child_count,
             created_seq, created_at_ms)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -436,10 +445,10 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Err
         .prepare_cached(sql)
         .and_then(|mut statement| {
             statement.execute(params![
-                record.id.to_string(),
-                record.run.to_string(),
-                record.session.to_string(),
-                record.parent.map(|parent| parent.to_string()),
+                &*record.id.text(),
+                &*record.run.text(),
+                &*record.session.text(),
+                parent.as_deref(),
                 enum_text(&record.kind),
                 enum_text(&record.cause),
                 record.step.as_str(),
@@ -486,7 +495,7 @@ fn differs_in_child_count_only(before: &NodeRecord, after: &NodeRecord) -> bool 
 fn write_child_count(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
     connection
         .prepare_cached("UPDATE nodes SET child_count = ?2 WHERE id = ?1")
-        .and_then(|mut statement| statement.execute(params![record.id.to_string(), sql_int(record.child_count)]))
+        .and_then(|mut statement| statement.execute(params![&*record.id.text(), sql_int(record.child_count)]))
         .doing("writing a node's child count")?;
     Ok(())
 }
@@ -512,7 +521,7 @@ mod tests {
     fn hot_path_queries_use_indexes() {
         let connection = Connection::open_in_memory().unwrap();
         connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::ADDED_INDEXES).unwrap();
+        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
         let session = SessionId::from_bytes([1; 16]);
         let mut statements = vec![
             (SESSION_BY_ID.clone(), 1),
@@ -555,7 +564,7 @@ mod tests {
     fn session_lookups_by_workspace_and_git_facts_use_their_index() {
         let connection = Connection::open_in_memory().unwrap();
         connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::ADDED_INDEXES).unwrap();
+        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
         let value = Some("x".to_owned());
         let lookups = [
             (SessionQuery { workspace: value.clone(), ..SessionQuery::default() }, "sessions_by_workspace"),

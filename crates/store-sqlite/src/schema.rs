@@ -14,8 +14,8 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// Every migration in order, as the Postgres store keeps its own: `MIGRATIONS[i]` takes a store
 /// from version `i` to `i + 1` (version 0 is a file without tables), and opening a store applies
 /// the ones it lacks in the transaction that checks its version. A new version is a new entry
-/// here; an index older builds can do without goes to [`ADDED_INDEXES`] instead, so they can
-/// still open the file.
+/// here; an index older builds can do without is added or dropped in [`INDEX_CHANGES`] instead,
+/// so they can still open the file.
 const MIGRATIONS: [&str; 1] = [SCHEMA_V1];
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
@@ -108,18 +108,24 @@ CREATE TABLE workflows (
 ";
 
 /// Indexes added to version 1 since its first release, created when a writer opens a store
-/// without them (builds that predate them read and write such a store as before).
+/// without them, and indexes dropped since, dropped when it opens one with them (builds on either
+/// side read and write such a store as before).
 ///
 /// The lookups of `resume_session` by workspace and by git branch or HEAD, and a session's
-/// claims and tokens, which a store copy reads (`copy.rs`). These columns never
-/// change once a session starts, so an advance, which rewrites only the session's status and
-/// update time, leaves these indexes untouched; a lookup sorts what its value matches by recency.
-pub(crate) const ADDED_INDEXES: &str = "
+/// claims, which a store copy reads (`copy.rs`). These columns never change once a session
+/// starts, so an advance, which rewrites only the session's status and update time, leaves these
+/// indexes untouched; a lookup sorts what its value matches by recency.
+///
+/// Then the indexes dropped since: `tokens_by_session` served only the store copy, which finds a
+/// session's tokens through its runs and nodes instead, and cost every token an entry (three per
+/// advance, a page of the log each commit). A build that still lists it creates it again when it
+/// opens the file, and this one drops it again: both read and write the file either way.
+pub(crate) const INDEX_CHANGES: &str = "
 CREATE INDEX IF NOT EXISTS sessions_by_workspace ON sessions (workspace);
 CREATE INDEX IF NOT EXISTS sessions_by_branch ON sessions (git_branch);
 CREATE INDEX IF NOT EXISTS sessions_by_head ON sessions (git_head);
 CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
-CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
+DROP INDEX IF EXISTS tokens_by_session;
 ";
 
 /// The `CREATE TABLE` statements of version 1 alone, for tests that make a store as the first
@@ -192,7 +198,7 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
             )
             .doing("recording the schema version")?;
     }
-    transaction.execute_batch(ADDED_INDEXES).doing("creating the session lookup indexes")?;
+    transaction.execute_batch(INDEX_CHANGES).doing("adding and dropping the indexes changed since version 1")?;
     crate::search::ensure_schema(&transaction)?;
     transaction.commit().doing("committing the schema")?;
     Ok(connection)

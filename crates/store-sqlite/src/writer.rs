@@ -265,7 +265,7 @@ fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64,
     }
     let sql = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
     let mut statement = connection.prepare_cached(sql).doing("reading the session head")?;
-    let mut rows = statement.query([batch.session.to_string()]).doing("reading the session head")?;
+    let mut rows = statement.query([&*batch.session.text()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
         Some(row) => {
             let decoder = rows::decoder(row, "events");
@@ -315,7 +315,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: Batch) -> Result<
         connection
             .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
             .and_then(|mut statement| {
-                statement.execute(params![claim.key, batch.session.to_string(), claim.payload_sha256, outcome])
+                statement.execute(params![claim.key, &*batch.session.text(), claim.payload_sha256, outcome])
             })
             .doing("recording the claim")?;
     }
@@ -336,12 +336,13 @@ fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredE
     let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     for (stored, body) in sealed {
+        let run = stored.run.map(|run| run.text());
         let inserted = connection.prepare_cached(insert).and_then(|mut statement| {
             statement.execute(params![
-                stored.session.to_string(),
+                &*stored.session.text(),
                 rows::sql_int(stored.seq),
-                stored.id.to_string(),
-                stored.run.map(|run| run.to_string()),
+                &*stored.id.text(),
+                run.as_deref(),
                 stored.kind.name(),
                 stored.at_ms,
                 body,

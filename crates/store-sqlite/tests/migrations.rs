@@ -4,8 +4,9 @@
 
 use rusqlite::Connection;
 
+use switchyard_core::token::TokenKind;
 use switchyard_store::Store;
-use switchyard_store::conformance::fixture::{SessionScript, node_id};
+use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce};
 use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore, schema_v1};
 
 fn version(path: &std::path::Path) -> i64 {
@@ -57,9 +58,29 @@ async fn a_store_made_by_schema_version_1_opens_and_gains_what_was_added_since()
     drop(store);
     assert_eq!(version(&path), SCHEMA_VERSION);
     let found = indexes(&path);
-    for index in ["claims_by_session", "tokens_by_session", "sessions_by_workspace"] {
+    for index in ["claims_by_session", "sessions_by_workspace"] {
         assert!(found.contains(&index.to_owned()), "{index} is created on open: {found:?}");
     }
+}
+
+#[tokio::test]
+async fn an_index_a_build_dropped_is_dropped_again_when_an_older_build_made_it() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let mut script = SessionScript::new(1);
+    let mut start = script.start(node_id(101));
+    start.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(101), None));
+    store.append(start).await.unwrap();
+    drop(store);
+    assert!(!indexes(&path).contains(&"tokens_by_session".to_owned()), "a new store has no tokens_by_session");
+    // An older build lists the index among its added ones and creates it when it opens the file.
+    Connection::open(&path).unwrap().execute_batch("CREATE INDEX tokens_by_session ON tokens (session)").unwrap();
+
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    assert!(!indexes(&path).contains(&"tokens_by_session".to_owned()), "opening drops it");
+    let copy = store.export_session(script.session).await.unwrap().expect("the session exports");
+    assert_eq!(copy.tokens, vec![script.token(nonce(1), TokenKind::Continue, node_id(101), None)], "found without it");
 }
 
 #[tokio::test]

@@ -232,6 +232,11 @@ pub async fn claim_token_keeps_one_nonce_per_position<S: Store>(store: S) {
     assert_eq!(scope.node, expect_ok(store.node(node_id(101)).await, "node"));
     assert!(scope.run.is_some() && scope.session.is_some() && scope.node.is_some(), "{scope:?}");
     assert_eq!(expect_ok(store.token_scope(nonce(99)).await, "token_scope"), None, "an unknown nonce");
+    // A token naming a node the store lacks (a damaged store) still has a scope, without the node.
+    let orphan = script.token(nonce(404), TokenKind::Continue, node_id(404), None);
+    assert_eq!(expect_ok(store.claim_token(orphan).await, "claim_token"), nonce(404));
+    let scope = expect_ok(store.token_scope(nonce(404)).await, "token_scope").expect("a registered token has a scope");
+    assert_eq!((scope.node, scope.run.is_some(), scope.session.is_some()), (None, true, true), "the missing node");
 
     let again = script.token(nonce(2), TokenKind::Continue, node_id(101), Some(attempt_id(1)));
     assert_eq!(expect_ok(store.claim_token(again).await, "claim_token"), nonce(1), "a taken position keeps its nonce");

@@ -14,7 +14,7 @@ use switchyard_core::token::Nonce;
 use switchyard_core::workflow::{StepId, Workflow, WorkflowHash};
 
 use crate::error::Error;
-use crate::record::{NodeRecord, Recorded, RunRecord, SessionRecord, StoredEvent, TokenRecord};
+use crate::record::{NodeRecord, Recorded, RunRecord, SessionRecord, StoredEvent, TokenRecord, TokenScope};
 
 /// The columns [`session`] reads, in order.
 pub const SESSION_COLUMNS: &str = "id, goal, title, workflow_id, run, status, workspace, git_branch, git_head, created_at_ms, updated_at_ms, last_seq";
@@ -209,6 +209,85 @@ pub fn token<R: Columns>(row: R) -> Result<TokenRecord, Error> {
             text => Some(text.parse::<AttemptId>().map_err(|error| corrupt("tokens", d.key(), "attempt", error))?),
         },
     })
+}
+
+/// A column list with each column named through a table alias: `qualified("t", "a, b")` is
+/// `t.a, t.b`, for a statement that joins tables.
+pub fn qualified(alias: &str, columns: &str) -> String {
+    columns.split(", ").map(|column| format!("{alias}.{column}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The statement that reads a token and the run, session and node it names in one snapshot: one
+/// row, the token's columns ([`TOKEN_COLUMNS`]) then each record's, NULL where a record is
+/// missing. `nonce` is the backend's placeholder for the token's nonce (`?1`, `$1`). For
+/// [`token_scope`].
+pub fn token_scope_sql(nonce: &str) -> String {
+    format!(
+        "SELECT {}, {}, {}, {} FROM tokens t \
+         LEFT JOIN runs r ON r.id = t.run \
+         LEFT JOIN sessions s ON s.id = t.session \
+         LEFT JOIN nodes n ON n.id = t.node \
+         WHERE t.nonce = {nonce}",
+        qualified("t", TOKEN_COLUMNS),
+        qualified("r", RUN_COLUMNS),
+        qualified("s", SESSION_COLUMNS),
+        qualified("n", NODE_COLUMNS),
+    )
+}
+
+/// A row of [`token_scope_sql`].
+pub fn token_scope<R: Columns + Copy>(row: R) -> Result<TokenScope, Error> {
+    const RUN_AT: usize = width(TOKEN_COLUMNS);
+    const SESSION_AT: usize = RUN_AT + width(RUN_COLUMNS);
+    const NODE_AT: usize = SESSION_AT + width(SESSION_COLUMNS);
+    fn present<R: Columns, T>(
+        row: R,
+        start: usize,
+        decode: fn(Shifted<R>) -> Result<T, Error>,
+    ) -> Result<Option<T>, Error> {
+        let part = Shifted { row, start };
+        // A LEFT JOIN that found no row gives NULL in every column, the key included.
+        match part.text(0) {
+            Ok(None) => Ok(None),
+            _ => decode(part).map(Some),
+        }
+    }
+    Ok(TokenScope {
+        token: token(row)?,
+        run: present(row, RUN_AT, run)?,
+        session: present(row, SESSION_AT, session)?,
+        node: present(row, NODE_AT, node)?,
+    })
+}
+
+/// The columns of a row from `start` on, so a joined row decodes as several records.
+#[derive(Clone, Copy)]
+struct Shifted<R> {
+    row: R,
+    start: usize,
+}
+
+impl<R: Columns> Columns for Shifted<R> {
+    fn text(&self, index: usize) -> Result<Option<String>, String> {
+        self.row.text(self.start + index)
+    }
+
+    fn integer(&self, index: usize) -> Result<Option<i64>, String> {
+        self.row.integer(self.start + index)
+    }
+}
+
+/// How many columns a column list names.
+const fn width(columns: &str) -> usize {
+    let bytes = columns.as_bytes();
+    let (mut index, mut count) = (0, 1);
+    while index < bytes.len() {
+        if bytes[index] == b',' {
+            count += 1;
+        }
+        index += 1;
+    }
+    count
 }
 
 /// A claim row selected as `key, session, payload_sha256, outcome`.
