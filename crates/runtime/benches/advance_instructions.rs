@@ -8,6 +8,10 @@
 //!
 //! `cargo bench -p switchyard-runtime --bench advance_instructions` runs it once (100 advances),
 //! so it stays built and working; `ADVANCES=N` (the environment) sets the count.
+//!
+//! With `WAL_COPY=DIR` it copies the store file and its write-ahead log into `DIR` after the
+//! advances, before the store closes (closing checkpoints the log away), for
+//! `python3 crates/runtime/benches/wal_pages.py DIR`, which counts the pages each commit wrote.
 
 mod common;
 
@@ -19,5 +23,12 @@ fn main() {
         let first = fixture.start("count instructions").await;
         common::advance_times(&fixture.runtime, common::continue_token(&first), advances).await;
     });
+    if let Some(copy) = std::env::var_os("WAL_COPY") {
+        let from = fixture.dir.as_ref().expect("a fresh fixture has a folder").path();
+        std::fs::create_dir_all(&copy).expect("create the WAL_COPY folder");
+        for name in ["switchyard.db", "switchyard.db-wal"] {
+            std::fs::copy(from.join(name), std::path::Path::new(&copy).join(name)).expect("copy the store");
+        }
+    }
     common::report(&format!("advance_instructions: {advances} advances"));
 }
