@@ -2,13 +2,15 @@
 """Writes `hot-code.txt`: the functions the `switchyard` binary runs in its everyday work, which
 an optimised link places side by side (see `../build.rs` and ARCHITECTURE.md, "Code layout").
 
-Usage: python3 crates/cli/link/hot_code.py BINARY [CALLGRIND_FOLDER]
+Usage: python3 crates/cli/link/hot_code.py BINARY [ALSO ...] [--from CALLGRIND_FOLDER]
 
 BINARY is a build with symbols, v0 names and the same dependencies as the release build:
 `cargo build --profile profiling -p switchyard` (target/profiling/switchyard; `.cargo/config.toml`
 asks for v0 names, so leave RUSTFLAGS unset). The script runs it under
-`valgrind --tool=callgrind` through three workloads:
+`valgrind --tool=callgrind` through four workloads:
 
+- `rest`: `switchyard mcp` over stdio and `switchyard serve` over HTTP, each initialized and its
+  tools listed, then stopped: what a server runs before its first tool call;
 - `mcp`: `switchyard mcp` over stdio, `list_workflows`, a `start_workflow` and 40
   `continue_workflow` advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
 - `runner`: `switchyard run` against the runner benchmarks' fake model, through the `run_memory`
@@ -23,11 +25,21 @@ bytes after it (`B…_`) become `*`, so the list matches the same functions in a
 build. C functions (SQLite, aws-lc, mimalloc) keep their plain names. The functions come in
 groups by the workloads that ran them, in the order GROUPS gives.
 
-With CALLGRIND_FOLDER (printed by an earlier run), the list is written from that run's files
-instead of running the workloads again.
+With CALLGRIND_FOLDER (printed by an earlier run), BINARY's functions are read from that run's
+files instead of running the workloads again.
+
+ALSO are builds already linked with the list, of another profile (`cargo build --profile bench
+-p switchyard`, copied aside: it has symbols, the release build has none). The workloads run with
+each of them too, and what they ran is added: a build of another profile inlines and names some
+functions differently, and each such function left out of the laid-out section costs the pages
+around it (the kernel maps up to 64 KiB around a faulting page of a file, more when it reads
+ahead). Callgrind names only the functions outside the laid-out section of such a build, which
+are exactly the ones missing.
 """
 
+import argparse
 import glob
+import json
 import os
 import re
 import shutil
@@ -35,6 +47,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -300,6 +314,51 @@ def under_callgrind(binary, out):
     return wrapper
 
 
+def rest_workload(wrapper):
+    """What a server runs before its first tool call, where the MCP benchmarks measure its memory
+    at rest: `mcp` over stdio and `serve` over HTTP, each initialized and its tools listed."""
+    sys.path.insert(0, os.path.join(ROOT, "crates", "mcp", "benches"))
+    import instructions
+
+    home, workspace = instructions.fresh_workspace()
+    server = instructions.Server(wrapper, home, workspace, counted=False)
+    server.request("tools/list", {})
+    server.finish()
+
+    environment = dict(os.environ, SWITCHYARD_HOME=home)
+    environment.pop("SWITCHYARD_STORE", None)
+    serve = subprocess.Popen([wrapper, "serve", "--port", "0"], env=environment, cwd=workspace,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # valgrind writes its own lines to stderr first; the server's start line names its address.
+    address = None
+    while address is None:
+        line = serve.stderr.readline().decode(errors="replace")
+        if not line:
+            sys.exit("`switchyard serve` ended before naming its address")
+        address = next((word for word in line.split() if word.startswith("http://")), None)
+    threading.Thread(target=serve.stderr.read, daemon=True).start()
+    endpoint = address.rstrip("/").removesuffix("/mcp") + "/mcp"
+    session = None
+
+    def post(message):
+        nonlocal session
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if session:
+            headers.update({"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"})
+        request = urllib.request.Request(endpoint, json.dumps(message).encode(), headers)
+        with urllib.request.urlopen(request, timeout=120) as response:
+            session = response.headers.get("Mcp-Session-Id", session)
+            response.read()
+
+    post({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "hot-code", "version": "1"}}})
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    post({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+    serve.terminate()
+    serve.wait()
+
+
 def mcp_workload(wrapper):
     sys.path.insert(0, os.path.join(ROOT, "crates", "mcp", "benches"))
     import instructions
@@ -328,38 +387,50 @@ def command_workload(wrapper):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-WORKLOADS = {"mcp": mcp_workload, "runner": runner_workload, "commands": command_workload}
+WORKLOADS = {"rest": rest_workload, "mcp": mcp_workload, "runner": runner_workload, "commands": command_workload}
 
 # The order of the groups of functions, by the workloads that ran them: each long-lived process,
-# a server (`mcp`) and a runner, finds all of its functions in one stretch of code.
-GROUPS = [("commands",), ("commands", "mcp"), ("mcp",), ("mcp", "runner"), ("commands", "mcp", "runner"),
+# a server (`mcp`) and a runner, finds all of its functions in one stretch of code. What a server
+# runs before its first tool call (`rest`) is one group whatever else ran it, so a server at rest
+# has only that stretch in memory, not pages scattered over the rest.
+GROUPS = [("commands",), ("commands", "mcp"), ("rest",), ("mcp",), ("mcp", "runner"), ("commands", "mcp", "runner"),
           ("commands", "runner"), ("runner",)]
 
 
+def run_workloads(binary):
+    """Runs every workload with `binary` under callgrind; returns the folder of their files."""
+    if not shutil.which("valgrind"):
+        sys.exit("valgrind is needed (apt-get install valgrind)")
+    out = tempfile.mkdtemp(prefix="hot-code-")
+    print("callgrind files of %s in %s" % (binary, out))
+    for name, workload in WORKLOADS.items():
+        os.makedirs(os.path.join(out, name))
+        workload(under_callgrind(binary, os.path.join(out, name)))
+    return out
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    binary = os.path.realpath(sys.argv[1])
-    if len(sys.argv) == 3:
-        out = sys.argv[2]
-    else:
-        if not shutil.which("valgrind"):
-            sys.exit("valgrind is needed (apt-get install valgrind)")
-        out = tempfile.mkdtemp(prefix="hot-code-")
-        print("callgrind files in %s" % out)
-        for name, workload in WORKLOADS.items():
-            os.makedirs(os.path.join(out, name))
-            workload(under_callgrind(binary, os.path.join(out, name)))
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("binary")
+    parser.add_argument("also", nargs="*")
+    parser.add_argument("--from", dest="folder")
+    arguments = parser.parse_args()
+    binary = os.path.realpath(arguments.binary)
+    sources = [(binary, arguments.folder or run_workloads(binary))]
+    sources += [(also, run_workloads(also)) for also in map(os.path.realpath, arguments.also)]
     # Each pattern with the workloads that ran it, written in GROUPS order.
-    ran_by, binary_functions = {}, functions_of(binary)
-    for name in WORKLOADS:
-        files = sorted(glob.glob(os.path.join(out, name, "callgrind.*")))
-        names = ran_in(executed(files), binary_functions)
-        for found in filter(None, map(pattern, names)):
-            ran_by.setdefault(found, set()).add(name)
+    ran_by = {}
+    for built, out in sources:
+        binary_functions = functions_of(built)
+        for name in WORKLOADS:
+            files = sorted(glob.glob(os.path.join(out, name, "callgrind.*")))
+            names = ran_in(executed(files), binary_functions)
+            for found in filter(None, map(pattern, names)):
+                ran_by.setdefault(found, set()).add(name)
     groups = {}
     for found, workloads in ran_by.items():
-        groups.setdefault(tuple(sorted(workloads)), []).append(found)
+        group = ("rest",) if "rest" in workloads else tuple(sorted(workloads))
+        groups.setdefault(group, []).append(found)
     with open(OUTPUT, "w") as file:
         file.write("# The functions the switchyard binary runs in its everyday work, as patterns over their\n"
                    "# symbols: written by hot_code.py (see there), read by ../build.rs.\n")
