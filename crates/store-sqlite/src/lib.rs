@@ -35,7 +35,7 @@ use switchyard_store::{
 pub use schema::{SCHEMA_VERSION, schema_v1};
 
 use sql_error::Context;
-use writer::{Counters, Job, Writer};
+use writer::{Counters, Job, Reply, Writer};
 
 /// How to open a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,14 +300,14 @@ impl SqliteStore {
         WritePause { _guard: self.gate.lock().await }
     }
 
-    async fn write<T>(&self, job: impl FnOnce(oneshot::Sender<Result<T, Error>>) -> Job) -> Result<T, Error> {
+    async fn write<T>(&self, job: impl FnOnce(Reply<T>) -> Job) -> Result<T, Error> {
         if let Some(reason) = &self.read_only {
             return Err(sql_error::read_only(format!("{reason}, so the store was opened for reading only")));
         }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
         let jobs = self.jobs.as_ref().ok_or_else(closed)?;
-        jobs.send(job(reply)).map_err(|_| closed())?;
+        jobs.send(job(Reply::new(reply))).map_err(|_| closed())?;
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
     }
