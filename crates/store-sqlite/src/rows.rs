@@ -519,9 +519,7 @@ mod tests {
     /// Every statement on the hot path finds its rows through an index: no table scan, no sort.
     #[test]
     fn hot_path_queries_use_indexes() {
-        let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        let connection = planned_schema();
         let session = SessionId::from_bytes([1; 16]);
         let mut statements = vec![
             (SESSION_BY_ID.clone(), 1),
@@ -562,9 +560,7 @@ mod tests {
     /// the query filters on (sorting what the value matches by recency).
     #[test]
     fn session_lookups_by_workspace_and_git_facts_use_their_index() {
-        let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        let connection = planned_schema();
         let value = Some("x".to_owned());
         let lookups = [
             (SessionQuery { workspace: value.clone(), ..SessionQuery::default() }, "sessions_by_workspace"),
@@ -585,8 +581,7 @@ mod tests {
     /// The workflow ids come from index seeks, one per id: never a scan of the sessions.
     #[test]
     fn session_workflow_ids_seek_the_index() {
-        let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        let connection = planned_schema();
         let steps = plan(&connection, SESSION_WORKFLOW_IDS, 1);
         let on_sessions: Vec<&String> = steps.iter().filter(|step| step.contains(" sessions")).collect();
         assert!(!on_sessions.is_empty(), "{steps:?}");
@@ -644,6 +639,15 @@ mod tests {
             projection.flush().unwrap();
             assert_eq!(node(&connection, id).unwrap(), Some(record));
         }
+    }
+
+    /// An empty store's schema on a connection that plans as the store's own connections do.
+    fn planned_schema() -> Connection {
+        let connection = Connection::open_in_memory().unwrap();
+        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        crate::schema::one_plan_per_statement(&connection).unwrap();
+        connection
     }
 
     fn plan(connection: &Connection, sql: &str, parameters: usize) -> Vec<String> {
