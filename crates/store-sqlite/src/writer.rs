@@ -58,8 +58,8 @@ impl<T> Reply<T> {
         let answer = match (self.answer, commit_error) {
             (Some(Ok(_)), Some(error)) => Err(error.clone()),
             (Some(answer), _) => answer,
-            // Every request of a group runs before any answer is sent; one that did not would
-            // leave its caller to find the writer gone.
+            // Not reached: every request of a group runs, or is failed, before any answer is
+            // sent. Dropping the sender would tell the caller that the writer stopped.
             (None, _) => return,
         };
         // A caller that stopped waiting has nobody to tell.
