@@ -10,7 +10,8 @@ asks for v0 names, so leave RUSTFLAGS unset). The script runs it under
 `valgrind --tool=callgrind` through four workloads:
 
 - `rest`: `switchyard mcp` over stdio and `switchyard serve` over HTTP, each initialized and its
-  tools listed, then stopped: what a server runs before its first tool call;
+  tools listed, left a few seconds to warm its store, then stopped: what a server runs before its
+  first tool call;
 - `mcp`: `switchyard mcp` over stdio, `list_workflows`, a `start_workflow` and 40
   `continue_workflow` advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
 - `runner`: `switchyard run` against the runner benchmarks' fake model, through the `run_memory`
@@ -48,12 +49,15 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 OUTPUT = os.path.join(HERE, "hot-code.txt")
 CORPUS = os.path.abspath(os.path.join(ROOT, "..", "shared", "testdata", "workrail"))
+# Seconds a server at rest is left before it stops (see `rest_workload`).
+SETTLE = 3
 BASE62 = re.compile(r"[0-9a-zA-Z]*_")
 DECIMAL = re.compile(r"0|[1-9][0-9]*")
 
@@ -316,13 +320,16 @@ def under_callgrind(binary, out):
 
 def rest_workload(wrapper):
     """What a server runs before its first tool call, where the MCP benchmarks measure its memory
-    at rest: `mcp` over stdio and `serve` over HTTP, each initialized and its tools listed."""
+    at rest: `mcp` over stdio and `serve` over HTTP, each initialized and its tools listed, then
+    left for SETTLE seconds, time for what a server prepares in the background once it starts (the
+    store's statements) under valgrind."""
     sys.path.insert(0, os.path.join(ROOT, "crates", "mcp", "benches"))
     import instructions
 
     home, workspace = instructions.fresh_workspace()
     server = instructions.Server(wrapper, home, workspace, counted=False)
     server.request("tools/list", {})
+    time.sleep(SETTLE)
     server.finish()
 
     environment = dict(os.environ, SWITCHYARD_HOME=home)
@@ -355,6 +362,7 @@ def rest_workload(wrapper):
                      "clientInfo": {"name": "hot-code", "version": "1"}}})
     post({"jsonrpc": "2.0", "method": "notifications/initialized"})
     post({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+    time.sleep(SETTLE)
     serve.terminate()
     serve.wait()
 

@@ -122,7 +122,16 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
 }
 
 /// The MCP server over an open runtime (which `serve` shares with the console).
+/// A server lives long enough to warm the store: prepared in the background while the client
+/// connects, its first advance costs what later ones do ([`Runtime::warm`]).
 fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
+    let warmed = Arc::clone(&runtime);
+    tokio::spawn(async move {
+        if let Err(error) = warmed.warm().await {
+            // Nothing is lost: each statement is prepared on its first use instead.
+            tracing::debug!(%error, "the store was not warmed");
+        }
+    });
     let mut providers: Vec<Arc<dyn ToolProvider>> = Vec::new();
     if file_tools {
         let host = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));

@@ -13,7 +13,10 @@ MODE is one of:
 - `first`: the first `continue_workflow` in a fresh server process. A server outside valgrind
   starts SHORT runs (default 5); then one server under callgrind only initializes, and one
   initializes and advances each run once. Prints (second - first) for the first advance and
-  for each further one, so the first call's extra work stands beside the steady state.
+  for each further one, so the first call's extra work stands beside the steady state. Each
+  counted server lists its tools and then waits SETTLE seconds (environment, default 2) before
+  its first call, as a client's first tool call comes after its model's first turn: what a
+  server prepares in the background once it starts counts in every run, not in the first call.
 - `start`: `start_workflow` in a workspace that is a git repository with one commit, SHORT
   (default 20) against LONG (default 40) starts, children traced too (`git` included), so the
   figure holds every process a start runs.
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 WORKFLOW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-loop.yaml")
 
@@ -132,8 +136,12 @@ def first_mode(binary, runs):
     tokens = [starter.start(workspace, "first %d" % index)["continueToken"] for index in range(runs)]
     starter.finish()
 
+    settle = float(os.environ.get("SETTLE", "2"))
+
     def run(advances):
         server = Server(binary, home, workspace)
+        server.request("tools/list", {})
+        time.sleep(settle)
         for token in tokens[:advances]:
             server.advance(token)
         return server.finish()

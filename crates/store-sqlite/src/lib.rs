@@ -12,6 +12,7 @@ mod schema;
 mod search;
 mod sql_error;
 mod verify;
+mod warm;
 mod watch;
 mod writer;
 
@@ -451,6 +452,14 @@ impl Store for SqliteStore {
 
     async fn rebuild_projections(&self) -> Result<(), Error> {
         self.write(|reply| Job::Rebuild { reply }).await
+    }
+
+    async fn warm(&self) -> Result<(), Error> {
+        self.read(|connection| warm::reader(connection)).await?;
+        if self.read_only.is_some() {
+            return Ok(());
+        }
+        self.write(|reply| Job::Warm { reply }).await
     }
 
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {

@@ -28,6 +28,8 @@ use crate::sql_error::Context;
 /// session of a busy server to find its rows (the benchmarks run 32 writers at once).
 const MAX_ROWS: usize = 256;
 
+pub(crate) const DATA_VERSION: &str = "PRAGMA data_version";
+
 /// The largest node state held, encoded: a node is held for its next child, which reads it back
 /// whole, and a state holding a large context is not worth its memory.
 pub(crate) const MAX_NODE_STATE_BYTES: usize = 16 * 1024;
@@ -49,7 +51,7 @@ impl Recent {
     /// committed to the file since the last check.
     pub(crate) fn check(&mut self, connection: &Connection) -> Result<(), Error> {
         let version: i64 = connection
-            .prepare_cached("PRAGMA data_version")
+            .prepare_cached(DATA_VERSION)
             .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
             .doing("reading the store's data version")?;
         if self.data_version != Some(version) {

@@ -24,21 +24,47 @@ pub(crate) use switchyard_store::decode::{
     Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
 };
 
+pub(crate) const CLAIM_BY_KEY: &str = "SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1";
+pub(crate) const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
+pub(crate) const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
+pub(crate) const EVENTS_AFTER: &str =
+    "SELECT session, seq, body, hash FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
+
+/// The projection's writes: each inserts a row, or updates what can change in one (leaving the
+/// indexes over columns that never change untouched).
+pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace,
+        git_branch, git_head, created_at_ms, updated_at_ms, last_seq)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+    ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
+        status = excluded.status, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq";
+pub(crate) const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
+        status, node_count, created_at_ms, updated_at_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+    ON CONFLICT (id) DO UPDATE SET control = excluded.control, tip = excluded.tip, status = excluded.status,
+        node_count = excluded.node_count, updated_at_ms = excluded.updated_at_ms";
+pub(crate) const WRITE_NODE: &str = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state,
+        child_count, created_seq, created_at_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+    ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state,
+        child_count = excluded.child_count";
+pub(crate) const WRITE_CHILD_COUNT: &str = "UPDATE nodes SET child_count = ?2 WHERE id = ?1";
+
 /// A statement built once from the shared column lists: the point reads and the token insert run
 /// on every command, and the statement cache is looked up by the text.
 type Statement = LazyLock<String>;
 
-static SESSION_BY_ID: Statement = LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
-static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
-static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
+pub(crate) static SESSION_BY_ID: Statement =
+    LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
+pub(crate) static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
+pub(crate) static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
 static NODES_OF_RUN: Statement =
     LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"));
 static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
 /// One statement, so one read snapshot, for a token and the rows it names.
-static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
-static TOKEN_AT: Statement =
+pub(crate) static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
+pub(crate) static TOKEN_AT: Statement =
     LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
-static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
+pub(crate) static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
     format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING")
 });
 
@@ -170,21 +196,19 @@ pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord
 }
 
 pub(crate) fn recorded(connection: &Connection, key: &str) -> Result<Option<Recorded>, Error> {
-    let sql = "SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1";
     let decode = |row: &Row<'_>| decode::recorded(Cells(row));
-    one(connection, sql, [key], decode, "reading a claim")
+    one(connection, CLAIM_BY_KEY, [key], decode, "reading a claim")
 }
 
 pub(crate) fn workflow(connection: &Connection, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {
-    let sql = "SELECT hash, ir FROM workflows WHERE hash = ?1";
     let decode = |row: &Row<'_>| decode::workflow(Cells(row), hash);
-    one(connection, sql, [hash.to_string()], decode, "reading a pinned workflow")
+    one(connection, WORKFLOW_BY_HASH, [hash.to_string()], decode, "reading a pinned workflow")
 }
 
 pub(crate) fn pin_workflow(connection: &Connection, workflow: &Workflow) -> Result<(), Error> {
     let ir = String::from_utf8(canonical_json(workflow)).map_err(|error| Error::Io { message: error.to_string() })?;
     connection
-        .prepare_cached("INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)")
+        .prepare_cached(PIN_WORKFLOW)
         .and_then(|mut statement| statement.execute(params![workflow.hash().to_string(), ir]))
         .doing("pinning a workflow")?;
     Ok(())
@@ -196,9 +220,8 @@ pub(crate) fn events(
     after_seq: u64,
     limit: u32,
 ) -> Result<Vec<StoredEvent>, Error> {
-    let sql = "SELECT session, seq, body, hash FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
     let after = sql_int(after_seq);
-    all(connection, sql, params![session.to_string(), after, limit], decode_event, "reading events")
+    all(connection, EVENTS_AFTER, params![session.to_string(), after, limit], decode_event, "reading events")
 }
 
 /// The SQL and parameters of one `list_sessions` page.
@@ -373,13 +396,8 @@ impl ProjectionStore for SqliteProjection<'_> {
 /// time and last seq (leaving the indexes over its workspace and git facts untouched).
 fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), Error> {
     let run = record.run.map(|run| run.text());
-    let sql = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace, git_branch, git_head,
-            created_at_ms, updated_at_ms, last_seq)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-        ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
-            status = excluded.status, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq";
     connection
-        .prepare_cached(sql)
+        .prepare_cached(WRITE_SESSION)
         .and_then(|mut statement| {
             statement.execute(params![
                 &*record.id.text(),
@@ -403,13 +421,8 @@ fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), 
 /// Inserts a run row, or updates what can change in one: its control, tip, status, node count and
 /// update time (leaving `runs_by_session` untouched).
 fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
-    let sql = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip, status, node_count,
-            created_at_ms, updated_at_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-        ON CONFLICT (id) DO UPDATE SET control = excluded.control, tip = excluded.tip, status = excluded.status,
-                node_count = excluded.node_count, updated_at_ms = excluded.updated_at_ms";
     connection
-        .prepare_cached(sql)
+        .prepare_cached(WRITE_RUN)
         .and_then(|mut statement| {
             statement.execute(params![
                 &*record.id.text(),
@@ -436,13 +449,8 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Err
         .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
     let state_bytes = state.len();
     let parent = record.parent.map(|parent| parent.text());
-    let sql = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state, child_count,
-            created_seq, created_at_ms)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
-        ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state,
-                child_count = excluded.child_count";
     connection
-        .prepare_cached(sql)
+        .prepare_cached(WRITE_NODE)
         .and_then(|mut statement| {
             statement.execute(params![
                 &*record.id.text(),
@@ -494,7 +502,7 @@ fn differs_in_child_count_only(before: &NodeRecord, after: &NodeRecord) -> bool 
 
 fn write_child_count(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
     connection
-        .prepare_cached("UPDATE nodes SET child_count = ?2 WHERE id = ?1")
+        .prepare_cached(WRITE_CHILD_COUNT)
         .and_then(|mut statement| statement.execute(params![&*record.id.text(), sql_int(record.child_count)]))
         .doing("writing a node's child count")?;
     Ok(())

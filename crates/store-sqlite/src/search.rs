@@ -43,6 +43,12 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
 );
 ";
 
+/// The statements that index a text: its step's name, the text, its words.
+pub(crate) const STEP_OF_NODE: &str = "SELECT step FROM nodes WHERE id = ?1";
+pub(crate) const INSERT_TEXT: &str =
+    "INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+pub(crate) const INSERT_TEXT_WORDS: &str = "INSERT INTO texts_search (rowid, body) VALUES (?1, ?2)";
+
 /// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
 /// an FTS5 index made before stemming from the texts it indexes.
 pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
@@ -85,14 +91,14 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
     let Some(IndexedText { node, about, kind, body }) = indexed_text(event) else { return Ok(()) };
     let step: String = match about {
         Some(about) => connection
-            .prepare_cached("SELECT step FROM nodes WHERE id = ?1")
+            .prepare_cached(STEP_OF_NODE)
             .and_then(|mut statement| statement.query_row([about.to_string()], |row| row.get(0)).optional())
             .doing("reading the step of an indexed text")?
             .unwrap_or_default(),
         None => String::new(),
     };
     connection
-        .prepare_cached("INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        .prepare_cached(INSERT_TEXT)
         .and_then(|mut statement| {
             statement.execute(params![
                 event.session.to_string(),
@@ -106,7 +112,7 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
         .doing("indexing an event's text")?;
     let id = connection.last_insert_rowid();
     connection
-        .prepare_cached("INSERT INTO texts_search (rowid, body) VALUES (?1, ?2)")
+        .prepare_cached(INSERT_TEXT_WORDS)
         .and_then(|mut statement| statement.execute(params![id, body]))
         .doing("indexing an event's text")?;
     Ok(())

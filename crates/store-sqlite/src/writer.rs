@@ -23,13 +23,35 @@ use crate::rows::{self, SqliteProjection};
 use crate::sql_error::{self, Context};
 use crate::watch::Published;
 
+pub(crate) const SESSION_HEAD: &str = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
+pub(crate) const INSERT_EVENT: &str = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+pub(crate) const INSERT_CLAIM: &str =
+    "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)";
+
 /// One request to the writer, with where to send its answer.
 #[derive(Debug)]
 pub(crate) enum Job {
-    Append { batch: Box<Batch>, reply: Reply<Appended> },
-    ClaimToken { record: TokenRecord, reply: Reply<Nonce> },
-    Rebuild { reply: Reply<()> },
-    Import { copy: Box<SessionCopy>, reply: Reply<u64> },
+    Append {
+        batch: Box<Batch>,
+        reply: Reply<Appended>,
+    },
+    ClaimToken {
+        record: TokenRecord,
+        reply: Reply<Nonce>,
+    },
+    Rebuild {
+        reply: Reply<()>,
+    },
+    Import {
+        copy: Box<SessionCopy>,
+        reply: Reply<u64>,
+    },
+    /// Prepares the statements of an advance ([`crate::warm`]); writes nothing, so its
+    /// transaction commits empty.
+    Warm {
+        reply: Reply<()>,
+    },
 }
 
 /// Where a request's answer goes, and the answer once the request ran, held until the
@@ -76,6 +98,7 @@ impl Job {
             Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
             Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
+            Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
         }
     }
 
@@ -86,6 +109,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.hold(Err(error)),
             Job::Rebuild { reply } => reply.hold(Err(error)),
             Job::Import { reply, .. } => reply.hold(Err(error)),
+            Job::Warm { reply } => reply.hold(Err(error)),
         }
     }
 
@@ -95,6 +119,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.succeeded(),
             Job::Rebuild { reply } => reply.succeeded(),
             Job::Import { reply, .. } => reply.succeeded(),
+            Job::Warm { reply } => reply.succeeded(),
         }
     }
 
@@ -117,6 +142,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.send(commit_error),
             Job::Rebuild { reply } => reply.send(commit_error),
             Job::Import { reply, .. } => reply.send(commit_error),
+            Job::Warm { reply } => reply.send(commit_error),
         }
     }
 }
@@ -294,8 +320,7 @@ fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64,
     if let Some(head) = recent.head(batch.session) {
         return Ok(head.clone());
     }
-    let sql = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
-    let mut statement = connection.prepare_cached(sql).doing("reading the session head")?;
+    let mut statement = connection.prepare_cached(SESSION_HEAD).doing("reading the session head")?;
     let mut rows = statement.query([&*batch.session.text()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
         Some(row) => {
@@ -344,7 +369,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
         connection
-            .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
+            .prepare_cached(INSERT_CLAIM)
             .and_then(|mut statement| {
                 statement.execute(params![claim.key, &*batch.session.text(), claim.payload_sha256, outcome])
             })
@@ -364,11 +389,9 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
 fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
     let mut projector = Projector::new();
     let mut target = SqliteProjection::new(connection, recent);
-    let insert = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
     for (stored, body) in sealed {
         let run = stored.run.map(|run| run.text());
-        let inserted = connection.prepare_cached(insert).and_then(|mut statement| {
+        let inserted = connection.prepare_cached(INSERT_EVENT).and_then(|mut statement| {
             statement.execute(params![
                 &*stored.session.text(),
                 rows::sql_int(stored.seq),
@@ -415,11 +438,9 @@ fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> R
     for claim in &copy.claims {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
-        let inserted = connection
-            .prepare_cached("INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)")
-            .and_then(|mut statement| {
-                statement.execute(params![claim.key, claim.session.to_string(), claim.payload_sha256, outcome])
-            });
+        let inserted = connection.prepare_cached(INSERT_CLAIM).and_then(|mut statement| {
+            statement.execute(params![claim.key, claim.session.to_string(), claim.payload_sha256, outcome])
+        });
         match inserted {
             Ok(_) => {}
             Err(error) if sql_error::is_unique_violation(&error) => {

@@ -410,6 +410,46 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
+/// Warming a store (what a server does once it starts) prepares statements and writes nothing:
+/// another connection sees the file unchanged, and the writes after it, one alone and several
+/// grouped with a warm-up, chain on as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warming_writes_nothing_and_the_writes_after_it_chain_on() {
+    let folder = tempfile::tempdir().unwrap();
+    let (path, mut script) = closed_store_with_one_session(folder.path()).await;
+    let store = open(&path);
+    let other_process = raw(&path);
+    let data_version =
+        |connection: &Connection| -> i64 { connection.query_row("PRAGMA data_version", [], |row| row.get(0)).unwrap() };
+    let before = data_version(&other_process);
+    let wal = folder.path().join("store.db-wal");
+    let wal_before = std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
+    store.warm().await.unwrap();
+    assert_eq!(data_version(&other_process), before, "another connection saw a change");
+    assert_eq!(std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0), wal_before);
+
+    let appended = store.append(advance(&mut script, 901, 902)).await.unwrap();
+    assert!(matches!(appended, Appended::Committed { first_seq: 4, last_seq: 5 }), "{appended:?}");
+    let store = Arc::new(store);
+    let paused = store.pause_writes().await;
+    let warming = tokio::spawn({
+        let store = Arc::clone(&store);
+        async move { store.warm().await }
+    });
+    let batch = advance(&mut script, 902, 903);
+    let appending = tokio::spawn({
+        let store = Arc::clone(&store);
+        async move { store.append(batch).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    drop(paused);
+    warming.await.unwrap().unwrap();
+    let appended = appending.await.unwrap().unwrap();
+    assert!(matches!(appended, Appended::Committed { first_seq: 6, last_seq: 7 }), "{appended:?}");
+    assert_eq!(store.run(script.run).await.unwrap().unwrap().tip, node_id(903));
+    assert!(store.verify().await.unwrap().is_clean());
+}
+
 /// An advance of `script`'s run from node `from` to node `to`: the advance and the new node.
 fn advance(script: &mut SessionScript, from: u64, to: u64) -> Batch {
     let events = vec![

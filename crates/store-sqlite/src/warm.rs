@@ -1,0 +1,76 @@
+//! Statements prepared ahead of a long-lived server's first request ([`Store::warm`]).
+//!
+//! SQLite parses and plans a statement the first time a connection prepares it, and a read
+//! connection parses the whole schema before its first statement: about two million instructions
+//! that a fresh server would otherwise spend inside its first `continue_workflow`, making it
+//! several times slower than the next. Prepared here, they wait in each connection's statement
+//! cache (rusqlite's, looked up by the text), and the first advance finds them there.
+//!
+//! The lists name the statements of an advance, the request a server answers most; a statement
+//! left off only costs its first use what it did before.
+//!
+//! [`Store::warm`]: switchyard_store::Store::warm
+
+use rusqlite::Connection;
+
+use switchyard_store::Error;
+
+use crate::sql_error::Context;
+use crate::{recent, rows, search, writer};
+
+/// What the writer's connection runs in an advance, most of it in every one: the data version
+/// check, the claim and run guard, the session head, the event, the projections, the text index,
+/// the claim and the tokens. Sixteen, the size of rusqlite's statement cache, so none pushes
+/// another out.
+fn writer_statements() -> [&'static str; 16] {
+    [
+        recent::DATA_VERSION,
+        rows::CLAIM_BY_KEY,
+        &rows::RUN_BY_ID,
+        writer::SESSION_HEAD,
+        writer::INSERT_EVENT,
+        &rows::SESSION_BY_ID,
+        &rows::NODE_BY_ID,
+        search::STEP_OF_NODE,
+        search::INSERT_TEXT,
+        search::INSERT_TEXT_WORDS,
+        writer::INSERT_CLAIM,
+        &rows::INSERT_TOKEN_IF_FREE,
+        rows::WRITE_SESSION,
+        rows::WRITE_RUN,
+        rows::WRITE_NODE,
+        rows::WRITE_CHILD_COUNT,
+    ]
+}
+
+/// What an advance reads before it writes: the token with its run, session and node, the claim of
+/// a retried call, the pinned workflow, and the events a response quotes.
+fn reader_statements() -> [&'static str; 7] {
+    [
+        &rows::TOKEN_SCOPE,
+        rows::CLAIM_BY_KEY,
+        rows::WORKFLOW_BY_HASH,
+        &rows::SESSION_BY_ID,
+        &rows::RUN_BY_ID,
+        &rows::NODE_BY_ID,
+        rows::EVENTS_AFTER,
+    ]
+}
+
+/// Prepares the writer's statements on its connection.
+pub(crate) fn writer(connection: &Connection) -> Result<(), Error> {
+    prepare(connection, &writer_statements())
+}
+
+/// Prepares the reads on a read connection (and so parses its schema).
+pub(crate) fn reader(connection: &Connection) -> Result<(), Error> {
+    prepare(connection, &reader_statements())
+}
+
+fn prepare(connection: &Connection, statements: &[&str]) -> Result<(), Error> {
+    for sql in statements {
+        // Dropped at once: the statement goes back to the connection's cache.
+        connection.prepare_cached(sql).doing("preparing a statement ahead of its first use")?;
+    }
+    Ok(())
+}
