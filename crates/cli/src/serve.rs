@@ -121,9 +121,9 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
     Ok(server_on(runtime, config, conformance_fixtures, file_tools))
 }
 
-/// The MCP server over an open runtime (which `serve` shares with the console).
-/// A server lives long enough to warm the store: prepared in the background while the client
-/// connects, its first advance costs what later ones do ([`Runtime::warm`]).
+/// The MCP server over an open runtime (which `serve` shares with the console). It warms the
+/// store in the background while the client connects ([`Runtime::warm`]), so its first advance
+/// costs about what later ones do.
 fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
     let warmed = Arc::clone(&runtime);
     tokio::spawn(async move {

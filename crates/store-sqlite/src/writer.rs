@@ -32,26 +32,11 @@ pub(crate) const INSERT_CLAIM: &str =
 /// One request to the writer, with where to send its answer.
 #[derive(Debug)]
 pub(crate) enum Job {
-    Append {
-        batch: Box<Batch>,
-        reply: Reply<Appended>,
-    },
-    ClaimToken {
-        record: TokenRecord,
-        reply: Reply<Nonce>,
-    },
-    Rebuild {
-        reply: Reply<()>,
-    },
-    Import {
-        copy: Box<SessionCopy>,
-        reply: Reply<u64>,
-    },
-    /// Prepares the statements of an advance ([`crate::warm`]); writes nothing, so its
-    /// transaction commits empty.
-    Warm {
-        reply: Reply<()>,
-    },
+    Append { batch: Box<Batch>, reply: Reply<Appended> },
+    ClaimToken { record: TokenRecord, reply: Reply<Nonce> },
+    Rebuild { reply: Reply<()> },
+    Import { copy: Box<SessionCopy>, reply: Reply<u64> },
+    Warm { reply: Reply<()> },
 }
 
 /// Where a request's answer goes, and the answer once the request ran, held until the
@@ -98,6 +83,7 @@ impl Job {
             Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
             Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
+            // Prepares statements and writes nothing: its transaction commits empty.
             Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
         }
     }
