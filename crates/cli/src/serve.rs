@@ -123,7 +123,7 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
 
 /// The MCP server over an open runtime (which `serve` shares with the console). It warms the
 /// store in the background while the client connects ([`Runtime::warm`]), so its first advance
-/// costs about what later ones do.
+/// does not prepare the store's statements.
 fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
     let warmed = Arc::clone(&runtime);
     tokio::spawn(async move {

@@ -327,7 +327,7 @@ impl Runtime {
     }
 
     /// Prepares the store for the requests of a long-lived server ([`Store::warm`]), so that its
-    /// first advance costs what later ones do. A server calls it once, in the background, after
+    /// first advance does not prepare the store's statements. A server calls it once, in the background, after
     /// it starts; a command that answers one request and exits should not.
     pub async fn warm(&self) -> Result<(), Error> {
         Ok(self.store.warm().await?)

@@ -454,6 +454,8 @@ impl Store for SqliteStore {
         self.write(|reply| Job::Rebuild { reply }).await
     }
 
+    /// Prepares one read connection's statements, then the writer's, in a writer job that takes
+    /// the write lock and commits an empty transaction (`warm.rs`).
     async fn warm(&self) -> Result<(), Error> {
         self.read(|connection| warm::reader(connection)).await?;
         if self.read_only.is_some() {

@@ -100,9 +100,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
 
     /// Gets ready for the requests of a long-lived server: prepares ahead what an advance's reads
     /// and writes would otherwise prepare on their first use (statements, the schema), so the
-    /// first advance costs what later ones do. It writes nothing (SQLite takes and releases the
-    /// write lock once). Short-lived processes should not call it: they would prepare statements
-    /// they never run. The default does nothing.
+    /// first advance does not pay for it. It writes nothing. Short-lived processes should not call
+    /// it: they would prepare statements they never run. The default does nothing.
     async fn warm(&self) -> Result<(), Error> {
         Ok(())
     }
