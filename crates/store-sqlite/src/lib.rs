@@ -455,7 +455,7 @@ impl Store for SqliteStore {
     }
 
     /// Prepares one read connection's statements, then the writer's, in a writer job that takes
-    /// the write lock and commits an empty transaction (`warm.rs`).
+    /// the write lock and begins the write-ahead log with a page that does not change (`warm.rs`).
     async fn warm(&self) -> Result<(), Error> {
         self.read(|connection| warm::reader(connection)).await?;
         if self.read_only.is_some() {

@@ -9,6 +9,12 @@
 //! The lists name the statements of an advance, the request a server answers most; a statement
 //! left off only costs its first use what it did before.
 //!
+//! The writer also begins the write-ahead log. SQLite deletes the log when a process's last
+//! connection to the file closes, so a fresh server's first commit would create it: write its
+//! header and sync it, and sync the folder that gained it, three syncs where a later commit makes
+//! one. The warm-up commits one page unchanged instead (the header's `user_version`, set to the
+//! value it holds), so those syncs happen before any request waits on them. No row changes.
+//!
 //! [`Store::warm`]: switchyard_store::Store::warm
 
 use rusqlite::Connection;
@@ -57,9 +63,17 @@ fn reader_statements() -> [&'static str; 7] {
     ]
 }
 
-/// Prepares the writer's statements on its connection.
+/// Prepares the writer's statements on its connection and begins the write-ahead log. Runs inside
+/// the writer's transaction, which holds the write lock, so nobody changes `user_version` between
+/// its read and its write.
 pub(crate) fn writer(connection: &Connection) -> Result<(), Error> {
-    prepare(connection, &writer_statements())
+    prepare(connection, &writer_statements())?;
+    // SQLite writes page 1 whenever `user_version` is set, even to the value it holds: the one
+    // write it makes for a change that changes nothing. (An `UPDATE` that rewrites a row with its
+    // own bytes leaves the page clean, and the transaction would commit empty.)
+    let version: i64 =
+        connection.query_row("PRAGMA user_version", [], |row| row.get(0)).doing("reading the store's user version")?;
+    connection.pragma_update(None, "user_version", version).doing("beginning the write-ahead log")
 }
 
 /// Prepares the reads on a read connection (and so parses its schema).

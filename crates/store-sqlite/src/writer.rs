@@ -83,7 +83,7 @@ impl Job {
             Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
             Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
-            // Prepares statements and writes nothing: its transaction commits empty.
+            // Prepares statements and commits page 1 unchanged, to begin the write-ahead log.
             Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
         }
     }

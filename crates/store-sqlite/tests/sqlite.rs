@@ -410,23 +410,35 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
-/// Warming a store (what a server does once it starts) prepares statements and writes nothing:
-/// another connection sees the file unchanged, and the writes after it, one alone and several
-/// grouped with a warm-up, chain on as before.
+/// Warming a store (what a server does once it starts) prepares statements and begins the
+/// write-ahead log with one commit that changes no data: the log holds one frame after it, where
+/// the closed store left none, and another connection reads the same rows and the same user
+/// version. The writes after it, one alone and several grouped with a warm-up, chain on as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn warming_writes_nothing_and_the_writes_after_it_chain_on() {
+async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on() {
+    const FRAME_BYTES: u64 = 4096 + 24;
     let folder = tempfile::tempdir().unwrap();
     let (path, mut script) = closed_store_with_one_session(folder.path()).await;
     let store = open(&path);
     let other_process = raw(&path);
-    let data_version =
-        |connection: &Connection| -> i64 { connection.query_row("PRAGMA data_version", [], |row| row.get(0)).unwrap() };
-    let before = data_version(&other_process);
+    let contents = |connection: &Connection| -> (i64, String, String) {
+        connection
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version),
+                    (SELECT group_concat(hash, ' ') FROM (SELECT hash FROM events ORDER BY session, seq)),
+                    (SELECT group_concat(id || ' ' || last_seq || ' ' || updated_at_ms, ' ') FROM sessions)",
+                [],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            )
+            .unwrap()
+    };
+    let before = contents(&other_process);
     let wal = folder.path().join("store.db-wal");
-    let wal_before = std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
+    let wal_length = || std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
+    assert_eq!(wal_length(), 0, "the closed store left a write-ahead log behind");
     store.warm().await.unwrap();
-    assert_eq!(data_version(&other_process), before, "another connection saw a change");
-    assert_eq!(std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0), wal_before);
+    assert_eq!(wal_length(), 32 + FRAME_BYTES, "the warm-up commits one page, after the log's header");
+    assert_eq!(contents(&other_process), before, "another connection saw a change");
 
     let appended = store.append(advance(&mut script, 901, 902)).await.unwrap();
     assert!(matches!(appended, Appended::Committed { first_seq: 4, last_seq: 5 }), "{appended:?}");

@@ -99,9 +99,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error>;
 
     /// Gets ready for the requests of a long-lived server: prepares ahead what an advance's reads
-    /// and writes would otherwise prepare on their first use (statements, the schema), so the
-    /// first advance does not pay for it. It writes nothing. Short-lived processes should not call
-    /// it: they would prepare statements they never run. The default does nothing.
+    /// and writes would otherwise prepare on their first use (statements, the schema, a log file),
+    /// so the first advance does not pay for it. It changes no data. Short-lived processes should
+    /// not call it: they would prepare what they never use. The default does nothing.
     async fn warm(&self) -> Result<(), Error> {
         Ok(())
     }
