@@ -6,7 +6,9 @@
 //!   CPU time per advance over that run (`/proc/<pid>/stat`);
 //! - the first `continue_workflow` in a fresh server process (runs started by another process),
 //!   against the steady state: called as soon as `tools/list` is answered, and called a second
-//!   after it, as a client's first tool call comes after its model's first turn;
+//!   after it, as a client's first tool call comes after its model's first turn (each server is
+//!   ended as an MCP client ends it, by closing its input, so the next finds the store a client's
+//!   restart leaves);
 //! - HTTP throughput with 1, 8 and 32 clients advancing distinct runs, each client keeping its
 //!   connection and MCP session as real clients do, and a labelled row of 32 clients that open a
 //!   connection for every request (still in one session); with `MCP_LOAD_POSTGRES=postgres://…`
@@ -24,7 +26,8 @@
 //!
 //! Run: `cargo build --release -p switchyard && cargo bench -p switchyard-mcp --bench mcp_load`.
 //! `SWITCHYARD_BIN` overrides the binary; `MCP_LOAD_QUICK=1` runs fewer iterations;
-//! `MCP_LOAD_HTTP_ONLY=1` runs only the HTTP throughput rows.
+//! `MCP_LOAD_HTTP_ONLY=1` runs only the HTTP throughput rows; `MCP_LOAD_FIRST_ONLY=1` only the
+//! first call in a fresh process and the steady advance it is judged against.
 //! Postgres for a local run: `export MCP_LOAD_POSTGRES="$(bash .ci/postgres | sed 's#/postgres$#/mcp_load#')"`
 //! after `createdb mcp_load` (the role of `.ci/postgres` may create databases).
 
@@ -85,7 +88,8 @@ impl Stats {
 /// A stdio MCP client over a child process, matching answers by id.
 struct Stdio2 {
     child: Child,
-    input: ChildStdin,
+    /// `None` once closed, which tells the server to shut down.
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
     next_id: u64,
 }
@@ -94,7 +98,7 @@ impl Stdio2 {
     fn spawn(mut command: Command) -> Self {
         let mut child =
             command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
-        let input = child.stdin.take().unwrap();
+        let input = child.stdin.take();
         let output = BufReader::new(child.stdout.take().unwrap());
         Self { child, input, output, next_id: 0 }
     }
@@ -103,8 +107,9 @@ impl Stdio2 {
         self.next_id += 1;
         let id = self.next_id;
         let frame = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        writeln!(self.input, "{frame}").unwrap();
-        self.input.flush().unwrap();
+        let input = self.input.as_mut().expect("the server's input is open until the client drops");
+        writeln!(input, "{frame}").unwrap();
+        input.flush().unwrap();
         loop {
             let mut line = String::new();
             assert!(
@@ -119,7 +124,8 @@ impl Stdio2 {
     }
 
     fn notify(&mut self, method: &str) {
-        writeln!(self.input, "{}", json!({ "jsonrpc": "2.0", "method": method })).unwrap();
+        let input = self.input.as_mut().expect("the server's input is open until the client drops");
+        writeln!(input, "{}", json!({ "jsonrpc": "2.0", "method": method })).unwrap();
     }
 
     fn initialize(&mut self) -> Value {
@@ -143,8 +149,23 @@ impl Stdio2 {
     }
 }
 
+/// How long a dropped client waits for its server to exit before it kills it.
+const SHUTDOWN: Duration = Duration::from_secs(2);
+
 impl Drop for Stdio2 {
+    /// Ends the server as an MCP client does (the specification's stdio shutdown): closes its
+    /// input, waits for it to exit, and kills it only if it has not within [`SHUTDOWN`]. A server
+    /// that exits so closes its store, as after a client's restart, so the next server finds the
+    /// store a real client would leave it (killed, a server would leave its write-ahead log).
     fn drop(&mut self) {
+        drop(self.input.take());
+        let deadline = Instant::now() + SHUTDOWN;
+        while Instant::now() < deadline {
+            match self.child.try_wait() {
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -407,6 +428,32 @@ fn first_advance_in_fresh_process(home: &Home, processes: usize, settle: Duratio
             })
             .collect(),
     )
+}
+
+/// The rows of the first `continue_workflow` in a fresh server process, printed: called as soon as
+/// `tools/list` is answered, and a second after it.
+fn first_advance_rows(runs: usize) -> (Stats, Stats) {
+    let first_advance = first_advance_in_fresh_process(&Home::new(), runs, Duration::ZERO);
+    println!("{}", first_advance.line("continue_workflow (advance), the first in a fresh server process"));
+    let settled = first_advance_in_fresh_process(&Home::new(), runs, Duration::from_secs(1));
+    println!("{}", settled.line("the same, called 1 s after tools/list was answered"));
+    (first_advance, settled)
+}
+
+/// `MCP_LOAD_FIRST_ONLY`: the first-call rows and the steady state they are judged against, with
+/// nothing run before them whose writes the disk could still be flushing.
+fn first_advance_only(runs: usize, iterations: usize) {
+    println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
+    let (first_advance, settled) = first_advance_rows(runs);
+    let tools = stdio_tools(&Home::new(), iterations);
+    let (_, advance) = tools.iter().find(|(what, _)| *what == ADVANCE).expect("the tools measured an advance");
+    println!("{}", advance.line(ADVANCE));
+    let steady = advance.at(0.5).as_secs_f64();
+    println!(
+        "\nthe first call against the steady state: {:.1}x as soon as `tools/list` is answered, {:.1}x a second after",
+        first_advance.at(0.5).as_secs_f64() / steady,
+        settled.at(0.5).as_secs_f64() / steady
+    );
 }
 
 /// The memory of `switchyard mcp` after `advances` advances of one run.
@@ -852,6 +899,10 @@ fn main() {
         http_rows();
         return;
     }
+    if std::env::var_os("MCP_LOAD_FIRST_ONLY").is_some() {
+        first_advance_only(runs, iterations);
+        return;
+    }
     println!("| measurement | n | median | p95 | min |\n|---|---|---|---|---|");
     let home = Home::new();
     let mut fsyncs = fsync_probe(home.home.path(), 100, Duration::ZERO);
@@ -874,10 +925,7 @@ fn main() {
     println!("{}", paced.line(&format!("continue_workflow (advance), one per run, {apart} ms apart")));
     let paced_fsync = Stats::new(fsync_probe(home.home.path(), if quick() { 30 } else { 100 }, PAUSE));
     println!("{}", paced_fsync.line(&format!("one fsync, {apart} ms apart")));
-    let first_advance = first_advance_in_fresh_process(&Home::new(), runs, Duration::ZERO);
-    println!("{}", first_advance.line("continue_workflow (advance), the first in a fresh server process"));
-    let settled = first_advance_in_fresh_process(&Home::new(), runs, Duration::from_secs(1));
-    println!("{}", settled.line("the same, called 1 s after tools/list was answered"));
+    let (first_advance, settled) = first_advance_rows(runs);
     println!(
         "\nserver CPU per `continue_workflow` advance (user + system, all threads, over {} advances): {}",
         behind + 100,
