@@ -4,7 +4,7 @@
 //!
 //! Stores created before the index existed get it on open: the tables are created and filled from
 //! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates
-//! stemming get it rebuilt from `texts` the same way.
+//! stemming, or still keeps each text's size, get it rebuilt from `texts` the same way.
 
 use std::collections::HashSet;
 
@@ -37,9 +37,14 @@ CREATE INDEX texts_by_node ON texts (node, seq);
 
 /// The full-text index over `texts`. Words are stemmed (Porter, over Unicode word breaking), so
 /// `adapters` finds `adapter` and `refactoring` finds `refactor`.
+///
+/// `columnsize = 0`: FTS5 keeps no table of each text's length in words, which only its `bm25`
+/// ranking reads. [`search`] ranks by word rarity in Rust, and `snippet` does not need them; the
+/// table cost every indexed text (one per advance with notes) a b-tree page in its commit.
 const INDEX: &str = "
 CREATE VIRTUAL TABLE texts_search USING fts5 (
-    body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2'
+    body, content = 'texts', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2',
+    columnsize = 0
 );
 ";
 
@@ -50,7 +55,8 @@ pub(crate) const INSERT_TEXT: &str =
 pub(crate) const INSERT_TEXT_WORDS: &str = "INSERT INTO texts_search (rowid, body) VALUES (?1, ?2)";
 
 /// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
-/// an FTS5 index made before stemming from the texts it indexes.
+/// an FTS5 index made before stemming, or one that keeps each text's size, from the texts it
+/// indexes.
 pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
     let index: Option<String> = connection
         .query_row("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'texts_search'", [], |row| row.get(0))
@@ -62,11 +68,11 @@ pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
             connection.execute_batch(INDEX).doing("creating the text index")?;
             reindex(connection)
         }
-        Some(sql) if !sql.contains("porter") => connection
+        Some(sql) if !sql.contains("porter") || !sql.contains("columnsize") => connection
             .execute_batch(&format!(
                 "DROP TABLE texts_search; {INDEX}; INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
             ))
-            .doing("rebuilding the text index with stemming"),
+            .doing("rebuilding the text index"),
         Some(_) => Ok(()),
     }
 }

@@ -282,30 +282,53 @@ async fn closed_store_with_one_session(folder: &Path) -> (PathBuf, SessionScript
     (path, script)
 }
 
-/// Stores made before the text index stemmed words get it rebuilt from the texts on open.
+/// Stores made before the text index stemmed words, or while it kept each text's size, get it
+/// rebuilt from the texts on open, as this build makes it.
 #[tokio::test]
-async fn a_text_index_made_before_stemming_is_rebuilt_on_open() {
-    let folder = tempfile::tempdir().unwrap();
-    let (path, script) = closed_store_with_one_session(folder.path()).await;
-    raw(&path)
-        .execute_batch(
-            "DROP TABLE texts_search;
-            CREATE VIRTUAL TABLE texts_search USING fts5 (
-                body, content = 'texts', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2'
-            );
-            INSERT INTO texts_search (texts_search) VALUES ('rebuild');",
-        )
-        .unwrap();
+async fn an_older_text_index_is_rebuilt_on_open() {
+    for (older, tokenize) in
+        [("before stemming", "unicode61 remove_diacritics 2"), ("with sizes", "porter unicode61 remove_diacritics 2")]
+    {
+        let folder = tempfile::tempdir().unwrap();
+        let (path, script) = closed_store_with_one_session(folder.path()).await;
+        raw(&path)
+            .execute_batch(&format!(
+                "DROP TABLE texts_search;
+                CREATE VIRTUAL TABLE texts_search USING fts5 (
+                    body, content = 'texts', content_rowid = 'id', tokenize = '{tokenize}'
+                );
+                INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
+            ))
+            .unwrap();
+        let tables = |path: &Path| -> Vec<String> {
+            let connection = raw(path);
+            let mut statement = connection
+                .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'texts_search%' ORDER BY name")
+                .unwrap();
+            statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+        };
+        assert!(tables(&path).contains(&"texts_search_docsize".to_owned()), "{older}: {:?}", tables(&path));
 
-    let store = open(&path);
-    let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5, workspace: None };
-    let hits = store.search_sessions(search("sessions")).await.unwrap();
-    assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), [script.session], "stemmed: {hits:?}");
-    assert_eq!(store.search_sessions(search("goal")).await.unwrap().len(), 1, "the texts are all indexed again");
-    let sql: String = raw(&path)
-        .query_row("SELECT sql FROM sqlite_master WHERE name = 'texts_search'", [], |row| row.get(0))
-        .unwrap();
-    assert!(sql.contains("porter"), "{sql}");
+        let store = open(&path);
+        let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5, workspace: None };
+        let hits = store.search_sessions(search("sessions")).await.unwrap();
+        assert_eq!(
+            hits.iter().map(|hit| hit.session).collect::<Vec<_>>(),
+            [script.session],
+            "{older}, stemmed: {hits:?}"
+        );
+        assert_eq!(
+            store.search_sessions(search("goal")).await.unwrap().len(),
+            1,
+            "{older}: the texts are all indexed again"
+        );
+        assert!(hits[0].snippet.contains('['), "{older}: a snippet marks the words it matched: {hits:?}");
+        assert!(!tables(&path).contains(&"texts_search_docsize".to_owned()), "{older}: {:?}", tables(&path));
+        let sql: String = raw(&path)
+            .query_row("SELECT sql FROM sqlite_master WHERE name = 'texts_search'", [], |row| row.get(0))
+            .unwrap();
+        assert!(sql.contains("porter") && sql.contains("columnsize = 0"), "{older}: {sql}");
+    }
 }
 
 /// Stores made before the session lookup indexes get them on open, over the rows already there.
