@@ -271,6 +271,15 @@ async fn reopening_a_file_keeps_everything() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
+/// The names of the schema's tables and indexes that match `condition`, in order, read through a
+/// connection of the test's own.
+fn schema_names(path: &Path, condition: &str) -> Vec<String> {
+    let connection = raw(path);
+    let mut statement =
+        connection.prepare(&format!("SELECT name FROM sqlite_master WHERE {condition} ORDER BY name")).unwrap();
+    statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+}
+
 /// A store file in `folder` holding one started session, closed again, so a test can change it
 /// as an older build would have left it.
 async fn closed_store_with_one_session(folder: &Path) -> (PathBuf, SessionScript) {
@@ -300,13 +309,7 @@ async fn an_older_text_index_is_rebuilt_on_open() {
                 INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
             ))
             .unwrap();
-        let tables = |path: &Path| -> Vec<String> {
-            let connection = raw(path);
-            let mut statement = connection
-                .prepare("SELECT name FROM sqlite_master WHERE name LIKE 'texts_search%' ORDER BY name")
-                .unwrap();
-            statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
-        };
+        let tables = |path: &Path| schema_names(path, "name LIKE 'texts_search%'");
         assert!(tables(&path).contains(&"texts_search_docsize".to_owned()), "{older}: {:?}", tables(&path));
 
         let store = open(&path);
@@ -336,12 +339,11 @@ async fn an_older_text_index_is_rebuilt_on_open() {
 async fn session_lookup_indexes_are_added_to_an_older_store_on_open() {
     let folder = tempfile::tempdir().unwrap();
     let (path, script) = closed_store_with_one_session(folder.path()).await;
-    let indexes = |path: &Path| -> Vec<String> {
-        let connection = raw(path);
-        let mut statement = connection
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name IN ('sessions_by_workspace', 'sessions_by_branch', 'sessions_by_head') ORDER BY name")
-            .unwrap();
-        statement.query_map([], |row| row.get(0)).unwrap().map(Result::unwrap).collect()
+    let indexes = |path: &Path| {
+        schema_names(
+            path,
+            "type = 'index' AND name IN ('sessions_by_workspace', 'sessions_by_branch', 'sessions_by_head')",
+        )
     };
     assert_eq!(indexes(&path).len(), 3, "a new store has them");
     raw(&path)
