@@ -123,12 +123,12 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
 
 /// The MCP server over an open runtime (which `serve` shares with the console). It warms the
 /// store in the background while the client connects ([`Runtime::warm`]), so its first advance
-/// does not prepare the store's statements.
+/// neither prepares the store's statements nor creates its write-ahead log.
 fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
     let warmed = Arc::clone(&runtime);
     tokio::spawn(async move {
         if let Err(error) = warmed.warm().await {
-            // Nothing is lost: each statement is prepared on its first use instead.
+            // Nothing is lost: the first advance prepares what the warm-up did not.
             tracing::debug!(%error, "the store was not warmed");
         }
     });
