@@ -236,8 +236,8 @@ fn fsync_probe(dir: &Path, samples: usize, pause: Duration) -> Vec<Duration> {
 /// The machine's own cost of a pause, beside the fsync probe: one read of every 64-byte line of a
 /// `MEMORY_WALK` buffer (in a scattered order, so no prefetcher hides it), `samples` times, `pause`
 /// apart. No file and no server is involved, so what a pause adds here the machine adds to every
-/// request that comes after one: on the virtual machines these figures were taken on, a walk
-/// 20 ms apart took three times as long as back to back (the host's other guests run in the gap).
+/// request that comes after one: on the virtual machine of BENCHMARKS.md, a walk 20 ms apart
+/// took three to four times as long as back to back (the host's other guests run in the gap).
 fn memory_walk_probe(samples: usize, pause: Duration) -> Vec<Duration> {
     const LINE: usize = 64;
     let buffer = vec![1u8; MEMORY_WALK];
@@ -255,7 +255,8 @@ fn memory_walk_probe(samples: usize, pause: Duration) -> Vec<Duration> {
         .collect()
 }
 
-/// The memory walk of [`memory_walk_probe`]: about what an advance's threads touch, code included.
+/// The buffer of [`memory_walk_probe`]: of the order of what an advance touches, code included (a
+/// fresh server's first call maps some 5 MB of the binary).
 const MEMORY_WALK: usize = 4 << 20;
 
 /// The memory walk probed back to back, `PAUSE` apart and `SETTLE` apart, printed.

@@ -1272,7 +1272,11 @@ impl Runtime {
     }
 
     fn load(&self, workflow: Workflow) -> Result<Arc<LoadedWorkflow>, Error> {
-        let hash = workflow.hash();
+        self.load_as(workflow.hash(), workflow)
+    }
+
+    /// `workflow`, loaded once per process and kept under `hash`, which is its hash.
+    fn load_as(&self, hash: WorkflowHash, workflow: Workflow) -> Result<Arc<LoadedWorkflow>, Error> {
         if let Some(loaded) = self.loaded.lock().expect("workflow cache lock").get(&hash) {
             return Ok(Arc::clone(loaded));
         }
@@ -1287,7 +1291,8 @@ impl Runtime {
         }
         let workflow =
             self.store.workflow(hash).await?.ok_or_else(|| self.not_found("pinned workflow", hash.to_string()))?;
-        self.load(workflow)
+        // The store refuses a pinned workflow that does not hash to `hash`, so it is not hashed again.
+        self.load_as(hash, workflow)
     }
 
     fn not_found(&self, what: &'static str, id: String) -> Error {

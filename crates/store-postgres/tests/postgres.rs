@@ -11,7 +11,7 @@ use std::time::Duration;
 use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::id::EventId;
 use switchyard_core::state::RunStatus;
-use switchyard_store::conformance::fixture::{SessionScript, node_id};
+use switchyard_store::conformance::fixture::{SessionScript, node_id, workflow};
 use switchyard_store::{Appended, Batch, Change, Changes, NewEvent, RecvError, SearchQuery, Store};
 use switchyard_store_postgres::{PostgresOptions, PostgresStore, SCHEMA_VERSION, schema_v1};
 
@@ -303,6 +303,25 @@ async fn verify_finds_an_altered_event_and_a_head_out_of_step_and_a_rebuild_mend
         "{:?}",
         report.problems
     );
+    drop((store, admin));
+    database.drop_now().await;
+}
+
+/// A pinned workflow whose stored IR was changed is refused, not run: the runtime keeps a loaded
+/// workflow under the hash it asked the store for, and does not hash it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_workflow_whose_ir_was_changed_is_refused() {
+    let database = TestDatabase::create().await;
+    let store = open(&database).await;
+    store.append(SessionScript::new(1).start(node_id(101))).await.unwrap();
+    let mut changed = workflow();
+    changed.title = "Changed behind the store's back".to_owned();
+    let admin = database.client().await;
+    admin.execute("UPDATE workflows SET ir = $1", &[&serde_json::to_string(&changed).unwrap()]).await.unwrap();
+
+    let error = store.workflow(workflow().hash()).await.unwrap_err();
+    assert_eq!(error.code(), "STORE_CORRUPT");
+    assert!(error.to_string().contains(&format!("the stored IR hashes to {}", changed.hash())), "{error}");
     drop((store, admin));
     database.drop_now().await;
 }

@@ -154,6 +154,23 @@ async fn corrupt_rows_are_errors_and_problems_never_panics() {
     assert_eq!((unreadable.session, unreadable.seq), (Some(session_id(1)), Some(2)));
 }
 
+/// A pinned workflow whose stored IR was changed is refused, not run: the runtime keeps a loaded
+/// workflow under the hash it asked the store for, and does not hash it again.
+#[tokio::test]
+async fn a_pinned_workflow_whose_ir_was_changed_is_refused() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    store.append(SessionScript::new(1).start(node_id(101))).await.unwrap();
+    let mut changed = workflow();
+    changed.title = "Changed behind the store's back".to_owned();
+    raw(&path).execute("UPDATE workflows SET ir = ?1", [serde_json::to_string(&changed).unwrap()]).unwrap();
+
+    let error = store.workflow(workflow().hash()).await.unwrap_err();
+    assert_eq!(error.code(), "STORE_CORRUPT");
+    assert!(error.to_string().contains(&format!("the stored IR hashes to {}", changed.hash())), "{error}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_appends_are_grouped_into_fewer_commits() {
     const BATCHES: u64 = 32;

@@ -59,7 +59,8 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// The claim recorded under `key`.
     async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error>;
 
-    /// A pinned workflow.
+    /// The workflow pinned under `hash`; one whose stored IR does not hash to `hash` is
+    /// [`Error::Corrupt`] (callers rely on it and do not hash it again).
     async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error>;
 
     async fn session(&self, id: SessionId) -> Result<Option<SessionRecord>, Error>;
