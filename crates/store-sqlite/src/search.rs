@@ -68,7 +68,7 @@ pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
             connection.execute_batch(INDEX).doing("creating the text index")?;
             reindex(connection)
         }
-        Some(sql) if !sql.contains("porter") || !sql.contains("columnsize") => connection
+        Some(sql) if !sql.contains("porter") || !sql.contains("columnsize = 0") => connection
             .execute_batch(&format!(
                 "DROP TABLE texts_search; {INDEX}; INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
             ))
