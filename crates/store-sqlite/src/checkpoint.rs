@@ -45,14 +45,14 @@ pub(crate) const CHECKPOINT_FRAMES: c_int = 1000;
 pub(crate) const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
 
 thread_local! {
-    /// The checkpoint cycle of the writer running on this thread. The WAL hook is a plain
-    /// function, and each store's writer connection lives on a thread of its own, so the thread
-    /// identifies the store.
+    /// The checkpoint cycle of the writer connection committing on this thread. The WAL hook is a
+    /// plain function, so the cycle is put here for the length of each commit ([`Cycle::around`]):
+    /// a thread commits for one store at a time.
     static CYCLE: RefCell<Option<Cycle>> = const { RefCell::new(None) };
 }
 
 /// Where the writer stands in checkpointing the current WAL.
-struct Cycle {
+pub(crate) struct Cycle {
     nudge: SyncSender<()>,
     counters: Arc<Counters>,
     /// The background passes finished when this WAL's pass was asked for; `None` while the WAL
@@ -82,19 +82,20 @@ impl Checkpointer {
         Ok(Self { nudge, counters, thread })
     }
 
-    /// Routes the WAL hook of `writer`, which must be used on the calling thread from now on, to
-    /// this checkpointer. This replaces SQLite's automatic checkpoint on that connection.
-    pub(crate) fn attach(&self, writer: &Connection) {
-        let cycle = Cycle { nudge: self.nudge.clone(), counters: Arc::clone(&self.counters), asked_after: None };
-        CYCLE.with(|slot| *slot.borrow_mut() = Some(cycle));
+    /// Routes the WAL hook of `writer` to this checkpointer, replacing SQLite's automatic
+    /// checkpoint on that connection. Its commits must run inside [`Cycle::around`] with the
+    /// cycle returned.
+    pub(crate) fn attach(&self, writer: &Connection) -> Cycle {
         writer.wal_hook(Some(after_commit));
+        Cycle { nudge: self.nudge.clone(), counters: Arc::clone(&self.counters), asked_after: None }
     }
 
     /// Stops the thread once its checkpoint in progress is done, closing its connection, so the
-    /// writer's connection can close last (only the last connection removes the WAL).
-    pub(crate) fn stop(self, writer: &Connection) {
+    /// writer's connection can close last (only the last connection removes the WAL). `cycle` is
+    /// what [`Checkpointer::attach`] returned: the thread stops once nothing can nudge it.
+    pub(crate) fn stop(self, writer: &Connection, cycle: Option<Cycle>) {
         writer.wal_hook(None);
-        CYCLE.with(|slot| slot.borrow_mut().take());
+        drop(cycle);
         drop(self.nudge);
         if self.thread.join().is_err() {
             tracing::error!("the store checkpoint thread panicked");
@@ -122,6 +123,21 @@ fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
 }
 
 impl Cycle {
+    /// Runs `commit` (statements of the writer connection this cycle was attached to) with the
+    /// cycle where the WAL hook finds it, on whichever thread commits, and takes it back after.
+    pub(crate) fn around<T>(cycle: &mut Option<Cycle>, commit: impl FnOnce() -> T) -> T {
+        /// Takes the cycle back even if `commit` panics.
+        struct TakeBack<'a>(&'a mut Option<Cycle>);
+        impl Drop for TakeBack<'_> {
+            fn drop(&mut self) {
+                *self.0 = CYCLE.with(|slot| slot.borrow_mut().take());
+            }
+        }
+        CYCLE.with(|slot| *slot.borrow_mut() = cycle.take());
+        let _take_back = TakeBack(cycle);
+        commit()
+    }
+
     /// Moves the cycle on after a commit that left `frames` in the WAL: nudges the background
     /// pass once per WAL, and answers whether the writer should copy the rest itself now.
     fn copy_now(&mut self, frames: c_int) -> bool {

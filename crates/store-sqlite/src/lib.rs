@@ -1,5 +1,6 @@
 //! The embedded SQLite backend of the switchyard store: one file in WAL mode, one writer thread
-//! doing grouped commits, a small pool of read connections.
+//! doing grouped commits (a write that finds it idle commits on its caller's thread), a small pool
+//! of read connections.
 //!
 //! Several processes may share the file: every sequence number and previous hash is read inside
 //! the `BEGIN IMMEDIATE` write transaction, and idempotency keys are primary keys.
@@ -35,8 +36,9 @@ use switchyard_store::{
 
 pub use schema::{SCHEMA_VERSION, schema_v1};
 
+use recent::Recent;
 use sql_error::Context;
-use writer::{Counters, Job, Reply, Writer};
+use writer::{Core, Counters, Job, Reply, Shared, Writer};
 
 /// How to open a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,8 +60,11 @@ impl Default for SqliteOptions {
 /// What the writer has done since the store was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteStats {
-    /// Requests (appends, token claims, rebuilds) handed to the writer.
+    /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran.
     pub requests: u64,
+    /// Requests committed on the caller's own thread, which found the writer idle (each in a
+    /// transaction of its own); the others went to the writer thread.
+    pub on_caller_thread: u64,
     /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
@@ -139,6 +144,9 @@ impl ReadPool {
 pub struct SqliteStore {
     path: PathBuf,
     jobs: Option<mpsc::Sender<Job>>,
+    /// The writer connection, which an idle writer lets a caller commit on (`None` when the store
+    /// was opened for reading only).
+    shared: Option<Arc<Shared>>,
     writer: Option<JoinHandle<()>>,
     /// `None` only while dropping: readers close before the writer (see `Drop`).
     readers: Option<Arc<ReadPool>>,
@@ -219,6 +227,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_owned(),
             jobs: None,
+            shared: None,
             writer: None,
             readers: Some(Arc::new(readers)),
             counters: Arc::new(Counters::default()),
@@ -251,16 +260,16 @@ impl SqliteStore {
         let feed = Feed::default();
         let published = Arc::new(watch::Published::default());
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
-        let writer = Writer {
-            connection,
-            jobs: receiver,
+        let cycle = Some(checkpointer.attach(&connection));
+        let shared = Arc::new(Shared {
+            core: Mutex::new(Core { connection, recent: Recent::default(), cycle }),
             max_group: options.max_group.max(1),
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),
-            checkpointer,
             feed: feed.clone(),
             published: Arc::clone(&published),
-        };
+        });
+        let writer = Writer { shared: Arc::clone(&shared), jobs: receiver, checkpointer };
         let handle = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
             .spawn(move || writer.run())
@@ -268,6 +277,7 @@ impl SqliteStore {
         Ok(SqliteStore {
             path: path.to_owned(),
             jobs: Some(sender),
+            shared: Some(shared),
             writer: Some(handle),
             readers: Some(Arc::new(readers)),
             counters,
@@ -288,6 +298,7 @@ impl SqliteStore {
     pub fn write_stats(&self) -> WriteStats {
         WriteStats {
             requests: self.counters.requests.load(Ordering::SeqCst),
+            on_caller_thread: self.counters.on_caller_thread.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
             inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
@@ -307,8 +318,10 @@ impl SqliteStore {
         }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
-        let jobs = self.jobs.as_ref().ok_or_else(closed)?;
-        jobs.send(job(Reply::new(reply))).map_err(|_| closed())?;
+        let (jobs, shared) = self.jobs.as_ref().zip(self.shared.as_ref()).ok_or_else(closed)?;
+        if let Some(job) = shared.commit_here(job(Reply::new(reply))) {
+            jobs.send(job).map_err(|_| closed())?;
+        }
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
     }
@@ -382,6 +395,8 @@ impl Drop for SqliteStore {
         {
             tracing::error!(path = %self.path.display(), "the store writer thread panicked");
         }
+        // The writer connection closes last.
+        drop(self.shared.take());
     }
 }
 
