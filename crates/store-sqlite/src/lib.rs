@@ -62,8 +62,8 @@ impl Default for SqliteOptions {
 pub struct WriteStats {
     /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran.
     pub requests: u64,
-    /// Requests committed on the caller's own thread, which found the writer idle (each in a
-    /// transaction of its own); the others went to the writer thread.
+    /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
+    /// of its own); the others went to the writer thread.
     pub on_caller_thread: u64,
     /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
@@ -139,15 +139,21 @@ impl ReadPool {
     }
 }
 
+/// The way to a store's writer: its queue, the connection an idle writer lets a caller commit on,
+/// and its thread.
+#[derive(Debug)]
+struct WriterHandle {
+    jobs: mpsc::Sender<Job>,
+    shared: Arc<Shared>,
+    thread: JoinHandle<()>,
+}
+
 /// A switchyard store in one SQLite file.
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
-    jobs: Option<mpsc::Sender<Job>>,
-    /// The writer connection, which an idle writer lets a caller commit on (`None` when the store
-    /// was opened for reading only).
-    shared: Option<Arc<Shared>>,
-    writer: Option<JoinHandle<()>>,
+    /// `None` when the store was opened for reading only, and while dropping.
+    writer: Option<WriterHandle>,
     /// `None` only while dropping: readers close before the writer (see `Drop`).
     readers: Option<Arc<ReadPool>>,
     counters: Arc<Counters>,
@@ -226,8 +232,6 @@ impl SqliteStore {
         tracing::info!(path = %path.display(), %reason, "the store is opened for reading only");
         Ok(SqliteStore {
             path: path.to_owned(),
-            jobs: None,
-            shared: None,
             writer: None,
             readers: Some(Arc::new(readers)),
             counters: Arc::new(Counters::default()),
@@ -270,15 +274,13 @@ impl SqliteStore {
             published: Arc::clone(&published),
         });
         let writer = Writer { shared: Arc::clone(&shared), jobs: receiver, checkpointer };
-        let handle = std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
             .spawn(move || writer.run())
             .map_err(|error| Error::Io { message: format!("starting the writer thread: {error}") })?;
         Ok(SqliteStore {
             path: path.to_owned(),
-            jobs: Some(sender),
-            shared: Some(shared),
-            writer: Some(handle),
+            writer: Some(WriterHandle { jobs: sender, shared, thread }),
             readers: Some(Arc::new(readers)),
             counters,
             gate,
@@ -318,9 +320,9 @@ impl SqliteStore {
         }
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
-        let (jobs, shared) = self.jobs.as_ref().zip(self.shared.as_ref()).ok_or_else(closed)?;
-        if let Some(job) = shared.commit_here(job(Reply::new(reply))) {
-            jobs.send(job).map_err(|_| closed())?;
+        let writer = self.writer.as_ref().ok_or_else(closed)?;
+        if let Some(job) = writer.shared.commit_here(job(Reply::new(reply))) {
+            writer.jobs.send(job).map_err(|_| closed())?;
         }
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
@@ -388,15 +390,15 @@ impl Drop for SqliteStore {
         // Read-only connections can neither checkpoint nor remove the WAL when they close, so they
         // close first; the writer, closing last, checkpoints and removes it (see `Writer::run`).
         drop(self.readers.take());
-        // Closing the channel lets the writer finish what is queued and stop.
-        drop(self.jobs.take());
-        if let Some(writer) = self.writer.take()
-            && writer.join().is_err()
-        {
-            tracing::error!(path = %self.path.display(), "the store writer thread panicked");
+        if let Some(WriterHandle { jobs, shared, thread }) = self.writer.take() {
+            // Closing the channel lets the writer finish what is queued and stop.
+            drop(jobs);
+            if thread.join().is_err() {
+                tracing::error!(path = %self.path.display(), "the store writer thread panicked");
+            }
+            // The writer connection closes last.
+            drop(shared);
         }
-        // The writer connection closes last.
-        drop(self.shared.take());
     }
 }
 

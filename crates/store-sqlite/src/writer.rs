@@ -141,7 +141,7 @@ impl Job {
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
-    /// Requests the caller's own thread committed, having found the writer idle.
+    /// Requests run on the caller's own thread, which found the writer idle.
     pub(crate) on_caller_thread: AtomicU64,
     pub(crate) transactions: AtomicU64,
     /// Passes of the background checkpoint thread, finished or stopped early.
