@@ -18,11 +18,15 @@
 //! without reading (and parsing) a file that may not even be written yet. That includes a run's
 //! first document, which the start writes itself ([`StateWriter::written_elsewhere`]). At most
 //! [`MAX_REMEMBERED`] written ones are kept; a forgotten one is read back from its file.
+//!
+//! The documents wait in a map the caller and the thread share under one lock, and the caller
+//! wakes the thread only when a document falls due before the thread would wake by itself: an
+//! advance inside a folder's interval leaves its document there and costs no wake-up of a thread
+//! that, on a virtual machine, sleeps on another CPU.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -62,14 +66,6 @@ impl Document {
     }
 }
 
-#[derive(Debug)]
-enum Message {
-    /// The state document of the run folder `folder`, of the projection at `seq`.
-    Write { folder: PathBuf, document: Document, seq: u64 },
-    /// Answered once every write queued before it is on disk.
-    Flush(oneshot::Sender<()>),
-}
-
 /// How often one run folder's document is rewritten at most.
 const REWRITE_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -83,14 +79,102 @@ struct Latest {
     written: bool,
 }
 
-/// The latest projection of each run folder this writer has seen.
-type Remembered = Arc<Mutex<HashMap<PathBuf, Latest>>>;
+/// What the writer thread is doing, as the callers see it under the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Thread {
+    /// Writing, or about to look at the waiting documents: it sees anything queued before it
+    /// sleeps, so nobody needs to wake it.
+    #[default]
+    Awake,
+    /// Asleep until the given instant, when its earliest waiting document falls due, or until
+    /// woken when it is `None`.
+    Asleep(Option<Instant>),
+    /// Never started, or stopped by a panic: callers write their documents themselves.
+    Gone,
+}
+
+impl Thread {
+    /// Whether a document due at `due` must wake the thread to be written on time.
+    fn wakes_for(self, due: Instant) -> bool {
+        match self {
+            Self::Awake | Self::Gone => false,
+            Self::Asleep(until) => until.is_none_or(|until| due < until),
+        }
+    }
+}
+
+/// Everything the callers and the writer thread share, under one lock.
+#[derive(Debug, Default)]
+struct Inner {
+    /// The latest projection of each run folder this writer has seen.
+    remembered: HashMap<PathBuf, Latest>,
+    /// The latest document of each folder not yet handed to the thread, with its event's `seq`.
+    waiting: BTreeMap<PathBuf, (Document, u64)>,
+    /// Folders written less than an interval ago (older entries are dropped as they pass).
+    written_at: HashMap<PathBuf, Instant>,
+    /// Flushes to answer once everything that waits now is written.
+    flushes: Vec<oneshot::Sender<()>>,
+    thread: Thread,
+    /// Set when the last handle is dropped: the thread writes what waits and stops.
+    closing: bool,
+    /// How many times a caller woke the thread (for the tests).
+    wake_ups: u64,
+}
+
+impl Inner {
+    /// Makes `projection` the latest of `folder`, unless a later one is already there; says
+    /// whether it did.
+    fn remember(&mut self, folder: &Path, projection: Arc<Projection>, written: bool) -> bool {
+        if self.remembered.get(folder).is_some_and(|latest| latest.projection.seq > projection.seq) {
+            return false;
+        }
+        if self.remembered.len() >= MAX_REMEMBERED && !self.remembered.contains_key(folder) {
+            self.remembered.retain(|_, latest| !latest.written);
+        }
+        self.remembered.insert(folder.to_owned(), Latest { projection, written });
+        true
+    }
+
+    /// Records that `folder`'s document of `seq` is written, unless a newer one was queued
+    /// meanwhile.
+    fn mark_written(&mut self, folder: &Path, seq: u64) {
+        if let Some(latest) = self.remembered.get_mut(folder).filter(|latest| latest.projection.seq == seq) {
+            latest.written = true;
+        }
+    }
+
+    /// Marks the thread awake for the caller about to notify it, so that callers after it, before
+    /// the thread takes the lock, do not notify it again.
+    fn wake(&mut self) {
+        self.thread = Thread::Awake;
+        self.wake_ups += 1;
+    }
+
+    /// When `folder`'s next document may be written: at once, or an interval after its last.
+    fn due(&self, folder: &Path, interval: Duration, now: Instant) -> Instant {
+        self.written_at.get(folder).map_or(now, |at| *at + interval)
+    }
+}
+
+/// The shared state and the condition variable the thread sleeps on.
+#[derive(Debug, Default)]
+struct Shared {
+    inner: Mutex<Inner>,
+    wake: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
 #[derive(Debug)]
 pub(crate) struct StateWriter {
-    sender: Option<Sender<Message>>,
+    shared: Arc<Shared>,
+    interval: Duration,
+    /// `None` when the thread could not start: documents are then written in the caller's thread.
     thread: Option<JoinHandle<()>>,
-    remembered: Remembered,
 }
 
 impl StateWriter {
@@ -102,24 +186,25 @@ impl StateWriter {
 
     /// Starts the writer thread, rewriting each folder's document at most once per `interval`.
     fn with_interval(interval: Duration) -> Self {
-        let remembered: Remembered = Arc::default();
-        let (sender, messages) = channel();
+        let shared = Arc::<Shared>::default();
         let spawned = std::thread::Builder::new().name("switchyard-state-writer".to_owned()).spawn({
-            let remembered = Arc::clone(&remembered);
-            move || run(&messages, Waiting::new(interval, remembered))
+            let shared = Arc::clone(&shared);
+            move || run(&shared, interval)
         });
-        match spawned {
-            Ok(thread) => Self { sender: Some(sender), thread: Some(thread), remembered },
-            Err(error) => {
+        let thread = spawned
+            .inspect_err(|error| {
                 tracing::warn!(%error, "state writer thread not started; state documents are written inline");
-                Self { sender: None, thread: None, remembered }
-            }
+            })
+            .ok();
+        if thread.is_none() {
+            shared.lock().thread = Thread::Gone;
         }
+        Self { shared, interval, thread }
     }
 
     /// The projection of `folder`'s latest document, written or queued, if remembered.
     pub(crate) fn projection(&self, folder: &Path) -> Option<Projection> {
-        lock(&self.remembered).get(folder).map(|latest| Projection::clone(&latest.projection))
+        self.shared.lock().remembered.get(folder).map(|latest| Projection::clone(&latest.projection))
     }
 
     /// Queues `document` as the state document of `folder`, of `projection`, unless a document of
@@ -128,55 +213,54 @@ impl StateWriter {
     /// only the last is rendered and written.
     pub(crate) fn write(&self, folder: &Path, document: Document, projection: Arc<Projection>) {
         let seq = projection.seq;
-        if !self.remember(folder, projection, false) {
+        let mut inner = self.shared.lock();
+        if !inner.remember(folder, projection, false) {
             return;
         }
-        let message = Message::Write { folder: folder.to_owned(), document, seq };
-        let unsent = match &self.sender {
-            Some(sender) => sender.send(message).err().map(|error| error.0),
-            None => Some(message),
-        };
-        if let Some(Message::Write { folder, document, seq }) = unsent {
-            write_one(&folder, document);
-            mark_written(&self.remembered, &folder, seq);
+        if inner.thread == Thread::Gone {
+            drop(inner);
+            write_one(folder, document);
+            self.shared.lock().mark_written(folder, seq);
+            return;
+        }
+        let due = inner.due(folder, self.interval, Instant::now());
+        inner.waiting.insert(folder.to_owned(), (document, seq));
+        if inner.thread.wakes_for(due) {
+            inner.wake();
+            drop(inner);
+            self.shared.wake.notify_one();
         }
     }
 
     /// Remembers `projection` as the one of `folder`'s document, which the caller wrote itself (a
     /// run's first document), so the run's next event extends it without reading the file back.
     pub(crate) fn written_elsewhere(&self, folder: &Path, projection: Arc<Projection>) {
-        self.remember(folder, projection, true);
-    }
-
-    /// Makes `projection` the latest of `folder`, unless a later one is already there; says
-    /// whether it did.
-    fn remember(&self, folder: &Path, projection: Arc<Projection>, written: bool) -> bool {
-        let mut remembered = lock(&self.remembered);
-        if remembered.get(folder).is_some_and(|latest| latest.projection.seq > projection.seq) {
-            return false;
-        }
-        if remembered.len() >= MAX_REMEMBERED && !remembered.contains_key(folder) {
-            remembered.retain(|_, latest| !latest.written);
-        }
-        remembered.insert(folder.to_owned(), Latest { projection, written });
-        true
+        self.shared.lock().remember(folder, projection, true);
     }
 
     /// Waits until every document queued before this call is written.
     pub(crate) async fn flush(&self) {
-        let Some(sender) = &self.sender else { return };
         let (done, written) = oneshot::channel();
-        if sender.send(Message::Flush(done)).is_ok() {
-            // An error means the thread is gone, which it only is once everything is written.
-            let _ = written.await;
+        {
+            let mut inner = self.shared.lock();
+            if inner.thread == Thread::Gone {
+                return;
+            }
+            inner.flushes.push(done);
+            if inner.thread != Thread::Awake {
+                inner.wake();
+                self.shared.wake.notify_one();
+            }
         }
+        // An error means the thread stopped, and wrote nothing more.
+        let _ = written.await;
     }
 }
 
 impl Drop for StateWriter {
     fn drop(&mut self) {
-        // Closing the channel lets the thread write what is queued and stop.
-        drop(self.sender.take());
+        self.shared.lock().closing = true;
+        self.shared.wake.notify_one();
         if let Some(thread) = self.thread.take()
             && thread.join().is_err()
         {
@@ -185,94 +269,68 @@ impl Drop for StateWriter {
     }
 }
 
-fn lock(remembered: &Remembered) -> MutexGuard<'_, HashMap<PathBuf, Latest>> {
-    remembered.lock().unwrap_or_else(PoisonError::into_inner)
-}
+/// Marks the thread gone if it unwinds, and drops the flushes it would have answered, so that
+/// their callers stop waiting and later documents are written by their callers.
+struct Exit<'a>(&'a Shared);
 
-/// Records that `folder`'s document of `seq` is written, unless a newer one was queued meanwhile.
-fn mark_written(remembered: &Remembered, folder: &Path, seq: u64) {
-    if let Some(latest) = lock(remembered).get_mut(folder).filter(|latest| latest.projection.seq == seq) {
-        latest.written = true;
+impl Drop for Exit<'_> {
+    fn drop(&mut self) {
+        let mut inner = self.0.lock();
+        inner.thread = Thread::Gone;
+        inner.flushes.clear();
     }
 }
 
-fn run(messages: &Receiver<Message>, mut waiting: Waiting) {
+/// The writer thread: writes what is due, and what waits when asked to flush or to stop; sleeps
+/// until the earliest waiting document falls due, or until a caller wakes it.
+fn run(shared: &Shared, interval: Duration) {
+    let _exit = Exit(shared);
+    let mut inner = shared.lock();
     loop {
-        let first = match waiting.next_due() {
-            None => messages.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            Some(due) => messages.recv_timeout(due.saturating_duration_since(Instant::now())),
-        };
-        match first {
-            Ok(first) => {
-                // Take everything queued: several writes of one document collapse into the last.
-                for message in std::iter::once(first).chain(messages.try_iter()) {
-                    match message {
-                        Message::Write { folder, document, seq } => waiting.queue(folder, document, seq),
-                        Message::Flush(done) => {
-                            waiting.write_all();
-                            let _ = done.send(());
-                        }
-                    }
-                }
-                waiting.write_due();
-            }
-            Err(RecvTimeoutError::Timeout) => waiting.write_due(),
-            Err(RecvTimeoutError::Disconnected) => {
-                waiting.write_all();
+        let now = Instant::now();
+        inner.written_at.retain(|_, at| now.saturating_duration_since(*at) < interval);
+        let flushes = std::mem::take(&mut inner.flushes);
+        let everything = inner.closing || !flushes.is_empty();
+        let due: Vec<PathBuf> = inner
+            .waiting
+            .keys()
+            .filter(|folder| everything || !inner.written_at.contains_key(*folder))
+            .cloned()
+            .collect();
+        if due.is_empty() && flushes.is_empty() {
+            if inner.closing {
                 return;
             }
+            let until = inner.waiting.keys().map(|folder| inner.due(folder, interval, now)).min();
+            inner.thread = Thread::Asleep(until);
+            inner = match until {
+                None => shared.wake.wait(inner).unwrap_or_else(PoisonError::into_inner),
+                Some(until) => {
+                    let timeout = until.saturating_duration_since(now);
+                    shared.wake.wait_timeout(inner, timeout).unwrap_or_else(PoisonError::into_inner).0
+                }
+            };
+            inner.thread = Thread::Awake;
+            continue;
         }
-    }
-}
-
-/// The documents the writer thread holds, and when it last wrote each folder's.
-struct Waiting {
-    interval: Duration,
-    remembered: Remembered,
-    documents: BTreeMap<PathBuf, (Document, u64)>,
-    /// Folders written less than `interval` ago (older entries are dropped as they pass).
-    written_at: HashMap<PathBuf, Instant>,
-}
-
-impl Waiting {
-    fn new(interval: Duration, remembered: Remembered) -> Self {
-        Self { interval, remembered, documents: BTreeMap::new(), written_at: HashMap::new() }
-    }
-
-    fn queue(&mut self, folder: PathBuf, document: Document, seq: u64) {
-        self.documents.insert(folder, (document, seq));
-    }
-
-    /// When the earliest waiting document may be written; `None` when none waits.
-    fn next_due(&self) -> Option<Instant> {
-        let now = Instant::now();
-        let due = |folder: &PathBuf| self.written_at.get(folder).map_or(now, |at| *at + self.interval);
-        self.documents.keys().map(due).min()
-    }
-
-    /// Writes the documents whose folder was not written within the interval.
-    fn write_due(&mut self) {
-        let now = Instant::now();
-        self.written_at.retain(|_, at| now.saturating_duration_since(*at) < self.interval);
-        let due: Vec<PathBuf> =
-            self.documents.keys().filter(|folder| !self.written_at.contains_key(*folder)).cloned().collect();
-        for folder in due {
-            if let Some((document, seq)) = self.documents.remove(&folder) {
-                self.write(folder, document, seq);
-            }
+        let documents: Vec<(PathBuf, Document, u64)> = due
+            .into_iter()
+            .filter_map(|folder| inner.waiting.remove(&folder).map(|(document, seq)| (folder, document, seq)))
+            .collect();
+        drop(inner);
+        let mut written = Vec::with_capacity(documents.len());
+        for (folder, document, seq) in documents {
+            write_one(&folder, document);
+            written.push((folder, seq, Instant::now()));
         }
-    }
-
-    fn write_all(&mut self) {
-        for (folder, (document, seq)) in std::mem::take(&mut self.documents) {
-            self.write(folder, document, seq);
+        inner = shared.lock();
+        for (folder, seq, at) in written {
+            inner.mark_written(&folder, seq);
+            inner.written_at.insert(folder, at);
         }
-    }
-
-    fn write(&mut self, folder: PathBuf, document: Document, seq: u64) {
-        write_one(&folder, document);
-        mark_written(&self.remembered, &folder, seq);
-        self.written_at.insert(folder, Instant::now());
+        for done in flushes {
+            let _ = done.send(());
+        }
     }
 }
 
@@ -391,6 +449,53 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "document 3");
     }
 
+    #[tokio::test]
+    async fn documents_held_within_the_interval_wake_nobody() {
+        let (folder, other) = (run_folder(), run_folder());
+        let writer = StateWriter::with_interval(Duration::from_secs(3600));
+        queue(&writer, folder.path(), 1);
+        assert!(written_without_flush(folder.path(), "document 1"));
+        // Asleep with nothing waiting, the thread is woken by the next document it must hold.
+        wait_until_asleep(&writer);
+        queue(&writer, folder.path(), 2);
+        wait_until_asleep(&writer);
+        let woken = writer.shared.lock().wake_ups;
+        for seq in 3..=100 {
+            queue(&writer, folder.path(), seq);
+        }
+        assert_eq!(writer.shared.lock().wake_ups, woken, "held documents leave the thread asleep");
+        queue(&writer, other.path(), 1);
+        assert_eq!(writer.shared.lock().wake_ups, woken + 1, "a quiet folder's document is due at once");
+        assert!(written_without_flush(other.path(), "document 1"));
+        writer.flush().await;
+        assert_eq!(std::fs::read_to_string(folder.path().join(STATE_DOCUMENT)).unwrap(), "document 100");
+    }
+
+    #[tokio::test]
+    async fn once_the_thread_is_gone_callers_write_their_own_documents() {
+        let folder = run_folder();
+        let writer = StateWriter::with_interval(Duration::from_secs(3600));
+        let (done, waiting) = oneshot::channel();
+        writer.shared.lock().flushes.push(done);
+        // What the thread's unwinding does when a panic stops it.
+        drop(Exit(&writer.shared));
+        assert!(waiting.await.is_err(), "a flush the thread would have answered stops waiting");
+        queue(&writer, folder.path(), 1);
+        let path = folder.path().join(STATE_DOCUMENT);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "document 1", "written before `write` returns");
+        assert!(writer.shared.lock().remembered[folder.path()].written);
+        writer.flush().await;
+    }
+
+    /// Waits (up to ten seconds) until the writer thread sleeps.
+    fn wait_until_asleep(writer: &StateWriter) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !matches!(writer.shared.lock().thread, Thread::Asleep(_)) {
+            assert!(Instant::now() < deadline, "the writer thread never slept");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     #[test]
     fn a_held_document_is_written_once_the_interval_is_over() {
         let folder = run_folder();
@@ -399,9 +504,9 @@ mod tests {
         assert!(written_without_flush(folder.path(), "document 1"));
         queue(&writer, folder.path(), 2);
         assert!(written_without_flush(folder.path(), "document 2"), "the held document follows without a flush");
-        let remembered = Arc::clone(&writer.remembered);
+        let shared = Arc::clone(&writer.shared);
         drop(writer);
-        assert!(lock(&remembered)[folder.path()].written);
+        assert!(shared.lock().remembered[folder.path()].written);
     }
 
     #[test]
@@ -418,12 +523,12 @@ mod tests {
     #[test]
     fn only_the_write_of_the_latest_projection_marks_it_written() {
         let folder = run_folder();
-        let remembered: Remembered = Arc::default();
-        lock(&remembered).insert(folder.path().to_owned(), Latest { projection: projection(7), written: false });
-        mark_written(&remembered, folder.path(), 6);
-        assert!(!lock(&remembered)[folder.path()].written, "an older write does not count");
-        mark_written(&remembered, folder.path(), 7);
-        assert!(lock(&remembered)[folder.path()].written);
+        let mut inner = Inner::default();
+        inner.remembered.insert(folder.path().to_owned(), Latest { projection: projection(7), written: false });
+        inner.mark_written(folder.path(), 6);
+        assert!(!inner.remembered[folder.path()].written, "an older write does not count");
+        inner.mark_written(folder.path(), 7);
+        assert!(inner.remembered[folder.path()].written);
     }
 
     #[tokio::test]
@@ -436,7 +541,7 @@ mod tests {
         writer.flush().await;
         let last = folders[MAX_REMEMBERED].path();
         writer.write(last, Document::Text("queued".to_owned(), IterationState::default()), projection(2));
-        assert!(lock(&writer.remembered).len() <= MAX_REMEMBERED, "the written ones were forgotten");
+        assert!(writer.shared.lock().remembered.len() <= MAX_REMEMBERED, "the written ones were forgotten");
         assert_eq!(writer.projection(last).map(|projection| projection.seq), Some(2));
         assert_eq!(writer.projection(folders[0].path()), None);
     }
