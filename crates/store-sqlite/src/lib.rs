@@ -65,6 +65,10 @@ pub struct WriteStats {
     /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
     /// of its own); the others went to the writer thread.
     pub on_caller_thread: u64,
+    /// Point lookups (a token, a claim, a session, run or node by its id) answered on the writer's
+    /// connection, which found it idle and holds what it committed in its page cache; the others
+    /// went to a read connection.
+    pub lookups_on_writer: u64,
     /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
@@ -301,6 +305,7 @@ impl SqliteStore {
         WriteStats {
             requests: self.counters.requests.load(Ordering::SeqCst),
             on_caller_thread: self.counters.on_caller_thread.load(Ordering::SeqCst),
+            lookups_on_writer: self.counters.lookups_on_writer.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
             inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
@@ -369,12 +374,20 @@ impl SqliteStore {
 
     /// Runs a point lookup (a few rows by key, tens of microseconds) on the caller's thread, on
     /// an idle connection: cheaper than handing it to a blocking thread and waking the caller
-    /// again, which every advance would pay twice. With every connection busy, it waits on a
-    /// blocking thread like any read.
+    /// again, which every advance would pay twice. The writer's connection comes first, as its page
+    /// cache survives its own commits ([`Shared::read_here`]); then an idle read connection. With
+    /// every connection busy, it waits on a blocking thread like any read.
     async fn lookup<T: Send + 'static>(
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
+        let read = match &self.writer {
+            Some(writer) => match writer.shared.read_here(read) {
+                Ok(answer) => return answer,
+                Err(read) => read,
+            },
+            None => read,
+        };
         let readers = self.readers()?;
         if let Some(mut slot) = readers.idle() {
             return read(readers.opened(&mut slot)?);
@@ -552,6 +565,25 @@ mod tests {
         drop((busy, idle));
         assert_eq!(opened(&pool), 2);
         assert!(pool.idle().is_some());
+    }
+
+    #[test]
+    fn a_lookup_reads_on_the_writers_connection_unless_someone_holds_it() {
+        use switchyard_store::conformance::fixture::{SessionScript, node_id};
+
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let folder = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&folder.path().join("store.db"), SqliteOptions::default()).unwrap();
+        let mut script = SessionScript::new(1);
+        runtime.block_on(store.append(script.start(node_id(1)))).unwrap();
+        let last_seq = || runtime.block_on(store.session(script.session)).unwrap().map(|session| session.last_seq);
+        assert_eq!(last_seq(), Some(3), "the commit just made");
+        assert_eq!(store.write_stats().lookups_on_writer, 1, "the writer's connection was idle");
+
+        let held = store.writer.as_ref().unwrap().shared.core.lock().unwrap();
+        assert_eq!(last_seq(), Some(3), "read on a read connection");
+        assert_eq!(store.write_stats().lookups_on_writer, 1, "a held writer is not waited for");
+        drop(held);
     }
 
     #[test]

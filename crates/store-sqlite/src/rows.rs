@@ -62,7 +62,7 @@ static NODES_OF_RUN: Statement =
 static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
 /// One statement, so one read snapshot, for a token and the rows it names.
 pub(crate) static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
-static TOKEN_AT: Statement =
+pub(crate) static TOKEN_AT: Statement =
     LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
 pub(crate) static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
     format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING")

@@ -153,6 +153,7 @@ pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Resu
 pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connection, Error> {
     let display = path.display();
     let mut connection = Connection::open(path).doing(&format!("opening {display}"))?;
+    connection.set_prepared_statement_cache_capacity(crate::warm::WRITER_STATEMENT_CACHE);
     configure(&connection, busy_timeout)?;
     let mode = switch_to_wal(&connection, busy_timeout).doing(&format!("switching {display} to WAL"))?;
     if !mode.eq_ignore_ascii_case("wal") {

@@ -24,12 +24,16 @@ use switchyard_store::Error;
 use crate::sql_error::Context;
 use crate::{recent, rows, search, writer};
 
-/// What the writer's connection runs in an advance, most of it in every one: the data version
-/// check, the claim and run guard, the session head, the event, the projections, the text index,
-/// the claim and the tokens. Sixteen, the size of rusqlite's statement cache, so none pushes
-/// another out.
-fn writer_statements() -> [&'static str; 16] {
+/// What the writer's connection runs in an advance, most of it in every one: the lookups before
+/// the write when it finds the connection idle (the token's scope, the claim of a retried call,
+/// the pinned workflow, the position of each token it hands out), then the data version check,
+/// the claim and run guard, the session head, the event, the projections, the text index, the
+/// claim and the tokens. Fewer than [`WRITER_STATEMENT_CACHE`], so none pushes another out.
+fn writer_statements() -> [&'static str; 19] {
     [
+        &rows::TOKEN_SCOPE,
+        &rows::TOKEN_AT,
+        rows::WORKFLOW_BY_HASH,
         recent::DATA_VERSION,
         rows::CLAIM_BY_KEY,
         &rows::RUN_BY_ID,
@@ -48,6 +52,10 @@ fn writer_statements() -> [&'static str; 16] {
         rows::WRITE_CHILD_COUNT,
     ]
 }
+
+/// How many prepared statements the writer's connection keeps: those of [`writer_statements`],
+/// with room for the lookups of other requests.
+pub(crate) const WRITER_STATEMENT_CACHE: usize = 32;
 
 /// What an advance reads before it writes: the token with its run, session and node, the claim of
 /// a retried call, the pinned workflow, and the events a response quotes.
