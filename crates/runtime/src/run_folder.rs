@@ -162,13 +162,17 @@ pub struct StateFrontmatter {
 }
 
 /// The bounded lists the state document is regenerated from, for the node `node`.
+///
+/// Every event extends a copy of the previous projection, which the state writer keeps for the
+/// next one and a queued document may still hold; the entries are shared, so a copy costs a
+/// pointer per entry and never the text of a step's notes or artifacts.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Projection {
     node: String,
     pub(crate) seq: u64,
-    steps_completed: Vec<String>,
+    steps_completed: Vec<Arc<str>>,
     steps_completed_omitted: u64,
-    decision_log: Vec<DecisionEntry>,
+    decision_log: Vec<Arc<DecisionEntry>>,
     decision_log_omitted: u64,
 }
 
@@ -690,10 +694,10 @@ impl StateRender {
             event_seq: projection.seq,
             status: status.to_string(),
             current_node_id: tip.state.step.to_string(),
-            steps_completed: projection.steps_completed.clone(),
+            steps_completed: projection.steps_completed.iter().map(|step| step.to_string()).collect(),
             steps_completed_omitted: projection.steps_completed_omitted,
             variables: tip.state.context.clone(),
-            decision_log: projection.decision_log.clone(),
+            decision_log: projection.decision_log.iter().map(|entry| DecisionEntry::clone(entry)).collect(),
             decision_log_omitted: projection.decision_log_omitted,
             artifacts: read_artifacts(&self.folder),
             updated_at: self.updated_at.clone(),
@@ -722,7 +726,7 @@ fn extend(
     seq: u64,
 ) -> Projection {
     if child.state.counters.steps_completed > parent.state.counters.steps_completed {
-        projection.steps_completed.push(parent.state.step.to_string());
+        projection.steps_completed.push(Arc::from(parent.state.step.as_str()));
         if projection.steps_completed.len() > MAX_STEPS_COMPLETED {
             projection.steps_completed.remove(0);
             projection.steps_completed_omitted += 1;
@@ -757,7 +761,7 @@ fn extend(
     }
     // A blocked attempt moved nowhere: the run stays at the step, so it is no entry of the log.
     if !matches!(child.state.phase, Phase::Blocked { .. }) {
-        projection.decision_log.push(entry);
+        projection.decision_log.push(Arc::new(entry));
         if projection.decision_log.len() > MAX_DECISION_LOG {
             projection.decision_log.remove(0);
             projection.decision_log_omitted += 1;
@@ -783,9 +787,9 @@ fn projection_of(frontmatter: StateFrontmatter) -> Projection {
     Projection {
         node: frontmatter.node_id,
         seq: frontmatter.event_seq,
-        steps_completed: frontmatter.steps_completed,
+        steps_completed: frontmatter.steps_completed.into_iter().map(Arc::from).collect(),
         steps_completed_omitted: frontmatter.steps_completed_omitted,
-        decision_log: frontmatter.decision_log,
+        decision_log: frontmatter.decision_log.into_iter().map(Arc::new).collect(),
         decision_log_omitted: frontmatter.decision_log_omitted,
     }
 }

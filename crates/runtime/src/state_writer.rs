@@ -475,6 +475,9 @@ mod tests {
     async fn once_the_thread_is_gone_callers_write_their_own_documents() {
         let folder = run_folder();
         let writer = StateWriter::with_interval(Duration::from_secs(3600));
+        // Asleep, the thread leaves its state alone until it is woken, which nobody does once it is
+        // gone.
+        wait_until_asleep(&writer);
         let (done, waiting) = oneshot::channel();
         writer.shared.lock().flushes.push(done);
         // What the thread's unwinding does when a panic stops it.
