@@ -16,7 +16,7 @@
 //!   (a database to fill and throw away), the same rows on that PostgreSQL database with one
 //!   server and with three servers sharing it, beside SQLite's;
 //! - memory at rest (RSS) of `switchyard mcp` and `switchyard serve`, and of `switchyard mcp`
-//!   after 10,000 advances;
+//!   after 10,000 advances, each running a copy of the binary written just before (`fresh_copy`);
 //! - one fsync on the file system the stores live on, before and after the stdio rows, so the
 //!   closing table can judge each SPEC target against this run's own disk;
 //! - `continue_workflow` at an agent's pace (fresh runs, 20 ms apart), beside one fsync probed at
@@ -189,6 +189,23 @@ fn memory(pid: u32) -> Memory {
     Memory { rss_kib: field("Rss:"), anonymous_kib: field("Anonymous:") }
 }
 
+/// A home whose commands run a copy of the binary written just now, for the memory rows.
+///
+/// The kernel maps the pages around each page of code a process first runs, as many as the page
+/// cache holds there, and a file just written sits in the cache in large blocks. A binary whose
+/// pages were dropped and read back since sits in smaller ones, and the same process then holds
+/// less of it: a build copied again measured 0.6–0.9 MB more at rest than the same build an hour
+/// after its copy, and reading it whole did not bring that back (BENCHMARKS.md, "Then: the
+/// writer's connection answers lookups"). A fresh copy measures every build in the state that
+/// holds the most, as just installed, so two builds compare on their code, not their history.
+fn fresh_copy() -> Home {
+    let mut home = Home::new();
+    let copy = home.home.path().join("switchyard");
+    std::fs::copy(switchyard_test_support::switchyard_binary(), &copy).expect("the binary copies");
+    home.binary = Some(copy);
+    home
+}
+
 /// A process's resident memory, from `/proc/<pid>/smaps_rollup`.
 struct Memory {
     rss_kib: u64,
@@ -277,11 +294,18 @@ struct Home {
     workspace: tempfile::TempDir,
     /// A `postgres://` store every command of this home opens, instead of the home's SQLite file.
     store: Option<String>,
+    /// The binary its commands run, when not the one under test itself (see [`fresh_copy`]).
+    binary: Option<PathBuf>,
 }
 
 impl Home {
     fn new() -> Self {
-        let home = Self { home: tempfile::tempdir().unwrap(), workspace: tempfile::tempdir().unwrap(), store: None };
+        let home = Self {
+            home: tempfile::tempdir().unwrap(),
+            workspace: tempfile::tempdir().unwrap(),
+            store: None,
+            binary: None,
+        };
         let folder = home.workspace.path().join(".switchyard/workflows");
         std::fs::create_dir_all(&folder).unwrap();
         std::fs::write(folder.join("bench-loop.yaml"), BENCH_WORKFLOW).unwrap();
@@ -303,7 +327,8 @@ impl Home {
         home
     }
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(switchyard_test_support::switchyard_binary());
+        let binary = self.binary.clone().unwrap_or_else(switchyard_test_support::switchyard_binary);
+        let mut command = Command::new(binary);
         command
             .args(args)
             .env("SWITCHYARD_HOME", self.home.path())
@@ -728,7 +753,7 @@ fn spawn_serve(home: &Home) -> (Child, String) {
 /// The memory of `switchyard serve` at rest: started, one client's session initialized and its
 /// tools listed.
 fn serve_memory() -> Memory {
-    let home = Home::new();
+    let home = fresh_copy();
     let (mut child, address) = spawn_serve(&home);
     let driver = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     driver.block_on(async {
@@ -995,7 +1020,8 @@ fn main() {
         ms(cpu)
     );
 
-    let mut client = Stdio2::spawn(home.command(&["mcp"]));
+    let at_rest = fresh_copy();
+    let mut client = Stdio2::spawn(at_rest.command(&["mcp"]));
     client.initialize();
     client.request("tools/list", json!({}));
     std::thread::sleep(Duration::from_millis(200));
@@ -1005,7 +1031,7 @@ fn main() {
     let serve_memory = serve_memory();
     println!("memory at rest: `switchyard serve` {serve_memory} after one session's initialize + tools/list");
     let busy_advances = if quick() { 1_000 } else { 10_000 };
-    let busy_memory = memory_after_advances(&Home::new(), busy_advances);
+    let busy_memory = memory_after_advances(&fresh_copy(), busy_advances);
     println!("memory: `switchyard mcp` {busy_memory} after {busy_advances} advances of one run");
 
     let clients_32 = http_rows();
