@@ -186,6 +186,15 @@ impl Shared {
         self.core.lock().unwrap_or_else(recovered)
     }
 
+    /// The writer connection if nobody holds it now.
+    fn try_core(&self) -> Option<MutexGuard<'_, Core>> {
+        match self.core.try_lock() {
+            Ok(core) => Some(core),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(poisoned)) => Some(recovered(poisoned)),
+        }
+    }
+
     /// Commits `job` on the calling thread when nothing else is writing: one request at a time (an
     /// agent's calls over stdio or HTTP, the CLI, a library caller) then pays no hand-off to the
     /// writer thread and back. Gives the job back, for the writer thread, when it cannot: another
@@ -199,11 +208,7 @@ impl Shared {
             return Some(job);
         }
         let Ok(_gate) = self.gate.try_lock() else { return Some(job) };
-        let mut core = match self.core.try_lock() {
-            Ok(core) => core,
-            Err(TryLockError::WouldBlock) => return Some(job),
-            Err(TryLockError::Poisoned(poisoned)) => recovered(poisoned),
-        };
+        let Some(mut core) = self.try_core() else { return Some(job) };
         self.counters.on_caller_thread.fetch_add(1, Ordering::SeqCst);
         if on_runtime_worker() {
             tokio::task::block_in_place(|| self.commit_group(&mut core, vec![job]));
@@ -224,11 +229,7 @@ impl Shared {
     where
         R: FnOnce(&mut Connection) -> Result<T, Error>,
     {
-        let mut core = match self.core.try_lock() {
-            Ok(core) => core,
-            Err(TryLockError::WouldBlock) => return Err(read),
-            Err(TryLockError::Poisoned(poisoned)) => recovered(poisoned),
-        };
+        let Some(mut core) = self.try_core() else { return Err(read) };
         self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
         Ok(read(&mut core.connection))
     }
