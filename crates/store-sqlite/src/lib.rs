@@ -35,6 +35,7 @@ use switchyard_store::{
 };
 
 pub use schema::{SCHEMA_VERSION, schema_v1};
+pub use search::INDEX_BATCH;
 
 use recent::Recent;
 use sql_error::Context;
@@ -495,6 +496,10 @@ impl Store for SqliteStore {
     }
 
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
+        // Texts recorded since the index last took a batch are indexed first, by the writer.
+        if self.read_only.is_none() && self.lookup(|connection| search::lagging(connection)).await? {
+            self.write(|reply| Job::IndexTexts { reply }).await?;
+        }
         self.read(move |connection| search::search(connection, &query)).await
     }
 

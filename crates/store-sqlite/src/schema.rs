@@ -17,7 +17,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// the ones it lacks in the transaction that checks its version. A new version is a new entry
 /// here; an index older builds can do without is added or dropped in [`INDEX_CHANGES`] instead,
 /// so they can still open the file.
-const MIGRATIONS: [&str; 1] = [SCHEMA_V1];
+const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
 /// foreign key to `events`, so they can be dropped and rebuilt.
@@ -105,6 +105,19 @@ CREATE TABLE tokens (
 CREATE TABLE workflows (
     hash TEXT PRIMARY KEY,
     ir TEXT NOT NULL
+);
+";
+
+/// Version 2: the text index takes its texts in batches, and `texts_indexed` marks the newest
+/// text it holds (see `search.rs`). The row is written once the text tables exist, after the
+/// migrations: a store of version 1 had every text indexed as it was recorded.
+///
+/// A build of version 1 cannot open a store of version 2 (it would record texts it indexes at
+/// once beside texts still waiting, and index those twice); it says so, naming both versions.
+pub(crate) const SCHEMA_V2: &str = "
+CREATE TABLE texts_indexed (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    upto INTEGER NOT NULL
 );
 ";
 

@@ -2,6 +2,15 @@
 //! checkpoint or decision, written in the same transaction as its event, plus an FTS5 index over
 //! it (external content, so the text is stored once).
 //!
+//! The FTS5 index takes its texts in batches. Each commit that adds to an FTS5 index writes a new
+//! segment of it (two pages of the log, and a tenth of an advance's instructions spent flushing
+//! and merging segments), so an advance only records its text, and the append that leaves
+//! [`INDEX_BATCH`] texts waiting indexes them all in its transaction. `texts_indexed` holds the
+//! newest text indexed. A search first has the writer index whatever still waits, so it always
+//! sees every text, and a writer that closes indexes what waits before it goes. Only a store
+//! opened for reading only, after a writer that stopped without closing, can have texts its
+//! searches miss: at most [`INDEX_BATCH`] - 1, the newest, until a writer opens it again.
+//!
 //! Stores created before the index existed get it on open: the tables are created and filled from
 //! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates
 //! stemming, or still keeps each text's size, get it rebuilt from `texts` the same way.
@@ -48,15 +57,28 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
 );
 ";
 
-/// The statements that index a text: its step's name, the text, its words.
+/// How many recorded texts wait, at most, before an append indexes them (see the module's
+/// documentation).
+pub const INDEX_BATCH: i64 = 32;
+
+/// The statements that record a text: its step's name, the text.
 pub(crate) const STEP_OF_NODE: &str = "SELECT step FROM nodes WHERE id = ?1";
 pub(crate) const INSERT_TEXT: &str =
     "INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-pub(crate) const INSERT_TEXT_WORDS: &str = "INSERT INTO texts_search (rowid, body) VALUES (?1, ?2)";
+
+/// The statements that tell how far the index lags: the newest text, the newest one indexed.
+pub(crate) const NEWEST_TEXT: &str = "SELECT coalesce(max(id), 0) FROM texts";
+pub(crate) const INDEXED_UPTO: &str = "SELECT upto FROM texts_indexed WHERE singleton = 1";
+
+/// The statements that index the texts waiting: their words, then the new mark.
+const INDEX_WAITING: &str =
+    "INSERT INTO texts_search (rowid, body) SELECT id, body FROM texts WHERE id > ?1 ORDER BY id";
+const MARK_INDEXED: &str = "INSERT INTO texts_indexed (singleton, upto) VALUES (1, ?1)
+    ON CONFLICT (singleton) DO UPDATE SET upto = excluded.upto";
 
 /// Creates the index when the store does not have it yet, and fills it from the events; rebuilds
 /// an FTS5 index made before stemming, or one that keeps each text's size, from the texts it
-/// indexes.
+/// indexes. Runs after the migrations, which create `texts_indexed` (schema version 2).
 pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
     let index: Option<String> = connection
         .query_row("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'texts_search'", [], |row| row.get(0))
@@ -68,12 +90,23 @@ pub(crate) fn ensure_schema(connection: &Connection) -> Result<(), Error> {
             connection.execute_batch(INDEX).doing("creating the text index")?;
             reindex(connection)
         }
-        Some(sql) if !sql.contains("porter") || !sql.contains("columnsize = 0") => connection
-            .execute_batch(&format!(
-                "DROP TABLE texts_search; {INDEX}; INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
-            ))
-            .doing("rebuilding the text index"),
-        Some(_) => Ok(()),
+        Some(sql) if !sql.contains("porter") || !sql.contains("columnsize = 0") => {
+            connection
+                .execute_batch(&format!(
+                    "DROP TABLE texts_search; {INDEX}; INSERT INTO texts_search (texts_search) VALUES ('rebuild');"
+                ))
+                .doing("rebuilding the text index")?;
+            mark_indexed(connection, newest_text(connection)?)
+        }
+        // A store of schema version 1 indexed every text in its own transaction: all of them are
+        // indexed. A store of version 2 keeps its mark.
+        Some(_) => connection
+            .execute(
+                "INSERT OR IGNORE INTO texts_indexed (singleton, upto) SELECT 1, coalesce(max(id), 0) FROM texts",
+                [],
+            )
+            .map(drop)
+            .doing("marking the indexed texts"),
     }
 }
 
@@ -82,19 +115,66 @@ pub(crate) fn reindex(connection: &Connection) -> Result<(), Error> {
     connection
         .execute_batch("DELETE FROM texts; INSERT INTO texts_search (texts_search) VALUES ('delete-all');")
         .doing("emptying the text index")?;
+    mark_indexed(connection, 0)?;
     let sql = "SELECT session, seq, body, hash FROM events
         WHERE kind IN ('session_created', 'advance_recorded', 'checkpoint_recorded', 'gate_decided', 'human_decided')
         ORDER BY session, seq";
     let events = rows::all(connection, sql, [], rows::decode_event, "reading events to index")?;
     for event in &events {
-        index_event(connection, event)?;
+        record_text(connection, event)?;
     }
-    Ok(())
+    index_waiting(connection, 1)
 }
 
-/// Indexes the text an event carries, if any. Runs inside the append's savepoint.
-pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Result<(), Error> {
-    let Some(IndexedText { node, about, kind, body }) = indexed_text(event) else { return Ok(()) };
+/// The newest recorded text's id, 0 for none.
+fn newest_text(connection: &Connection) -> Result<i64, Error> {
+    connection
+        .prepare_cached(NEWEST_TEXT)
+        .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
+        .doing("reading the newest text")
+}
+
+fn mark_indexed(connection: &Connection, upto: i64) -> Result<(), Error> {
+    connection
+        .prepare_cached(MARK_INDEXED)
+        .and_then(|mut statement| statement.execute([upto]))
+        .map(drop)
+        .doing("marking the indexed texts")
+}
+
+/// The newest text and the newest one indexed.
+fn lag(connection: &Connection) -> Result<(i64, i64), Error> {
+    let upto: i64 = connection
+        .prepare_cached(INDEXED_UPTO)
+        .and_then(|mut statement| statement.query_row([], |row| row.get(0)))
+        .doing("reading the indexed texts' mark")?;
+    Ok((newest_text(connection)?, upto))
+}
+
+/// Whether some recorded texts are not in the index yet.
+pub(crate) fn lagging(connection: &Connection) -> Result<bool, Error> {
+    let (newest, upto) = lag(connection)?;
+    Ok(newest > upto)
+}
+
+/// Indexes the texts waiting for the index, once at least `at_least` of them wait. Runs inside a
+/// write transaction.
+pub(crate) fn index_waiting(connection: &Connection, at_least: i64) -> Result<(), Error> {
+    let (newest, upto) = lag(connection)?;
+    if newest - upto < at_least.max(1) {
+        return Ok(());
+    }
+    connection
+        .prepare_cached(INDEX_WAITING)
+        .and_then(|mut statement| statement.execute([upto]))
+        .doing("indexing the waiting texts")?;
+    mark_indexed(connection, newest)
+}
+
+/// Records the text an event carries, if any, for the index to take later; says whether it did.
+/// Runs inside the append's transaction.
+pub(crate) fn record_text(connection: &Connection, event: &StoredEvent) -> Result<bool, Error> {
+    let Some(IndexedText { node, about, kind, body }) = indexed_text(event) else { return Ok(false) };
     let step: String = match about {
         Some(about) => connection
             .prepare_cached(STEP_OF_NODE)
@@ -115,13 +195,8 @@ pub(crate) fn index_event(connection: &Connection, event: &StoredEvent) -> Resul
                 body
             ])
         })
-        .doing("indexing an event's text")?;
-    let id = connection.last_insert_rowid();
-    connection
-        .prepare_cached(INSERT_TEXT_WORDS)
-        .and_then(|mut statement| statement.execute(params![id, body]))
-        .doing("indexing an event's text")?;
-    Ok(())
+        .doing("recording an event's text")?;
+    Ok(true)
 }
 
 /// Sessions for the query's words, best first: any word matches (a whole word, stemmed); a text

@@ -27,9 +27,10 @@ use crate::{recent, rows, search, writer};
 /// What the writer's connection runs in an advance, most of it in every one: the lookups before
 /// the write when it finds the connection idle (the token's scope, the claim of a retried call,
 /// the pinned workflow, the position of each token it hands out), then the data version check,
-/// the claim and run guard, the session head, the event, the projections, the text index, the
-/// claim and the tokens. Fewer than [`WRITER_STATEMENT_CACHE`], so none pushes another out.
-fn writer_statements() -> [&'static str; 19] {
+/// the claim and run guard, the session head, the event, the projections, the text and how far
+/// the text index lags, the claim and the tokens. Fewer than [`WRITER_STATEMENT_CACHE`], so none
+/// pushes another out.
+fn writer_statements() -> [&'static str; 20] {
     [
         &rows::TOKEN_SCOPE,
         &rows::TOKEN_AT,
@@ -43,7 +44,8 @@ fn writer_statements() -> [&'static str; 19] {
         &rows::NODE_BY_ID,
         search::STEP_OF_NODE,
         search::INSERT_TEXT,
-        search::INSERT_TEXT_WORDS,
+        search::NEWEST_TEXT,
+        search::INDEXED_UPTO,
         writer::INSERT_CLAIM,
         &rows::INSERT_TOKEN_IF_FREE,
         rows::WRITE_SESSION,

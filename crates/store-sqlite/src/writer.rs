@@ -24,6 +24,7 @@ use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, Stored
 use crate::checkpoint::{Checkpointer, Cycle};
 use crate::recent::Recent;
 use crate::rows::{self, SqliteProjection};
+use crate::search;
 use crate::sql_error::{self, Context};
 use crate::watch::Published;
 
@@ -41,6 +42,7 @@ pub(crate) enum Job {
     Rebuild { reply: Reply<()> },
     Import { copy: Box<SessionCopy>, reply: Reply<u64> },
     Warm { reply: Reply<()> },
+    IndexTexts { reply: Reply<()> },
 }
 
 /// Where a request's answer goes, and the answer once the request ran, held until the
@@ -89,6 +91,8 @@ impl Job {
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
             // Prepares statements and commits page 1 unchanged, to begin the write-ahead log.
             Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
+            // Indexes every text still waiting for the text index, before a search.
+            Job::IndexTexts { reply } => reply.hold(search::index_waiting(connection, 1)),
         }
     }
 
@@ -99,7 +103,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.hold(Err(error)),
             Job::Rebuild { reply } => reply.hold(Err(error)),
             Job::Import { reply, .. } => reply.hold(Err(error)),
-            Job::Warm { reply } => reply.hold(Err(error)),
+            Job::Warm { reply } | Job::IndexTexts { reply } => reply.hold(Err(error)),
         }
     }
 
@@ -109,7 +113,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.succeeded(),
             Job::Rebuild { reply } => reply.succeeded(),
             Job::Import { reply, .. } => reply.succeeded(),
-            Job::Warm { reply } => reply.succeeded(),
+            Job::Warm { reply } | Job::IndexTexts { reply } => reply.succeeded(),
         }
     }
 
@@ -132,7 +136,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.send(commit_error),
             Job::Rebuild { reply } => reply.send(commit_error),
             Job::Import { reply, .. } => reply.send(commit_error),
-            Job::Warm { reply } => reply.send(commit_error),
+            Job::Warm { reply } | Job::IndexTexts { reply } => reply.send(commit_error),
         }
     }
 }
@@ -284,12 +288,26 @@ impl Writer {
         // from a long file. Failing here loses nothing: the WAL stays valid and is checkpointed
         // later.
         let mut core = shared.lock_core();
+        // Texts left waiting for the index are indexed now, so the next process to open the
+        // file, even one that can only read it, finds every text.
+        if let Err(error) = index_waiting_texts(&mut core.connection) {
+            tracing::debug!(%error, "texts left waiting for the index are indexed by the next writer");
+        }
         let cycle = core.cycle.take();
         checkpointer.stop(&core.connection, cycle);
         if let Err(error) = core.connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
             tracing::debug!(%error, "closing checkpoint skipped; the WAL is checkpointed later");
         }
     }
+}
+
+/// Indexes the texts waiting for the text index in a transaction of their own.
+fn index_waiting_texts(connection: &mut Connection) -> Result<(), Error> {
+    let transaction = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
+    search::index_waiting(&transaction, 1)?;
+    transaction.commit().doing("committing the indexed texts")
 }
 
 /// Starts the write transaction of a group, and checks what `recent` holds while it has the
@@ -475,11 +493,13 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
     Ok(Appended::Committed { first_seq, last_seq: seq })
 }
 
-/// Inserts sealed events (each with the body its hash covers) and applies them to the
-/// projections and the text index: the part of a write that an append and an import share.
+/// Inserts sealed events (each with the body its hash covers), applies them to the projections
+/// and records their texts, indexing the texts waiting once a batch of them waits: the part of a
+/// write that an append and an import share.
 fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
     let mut projector = Projector::new();
     let mut target = SqliteProjection::new(connection, recent);
+    let mut recorded = false;
     for (stored, body) in sealed {
         let run = stored.run.map(|run| run.text());
         let inserted = connection.prepare_cached(INSERT_EVENT).and_then(|mut statement| {
@@ -506,10 +526,14 @@ fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredE
             ApplyError::Inconsistent(reason) => invalid(reason),
             ApplyError::Store(error) => error,
         })?;
-        crate::search::index_event(connection, stored)?;
+        recorded |= search::record_text(connection, stored)?;
     }
     projector.finish().map_err(invalid)?;
-    target.flush()
+    target.flush()?;
+    if recorded {
+        search::index_waiting(connection, search::INDEX_BATCH)?;
+    }
+    Ok(())
 }
 
 /// Writes a session copied from another store (see [`Store::import_session`]).
@@ -602,5 +626,5 @@ pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<()
             .map_err(|reason| Error::Corrupt { message: format!("session {session} cannot be replayed: {reason}") })?;
         target.flush()?;
     }
-    crate::search::reindex(connection)
+    search::reindex(connection)
 }

@@ -63,6 +63,37 @@ async fn a_store_made_by_schema_version_1_opens_and_gains_what_was_added_since()
     }
 }
 
+/// A store of version 1 that has the text index indexed each text as it recorded it: migrated to
+/// version 2, it marks them all indexed, and a search finds them.
+#[tokio::test]
+async fn a_version_1_text_index_is_marked_whole_on_migration() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    for n in 1..=3 {
+        let mut script = SessionScript::new(n);
+        store.append(script.start(node_id(100 + n))).await.unwrap();
+    }
+    drop(store);
+    // As a build of version 1 leaves it: every text indexed, no mark.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("DROP TABLE texts_indexed; UPDATE schema_version SET version = 1;")
+        .unwrap();
+
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    assert_eq!(version(&path), SCHEMA_VERSION);
+    let marked: (i64, i64) = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT upto, (SELECT max(id) FROM texts) FROM texts_indexed", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(marked, (3, 3), "(marked, newest text)");
+    let query = switchyard_store::SearchQuery { text: "goal".to_owned(), limit: 5, workspace: None };
+    assert_eq!(store.search_sessions(query).await.unwrap().len(), 3, "each text is found, once");
+}
+
 #[tokio::test]
 async fn an_index_a_build_dropped_is_dropped_again_when_an_older_build_made_it() {
     let folder = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@ use switchyard_store::conformance::{projections, write_varied_sessions};
 use switchyard_store::event::chain_hash;
 use switchyard_store::record::problem;
 use switchyard_store::{Appended, Batch, Problem, SessionQuery, Store, VerifyReport};
-use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
+use switchyard_store_sqlite::{INDEX_BATCH, SqliteOptions, SqliteStore};
 
 fn open(path: &Path) -> SqliteStore {
     SqliteStore::open(path, SqliteOptions::default()).expect("the store opens")
@@ -391,6 +391,66 @@ async fn closed_store_with_one_session(folder: &Path) -> (PathBuf, SessionScript
     store.append(script.start(node_id(901))).await.unwrap();
     drop(store);
     (path, script)
+}
+
+/// How many recorded texts the store at `path` holds that its text index does not yet.
+fn texts_waiting(path: &Path) -> i64 {
+    raw(path)
+        .query_row("SELECT (SELECT coalesce(max(id), 0) FROM texts) - upto FROM texts_indexed", [], |row| row.get(0))
+        .unwrap()
+}
+
+/// The text index takes recorded texts in batches: an append records its text and leaves it
+/// waiting until [`INDEX_BATCH`] wait, and that append indexes them all. A search still finds
+/// every text, the newest included, and a writer that closes indexes what waits.
+#[tokio::test]
+async fn texts_wait_for_the_index_in_batches_and_every_search_finds_them() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = open(&path);
+    // Each session's start records one text, its goal: "goal of session N".
+    let start = |n: u64| {
+        let mut script = SessionScript::new(n);
+        let batch = script.start(node_id(1_000 + n));
+        (script.session, batch)
+    };
+    for n in 1..INDEX_BATCH as u64 {
+        store.append(start(n).1).await.unwrap();
+    }
+    assert_eq!(texts_waiting(&path), INDEX_BATCH - 1, "the texts wait for a batch");
+    store.append(start(INDEX_BATCH as u64).1).await.unwrap();
+    assert_eq!(texts_waiting(&path), 0, "the append that makes a batch indexes it");
+
+    let (newest, batch) = start(INDEX_BATCH as u64 + 2);
+    store.append(start(INDEX_BATCH as u64 + 1).1).await.unwrap();
+    store.append(batch).await.unwrap();
+    assert_eq!(texts_waiting(&path), 2);
+    let search = |text: &str| switchyard_store::SearchQuery { text: text.to_owned(), limit: 5, workspace: None };
+    let hits = store.search_sessions(search(&format!("{}", INDEX_BATCH + 2))).await.unwrap();
+    assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), [newest], "the newest text is found: {hits:?}");
+    assert_eq!(texts_waiting(&path), 0, "a search has the waiting texts indexed first");
+    assert_eq!(store.search_sessions(search("goal")).await.unwrap().len(), 5, "every text is indexed once");
+
+    store.append(start(INDEX_BATCH as u64 + 3).1).await.unwrap();
+    assert_eq!(texts_waiting(&path), 1);
+    drop(store);
+    assert_eq!(texts_waiting(&path), 0, "a closing writer indexes the texts still waiting");
+}
+
+/// Another store on the same file (another process, as far as SQLite can tell) finds the texts
+/// this one left waiting: the mark of what is indexed lives in the file, not in a process.
+#[tokio::test]
+async fn a_search_finds_texts_another_writer_left_waiting() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let (first, second) = (open(&path), open(&path));
+    let mut script = SessionScript::new(7);
+    first.append(script.start(node_id(701))).await.unwrap();
+    assert_eq!(texts_waiting(&path), 1);
+    let query = switchyard_store::SearchQuery { text: "goal".to_owned(), limit: 5, workspace: None };
+    let hits = second.search_sessions(query).await.unwrap();
+    assert_eq!(hits.iter().map(|hit| hit.session).collect::<Vec<_>>(), [script.session]);
+    assert_eq!(texts_waiting(&path), 0);
 }
 
 /// Stores made before the text index stemmed words, or while it kept each text's size, get it
