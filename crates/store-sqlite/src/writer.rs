@@ -290,7 +290,7 @@ impl Writer {
         let mut core = shared.lock_core();
         // Texts left waiting for the index are indexed now, so the next process to open the
         // file, even one that can only read it, finds every text.
-        if let Err(error) = index_waiting_texts(&mut core.connection) {
+        if let Err(error) = index_waiting_texts(&mut core) {
             tracing::debug!(%error, "texts left waiting for the index are indexed by the next writer");
         }
         let cycle = core.cycle.take();
@@ -302,10 +302,8 @@ impl Writer {
 }
 
 /// Indexes the texts waiting for the text index in a transaction of their own.
-fn index_waiting_texts(connection: &mut Connection) -> Result<(), Error> {
-    let transaction = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
+fn index_waiting_texts(core: &mut Core) -> Result<(), Error> {
+    let transaction = begin(&mut core.connection, &mut core.recent)?;
     search::index_waiting(&transaction, 1)?;
     transaction.commit().doing("committing the indexed texts")
 }
