@@ -13,6 +13,9 @@ mod schema;
 mod search;
 mod sql_error;
 mod verify;
+// The one module with `unsafe` code: the writer's VFS, a table of C functions for SQLite.
+#[allow(unsafe_code)]
+mod vfs;
 mod warm;
 mod watch;
 mod writer;
