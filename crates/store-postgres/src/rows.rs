@@ -35,6 +35,10 @@ impl Columns for Cells<'_> {
     fn integer(&self, index: usize) -> Result<Option<i64>, String> {
         self.0.try_get(index).map_err(|error| error.to_string())
     }
+
+    fn read_text<T>(&self, index: usize, read: impl FnOnce(Option<&str>) -> T) -> Result<T, String> {
+        self.0.try_get::<_, Option<&str>>(index).map(read).map_err(|error| error.to_string())
+    }
 }
 
 /// A decoder over a Postgres row.

@@ -125,7 +125,7 @@ async fn read_table<C: GenericClient>(client: &C, table: &str, columns: &str) ->
 
 /// A projection row's key and, for runs and nodes, the session its column names.
 fn locate(row: &Row, table: &'static str) -> (String, Option<SessionId>) {
-    let key = rows::decoder(row, table).key().to_owned();
+    let key = rows::decoder(row, table).key();
     let session = match table {
         "sessions" => key.parse().ok(),
         _ => row.try_get::<_, String>(if table == "runs" { 1 } else { 2 }).ok().and_then(|text| text.parse().ok()),

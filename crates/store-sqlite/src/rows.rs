@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row, params};
 
 use switchyard_core::hash::canonical_json;
@@ -79,6 +80,13 @@ impl Columns for Cells<'_, '_> {
 
     fn integer(&self, index: usize) -> Result<Option<i64>, String> {
         self.0.get(index).map_err(|error| error.to_string())
+    }
+
+    fn read_text<T>(&self, index: usize, read: impl FnOnce(Option<&str>) -> T) -> Result<T, String> {
+        match self.0.get_ref(index).map_err(|error| error.to_string())? {
+            ValueRef::Null => Ok(read(None)),
+            value => value.as_str().map(|text| read(Some(text))).map_err(|error| error.to_string()),
+        }
     }
 }
 

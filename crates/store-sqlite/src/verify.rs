@@ -75,7 +75,7 @@ fn read_table(
     let mut statement = connection.prepare(sql).doing(&doing)?;
     let mut rows = statement.query([]).doing(&doing)?;
     while let Some(row) = rows.next().doing(&doing)? {
-        let key = rows::decoder(row, table).key().to_owned();
+        let key = rows::decoder(row, table).key();
         let session_column = if table == "runs" { 1 } else { 2 };
         let session = row.get::<_, String>(session_column).ok().and_then(|text| text.parse().ok());
         keep(row, &key, session);

@@ -33,6 +33,11 @@ pub trait Columns {
     fn text(&self, index: usize) -> Result<Option<String>, String>;
     /// Column `index` as a 64-bit integer; `None` for NULL.
     fn integer(&self, index: usize) -> Result<Option<i64>, String>;
+    /// Column `index` as text lent to `read` (`None` for NULL), for a value parsed from it: a
+    /// backend whose rows hold the text lends it without a copy.
+    fn read_text<T>(&self, index: usize, read: impl FnOnce(Option<&str>) -> T) -> Result<T, String> {
+        self.text(index).map(|text| read(text.as_deref()))
+    }
 }
 
 /// The serde name of a unit enum value (`RunStatus::WaitingGate` → `waiting_gate`), as stored.
@@ -58,83 +63,103 @@ pub fn corrupt(table: &str, key: &str, column: &str, problem: impl Display) -> E
 pub struct Decoder<R> {
     row: R,
     table: &'static str,
-    key: String,
 }
 
 impl<R: Columns> Decoder<R> {
     /// Starts on a row whose column 0 is its key.
     pub fn new(row: R, table: &'static str) -> Self {
-        let key = match row.text(0) {
+        Self { row, table }
+    }
+
+    /// The row's key, as failures name it: read only when one is reported.
+    pub fn key(&self) -> String {
+        match self.row.text(0) {
             Ok(Some(text)) => text,
             Ok(None) => "<null key>".to_owned(),
-            Err(error) => match row.integer(0) {
+            Err(error) => match self.row.integer(0) {
                 Ok(Some(number)) => number.to_string(),
                 _ => format!("<unreadable key: {error}>"),
             },
-        };
-        Self { row, table, key }
+        }
     }
 
-    pub fn key(&self) -> &str {
-        &self.key
+    fn corrupt(&self, column: &str, problem: impl Display) -> Error {
+        corrupt(self.table, &self.key(), column, problem)
+    }
+
+    /// Column `index` lent to `read`, which says what is wrong with it, if anything.
+    fn read<T>(
+        &self,
+        index: usize,
+        column: &str,
+        read: impl FnOnce(Option<&str>) -> Result<T, String>,
+    ) -> Result<T, Error> {
+        self.row.read_text(index, read).and_then(|read| read).map_err(|problem| self.corrupt(column, problem))
     }
 
     pub fn text_opt(&self, index: usize, column: &str) -> Result<Option<String>, Error> {
-        self.row.text(index).map_err(|error| corrupt(self.table, &self.key, column, error))
+        self.row.text(index).map_err(|error| self.corrupt(column, error))
     }
 
     pub fn text(&self, index: usize, column: &str) -> Result<String, Error> {
-        self.text_opt(index, column)?.ok_or_else(|| corrupt(self.table, &self.key, column, "is NULL"))
+        self.text_opt(index, column)?.ok_or_else(|| self.corrupt(column, "is NULL"))
     }
 
     pub fn integer(&self, index: usize, column: &str) -> Result<i64, Error> {
         self.row
             .integer(index)
-            .map_err(|error| corrupt(self.table, &self.key, column, error))?
-            .ok_or_else(|| corrupt(self.table, &self.key, column, "is NULL"))
+            .map_err(|error| self.corrupt(column, error))?
+            .ok_or_else(|| self.corrupt(column, "is NULL"))
     }
 
     pub fn count(&self, index: usize, column: &str) -> Result<u64, Error> {
         let value = self.integer(index, column)?;
-        u64::try_from(value).map_err(|_| corrupt(self.table, &self.key, column, format!("negative count {value}")))
+        u64::try_from(value).map_err(|_| self.corrupt(column, format!("negative count {value}")))
     }
 
     pub fn parse<T: FromStr>(&self, index: usize, column: &str) -> Result<T, Error>
     where
         T::Err: Display,
     {
-        let text = self.text(index, column)?;
-        text.parse().map_err(|error| corrupt(self.table, &self.key, column, error))
+        self.read(index, column, |text| parse(required(text)?))
     }
 
     pub fn parse_opt<T: FromStr>(&self, index: usize, column: &str) -> Result<Option<T>, Error>
     where
         T::Err: Display,
     {
-        let text = self.text_opt(index, column)?;
-        text.map(|text| text.parse().map_err(|error| corrupt(self.table, &self.key, column, error))).transpose()
+        self.read(index, column, |text| text.map(parse).transpose())
     }
 
     /// A unit enum stored by its serde name.
     pub fn named<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<T, Error> {
-        let text = self.text(index, column)?;
-        self.name_to_value(&text, column)
+        self.read(index, column, |text| named(required(text)?))
     }
 
     pub fn named_opt<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<Option<T>, Error> {
-        let text = self.text_opt(index, column)?;
-        text.map(|text| self.name_to_value(&text, column)).transpose()
-    }
-
-    fn name_to_value<T: DeserializeOwned>(&self, text: &str, column: &str) -> Result<T, Error> {
-        serde_json::from_value(serde_json::Value::String(text.to_owned()))
-            .map_err(|_| corrupt(self.table, &self.key, column, format!("unknown value `{text}`")))
+        self.read(index, column, |text| text.map(named).transpose())
     }
 
     pub fn json<T: DeserializeOwned>(&self, index: usize, column: &str) -> Result<T, Error> {
-        let text = self.text(index, column)?;
-        serde_json::from_str(&text).map_err(|error| corrupt(self.table, &self.key, column, error))
+        self.read(index, column, |text| serde_json::from_str(required(text)?).map_err(|error| error.to_string()))
     }
+}
+
+fn required(text: Option<&str>) -> Result<&str, String> {
+    text.ok_or_else(|| "is NULL".to_owned())
+}
+
+fn parse<T: FromStr>(text: &str) -> Result<T, String>
+where
+    T::Err: Display,
+{
+    text.parse().map_err(|error: T::Err| error.to_string())
+}
+
+/// A unit enum from its serde name, read in place.
+fn named<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    T::deserialize(serde::de::value::StrDeserializer::<serde::de::value::Error>::new(text))
+        .map_err(|_| format!("unknown value `{text}`"))
 }
 
 /// A session row selected as [`SESSION_COLUMNS`].
@@ -199,14 +224,14 @@ pub fn token<R: Columns>(row: R) -> Result<TokenRecord, Error> {
     let nonce_text = d.text(0, "nonce")?;
     let attempt = d.text(5, "attempt")?;
     Ok(TokenRecord {
-        nonce: Nonce::from_hex(&nonce_text).ok_or_else(|| corrupt("tokens", d.key(), "nonce", "not 24 hex digits"))?,
+        nonce: Nonce::from_hex(&nonce_text).ok_or_else(|| corrupt("tokens", &d.key(), "nonce", "not 24 hex digits"))?,
         kind: d.named(1, "kind")?,
         session: d.parse(2, "session")?,
         run: d.parse(3, "run")?,
         node: d.parse(4, "node")?,
         attempt: match attempt.as_str() {
             "" => None,
-            text => Some(text.parse::<AttemptId>().map_err(|error| corrupt("tokens", d.key(), "attempt", error))?),
+            text => Some(text.parse::<AttemptId>().map_err(|error| corrupt("tokens", &d.key(), "attempt", error))?),
         },
     })
 }
@@ -275,6 +300,10 @@ impl<R: Columns> Columns for Shifted<R> {
     fn integer(&self, index: usize) -> Result<Option<i64>, String> {
         self.row.integer(self.start + index)
     }
+
+    fn read_text<T>(&self, index: usize, read: impl FnOnce(Option<&str>) -> T) -> Result<T, String> {
+        self.row.read_text(self.start + index, read)
+    }
 }
 
 /// How many columns a column list names.
@@ -306,7 +335,7 @@ pub fn workflow<R: Columns>(row: R, hash: WorkflowHash) -> Result<Workflow, Erro
     let d = Decoder::new(row, "workflows");
     let workflow: Workflow = d.json(1, "ir")?;
     if workflow.hash() != hash {
-        return Err(corrupt("workflows", d.key(), "ir", format!("the stored IR hashes to {}", workflow.hash())));
+        return Err(corrupt("workflows", &d.key(), "ir", format!("the stored IR hashes to {}", workflow.hash())));
     }
     Ok(workflow)
 }
