@@ -279,9 +279,9 @@ static WAL_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     xTruncate: Some(wal_truncate),
     xSync: Some(wal_sync),
     xFileSize: Some(wal_file_size),
-    xLock: Some(wal_lock),
-    xUnlock: Some(wal_unlock),
-    xCheckReservedLock: Some(wal_check_reserved_lock),
+    xLock: Some(lock),
+    xUnlock: Some(unlock),
+    xCheckReservedLock: Some(check_reserved_lock),
     xFileControl: Some(wal_file_control),
     xSectorSize: Some(sector_size),
     xDeviceCharacteristics: Some(device_characteristics),
@@ -308,18 +308,6 @@ unsafe extern "C" fn wal_close(file: *mut ffi::sqlite3_file) -> c_int {
     }
 }
 
-unsafe extern "C" fn wal_read(file: *mut ffi::sqlite3_file, buffer: *mut c_void, amount: c_int, offset: i64) -> c_int {
-    // SAFETY: an open log of this VFS; `buffer` holds `amount` bytes (SQLite's contract).
-    unsafe {
-        let code = settle(file);
-        if code != ffi::SQLITE_OK {
-            return code;
-        }
-        let (base, inner) = methods(file);
-        base.xRead.map_or(ffi::SQLITE_IOERR_READ, |read| read(inner, buffer, amount, offset))
-    }
-}
-
 unsafe extern "C" fn wal_write(file: *mut ffi::sqlite3_file, data: *const c_void, amount: c_int, offset: i64) -> c_int {
     // SAFETY: an open log of this VFS; `data` holds `amount` bytes (SQLite's contract).
     unsafe {
@@ -334,57 +322,24 @@ unsafe extern "C" fn wal_write(file: *mut ffi::sqlite3_file, data: *const c_void
     }
 }
 
-unsafe extern "C" fn wal_truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int {
-    // SAFETY: an open log of this VFS.
-    unsafe {
-        let code = settle(file);
-        if code != ffi::SQLITE_OK {
-            return code;
-        }
-        let (base, inner) = methods(file);
-        base.xTruncate.map_or(ffi::SQLITE_IOERR_TRUNCATE, |truncate| truncate(inner, size))
-    }
-}
-
-unsafe extern "C" fn wal_sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
-    // SAFETY: an open log of this VFS.
-    unsafe {
-        let code = settle(file);
-        if code != ffi::SQLITE_OK {
-            return code;
-        }
-        let (base, inner) = methods(file);
-        base.xSync.map_or(ffi::SQLITE_IOERR_FSYNC, |sync| sync(inner, flags))
-    }
-}
-
-unsafe extern "C" fn wal_file_size(file: *mut ffi::sqlite3_file, size: *mut i64) -> c_int {
-    // SAFETY: an open log of this VFS; `size` is SQLite's to fill.
-    unsafe {
-        let code = settle(file);
-        if code != ffi::SQLITE_OK {
-            return code;
-        }
-        let (base, inner) = methods(file);
-        base.xFileSize.map_or(ffi::SQLITE_IOERR_FSTAT, |file_size| file_size(inner, size))
-    }
-}
-
-unsafe extern "C" fn wal_file_control(file: *mut ffi::sqlite3_file, operation: c_int, argument: *mut c_void) -> c_int {
-    // SAFETY: an open log of this VFS; `argument` is the control's (SQLite's contract).
-    unsafe {
-        let code = settle(file);
-        if code != ffi::SQLITE_OK {
-            return code;
-        }
-        let (base, inner) = methods(file);
-        base.xFileControl.map_or(ffi::SQLITE_NOTFOUND, |control| control(inner, operation, argument))
-    }
-}
-
-/// A method passed straight to the base VFS's file: `$name(file, $argument…)` calls the base's
-/// `$method`, or answers `$missing` if it has none.
+/// A method passed to the base VFS's file: `$name(file, $argument…)` calls the base's `$method`,
+/// or answers `$missing` if it has none. Marked `settled`, a log's method first writes what the
+/// log holds (or answers the error of a write it could not report), so the base finds the file as
+/// SQLite wrote it.
 macro_rules! forward {
+    (settled $name:ident, $method:ident, $missing:expr $(, $argument:ident: $type:ty)*) => {
+        unsafe extern "C" fn $name(file: *mut ffi::sqlite3_file $(, $argument: $type)*) -> c_int {
+            // SAFETY: an open log of this VFS; the arguments are SQLite's.
+            unsafe {
+                let code = settle(file);
+                if code != ffi::SQLITE_OK {
+                    return code;
+                }
+                let (base, inner) = methods(file);
+                base.$method.map_or($missing, |method| method(inner $(, $argument)*))
+            }
+        }
+    };
     ($name:ident, $method:ident, $missing:expr $(, $argument:ident: $type:ty)*) => {
         unsafe extern "C" fn $name(file: *mut ffi::sqlite3_file $(, $argument: $type)*) -> c_int {
             // SAFETY: a file this VFS opened as a database or a log; the arguments are SQLite's.
@@ -396,9 +351,14 @@ macro_rules! forward {
     };
 }
 
-forward!(wal_lock, xLock, ffi::SQLITE_IOERR_LOCK, level: c_int);
-forward!(wal_unlock, xUnlock, ffi::SQLITE_IOERR_UNLOCK, level: c_int);
-forward!(wal_check_reserved_lock, xCheckReservedLock, ffi::SQLITE_IOERR_CHECKRESERVEDLOCK, out: *mut c_int);
+forward!(settled wal_read, xRead, ffi::SQLITE_IOERR_READ, buffer: *mut c_void, amount: c_int, offset: i64);
+forward!(settled wal_truncate, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, size: i64);
+forward!(settled wal_sync, xSync, ffi::SQLITE_IOERR_FSYNC, flags: c_int);
+forward!(settled wal_file_size, xFileSize, ffi::SQLITE_IOERR_FSTAT, size: *mut i64);
+forward!(settled wal_file_control, xFileControl, ffi::SQLITE_NOTFOUND, operation: c_int, argument: *mut c_void);
+forward!(lock, xLock, ffi::SQLITE_IOERR_LOCK, level: c_int);
+forward!(unlock, xUnlock, ffi::SQLITE_IOERR_UNLOCK, level: c_int);
+forward!(check_reserved_lock, xCheckReservedLock, ffi::SQLITE_IOERR_CHECKRESERVEDLOCK, out: *mut c_int);
 forward!(sector_size, xSectorSize, 4096);
 forward!(device_characteristics, xDeviceCharacteristics, 0);
 
@@ -410,9 +370,9 @@ static DB_METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     xTruncate: Some(db_truncate),
     xSync: Some(db_sync),
     xFileSize: Some(db_file_size),
-    xLock: Some(wal_lock),
-    xUnlock: Some(wal_unlock),
-    xCheckReservedLock: Some(wal_check_reserved_lock),
+    xLock: Some(lock),
+    xUnlock: Some(unlock),
+    xCheckReservedLock: Some(check_reserved_lock),
     xFileControl: Some(db_file_control),
     xSectorSize: Some(sector_size),
     xDeviceCharacteristics: Some(device_characteristics),
