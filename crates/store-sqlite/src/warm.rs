@@ -13,7 +13,9 @@
 //! connection to the file closes, so a fresh server's first commit would create it: write its
 //! header and sync it, and sync the folder that gained it, three syncs where a later commit makes
 //! one. The warm-up commits one page unchanged instead (the header's `user_version`, set to the
-//! value it holds), so those syncs happen before any request waits on them. No row changes.
+//! value it holds), so those syncs happen before any request waits on them. No row changes. It
+//! also writes the log's first megabyte ahead, with zeros ([`crate::vfs::reserve_log`]), so a
+//! fresh server's first commits overwrite blocks the file has instead of growing it.
 //!
 //! [`Store::warm`]: switchyard_store::Store::warm
 
@@ -83,7 +85,8 @@ pub(crate) fn writer(connection: &Connection) -> Result<(), Error> {
     // own bytes leaves the page clean, and the transaction would commit empty.)
     let version: i64 =
         connection.query_row("PRAGMA user_version", [], |row| row.get(0)).doing("reading the store's user version")?;
-    connection.pragma_update(None, "user_version", version).doing("beginning the write-ahead log")
+    connection.pragma_update(None, "user_version", version).doing("beginning the write-ahead log")?;
+    crate::vfs::reserve_log(connection, crate::vfs::RESERVED_LOG)
 }
 
 /// Prepares the reads on a read connection (and so parses its schema).

@@ -602,7 +602,7 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
 
 /// Warming a store (what a server does once it starts) prepares statements and begins the
 /// write-ahead log with one commit that changes no data: the log holds one frame after it, where
-/// the closed store left none, and another connection reads the same rows and the same user
+/// the closed store left none, then zeros to a megabyte, and another connection reads the same rows and the same user
 /// version. The writes after it, one alone and several grouped with a warm-up, chain on as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on() {
@@ -627,7 +627,15 @@ async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on
     let wal_length = || std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
     assert_eq!(wal_length(), 0, "the closed store left a write-ahead log behind");
     store.warm().await.unwrap();
-    assert_eq!(wal_length(), 32 + FRAME_BYTES, "the warm-up commits one page, after the log's header");
+    assert_eq!(wal_length(), 1 << 20, "the warm-up writes the log ahead to a megabyte");
+    // One frame carries the salts of the log's header; what follows it is the zeros.
+    let log = std::fs::read(&wal).unwrap();
+    let salts_of_frame = |frame: u64| {
+        let at = usize::try_from(32 + frame * FRAME_BYTES).unwrap();
+        &log[at + 8..at + 16]
+    };
+    assert_eq!(salts_of_frame(0), &log[16..24], "the warm-up commits one page, after the log's header");
+    assert_eq!(salts_of_frame(1), [0; 8], "and nothing after it");
     assert_eq!(contents(&other_process), before, "another connection saw a change");
 
     let appended = store.append(advance(&mut script, 901, 902)).await.unwrap();
