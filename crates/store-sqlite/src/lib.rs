@@ -489,13 +489,22 @@ impl Store for SqliteStore {
     }
 
     /// Prepares one read connection's statements, then the writer's, in a writer job that takes
-    /// the write lock and begins the write-ahead log with a page that does not change (`warm.rs`).
+    /// the write lock and begins the write-ahead log with a page that does not change; then
+    /// writes the log ahead, one writer job per step, so a request waits for one step at most
+    /// (`warm.rs`).
     async fn warm(&self) -> Result<(), Error> {
         self.read(|connection| warm::reader(connection)).await?;
         if self.read_only.is_some() {
             return Ok(());
         }
-        self.write(|reply| Job::Warm { reply }).await
+        self.write(|reply| Job::Warm { reply }).await?;
+        // Bounded, in case something keeps cutting the log short: some 18 steps reach the end.
+        for _ in 0..64 {
+            if self.write(|reply| Job::LogAhead { reply }).await? {
+                break;
+            }
+        }
+        Ok(())
     }
 
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {

@@ -80,27 +80,25 @@ pub(crate) fn register() -> Result<(), Error> {
         .map_err(|message| Error::Io { message })
 }
 
-/// How far a long-lived writer's log is written ahead, with zeros, before its first request
-/// ([`reserve_log`]): the frames of a dozen advances.
-pub(crate) const RESERVED_LOG: i64 = 1 << 20;
-
-/// Writes zeros from the end of the connection's write-ahead log up to `bytes`, and syncs them,
-/// when the log is shorter; does nothing when no log of this VFS is open.
+/// Writes zeros from the end of the connection's write-ahead log toward `upto`, at most `most`
+/// bytes, and syncs them; whether the log now reaches `upto` (also when no log of this VFS is
+/// open, since there is nothing to write ahead).
 ///
 /// A process's last connection deletes the log when it closes, so a fresh server's commits append
 /// to a new file, and syncing an append also writes the blocks the file system allocated for it
-/// and the file's new size: on the disk of BENCHMARKS.md, an advance's first dozen commits took
-/// 0.1-0.2 ms longer each than once the log overwrote its own blocks. Commits that land in the
-/// reserved bytes overwrite instead. SQLite reads a log only up to its first frame whose salt does
-/// not match the header's, as it does past the frames of a log it started over, so zeros after
-/// the last frame are never read as one. Call it inside a write transaction: no other connection
-/// then writes the log, and only bytes past its end are written.
-pub(crate) fn reserve_log(connection: &rusqlite::Connection, bytes: i64) -> Result<(), Error> {
+/// and the file's new size: on the disk of BENCHMARKS.md, a fresh server's advances took about
+/// 0.1 ms longer each until its first checkpoint, after which the log starts over and overwrites
+/// its own blocks. Commits that land in bytes written ahead overwrite from the first. SQLite reads
+/// a log only up to its first frame whose salt does not match the header's, as it does past the
+/// frames of a log it started over, so zeros after the last frame are never read as one. Call it
+/// inside a write transaction: no other connection then writes the log, and only bytes past its
+/// end are written.
+pub(crate) fn reserve_log(connection: &rusqlite::Connection, upto: i64, most: i64) -> Result<bool, Error> {
     // SAFETY: `handle` is the connection's open database, used on this thread only for this call.
     // `SQLITE_FCNTL_JOURNAL_POINTER` gives the pager's log file (its rollback journal outside WAL
     // mode), which stays open while the transaction holds it; only a log this VFS opened, whose
     // methods are `WAL_METHODS`, is written.
-    let code = unsafe {
+    let (code, reached) = unsafe {
         let mut file: *mut ffi::sqlite3_file = ptr::null_mut();
         let code = ffi::sqlite3_file_control(
             connection.handle(),
@@ -109,42 +107,43 @@ pub(crate) fn reserve_log(connection: &rusqlite::Connection, bytes: i64) -> Resu
             (&raw mut file).cast(),
         );
         if code != ffi::SQLITE_OK || file.is_null() || !ptr::eq((*file).pMethods, &WAL_METHODS) {
-            code
+            (code, true)
         } else {
-            reserve(file, bytes)
+            reserve(file, upto, most)
         }
     };
     if code == ffi::SQLITE_OK {
-        Ok(())
+        Ok(reached)
     } else {
         Err(Error::Io { message: format!("writing the write-ahead log ahead failed (SQLite code {code})") })
     }
 }
 
-/// [`reserve_log`] on an open log of this VFS.
+/// [`reserve_log`] on an open log of this VFS: its code, and whether the log reaches `upto`.
 ///
 /// SAFETY: `file` is an open log of this VFS.
-unsafe fn reserve(file: *mut ffi::sqlite3_file, bytes: i64) -> c_int {
+unsafe fn reserve(file: *mut ffi::sqlite3_file, upto: i64, most: i64) -> (c_int, bool) {
     unsafe {
         let mut size = 0;
         let code = wal_file_size(file, &raw mut size);
-        if code != ffi::SQLITE_OK || size >= bytes {
-            return code;
+        if code != ffi::SQLITE_OK || size >= upto {
+            return (code, true);
         }
-        // On the stack, in 64 writes a megabyte: a buffer from the heap would stay resident in
-        // the allocator after the warm-up, in a server at rest.
+        let end = upto.min(size.saturating_add(most.max(1)));
+        // Small and on the writer thread's stack, which SQLite's calls reach deeper than this: a
+        // buffer from the heap, or more stack, could stay resident in a server at rest.
         let zeros = [0u8; 16 * 1024];
         let mut write = write_through(file);
         let mut at = size;
-        while at < bytes {
-            let length = usize::try_from(bytes - at).map_or(zeros.len(), |left| left.min(zeros.len()));
+        while at < end {
+            let length = usize::try_from(end - at).map_or(zeros.len(), |left| left.min(zeros.len()));
             let code = write(at, &zeros[..length]);
             if code != ffi::SQLITE_OK {
-                return code;
+                return (code, false);
             }
             at += length as i64;
         }
-        wal_sync(file, ffi::SQLITE_SYNC_NORMAL)
+        (wal_sync(file, ffi::SQLITE_SYNC_NORMAL), end >= upto)
     }
 }
 
@@ -705,7 +704,10 @@ mod tests {
         let transaction = connection.unchecked_transaction().unwrap();
         let before = std::fs::metadata(&log).unwrap().len();
         assert!(before < 1 << 20, "the log starts short: {before} bytes");
-        super::reserve_log(&transaction, 1 << 20).unwrap();
+        // A step writes at most what it is given, and says whether the log reaches as far.
+        assert!(!super::reserve_log(&transaction, 1 << 20, 1 << 18).unwrap());
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), before + (1 << 18));
+        assert!(super::reserve_log(&transaction, 1 << 20, 1 << 20).unwrap());
         assert_eq!(std::fs::metadata(&log).unwrap().len(), 1 << 20);
         transaction.execute("INSERT INTO t (id, body) VALUES (0, randomblob(3000))", []).unwrap();
         transaction.commit().unwrap();
@@ -715,7 +717,7 @@ mod tests {
         // A longer log is left as it is.
         let grown = std::fs::metadata(&log).unwrap().len();
         let transaction = connection.unchecked_transaction().unwrap();
-        super::reserve_log(&transaction, 1 << 10).unwrap();
+        assert!(super::reserve_log(&transaction, 1 << 10, 1 << 10).unwrap());
         transaction.commit().unwrap();
         assert_eq!(std::fs::metadata(&log).unwrap().len(), grown);
         let copy = tempfile::tempdir().unwrap();
@@ -741,7 +743,7 @@ mod tests {
         let connection = writer(&folder.path().join("store.db"), c"unix");
         let transaction = connection.unchecked_transaction().unwrap();
         transaction.execute("INSERT INTO t (id, body) VALUES (0, x'00')", []).unwrap();
-        super::reserve_log(&transaction, 1 << 20).unwrap();
+        assert!(super::reserve_log(&transaction, 1 << 20, 1 << 20).unwrap(), "nothing to write ahead");
         transaction.commit().unwrap();
         assert!(std::fs::metadata(folder.path().join("store.db-wal")).unwrap().len() < 1 << 20);
     }

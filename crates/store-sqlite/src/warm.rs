@@ -13,9 +13,14 @@
 //! connection to the file closes, so a fresh server's first commit would create it: write its
 //! header and sync it, and sync the folder that gained it, three syncs where a later commit makes
 //! one. The warm-up commits one page unchanged instead (the header's `user_version`, set to the
-//! value it holds), so those syncs happen before any request waits on them. No row changes. It
-//! also writes the log's first megabyte ahead, with zeros ([`crate::vfs::reserve_log`]), so a
-//! fresh server's first commits overwrite blocks the file has instead of growing it.
+//! value it holds), so those syncs happen before any request waits on them. No row changes.
+//!
+//! Then the log is written ahead with zeros, as far as it grows before its first checkpoint
+//! starts it over (some 4.6 MB, [`crate::vfs::reserve_log`]), so a fresh server's commits
+//! overwrite blocks the file has instead of growing it. That is some 18 writer jobs of a quarter
+//! megabyte each ([`log_ahead`]), not one: a request that comes meanwhile waits for one step, not
+//! for the whole log (one job of a megabyte delayed a call made as soon as `tools/list` was
+//! answered by 0.3-0.6 ms, one of the whole log by 4 ms).
 //!
 //! [`Store::warm`]: switchyard_store::Store::warm
 
@@ -23,6 +28,7 @@ use rusqlite::Connection;
 
 use switchyard_store::Error;
 
+use crate::checkpoint::CHECKPOINT_FRAMES;
 use crate::sql_error::Context;
 use crate::{recent, rows, search, writer};
 
@@ -85,8 +91,29 @@ pub(crate) fn writer(connection: &Connection) -> Result<(), Error> {
     // own bytes leaves the page clean, and the transaction would commit empty.)
     let version: i64 =
         connection.query_row("PRAGMA user_version", [], |row| row.get(0)).doing("reading the store's user version")?;
-    connection.pragma_update(None, "user_version", version).doing("beginning the write-ahead log")?;
-    crate::vfs::reserve_log(connection, crate::vfs::RESERVED_LOG)
+    connection.pragma_update(None, "user_version", version).doing("beginning the write-ahead log")
+}
+
+/// One step of writing the log ahead, at most [`LOG_AHEAD_STEP`] bytes of zeros past its end,
+/// synced; whether the log now reaches as far as it grows before it first starts over. Runs
+/// inside a writer job, which holds the write lock.
+pub(crate) fn log_ahead(connection: &Connection) -> Result<bool, Error> {
+    let page: i64 = connection.query_row("PRAGMA page_size", [], |row| row.get(0)).doing("reading the page size")?;
+    crate::vfs::reserve_log(connection, log_until_it_starts_over(page), LOG_AHEAD_STEP)
+}
+
+/// The bytes of one step of [`log_ahead`]: written and synced in about a third of a millisecond
+/// on the disk of BENCHMARKS.md, which is as long as a request that arrives meanwhile waits.
+pub(crate) const LOG_AHEAD_STEP: i64 = 256 * 1024;
+
+/// How long the write-ahead log grows before it first starts over, in bytes: its header, the
+/// frames after which it is checkpointed ([`CHECKPOINT_FRAMES`]), and those of the commits made
+/// while the background pass copies them, a few at most, each frame a page and its header. The
+/// warm-up writes the log ahead that far: every commit of a fresh server then overwrites blocks
+/// the file has, until the log starts over at its beginning and overwrites its own.
+fn log_until_it_starts_over(page: i64) -> i64 {
+    const FRAMES_DURING_THE_PASS: i64 = 128;
+    32 + (i64::from(CHECKPOINT_FRAMES) + FRAMES_DURING_THE_PASS) * (page + 24)
 }
 
 /// Prepares the reads on a read connection (and so parses its schema).

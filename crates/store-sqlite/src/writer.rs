@@ -42,6 +42,7 @@ pub(crate) enum Job {
     Rebuild { reply: Reply<()> },
     Import { copy: Box<SessionCopy>, reply: Reply<u64> },
     Warm { reply: Reply<()> },
+    LogAhead { reply: Reply<bool> },
     IndexTexts { reply: Reply<()> },
 }
 
@@ -91,6 +92,8 @@ impl Job {
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
             // Prepares statements and commits page 1 unchanged, to begin the write-ahead log.
             Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
+            // Writes the next step of the log ahead; answers whether it is written far enough.
+            Job::LogAhead { reply } => reply.hold(crate::warm::log_ahead(connection)),
             // Indexes every text still waiting for the text index, before a search.
             Job::IndexTexts { reply } => reply.hold(search::index_waiting(connection, 1)),
         }
@@ -104,6 +107,7 @@ impl Job {
             Job::Rebuild { reply } => reply.hold(Err(error)),
             Job::Import { reply, .. } => reply.hold(Err(error)),
             Job::Warm { reply } | Job::IndexTexts { reply } => reply.hold(Err(error)),
+            Job::LogAhead { reply } => reply.hold(Err(error)),
         }
     }
 
@@ -114,6 +118,7 @@ impl Job {
             Job::Rebuild { reply } => reply.succeeded(),
             Job::Import { reply, .. } => reply.succeeded(),
             Job::Warm { reply } | Job::IndexTexts { reply } => reply.succeeded(),
+            Job::LogAhead { reply } => reply.succeeded(),
         }
     }
 
@@ -137,6 +142,7 @@ impl Job {
             Job::Rebuild { reply } => reply.send(commit_error),
             Job::Import { reply, .. } => reply.send(commit_error),
             Job::Warm { reply } | Job::IndexTexts { reply } => reply.send(commit_error),
+            Job::LogAhead { reply } => reply.send(commit_error),
         }
     }
 }

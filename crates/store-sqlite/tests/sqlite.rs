@@ -602,8 +602,9 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
 
 /// Warming a store (what a server does once it starts) prepares statements and begins the
 /// write-ahead log with one commit that changes no data: the log holds one frame after it, where
-/// the closed store left none, then zeros to a megabyte, and another connection reads the same rows and the same user
-/// version. The writes after it, one alone and several grouped with a warm-up, chain on as before.
+/// the closed store left none, then zeros as far as a checkpoint lets it grow, and another
+/// connection reads the same rows and the same user version. The writes after it, one alone and
+/// several grouped with a warm-up, chain on as before.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on() {
     const FRAME_BYTES: u64 = 4096 + 24;
@@ -627,7 +628,7 @@ async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on
     let wal_length = || std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
     assert_eq!(wal_length(), 0, "the closed store left a write-ahead log behind");
     store.warm().await.unwrap();
-    assert_eq!(wal_length(), 1 << 20, "the warm-up writes the log ahead to a megabyte");
+    assert!(wal_length() > 4 << 20, "the warm-up writes the log ahead as far as a checkpoint lets it grow");
     // One frame carries the salts of the log's header; what follows it is the zeros.
     let log = std::fs::read(&wal).unwrap();
     let salts_of_frame = |frame: u64| {
