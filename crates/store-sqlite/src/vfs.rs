@@ -700,8 +700,9 @@ mod tests {
         let folder = tempfile::tempdir().unwrap();
         let path = folder.path().join("store.db");
         let log = folder.path().join("store.db-wal");
-        let connection = writer(&path, NAME);
-        let transaction = connection.unchecked_transaction().unwrap();
+        let mut connection = writer(&path, NAME);
+        // Written ahead as the writer does, holding the write lock.
+        let transaction = connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
         let before = std::fs::metadata(&log).unwrap().len();
         assert!(before < 1 << 20, "the log starts short: {before} bytes");
         // A step writes at most what it is given, and says whether the log reaches as far.
@@ -716,7 +717,7 @@ mod tests {
         }
         // A longer log is left as it is.
         let grown = std::fs::metadata(&log).unwrap().len();
-        let transaction = connection.unchecked_transaction().unwrap();
+        let transaction = connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).unwrap();
         assert!(super::reserve_log(&transaction, 1 << 10, 1 << 10).unwrap());
         transaction.commit().unwrap();
         assert_eq!(std::fs::metadata(&log).unwrap().len(), grown);
