@@ -104,7 +104,7 @@ pub(crate) fn log_ahead(connection: &Connection) -> Result<bool, Error> {
 
 /// The bytes of one step of [`log_ahead`]: written and synced in about a third of a millisecond
 /// on the disk of BENCHMARKS.md, which is as long as a request that arrives meanwhile waits.
-pub(crate) const LOG_AHEAD_STEP: i64 = 256 * 1024;
+const LOG_AHEAD_STEP: i64 = 256 * 1024;
 
 /// How long the write-ahead log grows before it first starts over, in bytes: its header, the
 /// frames after which it is checkpointed ([`CHECKPOINT_FRAMES`]), and those of the commits made
