@@ -1,5 +1,6 @@
 //! Benchmark: the SPEC's scale row, a store of 10,000 sessions and about 1,000,000 events.
-//! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each), the
+//! Measures listing sessions (the first page and a page 5,000 rows deep, 50 rows each, of all
+//! sessions and of the active ones, which are all of them; and those waiting at a gate, none), the
 //! full-text search behind `resume_session` (a rare word, a middling one, the commonest one, a
 //! sentence, the 32 commonest words), whole `resume_session` lookups (by a sentence, by
 //! workspace, by git HEAD, by a word of the workflow id, by a rare and by the commonest branch),
@@ -22,6 +23,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, ResumeRequest, Runtime, StartRequest, Target};
 use switchyard_store::{SearchQuery, SessionQuery, Store};
 
@@ -97,6 +99,19 @@ fn sessions(c: &mut Criterion) {
         .block_on(runtime.sessions(SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() }))
         .expect("list");
     assert_eq!(deep.len(), PAGE as usize);
+    let active_deep = tokio
+        .block_on(runtime.sessions(SessionQuery {
+            limit: PAGE,
+            before: cursor,
+            status: Some(RunStatus::Active),
+            ..SessionQuery::default()
+        }))
+        .expect("list");
+    assert_eq!(active_deep, deep, "every session is active");
+    let waiting = tokio
+        .block_on(runtime.sessions(SessionQuery { status: Some(RunStatus::WaitingGate), ..SessionQuery::default() }))
+        .expect("list");
+    assert!(waiting.is_empty(), "no session waits at a gate");
 
     let rare = ticket(SESSIONS / 2);
     let searches = [
@@ -164,6 +179,21 @@ fn sessions(c: &mut Criterion) {
     });
     measure(&mut group, &tokio, "list_page_after_5000", || async {
         let query = SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() };
+        black_box(runtime.sessions(query).await.expect("list"));
+    });
+    // Every session is active: a filter that matches all of them, the most a list sorts.
+    measure(&mut group, &tokio, "list_active_first_page", || async {
+        let query = SessionQuery { limit: PAGE, status: Some(RunStatus::Active), ..SessionQuery::default() };
+        black_box(runtime.sessions(query).await.expect("list"));
+    });
+    measure(&mut group, &tokio, "list_active_page_after_5000", || async {
+        let query =
+            SessionQuery { limit: PAGE, before: cursor, status: Some(RunStatus::Active), ..SessionQuery::default() };
+        black_box(runtime.sessions(query).await.expect("list"));
+    });
+    // No session waits at a gate: a filter that matches none, so the list looks at every session.
+    measure(&mut group, &tokio, "list_waiting_gate", || async {
+        let query = SessionQuery { limit: PAGE, status: Some(RunStatus::WaitingGate), ..SessionQuery::default() };
         black_box(runtime.sessions(query).await.expect("list"));
     });
     for (name, text) in &searches {

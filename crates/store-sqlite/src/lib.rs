@@ -64,7 +64,8 @@ impl Default for SqliteOptions {
 /// What the writer has done since the store was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteStats {
-    /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran.
+    /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran. A
+    /// server's warm-up is one request, then one per step of writing the log ahead (some 18).
     pub requests: u64,
     /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
     /// of its own); the others went to the writer thread.
@@ -73,7 +74,8 @@ pub struct WriteStats {
     /// connection, which found it idle and holds what it committed in its page cache; the others
     /// went to a read connection.
     pub lookups_on_writer: u64,
-    /// Transactions committed; several requests share one when they arrive together.
+    /// Transactions committed; several requests share one when they arrive together. Each step of
+    /// a warm-up counts, though those of writing the log ahead change no page.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
     pub background_checkpoints: u64,
@@ -498,8 +500,7 @@ impl Store for SqliteStore {
             return Ok(());
         }
         self.write(|reply| Job::Warm { reply }).await?;
-        // Bounded, in case something keeps cutting the log short: some 18 steps reach the end.
-        for _ in 0..64 {
+        for _ in 0..warm::MOST_LOG_AHEAD_STEPS {
             if self.write(|reply| Job::LogAhead { reply }).await? {
                 break;
             }

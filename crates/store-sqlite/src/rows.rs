@@ -38,6 +38,10 @@ pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, w
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
         status = excluded.status, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq";
+/// A session that only moved on: a later event, the same run, status and workflow. Only the
+/// columns it names change, so of the session's indexes only `sessions_by_recency` is written
+/// (SQLite rewrites the entries of every index over a column an `UPDATE` sets, whatever the value).
+pub(crate) const SESSION_MOVED_ON: &str = "UPDATE sessions SET updated_at_ms = ?2, last_seq = ?3 WHERE id = ?1";
 pub(crate) const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
         status, node_count, created_at_ms, updated_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -240,12 +244,16 @@ fn list_sessions_sql(query: &SessionQuery) -> (String, Vec<rusqlite::types::Valu
         values.push(enum_text(&status).into());
         conditions.push(format!("status = ?{}", values.len()));
     }
-    for (column, value) in [
-        ("workflow_id", &query.workflow_id),
-        ("workspace", &query.workspace),
-        ("git_branch", &query.git_branch),
-        ("git_head", &query.git_head),
-    ] {
+    // The filters on the status and the workflow walk `sessions_by_recency`, which holds both
+    // (`schema.rs`); `+` keeps SQLite from finding a workflow's sessions through
+    // `sessions_by_workflow_id` and sorting them all instead.
+    if let Some(workflow_id) = &query.workflow_id {
+        values.push(workflow_id.clone().into());
+        conditions.push(format!("+workflow_id = ?{}", values.len()));
+    }
+    for (column, value) in
+        [("workspace", &query.workspace), ("git_branch", &query.git_branch), ("git_head", &query.git_head)]
+    {
         if let Some(value) = value {
             values.push(value.clone().into());
             conditions.push(format!("{column} = ?{}", values.len()));
@@ -297,7 +305,10 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
 /// index entries that move with `updated_at_ms`) in every commit.
 ///
 /// A node read from the store and put back with only its child count changed (the parent of a
-/// new node, once per advance) gets that one column updated: its state is not encoded again.
+/// new node, once per advance) gets that one column updated: its state is not encoded again. A
+/// session read and put back with only a later update time and last seq (every advance that
+/// leaves its status as it was) gets those two updated, so of its indexes only
+/// `sessions_by_recency` moves.
 ///
 /// Rows the writer wrote in earlier requests are read from [`Recent`] before the file, and every
 /// row flushed goes there too.
@@ -307,7 +318,8 @@ pub(crate) struct SqliteProjection<'c> {
     sessions: BTreeMap<SessionId, SessionRecord>,
     runs: BTreeMap<RunId, RunRecord>,
     nodes: BTreeMap<NodeId, NodeRecord>,
-    /// Nodes as read from the store since the last flush, to tell what a put changed.
+    /// Sessions and nodes as read from the store since the last flush, to tell what a put changed.
+    stored_sessions: BTreeMap<SessionId, SessionRecord>,
     stored_nodes: BTreeMap<NodeId, NodeRecord>,
 }
 
@@ -319,6 +331,7 @@ impl<'c> SqliteProjection<'c> {
             sessions: BTreeMap::new(),
             runs: BTreeMap::new(),
             nodes: BTreeMap::new(),
+            stored_sessions: BTreeMap::new(),
             stored_nodes: BTreeMap::new(),
         }
     }
@@ -326,8 +339,12 @@ impl<'c> SqliteProjection<'c> {
     /// Writes every row put since the last flush: sessions, then runs, then nodes oldest first,
     /// so each row's foreign keys (its session, run and parent) are already there.
     pub(crate) fn flush(&mut self) -> Result<(), Error> {
+        let stored = std::mem::take(&mut self.stored_sessions);
         for record in std::mem::take(&mut self.sessions).values() {
-            write_session(self.connection, record)?;
+            match stored.get(&record.id) {
+                Some(before) if only_moved_on(before, record) => session_moved_on(self.connection, record)?,
+                _ => write_session(self.connection, record)?,
+            }
             self.recent.wrote_session(record);
         }
         for record in std::mem::take(&mut self.runs).values() {
@@ -357,10 +374,17 @@ impl ProjectionStore for SqliteProjection<'_> {
     type Error = Error;
 
     fn session(&mut self, id: SessionId) -> Result<Option<SessionRecord>, Error> {
-        match self.sessions.get(&id).or_else(|| self.recent.session(id)) {
-            Some(record) => Ok(Some(record.clone())),
-            None => session(self.connection, id),
+        if let Some(record) = self.sessions.get(&id) {
+            return Ok(Some(record.clone()));
         }
+        let found = match self.recent.session(id) {
+            Some(record) => Some(record.clone()),
+            None => session(self.connection, id)?,
+        };
+        if let Some(record) = &found {
+            self.stored_sessions.insert(id, record.clone());
+        }
+        Ok(found)
     }
 
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Error> {
@@ -447,6 +471,44 @@ fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
             ])
         })
         .doing("writing a run row")?;
+    Ok(())
+}
+
+/// Whether `after` is the stored session `before` with a later event and nothing else changed.
+fn only_moved_on(before: &SessionRecord, after: &SessionRecord) -> bool {
+    let SessionRecord {
+        id,
+        goal,
+        title,
+        workflow_id,
+        run,
+        status,
+        workspace,
+        git_branch,
+        git_head,
+        created_at_ms,
+        updated_at_ms: _,
+        last_seq: _,
+    } = after;
+    before.id == *id
+        && before.goal == *goal
+        && before.title == *title
+        && before.workflow_id == *workflow_id
+        && before.run == *run
+        && before.status == *status
+        && before.workspace == *workspace
+        && before.git_branch == *git_branch
+        && before.git_head == *git_head
+        && before.created_at_ms == *created_at_ms
+}
+
+fn session_moved_on(connection: &Connection, record: &SessionRecord) -> Result<(), Error> {
+    connection
+        .prepare_cached(SESSION_MOVED_ON)
+        .and_then(|mut statement| {
+            statement.execute(params![&*record.id.text(), record.updated_at_ms, sql_int(record.last_seq)])
+        })
+        .doing("writing a session's update time")?;
     Ok(())
 }
 
@@ -572,6 +634,24 @@ mod tests {
         }
     }
 
+    /// Lists of every session, or filtered by status or workflow, walk `sessions_by_recency`
+    /// newest first.
+    #[test]
+    fn session_lists_walk_the_recency_index() {
+        let connection = planned_schema();
+        let session = SessionId::from_bytes([1; 16]);
+        let queries = [
+            SessionQuery::default(),
+            SessionQuery { status: Some(RunStatus::Active), ..SessionQuery::default() },
+            SessionQuery { workflow_id: Some("w".to_owned()), before: Some((5, session)), ..SessionQuery::default() },
+        ];
+        for query in &queries {
+            let (sql, values) = list_sessions_sql(query);
+            let steps = plan(&connection, &sql, values.len());
+            assert!(steps.iter().any(|step| step.contains("INDEX sessions_by_recency")), "`{sql}` plans {steps:?}");
+        }
+    }
+
     /// Resume's lookups by workspace, branch and HEAD go through their own index, whatever else
     /// the query filters on (sorting what the value matches by recency).
     #[test]
@@ -603,7 +683,7 @@ mod tests {
         assert!(!on_sessions.is_empty(), "{steps:?}");
         for step in on_sessions {
             assert!(
-                step.starts_with("SEARCH sessions USING COVERING INDEX sessions_by_workflow"),
+                step.starts_with("SEARCH sessions USING COVERING INDEX sessions_by_workflow_id"),
                 "`{step}` in {steps:?}"
             );
         }
@@ -655,6 +735,78 @@ mod tests {
             projection.flush().unwrap();
             assert_eq!(node(&connection, id).unwrap(), Some(record));
         }
+    }
+
+    /// A stored session put back with only a later update time and seq (an advance that leaves
+    /// its status as it was) writes the session's row and its update-time index and no other
+    /// b-tree; a change of status or run still rewrites the row, and every change reads back.
+    #[test]
+    fn a_session_that_moved_on_writes_only_its_row_and_update_time() {
+        let folder = tempfile::tempdir().unwrap();
+        let wal = folder.path().join("store.db-wal");
+        let mut connection = Connection::open(folder.path().join("store.db")).unwrap();
+        connection.pragma_update(None, "journal_mode", "WAL").unwrap();
+        connection.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        let id = SessionId::from_bytes([1; 16]);
+        let stored = SessionRecord {
+            id,
+            goal: "g".to_owned(),
+            title: "t".to_owned(),
+            workflow_id: Some("w".to_owned()),
+            run: Some(RunId::from_bytes([2; 16])),
+            status: Some(RunStatus::Active),
+            workspace: None,
+            git_branch: None,
+            git_head: None,
+            created_at_ms: 1,
+            updated_at_ms: 1,
+            last_seq: 1,
+        };
+        write_session(&connection, &stored).unwrap();
+        let changes: [fn(&mut SessionRecord); 3] = [
+            |record| {
+                record.updated_at_ms += 5;
+                record.last_seq += 2;
+            },
+            |record| record.status = Some(RunStatus::Blocked),
+            |record| record.run = Some(RunId::from_bytes([3; 16])),
+        ];
+        for (index, change) in changes.into_iter().enumerate() {
+            let logged = std::fs::metadata(&wal).unwrap().len();
+            let transaction = connection.transaction().unwrap();
+            let mut recent = Recent::default();
+            let mut projection = SqliteProjection::new(&transaction, &mut recent);
+            let mut record = projection.session(id).unwrap().unwrap();
+            change(&mut record);
+            projection.put_session(&record).unwrap();
+            projection.flush().unwrap();
+            transaction.commit().unwrap();
+            assert_eq!(session(&connection, id).unwrap(), Some(record));
+            if index == 0 {
+                let written = btrees_logged_after(&connection, &wal, logged);
+                assert_eq!(written, ["sessions", "sessions_by_recency"], "b-trees written");
+            }
+        }
+    }
+
+    /// The names of the b-trees whose pages the write-ahead log holds past its first `from`
+    /// bytes (frames of a page and a 24-byte header, after the log's 32-byte header).
+    fn btrees_logged_after(connection: &Connection, wal: &std::path::Path, from: u64) -> Vec<String> {
+        let log = std::fs::read(wal).unwrap();
+        let page_size = u32::from_be_bytes(log[8..12].try_into().unwrap()) as usize;
+        let mut offset = usize::try_from(from).unwrap().max(32);
+        let mut names = std::collections::BTreeSet::new();
+        while offset + 24 + page_size <= log.len() {
+            let page = u32::from_be_bytes(log[offset..offset + 4].try_into().unwrap());
+            let name: String = connection
+                .query_row("SELECT name FROM dbstat WHERE pageno = ?1", [page], |row| row.get(0))
+                .unwrap_or_else(|_| format!("page {page}"));
+            names.insert(name);
+            offset += 24 + page_size;
+        }
+        names.into_iter().collect()
     }
 
     /// An empty store's schema on a connection that plans as the store's own connections do.

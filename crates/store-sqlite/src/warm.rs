@@ -38,7 +38,7 @@ use crate::{recent, rows, search, writer};
 /// the claim and run guard, the session head, the event, the projections, the text and how far
 /// the text index lags, the claim and the tokens. Fewer than [`WRITER_STATEMENT_CACHE`], so none
 /// pushes another out.
-fn writer_statements() -> [&'static str; 20] {
+fn writer_statements() -> [&'static str; 21] {
     [
         &rows::TOKEN_SCOPE,
         &rows::TOKEN_AT,
@@ -57,6 +57,7 @@ fn writer_statements() -> [&'static str; 20] {
         writer::INSERT_CLAIM,
         &rows::INSERT_TOKEN_IF_FREE,
         rows::WRITE_SESSION,
+        rows::SESSION_MOVED_ON,
         rows::WRITE_RUN,
         rows::WRITE_NODE,
         rows::WRITE_CHILD_COUNT,
@@ -105,6 +106,11 @@ pub(crate) fn log_ahead(connection: &Connection) -> Result<bool, Error> {
 /// The bytes of one step of [`log_ahead`]: written and synced in about a third of a millisecond
 /// on the disk of BENCHMARKS.md, which is as long as a request that arrives meanwhile waits.
 const LOG_AHEAD_STEP: i64 = 256 * 1024;
+
+/// The most steps of [`log_ahead`] a warm-up takes. Some 18 reach the end of the log; the bound
+/// ends the warm-up if something keeps cutting the log short meanwhile (another process
+/// checkpointing and truncating it), where it would otherwise write for ever.
+pub(crate) const MOST_LOG_AHEAD_STEPS: usize = 64;
 
 /// How long the write-ahead log grows before it first starts over, in bytes: its header, the
 /// frames after which it is checkpointed ([`CHECKPOINT_FRAMES`]), and those of the commits made

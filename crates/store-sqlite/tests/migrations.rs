@@ -39,7 +39,7 @@ async fn a_store_made_by_schema_version_1_opens_and_gains_what_was_added_since()
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("store.db");
     let first_release = Connection::open(&path).unwrap();
-    first_release.execute_batch(schema_v1()).unwrap();
+    first_release.execute_batch(&schema_v1()).unwrap();
     first_release
         .execute_batch(
             "CREATE TABLE schema_version (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), version INTEGER NOT NULL);
@@ -58,8 +58,12 @@ async fn a_store_made_by_schema_version_1_opens_and_gains_what_was_added_since()
     drop(store);
     assert_eq!(version(&path), SCHEMA_VERSION);
     let found = indexes(&path);
-    for index in ["claims_by_session", "sessions_by_workspace"] {
+    for index in ["claims_by_session", "sessions_by_workspace", "sessions_by_recency", "sessions_by_workflow_id"] {
         assert!(found.contains(&index.to_owned()), "{index} is created on open: {found:?}");
+    }
+    // Version 1's recency indexes and its index of nodes by parent are dropped.
+    for index in ["sessions_by_update", "sessions_by_status", "sessions_by_workflow", "nodes_by_parent"] {
+        assert!(!found.contains(&index.to_owned()), "{index} is dropped on open: {found:?}");
     }
 }
 
