@@ -2,7 +2,7 @@
 """Pages per commit of an advance under candidate schemas, on a model of the writer.
 
 Usage:
-  WAL_COPY=DIR ADVANCES=90 target/release/deps/advance_instructions-<hash>
+  WAL_COPY=DIR ADVANCES=100 target/release/deps/advance_instructions-<hash>
   python3 crates/runtime/benches/schema_model.py DIR
 
 The bench binary leaves a store of one run advanced ADVANCES times in DIR (see
