@@ -181,7 +181,7 @@ fn sessions(c: &mut Criterion) {
         let query = SessionQuery { limit: PAGE, before: cursor, ..SessionQuery::default() };
         black_box(runtime.sessions(query).await.expect("list"));
     });
-    // Every session is active: a filter that matches all of them, the most a list sorts.
+    // Every session is active: a filter that matches all of them, so a page is the first entries read.
     measure(&mut group, &tokio, "list_active_first_page", || async {
         let query = SessionQuery { limit: PAGE, status: Some(RunStatus::Active), ..SessionQuery::default() };
         black_box(runtime.sessions(query).await.expect("list"));
