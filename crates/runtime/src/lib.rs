@@ -628,9 +628,6 @@ impl Runtime {
             parts.insert("to".to_owned(), serde_json::json!(to));
         }
         let call = OnceCall { key, payload, fields: field_hashes(&parts), run: record.run };
-        if let Some(recorded) = self.store.recorded(&call.key).await? {
-            return self.replay(&recorded, &call).await;
-        }
         let advance = switchyard_engine::Advance {
             attempt,
             notes: input.notes,
@@ -642,7 +639,18 @@ impl Runtime {
             Some(to) => Command::AdvanceTo { advance, to },
             None => Command::Advance(advance),
         };
-        self.execute(&context, &node, command, Some(call)).await
+        // The claim is not read first, as the other commands read theirs: nearly every advance is
+        // sent once, and the read cost each one a lookup. An advance sent again finds its claim
+        // in the append, which then writes nothing, and replays; one the engine or the store
+        // refuses (the run has moved on since) looks for its claim before it answers with the
+        // refusal, so it replays all the same.
+        match self.execute(&context, &node, command, Some(&call)).await {
+            Err(error) => match self.store.recorded(&call.key).await? {
+                Some(recorded) => self.replay(&recorded, &call).await,
+                None => Err(error),
+            },
+            answer => answer,
+        }
     }
 
     /// Approves the result a gate waits on.
@@ -933,7 +941,7 @@ impl Runtime {
                 });
             }
             let node = self.node_record(at).await?;
-            self.execute(&context, &node, command.clone(), Some(call)).await
+            self.execute(&context, &node, command.clone(), Some(&call)).await
         })
         .await
     }
@@ -969,7 +977,7 @@ impl Runtime {
         context: &RunContext,
         node: &NodeRecord,
         command: Command,
-        call: Option<OnceCall>,
+        call: Option<&OnceCall>,
     ) -> Result<StepResponse, Error> {
         let fresh = Fresh { node: self.ids.node() };
         let advancing = matches!(command, Command::Advance(_) | Command::AdvanceTo { .. });
@@ -997,7 +1005,7 @@ impl Runtime {
             }
             None => NewTokens::default(),
         };
-        let claim = call.as_ref().map(|call| Claim {
+        let claim = call.map(|call| Claim {
             key: call.key.clone(),
             payload_sha256: call.payload.clone(),
             outcome: serde_json::json!({ "node": target_id, "fields": call.fields }),
@@ -1032,7 +1040,7 @@ impl Runtime {
                 }
                 Ok(response)
             }
-            Appended::AlreadyRecorded(recorded) => match &call {
+            Appended::AlreadyRecorded(recorded) => match call {
                 Some(call) => self.replay(&recorded, call).await,
                 None => Err(Error::environment(format!("`{}` was recorded by a call that claims none", recorded.key))),
             },

@@ -74,6 +74,9 @@ pub struct WriteStats {
     /// connection, which found it idle and holds what it committed in its page cache; the others
     /// went to a read connection.
     pub lookups_on_writer: u64,
+    /// Of those, tokens' scopes answered from the rows the writer holds (`recent.rs`), without
+    /// reading the file.
+    pub scopes_held: u64,
     /// Transactions committed; several requests share one when they arrive together. Each step of
     /// a warm-up counts, though those of writing the log ahead change no page.
     pub commits: u64,
@@ -312,6 +315,7 @@ impl SqliteStore {
             requests: self.counters.requests.load(Ordering::SeqCst),
             on_caller_thread: self.counters.on_caller_thread.load(Ordering::SeqCst),
             lookups_on_writer: self.counters.lookups_on_writer.load(Ordering::SeqCst),
+            scopes_held: self.counters.scopes_held.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
             inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
@@ -442,6 +446,11 @@ impl Store for SqliteStore {
     }
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
+        if let Some(writer) = &self.writer
+            && let Some(answer) = writer.shared.token_scope_here(nonce)
+        {
+            return answer;
+        }
         self.lookup(move |connection| rows::token_scope(connection, nonce)).await
     }
 
@@ -602,6 +611,62 @@ mod tests {
         assert_eq!(last_seq(), Some(3), "read on a read connection");
         assert_eq!(store.write_stats().lookups_on_writer, 1, "a held writer is not waited for");
         drop(held);
+    }
+
+    /// A token's scope answered from the writer's rows is the one the file gives; a commit by
+    /// another connection sends the next answer to the file.
+    #[test]
+    fn a_tokens_scope_held_by_the_writer_reads_as_the_file_and_yields_to_other_writers() {
+        use switchyard_core::event::NodeCause;
+        use switchyard_core::state::RunStatus;
+        use switchyard_core::token::TokenKind;
+        use switchyard_store::conformance::fixture::{SessionScript, attempt_id, node_id, nonce};
+
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.db");
+        let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+        let mut script = SessionScript::new(1);
+        let mut start = script.start(node_id(1));
+        start.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(1), Some(attempt_id(1))));
+        start.tokens.push(script.token(nonce(2), TokenKind::State, node_id(1), None));
+        runtime.block_on(store.append(start)).unwrap();
+        for step in 1..=3 {
+            let (from, to) = (node_id(step), node_id(step + 1));
+            let events = vec![
+                script.advanced(from, attempt_id(step), to, format!("step {step}")),
+                script.node(to, Some(from), NodeCause::Advance, RunStatus::Active),
+            ];
+            let mut batch = script.claimed(events, &format!("advance:{step}"), "sha", serde_json::json!({}));
+            batch.tokens.push(script.token(nonce(10 * step + 1), TokenKind::Continue, to, Some(attempt_id(step + 1))));
+            batch.tokens.push(script.token(
+                nonce(10 * step + 2),
+                TokenKind::Checkpoint,
+                to,
+                Some(attempt_id(step + 1)),
+            ));
+            runtime.block_on(store.append(batch)).unwrap();
+        }
+        let claimed = script.token(nonce(40), TokenKind::State, node_id(4), None);
+        assert_eq!(runtime.block_on(store.claim_token(claimed)).unwrap(), nonce(40));
+
+        let file = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let nonces = [1, 2, 11, 12, 21, 22, 31, 32, 40].map(nonce);
+        for (held, nonce) in nonces.into_iter().enumerate() {
+            let scope = runtime.block_on(store.token_scope(nonce)).unwrap().expect("a registered token");
+            assert_eq!(Some(&scope), rows::token_scope(&file, nonce).unwrap().as_ref(), "{nonce:?}");
+            assert!(scope.node.is_some() && scope.run.is_some() && scope.session.is_some());
+            // Nodes 1 to 3 each got a child after they were written: the held rows took the new
+            // child counts, as the file did.
+            assert_eq!(store.write_stats().scopes_held, held as u64 + 1, "{nonce:?} was answered from memory");
+        }
+
+        let other = Connection::open(&path).unwrap();
+        other.busy_timeout(Duration::from_secs(5)).unwrap();
+        other.execute("UPDATE sessions SET title = 'renamed by another process'", []).unwrap();
+        let scope = runtime.block_on(store.token_scope(nonce(31))).unwrap().expect("a registered token");
+        assert_eq!(scope.session.unwrap().title, "renamed by another process");
+        assert_eq!(store.write_stats().scopes_held, nonces.len() as u64, "read from the file after another commit");
     }
 
     #[test]
