@@ -650,14 +650,14 @@ mod tests {
         let claimed = script.token(nonce(40), TokenKind::State, node_id(4), None);
         assert_eq!(runtime.block_on(store.claim_token(claimed)).unwrap(), nonce(40));
 
+        // Nodes 1 to 3 each got a child after they were written: the held rows must have taken
+        // the new child counts, as the file did.
         let file = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
         let nonces = [1, 2, 11, 12, 21, 22, 31, 32, 40].map(nonce);
         for (held, nonce) in nonces.into_iter().enumerate() {
             let scope = runtime.block_on(store.token_scope(nonce)).unwrap().expect("a registered token");
             assert_eq!(Some(&scope), rows::token_scope(&file, nonce).unwrap().as_ref(), "{nonce:?}");
             assert!(scope.node.is_some() && scope.run.is_some() && scope.session.is_some());
-            // Nodes 1 to 3 each got a child after they were written: the held rows took the new
-            // child counts, as the file did.
             assert_eq!(store.write_stats().scopes_held, held as u64 + 1, "{nonce:?} was answered from memory");
         }
 
