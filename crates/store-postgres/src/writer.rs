@@ -349,18 +349,18 @@ impl ProjectionStore for Overlay<'_> {
         self.fetched.nodes.get(&id).cloned().ok_or(Wanted::Node(id))
     }
 
-    fn put_session(&mut self, record: &SessionRecord) -> Result<(), Wanted> {
-        self.written.sessions.insert(record.id, record.clone());
+    fn put_session(&mut self, record: SessionRecord) -> Result<(), Wanted> {
+        self.written.sessions.insert(record.id, record);
         Ok(())
     }
 
-    fn put_run(&mut self, record: &RunRecord) -> Result<(), Wanted> {
-        self.written.runs.insert(record.id, record.clone());
+    fn put_run(&mut self, record: RunRecord) -> Result<(), Wanted> {
+        self.written.runs.insert(record.id, record);
         Ok(())
     }
 
-    fn put_node(&mut self, record: &NodeRecord) -> Result<(), Wanted> {
-        self.written.nodes.insert(record.id, record.clone());
+    fn put_node(&mut self, record: NodeRecord) -> Result<(), Wanted> {
+        self.written.nodes.insert(record.id, record);
         Ok(())
     }
 }

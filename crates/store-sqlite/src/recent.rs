@@ -21,6 +21,7 @@
 //! writer forgets everything again.
 
 use std::collections::HashMap;
+use std::hash::Hash;
 
 use rusqlite::Connection;
 
@@ -29,9 +30,10 @@ use switchyard_core::token::Nonce;
 use switchyard_store::{Error, NodeRecord, RunRecord, SessionRecord, TokenRecord, TokenScope};
 
 use crate::sql_error::Context;
+use crate::vfs::{self, IndexHeader};
 
-/// The most sessions, runs and nodes held; past it, that kind starts over empty. Enough for every
-/// session of a busy server to find its rows (the benchmarks run 32 writers at once).
+/// The most sessions, runs and nodes held. Enough for every session of a busy server to find its
+/// rows (the benchmarks run 32 writers at once).
 const MAX_ROWS: usize = 256;
 
 /// The most tokens held: an advance registers three, so as many nodes' tokens as nodes held.
@@ -44,17 +46,34 @@ pub(crate) const DATA_VERSION: &str = "PRAGMA data_version";
 pub(crate) const MAX_NODE_STATE_BYTES: usize = 16 * 1024;
 
 /// See the module documentation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Recent {
     /// `PRAGMA data_version` when the rows were last known true; `None` before the first check.
     data_version: Option<i64>,
     /// Each session's last event: its seq and hash.
-    heads: HashMap<SessionId, (u64, String)>,
-    sessions: HashMap<SessionId, SessionRecord>,
-    runs: HashMap<RunId, RunRecord>,
-    nodes: HashMap<NodeId, NodeRecord>,
+    heads: Held<SessionId, (u64, String)>,
+    sessions: Held<SessionId, SessionRecord>,
+    runs: Held<RunId, RunRecord>,
+    nodes: Held<NodeId, NodeRecord>,
     /// Tokens as registered: each exactly as the file holds it under its nonce.
-    tokens: HashMap<Nonce, TokenRecord>,
+    tokens: Held<Nonce, TokenRecord>,
+    /// The file's wal-index header as this writer's last commit left it, when what is held was
+    /// true then.
+    committed: Option<IndexHeader>,
+}
+
+impl Default for Recent {
+    fn default() -> Self {
+        Self {
+            data_version: None,
+            heads: Held::new(MAX_ROWS),
+            sessions: Held::new(MAX_ROWS),
+            runs: Held::new(MAX_ROWS),
+            nodes: Held::new(MAX_ROWS),
+            tokens: Held::new(MAX_TOKENS),
+            committed: None,
+        }
+    }
 }
 
 impl Recent {
@@ -72,8 +91,26 @@ impl Recent {
         Ok(())
     }
 
+    /// Called before a lookup answered from here. When the file's wal-index header still reads
+    /// as this writer's last commit left it, no connection wrote the file since, and the held
+    /// rows are true without a read transaction (whose locks cost four `fcntl` calls); otherwise
+    /// [`Recent::check`].
+    pub(crate) fn check_before_lookup(&mut self, connection: &Connection) -> Result<(), Error> {
+        match &self.committed {
+            Some(header) if vfs::index_header_is(connection, header) => Ok(()),
+            _ => self.check(connection),
+        }
+    }
+
+    /// Called after the writer committed (or rolled back) a transaction on `connection`: the rows
+    /// held are true as of that moment, and so is the wal-index header it left.
+    pub(crate) fn committed(&mut self, connection: &Connection) {
+        self.committed = vfs::released_header(connection);
+    }
+
     /// Forgets every row: after a failed request or commit, and when the projections are rebuilt.
     pub(crate) fn forget(&mut self) {
+        self.committed = None;
         self.heads.clear();
         self.sessions.clear();
         self.runs.clear();
@@ -111,21 +148,21 @@ impl Recent {
     }
 
     pub(crate) fn wrote_head(&mut self, session: SessionId, seq: u64, hash: String) {
-        bounded(&mut self.heads, MAX_ROWS).insert(session, (seq, hash));
+        self.heads.insert(session, (seq, hash));
     }
 
     pub(crate) fn wrote_session(&mut self, record: &SessionRecord) {
-        bounded(&mut self.sessions, MAX_ROWS).insert(record.id, record.clone());
+        self.sessions.insert(record.id, record.clone());
     }
 
     pub(crate) fn wrote_run(&mut self, record: &RunRecord) {
-        bounded(&mut self.runs, MAX_ROWS).insert(record.id, record.clone());
+        self.runs.insert(record.id, record.clone());
     }
 
     /// Holds a node whose state encoded to `state_bytes`, unless that is too large to hold.
     pub(crate) fn wrote_node(&mut self, record: &NodeRecord, state_bytes: usize) {
         if state_bytes <= MAX_NODE_STATE_BYTES {
-            bounded(&mut self.nodes, MAX_ROWS).insert(record.id, record.clone());
+            self.nodes.insert(record.id, record.clone());
         } else {
             self.nodes.remove(&record.id);
         }
@@ -133,7 +170,7 @@ impl Recent {
 
     /// A token the file holds as `record`, registered now or found registered.
     pub(crate) fn wrote_token(&mut self, record: &TokenRecord) {
-        bounded(&mut self.tokens, MAX_TOKENS).insert(record.nonce, record.clone());
+        self.tokens.insert(record.nonce, record.clone());
     }
 
     /// A node whose child count alone was written: a held one takes the new count; one not held
@@ -145,10 +182,78 @@ impl Recent {
     }
 }
 
-/// `map`, emptied first when it holds `most` entries.
-fn bounded<K, V>(map: &mut HashMap<K, V>, most: usize) -> &mut HashMap<K, V> {
-    if map.len() >= most {
-        map.clear();
+/// A map that holds at most `most` entries, in two generations: entries go into the young one,
+/// and when that holds half of `most`, it becomes the old one and the old one is dropped. So an
+/// entry stays held while fewer than `most / 2` others went in after it: under 32 sessions
+/// advancing in turn, each session's rows from its last advance are always held, where emptying a
+/// full map lost every session's rows at once.
+#[derive(Debug)]
+struct Held<K, V> {
+    young: HashMap<K, V>,
+    old: HashMap<K, V>,
+    most: usize,
+}
+
+impl<K: Eq + Hash, V> Held<K, V> {
+    fn new(most: usize) -> Self {
+        Self { young: HashMap::new(), old: HashMap::new(), most }
     }
-    map
+
+    fn get(&self, key: &K) -> Option<&V> {
+        self.young.get(key).or_else(|| self.old.get(key))
+    }
+
+    fn get_mut(&mut self, key: &K) -> Option<&mut V> {
+        match self.young.get_mut(key) {
+            Some(value) => Some(value),
+            None => self.old.get_mut(key),
+        }
+    }
+
+    /// A value the old generation still holds for `key` is shadowed by this one, and dropped
+    /// with that generation.
+    fn insert(&mut self, key: K, value: V) {
+        if self.young.len() >= self.most / 2 {
+            std::mem::swap(&mut self.young, &mut self.old);
+            self.young.clear();
+        }
+        self.young.insert(key, value);
+    }
+
+    fn remove(&mut self, key: &K) {
+        self.young.remove(key);
+        self.old.remove(key);
+    }
+
+    fn clear(&mut self) {
+        self.young.clear();
+        self.old.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Held;
+
+    /// An entry is held while fewer than `most / 2` others went in after it, a value written again
+    /// shadows the older one, and the map never holds more than `most` entries.
+    #[test]
+    fn a_held_map_keeps_the_latest_half_and_stays_bounded() {
+        let most = 8;
+        let mut held = Held::new(most);
+        for key in 0..100_u32 {
+            held.insert(key, key);
+            for earlier in key.saturating_sub(most as u32 / 2 - 1)..=key {
+                assert!(held.get(&earlier).is_some(), "{earlier} after {key}");
+            }
+            assert!(held.young.len() + held.old.len() <= most);
+        }
+        assert_eq!(held.get(&90), None);
+        held.insert(96, 1);
+        assert_eq!(held.get(&96), Some(&1), "the newest value shadows an older one");
+        held.remove(&96);
+        assert_eq!(held.get(&96), None);
+        *held.get_mut(&97).unwrap() = 7;
+        assert_eq!(held.get(&97), Some(&7));
+    }
 }

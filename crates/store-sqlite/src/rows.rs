@@ -408,18 +408,18 @@ impl ProjectionStore for SqliteProjection<'_> {
         Ok(found)
     }
 
-    fn put_session(&mut self, record: &SessionRecord) -> Result<(), Error> {
-        self.sessions.insert(record.id, record.clone());
+    fn put_session(&mut self, record: SessionRecord) -> Result<(), Error> {
+        self.sessions.insert(record.id, record);
         Ok(())
     }
 
-    fn put_run(&mut self, record: &RunRecord) -> Result<(), Error> {
-        self.runs.insert(record.id, record.clone());
+    fn put_run(&mut self, record: RunRecord) -> Result<(), Error> {
+        self.runs.insert(record.id, record);
         Ok(())
     }
 
-    fn put_node(&mut self, record: &NodeRecord) -> Result<(), Error> {
-        self.nodes.insert(record.id, record.clone());
+    fn put_node(&mut self, record: NodeRecord) -> Result<(), Error> {
+        self.nodes.insert(record.id, record);
         Ok(())
     }
 }
@@ -731,7 +731,7 @@ mod tests {
             let mut projection = SqliteProjection::new(&connection, &mut recent);
             let mut record = projection.node(id).unwrap().unwrap();
             change(&mut record);
-            projection.put_node(&record).unwrap();
+            projection.put_node(record.clone()).unwrap();
             projection.flush().unwrap();
             assert_eq!(node(&connection, id).unwrap(), Some(record));
         }
@@ -780,7 +780,7 @@ mod tests {
             let mut projection = SqliteProjection::new(&transaction, &mut recent);
             let mut record = projection.session(id).unwrap().unwrap();
             change(&mut record);
-            projection.put_session(&record).unwrap();
+            projection.put_session(record.clone()).unwrap();
             projection.flush().unwrap();
             transaction.commit().unwrap();
             assert_eq!(session(&connection, id).unwrap(), Some(record));

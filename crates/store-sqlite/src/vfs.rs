@@ -1,5 +1,6 @@
 //! The writer's VFS: the platform's own SQLite VFS (`unix` here), except that the frames a commit
-//! appends to the write-ahead log reach the file in one write instead of two per page.
+//! appends to the write-ahead log reach the file in one write instead of two per page, and that
+//! it notes the wal-index header each commit leaves.
 //!
 //! SQLite writes each frame of a commit as two calls, the frame's 24-byte header and then its
 //! page, and syncs the log after the last one. An advance commits some 22 pages, so 44 `pwrite`
@@ -16,6 +17,13 @@
 //!   wrapped too), and a reader takes the header only once both copies agree. The frames are in
 //!   the file before any other connection can look for them, whatever `synchronous` says;
 //! - once they reach [`MOST_PENDING`] bytes.
+//!
+//! The database file's wrapper also notes the wal-index header (the start of SQLite's shared
+//! memory for the file, which every commit by any connection changes) when the connection
+//! releases the log's write lock, that is right after its commits: [`released_header`]. While
+//! [`index_header_is`] finds it unchanged, no connection has committed since, which the writer's
+//! held rows (`recent.rs`) take as their check before a lookup, without the read transaction that
+//! `PRAGMA data_version` needs.
 //!
 //! Durability is SQLite's: the writer runs with `synchronous = FULL`, so each commit's sync comes
 //! after its frames are written, and the answer after the sync. A process that dies before the
@@ -147,12 +155,29 @@ unsafe fn reserve(file: *mut ffi::sqlite3_file, upto: i64, most: i64) -> (c_int,
     }
 }
 
-/// The database file: the base VFS's file, and the log it publishes (null while none is open).
+/// The database file: the base VFS's file, the log it publishes (null while none is open), and
+/// what [`unchanged_since_commit`] compares.
 #[repr(C)]
 struct DbFile {
     base: ffi::sqlite3_file,
     wal: *mut WalFile,
+    /// The first region of the wal-index, SQLite's shared memory for the file, once mapped (null
+    /// before and after).
+    index: *const u8,
+    /// The wal-index header as it stood when this connection last released the log's write lock.
+    released: Option<IndexHeader>,
 }
+
+/// One copy of the wal-index header: 48 bytes at the start of the shared memory, followed by a
+/// second copy. A commit writes the second copy, a memory barrier, then the first; a reader takes
+/// the header only when the two agree. Every commit changes it (the log's last frame, its
+/// checksum and a change counter), and starting the log over changes its salts.
+pub(crate) type IndexHeader = [u8; INDEX_HEADER];
+const INDEX_HEADER: usize = 48;
+
+/// The wal-index lock a writer holds from its write transaction's start to its end (SQLite's
+/// `WAL_WRITE_LOCK`, slot 0 of `xShmLock`).
+const WRITE_LOCK: c_int = 0;
 
 /// A write-ahead log: the base VFS's file, and the writes it has not passed on yet.
 #[repr(C)]
@@ -276,7 +301,12 @@ unsafe extern "C" fn open(
         if flags & ffi::SQLITE_OPEN_MAIN_DB != 0 {
             ptr::write(
                 file.cast::<DbFile>(),
-                DbFile { base: ffi::sqlite3_file { pMethods: methods }, wal: ptr::null_mut() },
+                DbFile {
+                    base: ffi::sqlite3_file { pMethods: methods },
+                    wal: ptr::null_mut(),
+                    index: ptr::null(),
+                    released: None,
+                },
             );
         } else {
             let db = ffi::sqlite3_database_file_object(name).cast::<DbFile>();
@@ -470,9 +500,98 @@ forward!(db_truncate, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, size: i64);
 forward!(db_sync, xSync, ffi::SQLITE_IOERR_FSYNC, flags: c_int);
 forward!(db_file_size, xFileSize, ffi::SQLITE_IOERR_FSTAT, size: *mut i64);
 forward!(db_file_control, xFileControl, ffi::SQLITE_NOTFOUND, operation: c_int, argument: *mut c_void);
-forward!(db_shm_map, xShmMap, ffi::SQLITE_IOERR_SHMMAP, page: c_int, page_size: c_int, extend: c_int, out: *mut *mut c_void);
-forward!(db_shm_lock, xShmLock, ffi::SQLITE_IOERR_SHMLOCK, offset: c_int, count: c_int, flags: c_int);
-forward!(db_shm_unmap, xShmUnmap, ffi::SQLITE_OK, delete: c_int);
+forward!(base_shm_map, xShmMap, ffi::SQLITE_IOERR_SHMMAP, page: c_int, page_size: c_int, extend: c_int, out: *mut *mut c_void);
+forward!(base_shm_lock, xShmLock, ffi::SQLITE_IOERR_SHMLOCK, offset: c_int, count: c_int, flags: c_int);
+forward!(base_shm_unmap, xShmUnmap, ffi::SQLITE_OK, delete: c_int);
+
+/// Maps a region of the wal-index, noting where the first one is.
+unsafe extern "C" fn db_shm_map(
+    file: *mut ffi::sqlite3_file,
+    page: c_int,
+    page_size: c_int,
+    extend: c_int,
+    out: *mut *mut c_void,
+) -> c_int {
+    // SAFETY: an open database of this VFS; `out` is SQLite's, set by the base when it answers OK.
+    unsafe {
+        let code = base_shm_map(file, page, page_size, extend, out);
+        if code == ffi::SQLITE_OK && page == 0 {
+            (*file.cast::<DbFile>()).index = (*out).cast_const().cast();
+        }
+        code
+    }
+}
+
+/// Takes or releases wal-index locks; on releasing the write lock, first notes the header, which
+/// no other connection can change while the lock is held.
+unsafe extern "C" fn db_shm_lock(file: *mut ffi::sqlite3_file, offset: c_int, count: c_int, flags: c_int) -> c_int {
+    // SAFETY: an open database of this VFS. Its first wal-index region is mapped while `index` is
+    // set, and holds at least the header's two copies.
+    unsafe {
+        let db = file.cast::<DbFile>();
+        if offset == WRITE_LOCK && flags == ffi::SQLITE_SHM_UNLOCK | ffi::SQLITE_SHM_EXCLUSIVE && !(*db).index.is_null()
+        {
+            (*db).released = Some(ptr::read_volatile((*db).index.cast::<IndexHeader>()));
+        }
+        base_shm_lock(file, offset, count, flags)
+    }
+}
+
+unsafe extern "C" fn db_shm_unmap(file: *mut ffi::sqlite3_file, delete: c_int) -> c_int {
+    // SAFETY: an open database of this VFS; nothing reads `index` once it is cleared.
+    unsafe {
+        let db = file.cast::<DbFile>();
+        (*db).index = ptr::null();
+        (*db).released = None;
+        base_shm_unmap(file, delete)
+    }
+}
+
+/// The wal-index header as it stood when `connection` last released the log's write lock: right
+/// after its last commit, when that is the last thing it did with the lock. `None` when the
+/// connection did not open its file through this VFS or has not written yet.
+pub(crate) fn released_header(connection: &rusqlite::Connection) -> Option<IndexHeader> {
+    // SAFETY: the pointer is the connection's open database file, used on this thread only for
+    // this call; only a file of this VFS (whose methods are `DB_METHODS`) is read as a `DbFile`.
+    unsafe { database_file(connection).and_then(|db| (*db).released) }
+}
+
+/// Whether the wal-index header of `connection`'s file reads `header` now: no connection, in
+/// this process or another, committed since it was read. Takes no lock: a commit that lands just
+/// after this read is one that came after it.
+pub(crate) fn index_header_is(connection: &rusqlite::Connection, header: &IndexHeader) -> bool {
+    // SAFETY: as in `released_header`; the first region stays mapped while the connection is
+    // open, and it is read the way SQLite's readers read it: the first copy, a barrier, the
+    // second, taken only if they agree.
+    unsafe {
+        let Some(db) = database_file(connection) else { return false };
+        let index = (*db).index;
+        if index.is_null() {
+            return false;
+        }
+        let first = ptr::read_volatile(index.cast::<IndexHeader>());
+        std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+        let second = ptr::read_volatile(index.add(INDEX_HEADER).cast::<IndexHeader>());
+        first == second && first == *header
+    }
+}
+
+/// The database file of `connection`, if this VFS opened it.
+///
+/// SAFETY: the caller uses the pointer on this thread while the connection stays open.
+unsafe fn database_file(connection: &rusqlite::Connection) -> Option<*const DbFile> {
+    unsafe {
+        let mut file: *mut ffi::sqlite3_file = ptr::null_mut();
+        let code = ffi::sqlite3_file_control(
+            connection.handle(),
+            c"main".as_ptr(),
+            ffi::SQLITE_FCNTL_FILE_POINTER,
+            (&raw mut file).cast(),
+        );
+        (code == ffi::SQLITE_OK && !file.is_null() && ptr::eq((*file).pMethods, &DB_METHODS))
+            .then(|| file.cast_const().cast::<DbFile>())
+    }
+}
 
 unsafe extern "C" fn db_fetch(
     file: *mut ffi::sqlite3_file,
@@ -574,6 +693,34 @@ mod tests {
         let ours = writes_of_a_commit(NAME);
         assert!(base >= 40, "SQLite's own VFS writes a frame in two calls: {base} writes");
         assert_eq!(ours, 1, "the writer's VFS writes the commit's frames as one (SQLite's own: {base})");
+    }
+
+    /// The wal-index header a connection's commit leaves reads the same until another connection
+    /// commits, whether or not a checkpoint or a reader came between; after that, the
+    /// connection's next commit leaves a header of its own again.
+    #[test]
+    fn the_header_a_commit_leaves_changes_with_the_next_commit_of_any_connection() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("store.db");
+        let connection = writer(&path, NAME);
+        connection.execute("INSERT INTO t (id, body) VALUES (1, x'00')", []).unwrap();
+        let committed = super::released_header(&connection).expect("a commit releases the write lock");
+        assert!(super::index_header_is(&connection, &committed));
+
+        let other = Connection::open(&path).unwrap();
+        let read: i64 = other.query_row("SELECT count(*) FROM t", [], |row| row.get(0)).unwrap();
+        assert_eq!(read, 1);
+        other.execute_batch("PRAGMA wal_checkpoint(PASSIVE);").unwrap();
+        assert!(super::index_header_is(&connection, &committed), "a read and a checkpoint write nothing");
+
+        other.execute("INSERT INTO t (id, body) VALUES (2, x'00')", []).unwrap();
+        assert!(!super::index_header_is(&connection, &committed), "another connection committed");
+        assert_eq!(super::released_header(&connection), Some(committed), "this connection did not write");
+
+        connection.execute("INSERT INTO t (id, body) VALUES (3, x'00')", []).unwrap();
+        let next = super::released_header(&connection).unwrap();
+        assert_ne!(next, committed);
+        assert!(super::index_header_is(&connection, &next));
     }
 
     /// A transaction larger than the page cache writes frames before it commits and reads them

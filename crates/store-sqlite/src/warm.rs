@@ -34,15 +34,16 @@ use crate::{recent, rows, search, writer};
 
 /// What the writer's connection runs in an advance, most of it in every one: the lookups before
 /// the write when it finds the connection idle (the token's scope, the claim of a retried call,
-/// the pinned workflow, the position of each token it hands out), then the data version check,
-/// the claim and run guard, the session head, the event, the projections, the text and how far
-/// the text index lags, the claim and the tokens. Fewer than [`WRITER_STATEMENT_CACHE`], so none
-/// pushes another out.
-fn writer_statements() -> [&'static str; 21] {
+/// the pinned workflow, the position of each token it hands out), then the transaction's begin,
+/// the data version check, the claim and run guard, the session head, the event, the projections,
+/// the text and how far the text index lags, the claim, the tokens and the commit. Fewer than
+/// [`WRITER_STATEMENT_CACHE`], so none pushes another out.
+fn writer_statements() -> [&'static str; 23] {
     [
         &rows::TOKEN_SCOPE,
         &rows::TOKEN_AT,
         rows::WORKFLOW_BY_HASH,
+        writer::BEGIN,
         recent::DATA_VERSION,
         rows::CLAIM_BY_KEY,
         &rows::RUN_BY_ID,
@@ -61,6 +62,7 @@ fn writer_statements() -> [&'static str; 21] {
         rows::WRITE_RUN,
         rows::WRITE_NODE,
         rows::WRITE_CHILD_COUNT,
+        writer::COMMIT,
     ]
 }
 

@@ -14,7 +14,7 @@ use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, Savepoint, params};
 use tokio::runtime::RuntimeFlavor;
 use tokio::sync::oneshot;
 
@@ -254,7 +254,7 @@ impl Shared {
         let mut core = self.try_core()?;
         self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
         let Core { connection, recent, .. } = &mut *core;
-        Some(recent.check(connection).and_then(|()| match recent.token_scope(nonce) {
+        Some(recent.check_before_lookup(connection).and_then(|()| match recent.token_scope(nonce) {
             Some(scope) => {
                 self.counters.scopes_held.fetch_add(1, Ordering::Relaxed);
                 // Every test that reads a scope checks that the held rows are the file's.
@@ -274,8 +274,8 @@ impl Shared {
     }
 }
 
-/// The writer connection after a panic while it was held: no transaction is left open (rusqlite
-/// rolls back a transaction it drops), but the rows `recent` holds may not have committed.
+/// The writer connection after a panic while it was held: no transaction is left open (a
+/// [`WriteTransaction`] rolls back when dropped), but the rows `recent` holds may not have committed.
 fn recovered(poisoned: PoisonError<MutexGuard<'_, Core>>) -> MutexGuard<'_, Core> {
     let mut core = poisoned.into_inner();
     core.recent.forget();
@@ -335,17 +335,73 @@ impl Writer {
 fn index_waiting_texts(core: &mut Core) -> Result<(), Error> {
     let transaction = begin(&mut core.connection, &mut core.recent)?;
     search::index_waiting(&transaction, 1)?;
-    transaction.commit().doing("committing the indexed texts")
+    transaction.commit().doing("committing the indexed texts")?;
+    core.recent.committed(&core.connection);
+    Ok(())
 }
 
 /// Starts the write transaction of a group, and checks what `recent` holds while it has the
 /// write lock.
-fn begin<'c>(connection: &'c mut Connection, recent: &mut Recent) -> Result<Transaction<'c>, Error> {
-    let transaction = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
+fn begin<'c>(connection: &'c mut Connection, recent: &mut Recent) -> Result<WriteTransaction<'c>, Error> {
+    let transaction =
+        WriteTransaction::begin(connection).map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
     recent.check(&transaction)?;
     Ok(transaction)
+}
+
+pub(crate) const BEGIN: &str = "BEGIN IMMEDIATE";
+pub(crate) const COMMIT: &str = "COMMIT";
+const ROLLBACK: &str = "ROLLBACK";
+
+/// A write transaction, as rusqlite's `Transaction` begun `IMMEDIATE`, but whose `BEGIN`, `COMMIT`
+/// and `ROLLBACK` are statements of the connection's cache: rusqlite runs them as text, which
+/// SQLite parses at every transaction (1% of an advance's instructions). Dropped while open, it
+/// rolls back, as rusqlite's does.
+struct WriteTransaction<'c> {
+    connection: &'c mut Connection,
+}
+
+impl<'c> WriteTransaction<'c> {
+    fn begin(connection: &'c mut Connection) -> rusqlite::Result<Self> {
+        connection.prepare_cached(BEGIN)?.execute([])?;
+        Ok(Self { connection })
+    }
+
+    fn commit(self) -> rusqlite::Result<()> {
+        self.end(COMMIT)
+    }
+
+    fn rollback(self) -> rusqlite::Result<()> {
+        self.end(ROLLBACK)
+    }
+
+    /// Ends the transaction with `sql`; if that fails and leaves it open, dropping `self` rolls
+    /// it back.
+    fn end(self, sql: &str) -> rusqlite::Result<()> {
+        self.connection.prepare_cached(sql)?.execute([]).map(drop)
+    }
+
+    fn savepoint(&mut self) -> rusqlite::Result<Savepoint<'_>> {
+        self.connection.savepoint()
+    }
+}
+
+impl std::ops::Deref for WriteTransaction<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.connection
+    }
+}
+
+impl Drop for WriteTransaction<'_> {
+    fn drop(&mut self) {
+        if !self.connection.is_autocommit()
+            && let Err(error) = self.connection.prepare_cached(ROLLBACK).and_then(|mut statement| statement.execute([]))
+        {
+            tracing::warn!(%error, "rolling back an unfinished write transaction failed");
+        }
+    }
 }
 
 fn commit_group(
@@ -414,6 +470,7 @@ fn commit_group(
     let finished = if committing { transaction.commit() } else { transaction.rollback() };
     match finished {
         Ok(()) => {
+            recent.committed(connection);
             counters.transactions.fetch_add(1, Ordering::SeqCst);
             for change in changes {
                 feed.publish(change);
@@ -436,7 +493,7 @@ fn commit_group(
 
 /// Runs one request of a group in a savepoint of its own, released if it succeeded and rolled
 /// back if it failed, leaving the rest of the group untouched.
-fn in_savepoint(transaction: &mut Transaction<'_>, job: &mut Job, recent: &mut Recent) -> Result<(), Error> {
+fn in_savepoint(transaction: &mut WriteTransaction<'_>, job: &mut Job, recent: &mut Recent) -> Result<(), Error> {
     let savepoint = transaction.savepoint().doing("opening a savepoint")?;
     job.perform(&savepoint, recent);
     if job.succeeded() {

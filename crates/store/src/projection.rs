@@ -23,11 +23,12 @@ pub trait ProjectionStore {
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Self::Error>;
     fn node(&mut self, id: NodeId) -> Result<Option<NodeRecord>, Self::Error>;
     /// Inserts or replaces the session row.
-    fn put_session(&mut self, record: &SessionRecord) -> Result<(), Self::Error>;
+    fn put_session(&mut self, record: SessionRecord) -> Result<(), Self::Error>;
     /// Inserts or replaces the run row; its session row exists.
-    fn put_run(&mut self, record: &RunRecord) -> Result<(), Self::Error>;
-    /// Inserts or replaces the node row; its run row (and parent row, if any) exist.
-    fn put_node(&mut self, record: &NodeRecord) -> Result<(), Self::Error>;
+    fn put_run(&mut self, record: RunRecord) -> Result<(), Self::Error>;
+    /// Inserts or replaces the node row; its run row (and parent row, if any) exist, or are put
+    /// by the same [`Projector::apply`].
+    fn put_node(&mut self, record: NodeRecord) -> Result<(), Self::Error>;
 }
 
 /// Why an event could not be applied.
@@ -81,7 +82,7 @@ impl Projector {
                 if target.session(event.session)?.is_some() {
                     return Err(inconsistent(format!("{what} creates session {} a second time", event.session)));
                 }
-                let record = SessionRecord {
+                SessionRecord {
                     id: event.session,
                     goal: goal.clone(),
                     title: title.clone(),
@@ -94,9 +95,7 @@ impl Projector {
                     created_at_ms: event.at_ms,
                     updated_at_ms: event.at_ms,
                     last_seq: event.seq,
-                };
-                target.put_session(&record)?;
-                record
+                }
             }
             _ => target
                 .session(event.session)?
@@ -167,9 +166,7 @@ impl Projector {
                     Control::Paused => RunStatus::Paused,
                     Control::Stopped => RunStatus::Stopped,
                 };
-                run.updated_at_ms = event.at_ms;
-                target.put_run(&run)?;
-                target.put_node(&NodeRecord {
+                target.put_node(NodeRecord {
                     id: *node,
                     run: run_id,
                     session: event.session,
@@ -185,7 +182,7 @@ impl Projector {
                 })?;
                 if let Some(mut parent) = parent_record {
                     parent.child_count += 1;
-                    target.put_node(&parent)?;
+                    target.put_node(parent)?;
                 }
                 Some(run)
             }
@@ -235,16 +232,16 @@ impl Projector {
 
         if let Some(mut run) = run {
             run.updated_at_ms = event.at_ms;
-            target.put_run(&run)?;
             if session.run == Some(run.id) {
                 session.status = Some(run.status);
             }
+            target.put_run(run)?;
         } else if let Some(current) = session.run.filter(|run| !self.pending.contains_key(run)) {
             session.status = target.run(current)?.map(|run| run.status);
         }
         session.updated_at_ms = event.at_ms;
         session.last_seq = event.seq;
-        target.put_session(&session)?;
+        target.put_session(session)?;
         Ok(())
     }
 
@@ -313,18 +310,18 @@ impl ProjectionStore for Projections {
         Ok(self.nodes.get(&id).cloned())
     }
 
-    fn put_session(&mut self, record: &SessionRecord) -> Result<(), Infallible> {
-        self.sessions.insert(record.id, record.clone());
+    fn put_session(&mut self, record: SessionRecord) -> Result<(), Infallible> {
+        self.sessions.insert(record.id, record);
         Ok(())
     }
 
-    fn put_run(&mut self, record: &RunRecord) -> Result<(), Infallible> {
-        self.runs.insert(record.id, record.clone());
+    fn put_run(&mut self, record: RunRecord) -> Result<(), Infallible> {
+        self.runs.insert(record.id, record);
         Ok(())
     }
 
-    fn put_node(&mut self, record: &NodeRecord) -> Result<(), Infallible> {
-        self.nodes.insert(record.id, record.clone());
+    fn put_node(&mut self, record: NodeRecord) -> Result<(), Infallible> {
+        self.nodes.insert(record.id, record);
         Ok(())
     }
 }
