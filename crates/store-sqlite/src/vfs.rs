@@ -102,22 +102,14 @@ pub(crate) fn register() -> Result<(), Error> {
 /// inside a write transaction: no other connection then writes the log, and only bytes past its
 /// end are written.
 pub(crate) fn reserve_log(connection: &rusqlite::Connection, upto: i64, most: i64) -> Result<bool, Error> {
-    // SAFETY: `handle` is the connection's open database, used on this thread only for this call.
-    // `SQLITE_FCNTL_JOURNAL_POINTER` gives the pager's log file (its rollback journal outside WAL
-    // mode), which stays open while the transaction holds it; only a log this VFS opened, whose
-    // methods are `WAL_METHODS`, is written.
+    // SAFETY: `SQLITE_FCNTL_JOURNAL_POINTER` gives the pager's log file (its rollback journal
+    // outside WAL mode), which stays open while the transaction holds it; only a log this VFS
+    // opened is written.
     let (code, reached) = unsafe {
-        let mut file: *mut ffi::sqlite3_file = ptr::null_mut();
-        let code = ffi::sqlite3_file_control(
-            connection.handle(),
-            c"main".as_ptr(),
-            ffi::SQLITE_FCNTL_JOURNAL_POINTER,
-            (&raw mut file).cast(),
-        );
-        if code != ffi::SQLITE_OK || file.is_null() || !ptr::eq((*file).pMethods, &WAL_METHODS) {
-            (code, true)
-        } else {
-            reserve(file, upto, most)
+        match file_of(connection, ffi::SQLITE_FCNTL_JOURNAL_POINTER, &WAL_METHODS) {
+            Ok(Some(file)) => reserve(file, upto, most),
+            Ok(None) => (ffi::SQLITE_OK, true),
+            Err(code) => (code, true),
         }
     };
     if code == ffi::SQLITE_OK {
@@ -580,16 +572,28 @@ pub(crate) fn index_header_is(connection: &rusqlite::Connection, header: &IndexH
 ///
 /// SAFETY: the caller uses the pointer on this thread while the connection stays open.
 unsafe fn database_file(connection: &rusqlite::Connection) -> Option<*const DbFile> {
+    unsafe { file_of(connection, ffi::SQLITE_FCNTL_FILE_POINTER, &DB_METHODS).ok().flatten() }
+        .map(|file| file.cast_const().cast::<DbFile>())
+}
+
+/// The file of `connection`'s main database that `opcode` points to (`SQLITE_FCNTL_FILE_POINTER`
+/// or `SQLITE_FCNTL_JOURNAL_POINTER`), if this VFS opened it with `methods`; SQLite's code if the
+/// file control failed.
+///
+/// SAFETY: `handle` is the connection's open database; the caller uses the pointer on this
+/// thread, while the file stays open.
+unsafe fn file_of(
+    connection: &rusqlite::Connection,
+    opcode: c_int,
+    methods: &'static ffi::sqlite3_io_methods,
+) -> Result<Option<*mut ffi::sqlite3_file>, c_int> {
     unsafe {
         let mut file: *mut ffi::sqlite3_file = ptr::null_mut();
-        let code = ffi::sqlite3_file_control(
-            connection.handle(),
-            c"main".as_ptr(),
-            ffi::SQLITE_FCNTL_FILE_POINTER,
-            (&raw mut file).cast(),
-        );
-        (code == ffi::SQLITE_OK && !file.is_null() && ptr::eq((*file).pMethods, &DB_METHODS))
-            .then(|| file.cast_const().cast::<DbFile>())
+        let code = ffi::sqlite3_file_control(connection.handle(), c"main".as_ptr(), opcode, (&raw mut file).cast());
+        if code != ffi::SQLITE_OK {
+            return Err(code);
+        }
+        Ok((!file.is_null() && ptr::eq((*file).pMethods, methods)).then_some(file))
     }
 }
 
