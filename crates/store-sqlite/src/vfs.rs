@@ -148,7 +148,7 @@ unsafe fn reserve(file: *mut ffi::sqlite3_file, upto: i64, most: i64) -> (c_int,
 }
 
 /// The database file: the base VFS's file, the log it publishes (null while none is open), and
-/// what [`unchanged_since_commit`] compares.
+/// what [`index_header_is`] compares against.
 #[repr(C)]
 struct DbFile {
     base: ffi::sqlite3_file,
