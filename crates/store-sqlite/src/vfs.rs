@@ -580,8 +580,12 @@ unsafe fn database_file(connection: &rusqlite::Connection) -> Option<*const DbFi
 /// or `SQLITE_FCNTL_JOURNAL_POINTER`), if this VFS opened it with `methods`; SQLite's code if the
 /// file control failed.
 ///
+/// Inlined, so it adds no function of its own outside the hot-code list to what a server runs at
+/// rest (its warm-up writes the log ahead).
+///
 /// SAFETY: `handle` is the connection's open database; the caller uses the pointer on this
 /// thread, while the file stays open.
+#[inline(always)]
 unsafe fn file_of(
     connection: &rusqlite::Connection,
     opcode: c_int,
