@@ -9,8 +9,10 @@
 //!
 //! The command after an advance starts from a token that advance registered: its scope (the
 //! token, its run, session and node, [`Recent::token_scope`]) is all rows held here, so a lookup
-//! on the writer's connection answers it from memory, after the same check of `data_version`,
-//! instead of a statement joining four tables (some 8% of an advance's CPU in process).
+//! on the writer's connection answers it from memory instead of a statement joining four tables
+//! (some 8% of an advance's CPU in process). It checks first that no other connection wrote the
+//! file: the wal-index header still as the writer's last commit left it, or else the same check
+//! of `data_version` ([`Recent::check_before_lookup`]).
 //!
 //! What is held stays true only while this writer is the only one writing the file. SQLite's
 //! `data_version` changes when another connection (another process, a copy's import) commits, so
