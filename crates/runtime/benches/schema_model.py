@@ -42,7 +42,7 @@ def current_schema():
     def constant(name):
         return re.search(r'const %s: &str = "(.*?)";' % name, text, re.S).group(1)
 
-    return constant("SCHEMA_V1") + constant("SCHEMA_V2") + constant("INDEX_CHANGES")
+    return constant("SCHEMA_V1") + constant("SCHEMA_V2") + constant("SCHEMA_V3") + constant("INDEX_CHANGES")
 
 
 def edit(schema, old, new):

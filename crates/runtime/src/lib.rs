@@ -617,7 +617,7 @@ impl Runtime {
         let (record, context, node) = self.token_scope(continue_token, TokenKind::Continue, expected_run).await?;
         let attempt =
             record.attempt.ok_or_else(|| Error::environment("a continue token was stored without an attempt"))?;
-        let key = format!("advance:{}:{attempt}", record.node);
+        let key = advance_key(record.node, attempt);
         // A plain advance keeps the payload it always had, so recorded calls still match.
         let payload = match &to {
             None => sha256_hex(&canonical_json(&input)),
@@ -627,7 +627,7 @@ impl Runtime {
         if let (Some(to), Value::Object(parts)) = (&to, &mut parts) {
             parts.insert("to".to_owned(), serde_json::json!(to));
         }
-        let call = OnceCall { key, payload, fields: field_hashes(&parts), run: record.run };
+        let call = OnceCall { key, payload, fields: field_hashes(&parts), session: record.session, run: record.run };
         let advance = switchyard_engine::Advance {
             attempt,
             notes: input.notes,
@@ -645,7 +645,7 @@ impl Runtime {
         // refuses (the run has moved on since) looks for its claim before it answers with the
         // refusal, so it replays all the same.
         match self.execute(&context, &node, command, Some(&call)).await {
-            Err(error) => match self.store.recorded(&call.key).await? {
+            Err(error) => match self.store.recorded(call.session, &call.key).await? {
                 Some(recorded) => self.replay(&recorded, &call).await,
                 None => Err(error),
             },
@@ -720,11 +720,12 @@ impl Runtime {
             key: format!("checkpoint:{}:{attempt}", record.node),
             payload: sha256_hex(&canonical_json(&notes)),
             fields: field_hashes(&serde_json::json!({ "notes": notes })),
+            session: record.session,
             run: record.run,
         };
         let response =
             |replayed| CheckpointResponse { session: record.session, run: record.run, node: record.node, replayed };
-        if let Some(recorded) = self.store.recorded(&call.key).await? {
+        if let Some(recorded) = self.store.recorded(call.session, &call.key).await? {
             check_payload(&recorded, &call)?;
             return Ok(response(true));
         }
@@ -780,8 +781,8 @@ impl Runtime {
         let context = self.run_context(run).await?;
         let node = self.node_record(node).await?;
         let attempt = match attempt {
-            Some(attempt) if self.store.recorded(&format!("advance:{}:{attempt}", node.id)).await?.is_none() => attempt,
-            _ => self.open_attempt(node.id).await?,
+            Some(attempt) if !self.advanced_on(context.run.session, node.id, attempt).await? => attempt,
+            _ => self.open_attempt(context.run.session, node.id).await?,
         };
         let tokens = self.tokens_for(&context, node.id, &node.state, attempt).await?;
         Ok(self.respond(&context, node.id, &node.state, context.run.control, tokens, Flags::default()))
@@ -928,9 +929,10 @@ impl Runtime {
                 key: format!("{key_kind}:{at}"),
                 payload: sha256_hex(&canonical_json(&command_payload(&command))),
                 fields: field_hashes(&command_fields(&command)),
+                session: context.run.session,
                 run,
             };
-            if let Some(recorded) = self.store.recorded(&call.key).await? {
+            if let Some(recorded) = self.store.recorded(call.session, &call.key).await? {
                 return self.replay(&recorded, &call).await;
             }
             if at != context.run.tip {
@@ -1178,13 +1180,14 @@ impl Runtime {
     }
 
     /// An attempt on `node` that has not been used yet: the first one, or a fresh one.
-    async fn open_attempt(&self, node: NodeId) -> Result<AttemptId, Error> {
+    async fn open_attempt(&self, session: SessionId, node: NodeId) -> Result<AttemptId, Error> {
         let first = AttemptId::first_for(node);
-        if self.store.recorded(&format!("advance:{node}:{first}")).await?.is_none() {
-            Ok(first)
-        } else {
-            Ok(self.ids.attempt())
-        }
+        if self.advanced_on(session, node, first).await? { Ok(self.ids.attempt()) } else { Ok(first) }
+    }
+
+    /// Whether an advance from `node` on `attempt` is recorded (in `session`, the node's).
+    async fn advanced_on(&self, session: SessionId, node: NodeId, attempt: AttemptId) -> Result<bool, Error> {
+        Ok(self.store.recorded(session, &advance_key(node, attempt)).await?.is_some())
     }
 
     async fn resolve(&self, target: &Target) -> Result<(RunId, NodeId, Option<AttemptId>), Error> {
@@ -1460,8 +1463,15 @@ struct OnceCall {
     /// The SHA-256 of each field of the payload, recorded in the claim's outcome so a mismatch
     /// can say which fields differ.
     fields: Map<String, Value>,
+    /// The session the claim is recorded in: the run's.
+    session: SessionId,
     /// The run the call acts on, for the way to a fresh token.
     run: RunId,
+}
+
+/// The claim key of an advance from `node` on `attempt`.
+fn advance_key(node: NodeId, attempt: AttemptId) -> String {
+    format!("advance:{node}:{attempt}")
 }
 
 /// The SHA-256 of each top-level field of a payload object.

@@ -49,7 +49,6 @@ pub use search::newest_of_lexemes_sql;
 use listen::Listener;
 use pg_error::Context;
 use tls::Tls;
-use writer::Outcome;
 
 /// How long `subscribe` waits for the change listener to be in force before answering anyway:
 /// long enough to connect on a busy server, short enough that a page or a runner never hangs on a
@@ -266,34 +265,22 @@ impl PostgresStore {
 #[async_trait::async_trait]
 impl Store for PostgresStore {
     async fn append(&self, batch: Batch) -> Result<Appended, Error> {
-        // A second try only when the claim's key was recorded concurrently for another session;
-        // the second finds it recorded.
-        for _ in 0..2 {
-            let mut client = self.client().await?;
-            let transaction = client.transaction().await.doing("starting a write transaction")?;
-            match writer::append(&transaction, batch.clone(), &self.instance).await {
-                Outcome::RetryClaim => {
-                    let _ = transaction.rollback().await;
-                }
-                Outcome::Done(Ok(Appended::Committed { first_seq, last_seq })) => {
-                    transaction.commit().await.doing("committing")?;
-                    self.feed.publish(Change { session: batch.session, last_seq });
-                    return Ok(Appended::Committed { first_seq, last_seq });
-                }
-                Outcome::Done(other) => {
-                    // Nothing of the batch is kept; a failed rollback means the connection is
-                    // gone, which drops the transaction with it.
-                    let _ = transaction.rollback().await;
-                    return other;
-                }
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await.doing("starting a write transaction")?;
+        let session = batch.session;
+        match writer::append(&transaction, batch, &self.instance).await {
+            Ok(Appended::Committed { first_seq, last_seq }) => {
+                transaction.commit().await.doing("committing")?;
+                self.feed.publish(Change { session, last_seq });
+                Ok(Appended::Committed { first_seq, last_seq })
+            }
+            other => {
+                // Nothing of the batch is kept; a failed rollback means the connection is gone,
+                // which drops the transaction with it.
+                let _ = transaction.rollback().await;
+                other
             }
         }
-        Err(Error::Busy {
-            message: format!(
-                "the claim of this command was recorded concurrently for another session in {}; retry the command",
-                self.target
-            ),
-        })
     }
 
     async fn claim_token(&self, record: TokenRecord) -> Result<Nonce, Error> {
@@ -312,8 +299,8 @@ impl Store for PostgresStore {
         rows::token_scope(&self.client().await?, nonce).await
     }
 
-    async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {
-        rows::recorded(&self.client().await?, key).await
+    async fn recorded(&self, session: SessionId, key: &str) -> Result<Option<Recorded>, Error> {
+        rows::recorded(&self.client().await?, session, key).await
     }
 
     async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {

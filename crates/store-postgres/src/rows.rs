@@ -185,10 +185,14 @@ pub(crate) async fn insert_token_if_free<C: GenericClient>(client: &C, record: &
     Ok(inserted == 1)
 }
 
-pub(crate) async fn recorded<C: GenericClient>(client: &C, key: &str) -> Result<Option<Recorded>, Error> {
-    let sql = "SELECT key, session, payload_sha256, outcome FROM claims WHERE key = $1";
+pub(crate) async fn recorded<C: GenericClient>(
+    client: &C,
+    session: SessionId,
+    key: &str,
+) -> Result<Option<Recorded>, Error> {
+    let sql = "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = $1 AND key = $2";
     let decode = |row: &Row| decode::recorded(Cells(row));
-    one(client, sql, &[&key], decode, "reading a claim").await
+    one(client, sql, &[&session.to_string(), &key], decode, "reading a claim").await
 }
 
 pub(crate) async fn workflow<C: GenericClient>(client: &C, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {

@@ -136,10 +136,8 @@ CREATE INDEX texts_by_words ON texts USING GIN (words);
 
 /// Indexes added since their table's version, created when missing: builds that predate them
 /// read and write such a database as before, so adding one needs no new version (which older
-/// servers sharing the database would refuse). A session's claims and tokens, which a store copy
-/// reads.
+/// servers sharing the database would refuse). A session's tokens, which a store copy reads.
 const ADDED_INDEXES: &str = "
-CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
 CREATE INDEX IF NOT EXISTS tokens_by_session ON tokens (session);
 ";
 
@@ -158,8 +156,21 @@ INSERT INTO text_words (word, text) SELECT lexeme, id FROM texts, unnest(tsvecto
 ALTER TABLE text_words ADD PRIMARY KEY (word, text);
 "#;
 
+/// Version 4: a claim is keyed by its session, then its key, as in the SQLite store: a claim
+/// belongs to the session of the command it answers, which every lookup names, and a store copy
+/// reads a session's claims by the key's first column, so the index by session goes. Each claimed
+/// append writes one index entry instead of two.
+///
+/// A server of version 3 still running against the database reads a claim by its key alone,
+/// which this key does not serve: its lookups scan the table until it is upgraded.
+const V4: &str = "
+DROP INDEX IF EXISTS claims_by_session;
+ALTER TABLE claims DROP CONSTRAINT claims_key;
+ALTER TABLE claims ADD CONSTRAINT claims_key PRIMARY KEY (session, key);
+";
+
 /// Every migration in order: `MIGRATIONS[i]` takes a database from version `i` to `i + 1`.
-const MIGRATIONS: [&str; 3] = [V1, V2, V3];
+const MIGRATIONS: [&str; 4] = [V1, V2, V3, V4];
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction: creates the version table,
 /// applies the migrations it lacks (filling the text index when it is new), or refuses a newer

@@ -4,8 +4,8 @@
 //! Appends to one session are serialised inside the database: the first statement upserts the
 //! session's `heads` row, which locks it until commit, so every server reads the same last
 //! sequence number and hash and the chain stays gap-free. The claim is read after that lock, so
-//! two servers racing one claim advance once; `claims.key` is also the primary key, the backstop
-//! for a key reused across sessions.
+//! two servers racing one claim advance once; a claim is keyed by its session and key, so only an
+//! append to its own session, which waits on that lock, can meet it.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -32,39 +32,11 @@ fn invalid(reason: impl Into<String>) -> Error {
     Error::InvalidBatch { reason: reason.into() }
 }
 
-/// Why one try of an append must be run again in a fresh transaction.
-pub(crate) enum Outcome {
-    Done(Result<Appended, Error>),
-    /// The claim's key was recorded by a concurrent append on another session: a fresh try
-    /// answers it as recorded.
-    RetryClaim,
-}
-
-/// One try of an append inside `transaction`; the caller commits when it returns
-/// `Outcome::Done(Ok(Committed))`. `instance` tags the change notice so this store does not hear
-/// its own commits twice.
-pub(crate) async fn append(transaction: &Transaction<'_>, batch: Batch, instance: &str) -> Outcome {
-    match try_append(transaction, batch, instance).await {
-        Err(Failure::Claim) => Outcome::RetryClaim,
-        Err(Failure::Error(error)) => Outcome::Done(Err(error)),
-        Ok(appended) => Outcome::Done(Ok(appended)),
-    }
-}
-
-enum Failure {
-    Claim,
-    Error(Error),
-}
-
-impl From<Error> for Failure {
-    fn from(error: Error) -> Self {
-        Failure::Error(error)
-    }
-}
-
-async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str) -> Result<Appended, Failure> {
+/// Appends `batch` inside `transaction`; the caller commits when it returns `Committed`.
+/// `instance` tags the change notice so this store does not hear its own commits twice.
+pub(crate) async fn append(transaction: &Transaction<'_>, batch: Batch, instance: &str) -> Result<Appended, Error> {
     if batch.events.is_empty() {
-        return Err(invalid("a batch must carry at least one event").into());
+        return Err(invalid("a batch must carry at least one event"));
     }
     let session = batch.session.to_string();
     // Locks the session: concurrent appends to it, from any server, wait here until this commits.
@@ -76,7 +48,7 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
     let (mut seq, mut prev_hash) = (decoder.count(0, "seq")?, decoder.text(1, "hash")?);
 
     if let Some(claim) = &batch.claim
-        && let Some(recorded) = rows::recorded(transaction, &claim.key).await?
+        && let Some(recorded) = rows::recorded(transaction, batch.session, &claim.key).await?
     {
         return Ok(Appended::AlreadyRecorded(recorded));
     }
@@ -87,8 +59,7 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
                 run: guard.run.to_string(),
                 expected: guard.control.as_str().to_owned(),
                 found: found.map_or("missing", |control| control.as_str()).to_owned(),
-            }
-            .into());
+            });
         }
     }
 
@@ -106,12 +77,13 @@ async fn try_append(transaction: &Transaction<'_>, batch: Batch, instance: &str)
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
         let sql = "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES ($1, $2, $3, $4)";
-        let statement = transaction.prepare_cached(sql).await.doing("recording the claim")?;
-        match transaction.execute(&statement, &[&claim.key, &session, &claim.payload_sha256, &outcome]).await {
-            Ok(_) => {}
-            Err(error) if pg_error::unique_violation(&error) == Some("claims_key") => return Err(Failure::Claim),
-            Err(error) => return Err(pg_error::map(&error, "recording the claim").into()),
-        }
+        rows::execute(
+            transaction,
+            sql,
+            &[&claim.key, &session, &claim.payload_sha256, &outcome],
+            "recording the claim",
+        )
+        .await?;
     }
     for token in &batch.tokens {
         register_token(transaction, token).await?;

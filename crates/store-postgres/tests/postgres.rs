@@ -189,6 +189,66 @@ async fn a_store_made_by_schema_version_1_is_migrated_on_open() {
     database.drop_now().await;
 }
 
+/// Version 3 keyed claims by key alone, with an index by session: migrated to version 4, each
+/// claim is found under its session and replays, the key is (session, key), and the index is gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_3_store_keeps_its_claims_under_their_sessions() {
+    let database = TestDatabase::create().await;
+    let store = open(&database).await;
+    let mut scripts = Vec::new();
+    for n in 1..=3 {
+        let mut script = SessionScript::new(n);
+        store.append(script.start(node_id(100 + n))).await.unwrap();
+        let advance =
+            vec![script.node(node_id(200 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        let batch = script.claimed(advance, &format!("advance:{n}"), "sha", serde_json::json!({ "session": n }));
+        store.append(batch).await.unwrap();
+        scripts.push(script);
+    }
+    drop(store);
+    // As a server of version 3 leaves it.
+    let client = database.client().await;
+    client
+        .batch_execute(
+            "ALTER TABLE claims DROP CONSTRAINT claims_key;
+             ALTER TABLE claims ADD CONSTRAINT claims_key PRIMARY KEY (key);
+             CREATE INDEX claims_by_session ON claims (session);
+             UPDATE switchyard_schema SET version = 3;",
+        )
+        .await
+        .unwrap();
+
+    let store = open(&database).await;
+    let version: i64 = client.query_one("SELECT version FROM switchyard_schema", &[]).await.unwrap().get(0);
+    assert_eq!(version, SCHEMA_VERSION);
+    for (n, script) in (1..).zip(&mut scripts) {
+        let key = format!("advance:{n}");
+        let claim = store.recorded(script.session, &key).await.unwrap().expect("the claim is kept");
+        assert_eq!(claim.outcome, serde_json::json!({ "session": n }));
+        let again = vec![script.node(node_id(300 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        let replayed = store.append(script.claimed(again, &key, "sha", serde_json::json!(0))).await.unwrap();
+        assert_eq!(replayed, Appended::AlreadyRecorded(claim), "a retried command replays");
+    }
+    let key: Vec<String> = client
+        .query(
+            "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+             WHERE i.indrelid = 'claims'::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(key, ["session", "key"]);
+    let index: Option<String> =
+        client.query_one("SELECT to_regclass('claims_by_session')::text", &[]).await.unwrap().get(0);
+    assert_eq!(index, None, "the index by session is dropped");
+    assert!(store.verify().await.unwrap().is_clean());
+    drop((store, client));
+    database.drop_now().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_schema_newer_than_the_build_is_refused() {
     let database = TestDatabase::create().await;
@@ -270,7 +330,7 @@ async fn a_connection_lost_mid_batch_writes_nothing_and_the_retry_commits_once()
     assert_eq!(error.code(), "STORE_UNAVAILABLE", "{error}");
     assert!(error.is_retryable(), "{error}");
     assert_eq!(event_count(&database).await, 3, "nothing of the cut batch is stored");
-    assert!(store.recorded("advance:lost").await.unwrap().is_none());
+    assert!(store.recorded(script.session, "advance:lost").await.unwrap().is_none());
     assert!(store.verify().await.unwrap().is_clean());
 
     admin.batch_execute("DROP TRIGGER terminate_on_claim ON claims").await.unwrap();
@@ -376,7 +436,7 @@ async fn backends_terminated_by_another_connection_leave_whole_batches_and_retri
     let events = store.events(script.session, 0, u32::MAX).await.unwrap();
     assert_eq!(events.len() as u64, 3 + ADVANCES, "each advance is stored once, whatever was cut off");
     for index in 0..ADVANCES {
-        assert!(store.recorded(&format!("advance:{index}")).await.unwrap().is_some());
+        assert!(store.recorded(script.session, &format!("advance:{index}")).await.unwrap().is_some());
     }
     assert!(store.verify().await.unwrap().is_clean());
     drop(store);

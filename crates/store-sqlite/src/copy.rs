@@ -27,6 +27,10 @@ pub(crate) fn copied_sessions(
     )
 }
 
+/// A session's claims, read through the claims' key, which starts with the session.
+pub(crate) const SESSION_CLAIMS: &str =
+    "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 ORDER BY key";
+
 pub(crate) fn export(connection: &mut Connection, session: SessionId) -> Result<Option<SessionCopy>, Error> {
     // One read transaction: the events, claims and tokens agree with each other.
     let transaction = connection.transaction().doing("starting a read transaction")?;
@@ -46,7 +50,7 @@ pub(crate) fn export(connection: &mut Connection, session: SessionId) -> Result<
     }
     let claims = rows::all(
         &transaction,
-        "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 ORDER BY key",
+        SESSION_CLAIMS,
         [&id],
         |row| decode::recorded(Cells(row)),
         "reading a session's claims",

@@ -454,9 +454,9 @@ impl Store for SqliteStore {
         self.lookup(move |connection| rows::token_scope(connection, nonce)).await
     }
 
-    async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error> {
+    async fn recorded(&self, session: SessionId, key: &str) -> Result<Option<Recorded>, Error> {
         let key = key.to_owned();
-        self.lookup(move |connection| rows::recorded(connection, &key)).await
+        self.lookup(move |connection| rows::recorded(connection, session, &key)).await
     }
 
     async fn workflow(&self, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {

@@ -25,7 +25,8 @@ pub(crate) use switchyard_store::decode::{
     Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
 };
 
-pub(crate) const CLAIM_BY_KEY: &str = "SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1";
+pub(crate) const CLAIM: &str =
+    "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
 pub(crate) const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
 pub(crate) const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
 pub(crate) const EVENTS_AFTER: &str =
@@ -207,9 +208,9 @@ pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord
     Ok(inserted == 1)
 }
 
-pub(crate) fn recorded(connection: &Connection, key: &str) -> Result<Option<Recorded>, Error> {
+pub(crate) fn recorded(connection: &Connection, session: SessionId, key: &str) -> Result<Option<Recorded>, Error> {
     let decode = |row: &Row<'_>| decode::recorded(Cells(row));
-    one(connection, CLAIM_BY_KEY, [key], decode, "reading a claim")
+    one(connection, CLAIM, params![&*session.text(), key], decode, "reading a claim")
 }
 
 pub(crate) fn workflow(connection: &Connection, hash: WorkflowHash) -> Result<Option<Workflow>, Error> {
@@ -606,7 +607,8 @@ mod tests {
             (NODES_OF_RUN.clone(), 1),
             (TOKEN_BY_NONCE.clone(), 1),
             (TOKEN_AT.clone(), 3),
-            ("SELECT key, session, payload_sha256, outcome FROM claims WHERE key = ?1".to_owned(), 1),
+            (CLAIM.to_owned(), 2),
+            (crate::copy::SESSION_CLAIMS.to_owned(), 1),
             ("SELECT hash, ir FROM workflows WHERE hash = ?1".to_owned(), 1),
             (
                 "SELECT session, seq, body, hash FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
@@ -699,7 +701,7 @@ mod tests {
         use switchyard_store::conformance::fixture::node_state;
 
         let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(&crate::schema::tables()).unwrap();
         let id = NodeId::from_bytes([3; 16]);
         let stored = NodeRecord {
             id,
@@ -747,8 +749,7 @@ mod tests {
         let mut connection = Connection::open(folder.path().join("store.db")).unwrap();
         connection.pragma_update(None, "journal_mode", "WAL").unwrap();
         connection.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        connection.execute_batch(&crate::schema::tables()).unwrap();
         let id = SessionId::from_bytes([1; 16]);
         let stored = SessionRecord {
             id,
@@ -812,8 +813,7 @@ mod tests {
     /// An empty store's schema on a connection that plans as the store's own connections do.
     fn planned_schema() -> Connection {
         let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        connection.execute_batch(&crate::schema::tables()).unwrap();
         crate::schema::one_plan_per_statement(&connection).unwrap();
         connection
     }

@@ -17,18 +17,19 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// the ones it lacks in the transaction that checks its version. A new version is a new entry
 /// here; an index older builds can do without is added or dropped in [`INDEX_CHANGES`] instead,
 /// so they can still open the file.
-const MIGRATIONS: [&str; 2] = [SCHEMA_V1, SCHEMA_V2];
+const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
 /// foreign key to `events`, so they can be dropped and rebuilt.
 ///
-/// `claims` and `tokens` are small rows looked up only by key, so they are `WITHOUT ROWID`: the
-/// primary key is the table, one b-tree less to write per insert. The statements are the same
-/// either way, so files created before this change read and write as before.
+/// `tokens` are small rows looked up only by key, so they are `WITHOUT ROWID`: the primary key is
+/// the table, one b-tree less to write per insert. The statements are the same either way, so
+/// files created before this change read and write as before.
 ///
-/// The indexes version 1 had and [`INDEX_CHANGES`] drops are left out
-/// ([`FIRST_RELEASE_INDEXES_DROPPED`]): a new file never has them, so opening one never drops an
-/// index (which would run SQLite code that a server at rest otherwise never maps).
+/// What version 1 had and a later version or [`INDEX_CHANGES`] drops is left out: its `claims`
+/// table, which version 3 replaces ([`FIRST_RELEASE_CLAIMS`]), and the indexes
+/// [`FIRST_RELEASE_INDEXES_DROPPED`]. A new file never has them, so opening one never drops a
+/// table or an index (which would run SQLite code that a server at rest otherwise never maps).
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE events (
     session TEXT NOT NULL,
@@ -86,12 +87,6 @@ CREATE TABLE nodes (
     created_at_ms INTEGER NOT NULL
 );
 CREATE INDEX nodes_by_run ON nodes (run, created_seq);
-CREATE TABLE claims (
-    key TEXT PRIMARY KEY,
-    session TEXT NOT NULL,
-    payload_sha256 TEXT NOT NULL,
-    outcome TEXT NOT NULL
-) WITHOUT ROWID;
 -- `attempt` is '' when the token names no attempt, so the UNIQUE constraint covers that case.
 CREATE TABLE tokens (
     nonce TEXT PRIMARY KEY,
@@ -121,12 +116,43 @@ CREATE TABLE texts_indexed (
 );
 ";
 
+/// Version 3: a claim is keyed by its session, then its key. Version 1 keyed claims by key alone,
+/// with an index by session for the store copy, which reads a session's claims: every claimed
+/// command wrote an entry in both, and now writes one (about 1.4 pages of the log fewer per
+/// advance). A claim belongs to the session of the command it answers, which every lookup names.
+///
+/// A file of an earlier version has version 1's table; [`CLAIMS_SET_ASIDE`] and [`CLAIMS_MOVED`]
+/// move its rows around this statement, in the transaction that migrates it. A build of version 2
+/// refuses a store of version 3, naming both versions.
+pub(crate) const SCHEMA_V3: &str = "
+CREATE TABLE claims (
+    key TEXT NOT NULL,
+    session TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    PRIMARY KEY (session, key)
+) WITHOUT ROWID;
+";
+
+/// Before [`SCHEMA_V3`] on a file of an earlier version: version 1's claims table is set aside
+/// (its index by session goes with it).
+const CLAIMS_SET_ASIDE: &str = "ALTER TABLE claims RENAME TO claims_by_key;";
+
+/// After [`SCHEMA_V3`] on a file of an earlier version: the claims set aside are moved into the
+/// new table, in its key's order, and the old table is dropped. This takes time in proportion to
+/// the claims held, once.
+const CLAIMS_MOVED: &str = "
+INSERT INTO claims (key, session, payload_sha256, outcome)
+    SELECT key, session, payload_sha256, outcome FROM claims_by_key ORDER BY session, key;
+DROP TABLE claims_by_key;
+";
+
 /// Indexes added to version 1 since its first release, created when a writer opens a store
 /// without them, and indexes dropped since, dropped when it opens one with them (builds on either
 /// side read and write such a store as before).
 ///
-/// The lookups of `resume_session` by workspace and by git branch or HEAD, and a session's
-/// claims, which a store copy reads (`copy.rs`). These columns never change once a session
+/// The lookups of `resume_session` by workspace and by git branch or HEAD. These columns never
+/// change once a session
 /// starts, so an advance, which rewrites only the session's update time and last seq (and its
 /// status when that changes), leaves these indexes untouched; a lookup sorts what its value
 /// matches by recency.
@@ -158,12 +184,21 @@ CREATE INDEX IF NOT EXISTS sessions_by_branch ON sessions (git_branch);
 CREATE INDEX IF NOT EXISTS sessions_by_head ON sessions (git_head);
 CREATE INDEX IF NOT EXISTS sessions_by_recency ON sessions (updated_at_ms DESC, id DESC, status, workflow_id);
 CREATE INDEX IF NOT EXISTS sessions_by_workflow_id ON sessions (workflow_id);
-CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);
 DROP INDEX IF EXISTS tokens_by_session;
 DROP INDEX IF EXISTS sessions_by_update;
 DROP INDEX IF EXISTS sessions_by_status;
 DROP INDEX IF EXISTS sessions_by_workflow;
 DROP INDEX IF EXISTS nodes_by_parent;
+";
+
+/// Version 1's claims table, which version 3 replaces ([`SCHEMA_V3`]).
+const FIRST_RELEASE_CLAIMS: &str = "
+CREATE TABLE claims (
+    key TEXT PRIMARY KEY,
+    session TEXT NOT NULL,
+    payload_sha256 TEXT NOT NULL,
+    outcome TEXT NOT NULL
+) WITHOUT ROWID;
 ";
 
 /// The indexes of version 1's first release that [`INDEX_CHANGES`] drops.
@@ -174,11 +209,18 @@ CREATE INDEX sessions_by_workflow ON sessions (workflow_id, updated_at_ms DESC, 
 CREATE INDEX nodes_by_parent ON nodes (parent);
 ";
 
+/// The tables and indexes of a new file, without a store: the migrations in order, then the index
+/// changes (the text index is `search.rs`'s). For tests that plan or run statements on them.
+#[cfg(test)]
+pub(crate) fn tables() -> String {
+    format!("{}{INDEX_CHANGES}", MIGRATIONS.concat())
+}
+
 /// The statements of version 1 as its first release ran them, for tests that make a store as it
 /// did.
 #[doc(hidden)]
 pub fn schema_v1() -> String {
-    format!("{SCHEMA_V1}{FIRST_RELEASE_INDEXES_DROPPED}")
+    format!("{SCHEMA_V1}{FIRST_RELEASE_CLAIMS}{FIRST_RELEASE_INDEXES_DROPPED}")
 }
 
 /// Applies the per-connection settings.
@@ -235,7 +277,16 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
     }
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         let version = index as i64 + 1;
-        transaction.execute_batch(migration).doing(&format!("migrating the schema to version {version}"))?;
+        let doing = format!("migrating the schema to version {version}");
+        // Version 1's claims: only a file made before version 3 has them (`SCHEMA_V1` leaves them out).
+        let moves_claims = version == 3 && found > 0;
+        if moves_claims {
+            transaction.execute_batch(CLAIMS_SET_ASIDE).doing(&doing)?;
+        }
+        transaction.execute_batch(migration).doing(&doing)?;
+        if moves_claims {
+            transaction.execute_batch(CLAIMS_MOVED).doing(&doing)?;
+        }
         if found > 0 {
             tracing::info!(path = %path.display(), version, "the SQLite store's schema was migrated");
         }

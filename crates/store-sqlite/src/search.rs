@@ -313,7 +313,7 @@ mod tests {
     #[test]
     fn search_and_recap_use_indexes() {
         let connection = Connection::open_in_memory().unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
+        connection.execute_batch(&crate::schema::tables()).unwrap();
         connection.execute_batch(TEXTS).unwrap();
         connection.execute_batch(INDEX).unwrap();
         let plan = |sql: &str| -> String {

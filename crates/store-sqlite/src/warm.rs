@@ -45,7 +45,7 @@ fn writer_statements() -> [&'static str; 23] {
         rows::WORKFLOW_BY_HASH,
         writer::BEGIN,
         recent::DATA_VERSION,
-        rows::CLAIM_BY_KEY,
+        rows::CLAIM,
         &rows::RUN_BY_ID,
         writer::SESSION_HEAD,
         writer::INSERT_EVENT,
@@ -75,7 +75,7 @@ pub(crate) const WRITER_STATEMENT_CACHE: usize = 32;
 fn reader_statements() -> [&'static str; 7] {
     [
         &rows::TOKEN_SCOPE,
-        rows::CLAIM_BY_KEY,
+        rows::CLAIM,
         rows::WORKFLOW_BY_HASH,
         &rows::SESSION_BY_ID,
         &rows::RUN_BY_ID,

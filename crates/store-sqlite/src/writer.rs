@@ -538,7 +538,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         return Err(invalid("a batch must carry at least one event"));
     }
     if let Some(claim) = &batch.claim
-        && let Some(recorded) = rows::recorded(connection, &claim.key)?
+        && let Some(recorded) = rows::recorded(connection, batch.session, &claim.key)?
     {
         return Ok(Appended::AlreadyRecorded(recorded));
     }
@@ -762,8 +762,7 @@ mod tests {
         const NODES: u64 = 2_000;
         let connection = Connection::open_in_memory().unwrap();
         connection.pragma_update(None, "foreign_keys", "ON").unwrap();
-        connection.execute_batch(crate::schema::SCHEMA_V1).unwrap();
-        connection.execute_batch(crate::schema::INDEX_CHANGES).unwrap();
+        connection.execute_batch(&crate::schema::tables()).unwrap();
         connection
             .execute_batch(&format!(
                 "INSERT INTO sessions VALUES ('s', 'g', 't', 'w', 'r', 'active', NULL, NULL, NULL, 0, 0, 1);

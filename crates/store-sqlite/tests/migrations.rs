@@ -1,12 +1,15 @@
 //! Schema migrations on open: a new file goes through every step of the migration list to the
 //! current version in one transaction, and a store made by the first release (version 1, before
-//! the indexes and the text index added since) opens, gains them, and works.
+//! the indexes and the text index added since) or by version 2 (claims keyed by key alone) opens,
+//! gains what was added since, and works.
 
 use rusqlite::Connection;
 
+use switchyard_core::event::NodeCause;
+use switchyard_core::state::RunStatus;
 use switchyard_core::token::TokenKind;
-use switchyard_store::Store;
 use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce};
+use switchyard_store::{Appended, Store};
 use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore, schema_v1};
 
 fn version(path: &std::path::Path) -> i64 {
@@ -19,6 +22,19 @@ fn indexes(path: &std::path::Path) -> Vec<String> {
     let mut statement =
         connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").unwrap();
     statement.query_map([], |row| row.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+/// Every table and index with its statement, as SQLite keeps them (but the version table, which a
+/// test may make in its own words).
+fn schema(path: &std::path::Path) -> Vec<(String, String, Option<String>)> {
+    let connection = Connection::open(path).unwrap();
+    let sql = "SELECT type, name, sql FROM sqlite_master WHERE name <> 'schema_version' ORDER BY type, name";
+    let mut statement = connection.prepare(sql).unwrap();
+    statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
 }
 
 #[tokio::test]
@@ -58,13 +74,19 @@ async fn a_store_made_by_schema_version_1_opens_and_gains_what_was_added_since()
     drop(store);
     assert_eq!(version(&path), SCHEMA_VERSION);
     let found = indexes(&path);
-    for index in ["claims_by_session", "sessions_by_workspace", "sessions_by_recency", "sessions_by_workflow_id"] {
+    for index in ["sessions_by_workspace", "sessions_by_recency", "sessions_by_workflow_id"] {
         assert!(found.contains(&index.to_owned()), "{index} is created on open: {found:?}");
     }
-    // Version 1's recency indexes and its index of nodes by parent are dropped.
-    for index in ["sessions_by_update", "sessions_by_status", "sessions_by_workflow", "nodes_by_parent"] {
+    // Version 1's recency indexes and its index of nodes by parent are dropped; version 3 keys
+    // claims by session, so none is indexed by session alone.
+    for index in
+        ["sessions_by_update", "sessions_by_status", "sessions_by_workflow", "nodes_by_parent", "claims_by_session"]
+    {
         assert!(!found.contains(&index.to_owned()), "{index} is dropped on open: {found:?}");
     }
+    let new_file = folder.path().join("new.db");
+    drop(SqliteStore::open(&new_file, SqliteOptions::default()).unwrap());
+    assert_eq!(schema(&path), schema(&new_file), "a migrated file has the schema of a new one");
 }
 
 /// A store of version 1 that has the text index indexed each text as it recorded it: migrated to
@@ -96,6 +118,62 @@ async fn a_version_1_text_index_is_marked_whole_on_migration() {
     assert_eq!(marked, (3, 3), "(marked, newest text)");
     let query = switchyard_store::SearchQuery { text: "goal".to_owned(), limit: 5, workspace: None };
     assert_eq!(store.search_sessions(query).await.unwrap().len(), 3, "each text is found, once");
+}
+
+/// A store of version 2 keyed its claims by key alone, with an index by session: migrated to
+/// version 3, each claim is found under its session, replays, and copies with it, and neither the
+/// old table nor its index is left.
+#[tokio::test]
+async fn a_version_2_store_keeps_its_claims_under_their_sessions() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("store.db");
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    let mut scripts = Vec::new();
+    for n in 1..=3 {
+        let mut script = SessionScript::new(n);
+        store.append(script.start(node_id(100 + n))).await.unwrap();
+        let advance =
+            vec![script.node(node_id(200 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        let batch = script.claimed(advance, &format!("advance:{n}"), "sha", serde_json::json!({ "session": n }));
+        store.append(batch).await.unwrap();
+        scripts.push(script);
+    }
+    drop(store);
+    // As a build of version 2 leaves it.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE claims_v2 (key TEXT PRIMARY KEY, session TEXT NOT NULL, payload_sha256 TEXT NOT NULL,
+                 outcome TEXT NOT NULL) WITHOUT ROWID;
+             INSERT INTO claims_v2 SELECT key, session, payload_sha256, outcome FROM claims;
+             DROP TABLE claims;
+             ALTER TABLE claims_v2 RENAME TO claims;
+             CREATE INDEX claims_by_session ON claims (session);
+             UPDATE schema_version SET version = 2;",
+        )
+        .unwrap();
+
+    let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
+    assert_eq!(version(&path), SCHEMA_VERSION);
+    for (n, script) in (1..).zip(&mut scripts) {
+        let key = format!("advance:{n}");
+        let claim = store.recorded(script.session, &key).await.unwrap().expect("the claim is kept");
+        assert_eq!(claim.outcome, serde_json::json!({ "session": n }));
+        let copy = store.export_session(script.session).await.unwrap().expect("the session exports");
+        assert_eq!(copy.claims, vec![claim.clone()], "the copy reads the session's claims");
+        let again = vec![script.node(node_id(300 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        let replayed = store.append(script.claimed(again, &key, "sha", serde_json::json!(0))).await.unwrap();
+        assert_eq!(replayed, Appended::AlreadyRecorded(claim), "a retried command replays");
+    }
+    assert!(store.verify().await.unwrap().is_clean());
+    drop(store);
+    assert!(!indexes(&path).contains(&"claims_by_session".to_owned()));
+    let tables: Vec<String> = {
+        let connection = Connection::open(&path).unwrap();
+        let mut statement = connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").unwrap();
+        statement.query_map([], |row| row.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
+    };
+    assert!(tables.contains(&"claims".to_owned()) && !tables.contains(&"claims_by_key".to_owned()), "{tables:?}");
 }
 
 #[tokio::test]

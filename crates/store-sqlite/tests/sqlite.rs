@@ -359,7 +359,7 @@ async fn reopening_a_file_keeps_everything() {
     assert_eq!(store.events(script.session, 0, 100).await.unwrap(), events_before);
     assert_eq!(store.token(nonce(1)).await.unwrap().map(|token| token.node), Some(node_id(901)));
     assert_eq!(
-        store.recorded("start:9").await.unwrap().map(|claim| claim.outcome),
+        store.recorded(script.session, "start:9").await.unwrap().map(|claim| claim.outcome),
         Some(serde_json::json!({"ok": true}))
     );
     assert_eq!(store.workflow(workflow().hash()).await.unwrap(), Some(workflow()));

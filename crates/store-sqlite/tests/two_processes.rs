@@ -116,7 +116,11 @@ fn two_processes_racing_one_claim_commit_exactly_once() {
     assert_eq!(committed, 1, "exactly one process commits: {results:?}");
     runtime().block_on(async {
         let store = SqliteStore::open(&path, SqliteOptions::default()).expect("open");
-        let recorded = store.recorded("advance:race").await.expect("recorded").expect("the claim is stored");
+        let recorded = store
+            .recorded(SessionScript::new(1).session, "advance:race")
+            .await
+            .expect("recorded")
+            .expect("the claim is stored");
         for result in &results {
             if let Appended::AlreadyRecorded(found) = result {
                 assert_eq!(*found, recorded, "the loser gets the winner's outcome");

@@ -150,7 +150,8 @@ pub async fn append_assigns_seq_and_chains_hashes<S: Store>(store: S) {
     assert_eq!(expect_ok(store.workflow(unpinned.hash()).await, "workflow"), None, "an unpinned workflow");
 }
 
-/// A second append with a recorded claim key writes nothing and returns exactly what was recorded.
+/// A second append with a recorded claim key writes nothing and returns exactly what was recorded;
+/// the same key in another session is another claim.
 pub async fn claim_replay_returns_the_recorded_outcome<S: Store>(store: S) {
     let mut script = SessionScript::new(1);
     append(&store, script.start(node_id(101))).await;
@@ -164,7 +165,7 @@ pub async fn claim_replay_returns_the_recorded_outcome<S: Store>(store: S) {
         payload_sha256: "sha-one".to_owned(),
         outcome: outcome.clone(),
     };
-    assert_eq!(expect_ok(store.recorded("advance:one").await, "recorded"), Some(recorded.clone()));
+    assert_eq!(expect_ok(store.recorded(script.session, "advance:one").await, "recorded"), Some(recorded.clone()));
 
     let replay_events = vec![script.node(node_id(103), Some(node_id(101)), NodeCause::Fork, RunStatus::Active)];
     let mut replay = script.claimed(replay_events, "advance:one", "sha-two", serde_json::json!({"token": "ct_second"}));
@@ -182,7 +183,18 @@ pub async fn claim_replay_returns_the_recorded_outcome<S: Store>(store: S) {
     assert_eq!(expect_ok(store.workflow(other_workflow.hash()).await, "workflow"), None, "the replay pinned nothing");
     let session = expect_ok(store.session(script.session).await, "session").expect("session exists");
     assert_eq!(session.last_seq, 4, "the replay left the session as it was");
-    assert_eq!(expect_ok(store.recorded("advance:unknown").await, "recorded"), None);
+    assert_eq!(expect_ok(store.recorded(script.session, "advance:unknown").await, "recorded"), None);
+
+    let mut other = SessionScript::new(2);
+    append(&store, other.start(node_id(201))).await;
+    assert_eq!(expect_ok(store.recorded(other.session, "advance:one").await, "recorded"), None, "another session's");
+    let elsewhere = vec![other.node(node_id(202), Some(node_id(201)), NodeCause::Advance, RunStatus::Active)];
+    let other_outcome = serde_json::json!({"token": "ct_other"});
+    let batch = other.claimed(elsewhere, "advance:one", "sha-other", other_outcome.clone());
+    assert_eq!(append(&store, batch).await, (4, 4), "the same key in another session commits");
+    let found = expect_ok(store.recorded(other.session, "advance:one").await, "recorded").map(|claim| claim.outcome);
+    assert_eq!(found, Some(other_outcome), "the other session's claim");
+    assert_eq!(expect_ok(store.recorded(script.session, "advance:one").await, "recorded"), Some(recorded));
 }
 
 /// Many appends racing with one claim key: exactly one commits, every other gets its outcome.
@@ -208,7 +220,8 @@ pub async fn concurrent_claims_commit_exactly_once<S: Store>(store: S) {
         }
     }
     assert_eq!(committed, 1, "exactly one racing append commits");
-    let winner = expect_ok(store.recorded("advance:race").await, "recorded").expect("the claim is recorded");
+    let winner =
+        expect_ok(store.recorded(script.session, "advance:race").await, "recorded").expect("the claim is recorded");
     assert!(replayed.iter().all(|recorded| *recorded == winner), "every loser gets the winner's outcome");
     assert_eq!(all_events(&*store, &script).await.len(), 4, "one event beyond the start batch");
     let run = expect_ok(store.run(script.run).await, "run").expect("run exists");
@@ -693,7 +706,7 @@ pub async fn invalid_batch_writes_nothing<S: Store>(store: S) {
     assert_eq!(expect_ok(store.run(fresh.run).await, "run"), None, "no run row");
     assert_eq!(expect_ok(store.node(node_id(101)).await, "node"), None, "no node row");
     assert!(all_events(&store, &fresh).await.is_empty(), "no event");
-    assert_eq!(expect_ok(store.recorded("advance:broken").await, "recorded"), None, "no claim");
+    assert_eq!(expect_ok(store.recorded(fresh.session, "advance:broken").await, "recorded"), None, "no claim");
     assert_eq!(expect_ok(store.token(nonce(1)).await, "token"), None, "no token");
     assert_eq!(expect_ok(store.workflow(workflow().hash()).await, "workflow"), None, "no pin");
     assert!(expect_ok(store.list_sessions(SessionQuery::default()).await, "list").is_empty(), "nothing listed");
@@ -920,7 +933,8 @@ pub async fn a_session_copy_carries_everything_and_imports_whole<S: Store, D: St
     let report = expect_ok(destination.verify().await, "verify");
     assert!(report.is_clean(), "verify after a copy: {:#?}", report.problems);
     assert_eq!(expect_ok(destination.token(token.nonce).await, "token"), Some(token), "the token is copied");
-    let recorded = expect_ok(destination.recorded("advance:901").await, "recorded").expect("the claim is copied");
+    let recorded =
+        expect_ok(destination.recorded(script.session, "advance:901").await, "recorded").expect("the claim is copied");
     assert_eq!(recorded.outcome, serde_json::json!({"copied": true}));
     assert!(expect_ok(destination.workflow(workflow().hash()).await, "workflow").is_some(), "the pin is copied");
 

@@ -36,7 +36,8 @@ use switchyard_core::workflow::{Workflow, WorkflowHash};
 #[async_trait::async_trait]
 pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// Appends one command's writes, all or nothing; the result is durable when this returns.
-    /// A claim whose key is already recorded writes nothing and returns what was recorded.
+    /// A claim whose key the batch's session already recorded writes nothing and returns what was
+    /// recorded.
     async fn append(&self, batch: Batch) -> Result<Appended, Error>;
 
     /// Registers a token. `(kind, node, attempt)` is unique: when that position is already
@@ -56,8 +57,9 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
         Ok(Some(TokenScope { token, run, session, node }))
     }
 
-    /// The claim recorded under `key`.
-    async fn recorded(&self, key: &str) -> Result<Option<Recorded>, Error>;
+    /// The claim `session` recorded under `key`. A claim belongs to its session: the same key in
+    /// another session is another claim (the runtime's keys name a node, so they never meet).
+    async fn recorded(&self, session: SessionId, key: &str) -> Result<Option<Recorded>, Error>;
 
     /// The workflow pinned under `hash`; one whose stored IR does not hash to `hash` is
     /// [`Error::Corrupt`] (callers rely on it and do not hash it again).
