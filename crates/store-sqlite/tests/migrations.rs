@@ -5,11 +5,12 @@
 
 use rusqlite::Connection;
 
-use switchyard_core::event::NodeCause;
-use switchyard_core::state::RunStatus;
 use switchyard_core::token::TokenKind;
-use switchyard_store::conformance::fixture::{SessionScript, node_id, nonce};
-use switchyard_store::{Appended, Store};
+use switchyard_store::Store;
+use switchyard_store::conformance::{
+    self,
+    fixture::{SessionScript, node_id, nonce},
+};
 use switchyard_store_sqlite::{SCHEMA_VERSION, SqliteOptions, SqliteStore, schema_v1};
 
 fn version(path: &std::path::Path) -> i64 {
@@ -128,16 +129,7 @@ async fn a_version_2_store_keeps_its_claims_under_their_sessions() {
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("store.db");
     let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
-    let mut scripts = Vec::new();
-    for n in 1..=3 {
-        let mut script = SessionScript::new(n);
-        store.append(script.start(node_id(100 + n))).await.unwrap();
-        let advance =
-            vec![script.node(node_id(200 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
-        let batch = script.claimed(advance, &format!("advance:{n}"), "sha", serde_json::json!({ "session": n }));
-        store.append(batch).await.unwrap();
-        scripts.push(script);
-    }
+    let mut scripts = conformance::sessions_with_claims(&store, 3).await;
     drop(store);
     // As a build of version 2 leaves it.
     Connection::open(&path)
@@ -155,17 +147,7 @@ async fn a_version_2_store_keeps_its_claims_under_their_sessions() {
 
     let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
     assert_eq!(version(&path), SCHEMA_VERSION);
-    for (n, script) in (1..).zip(&mut scripts) {
-        let key = format!("advance:{n}");
-        let claim = store.recorded(script.session, &key).await.unwrap().expect("the claim is kept");
-        assert_eq!(claim.outcome, serde_json::json!({ "session": n }));
-        let copy = store.export_session(script.session).await.unwrap().expect("the session exports");
-        assert_eq!(copy.claims, vec![claim.clone()], "the copy reads the session's claims");
-        let again = vec![script.node(node_id(300 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
-        let replayed = store.append(script.claimed(again, &key, "sha", serde_json::json!(0))).await.unwrap();
-        assert_eq!(replayed, Appended::AlreadyRecorded(claim), "a retried command replays");
-    }
-    assert!(store.verify().await.unwrap().is_clean());
+    conformance::claims_are_kept(&store, &mut scripts).await;
     drop(store);
     assert!(!indexes(&path).contains(&"claims_by_session".to_owned()));
     let tables: Vec<String> = {

@@ -197,6 +197,40 @@ pub async fn claim_replay_returns_the_recorded_outcome<S: Store>(store: S) {
     assert_eq!(expect_ok(store.recorded(script.session, "advance:one").await, "recorded"), Some(recorded));
 }
 
+/// Sessions 1 to `count`, each started and advanced once under the claim `advance:<n>` (outcome
+/// `{"session": n}`): a store for a migration test to take back to an older schema.
+pub async fn sessions_with_claims<S: Store>(store: &S, count: u64) -> Vec<SessionScript> {
+    let mut scripts = Vec::new();
+    for n in 1..=count {
+        let mut script = SessionScript::new(n);
+        append(store, script.start(node_id(100 + n))).await;
+        let advance =
+            vec![script.node(node_id(200 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        append(store, script.claimed(advance, &format!("advance:{n}"), "sha", serde_json::json!({ "session": n })))
+            .await;
+        scripts.push(script);
+    }
+    scripts
+}
+
+/// After a migration, each session of [`sessions_with_claims`] finds its claim, copies it with its
+/// session, and replays a command sent again.
+pub async fn claims_are_kept<S: Store>(store: &S, scripts: &mut [SessionScript]) {
+    for (n, script) in (1u64..).zip(scripts) {
+        let key = format!("advance:{n}");
+        let claim = expect_ok(store.recorded(script.session, &key).await, "recorded").expect("the claim is kept");
+        assert_eq!(claim.outcome, serde_json::json!({ "session": n }));
+        let copy = expect_ok(store.export_session(script.session).await, "export").expect("the session exports");
+        assert_eq!(copy.claims, vec![claim.clone()], "the copy reads the session's claims");
+        let again = vec![script.node(node_id(300 + n), Some(node_id(100 + n)), NodeCause::Advance, RunStatus::Active)];
+        let replayed =
+            expect_ok(store.append(script.claimed(again, &key, "sha", serde_json::json!(0))).await, "append");
+        assert_eq!(replayed, Appended::AlreadyRecorded(claim), "a retried command replays");
+    }
+    let report = expect_ok(store.verify().await, "verify");
+    assert!(report.is_clean(), "verify after a migration: {:#?}", report.problems);
+}
+
 /// Many appends racing with one claim key: exactly one commits, every other gets its outcome.
 pub async fn concurrent_claims_commit_exactly_once<S: Store>(store: S) {
     const WRITERS: u64 = 16;
