@@ -59,8 +59,6 @@ def candidates(schema):
     schema = edit(schema, "    session TEXT NOT NULL,\n    run TEXT NOT NULL,\n    node TEXT NOT NULL,\n    attempt",
                   "    node TEXT NOT NULL,\n    attempt")
     found.append(("+ tokens without their session and run (read through the node)", schema, "narrow"))
-    schema = edit(schema, "CREATE INDEX IF NOT EXISTS claims_by_session ON claims (session);\n", "")
-    found.append(("+ claims without claims_by_session", schema, "narrow"))
     # A bound, not a schema: the three tokens of a node would share one row (and one nonce's
     # worth of key), which the token format does not allow today.
     found.append(("+ one token row per node instead of three (a bound)", schema, "one"))
