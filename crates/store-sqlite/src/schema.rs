@@ -17,7 +17,21 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 /// the ones it lacks in the transaction that checks its version. A new version is a new entry
 /// here; an index older builds can do without is added or dropped in [`INDEX_CHANGES`] instead,
 /// so they can still open the file.
-const MIGRATIONS: [&str; 3] = [SCHEMA_V1, SCHEMA_V2, SCHEMA_V3];
+const MIGRATIONS: [Migration; 3] = [
+    Migration { statements: SCHEMA_V1, around_on_older_file: None },
+    Migration { statements: SCHEMA_V2, around_on_older_file: None },
+    Migration { statements: SCHEMA_V3, around_on_older_file: Some((CLAIMS_SET_ASIDE, CLAIMS_MOVED)) },
+];
+
+/// One step from a version to the next.
+struct Migration {
+    /// What the step creates or changes.
+    statements: &'static str,
+    /// What runs before and after `statements` on a file that already had tables when it was
+    /// opened: a table a later version replaces is left out of a new file's earlier steps, so
+    /// only such a file holds rows to move.
+    around_on_older_file: Option<(&'static str, &'static str)>,
+}
 
 /// Version 1. Events are the truth; `sessions`, `runs` and `nodes` are projections and carry no
 /// foreign key to `events`, so they can be dropped and rebuilt.
@@ -213,7 +227,8 @@ CREATE INDEX nodes_by_parent ON nodes (parent);
 /// changes (the text index is `search.rs`'s). For tests that plan or run statements on them.
 #[cfg(test)]
 pub(crate) fn tables() -> String {
-    format!("{}{INDEX_CHANGES}", MIGRATIONS.concat())
+    let statements: String = MIGRATIONS.iter().map(|migration| migration.statements).collect();
+    format!("{statements}{INDEX_CHANGES}")
 }
 
 /// The statements of version 1 as its first release ran them, for tests that make a store as it
@@ -278,14 +293,13 @@ pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connect
     for (index, migration) in MIGRATIONS.iter().enumerate().skip(found as usize) {
         let version = index as i64 + 1;
         let doing = format!("migrating the schema to version {version}");
-        // Version 1's claims: only a file made before version 3 has them (`SCHEMA_V1` leaves them out).
-        let moves_claims = version == 3 && found > 0;
-        if moves_claims {
-            transaction.execute_batch(CLAIMS_SET_ASIDE).doing(&doing)?;
+        let around = if found > 0 { migration.around_on_older_file } else { None };
+        if let Some((before, _)) = around {
+            transaction.execute_batch(before).doing(&doing)?;
         }
-        transaction.execute_batch(migration).doing(&doing)?;
-        if moves_claims {
-            transaction.execute_batch(CLAIMS_MOVED).doing(&doing)?;
+        transaction.execute_batch(migration.statements).doing(&doing)?;
+        if let Some((_, after)) = around {
+            transaction.execute_batch(after).doing(&doing)?;
         }
         if found > 0 {
             tracing::info!(path = %path.display(), version, "the SQLite store's schema was migrated");
