@@ -15,11 +15,19 @@ writer's order. It counts the frames each commit adds to the write-ahead log ove
 commits, as `wal_pages.py` does for the real writer; the model of the current schema should land
 within a page of what `wal_pages.py` reads from DIR itself.
 
-Each candidate changes the schema read from `crates/store-sqlite/src/schema.rs`, cumulatively, so
-the table says what each change would save on top of those above it. The model writes with
-`synchronous=OFF` and never checkpoints: it counts pages, it does not time them.
+The first candidates change the schema read from `crates/store-sqlite/src/schema.rs`,
+cumulatively, so the table says what each change would save on top of those above it. The last
+ones each change the current schema alone:
+- ids, nonces, hashes and claim keys stored as bytes instead of text (an id's 26 base32 characters
+  and its prefix as its 16 bytes, a nonce's or a hash's hex as its bytes; the events' bodies, which
+  are the hashed JSON, as they are);
+- a commit that writes only the log (the two events and the claim), as a store that wrote its
+  projections after the commit and rebuilt them from the events after a crash would.
+The model writes with `synchronous=OFF` and never checkpoints: it counts pages, it does not time
+them.
 """
 
+import base64
 import collections
 import os
 import re
@@ -52,7 +60,9 @@ def edit(schema, old, new):
 
 
 def candidates(schema):
-    """(name, schema, token columns) for each cumulative change."""
+    """(name, schema, token columns, how values are stored, what a commit writes) for each change:
+    cumulative ones first, then ones on the current schema alone."""
+    current = schema
     found = [("the current schema", schema, "all")]
     schema = edit(schema, "id TEXT NOT NULL UNIQUE,", "id TEXT NOT NULL,")
     found.append(("+ events without the UNIQUE index on their id", schema, "all"))
@@ -62,7 +72,28 @@ def candidates(schema):
     # A bound, not a schema: the three tokens of a node would share one row (and one nonce's
     # worth of key), which the token format does not allow today.
     found.append(("+ one token row per node instead of three (a bound)", schema, "one"))
+    found = [candidate + ("text", "everything") for candidate in found]
+    found.append(("alone: ids, nonces, hashes and claim keys as bytes", current, "all", "bytes", "everything"))
+    found.append(("alone: a commit writes only the log (events and claim)", current, "all", "text", "log"))
     return found
+
+
+ID = re.compile(r"(?:sess|run|node|attempt|evt)_([a-z2-7]{26})")
+HEX = re.compile(r"(?:[0-9a-f]{24}|[0-9a-f]{64})")
+
+
+def as_bytes(value):
+    """A row's value stored compactly: ids, nonces and hashes as their bytes, a claim key as its
+    kind and ids' bytes; anything else (JSON, names, numbers) as it is."""
+    if not isinstance(value, str):
+        return value
+    if ID.fullmatch(value):
+        return base64.b32decode(ID.fullmatch(value).group(1).upper() + "======")
+    if HEX.fullmatch(value):
+        return bytes.fromhex(value)
+    if value.startswith("advance:"):
+        return b"a" + b"".join(as_bytes(part) for part in value.split(":")[1:])
+    return value
 
 
 class Rows:
@@ -93,13 +124,24 @@ def copy_store(folder, scratch):
     return os.path.join(scratch, "switchyard.db")
 
 
-def pages_per_commit(rows, schema, tokens, scratch):
+class Compact:
+    """A connection whose statements store their values as bytes (see `as_bytes`)."""
+
+    def __init__(self, database):
+        self.database = database
+
+    def execute(self, statement, values=()):
+        return self.database.execute(statement, tuple(map(as_bytes, values)))
+
+
+def pages_per_commit(rows, schema, tokens, values, writes, scratch):
     path = os.path.join(scratch, "model-%d.db" % len(os.listdir(scratch)))
-    database = sqlite3.connect(path, isolation_level=None)
+    connection = sqlite3.connect(path, isolation_level=None)
+    database = Compact(connection) if values == "bytes" else connection
     database.execute("PRAGMA journal_mode = WAL")
     database.execute("PRAGMA wal_autocheckpoint = 0")
     database.execute("PRAGMA synchronous = OFF")
-    database.executescript(schema)
+    connection.executescript(schema)
     insert_event = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash) VALUES (%s)" % (
         ", ".join("?" * 9))
     database.execute("BEGIN IMMEDIATE")
@@ -118,6 +160,10 @@ def pages_per_commit(rows, schema, tokens, scratch):
         for _ in range(2):
             last = next(events)
             database.execute(insert_event, last)
+        if writes == "log":
+            database.execute("INSERT INTO claims VALUES (?, ?, ?, ?)", rows.claims[parent[0]])
+            database.execute("COMMIT")
+            continue
         database.execute("UPDATE sessions SET updated_at_ms = ?, last_seq = ? WHERE id = ?",
                          (last[5], last[1], rows.session[0]))
         database.execute("UPDATE runs SET tip = ?, node_count = ?, updated_at_ms = ? WHERE id = ?",
@@ -134,7 +180,7 @@ def pages_per_commit(rows, schema, tokens, scratch):
                                  "ON CONFLICT DO NOTHING", (token[0], token[1], token[4], token[5]))
         database.execute("COMMIT")
     found = wal_pages.commits(path + "-wal")[-LAST:]
-    database.close()
+    connection.close()
     return sum(map(len, found)) / len(found)
 
 
@@ -146,8 +192,8 @@ def main():
         print("%5.2f  the writer itself, read from %s (last %d commits in its log)" % (
             sum(map(len, measured)) / len(measured), folder, len(measured)))
     with tempfile.TemporaryDirectory() as scratch:
-        for name, schema, tokens in candidates(current_schema()):
-            print("%5.2f  %s" % (pages_per_commit(rows, schema, tokens, scratch), name))
+        for name, schema, tokens, values, writes in candidates(current_schema()):
+            print("%5.2f  %s" % (pages_per_commit(rows, schema, tokens, values, writes, scratch), name))
 
 
 if __name__ == "__main__":
