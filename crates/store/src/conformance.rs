@@ -925,8 +925,9 @@ pub async fn commits_are_published_to_subscribers<S: Store>(store: S) {
 
 /// Every session exported from `source` and imported into `destination` arrives whole: the same
 /// events with the same hashes, the same projections (rebuilt by the destination), claims, tokens
-/// and pins; the destination verifies clean. A session already there, or a copy whose bytes do
-/// not match its hashes, is refused and writes nothing.
+/// and pins; the destination verifies clean. A session already there, a copy whose bytes do not
+/// match its hashes, and a copy carrying a claim of another session or one claim twice are refused
+/// and write nothing.
 pub async fn a_session_copy_carries_everything_and_imports_whole<S: Store, D: Store>(source: S, destination: D) {
     write_varied_sessions(&source).await;
     let mut script = SessionScript::new(9);
@@ -992,7 +993,24 @@ pub async fn a_session_copy_carries_everything_and_imports_whole<S: Store, D: St
         Err(error) => assert_eq!(error.code(), "STORE_CORRUPT", "a copy that does not match its hashes: {error}"),
         Ok(()) => panic!("a copy that does not match its hashes was imported"),
     }
+    // Both are refused by the copy's own checks, before the destination is looked at (it holds
+    // this session already).
+    let fresh = expect_ok(source.export_session(script.session).await, "export_session").expect("exported");
+    let mut foreign = fresh.clone();
+    foreign.claims[0].session = session_id(78);
+    let mut twice = fresh;
+    twice.claims.push(twice.claims[0].clone());
+    for (copy, what) in [(foreign, "a claim of another session"), (twice, "a claim listed twice")] {
+        match destination.import_session(copy).await {
+            Err(error) => assert_eq!(error.code(), "STORE_INVALID_BATCH", "{what}: {error}"),
+            Ok(()) => panic!("a copy carrying {what} was imported"),
+        }
+    }
     let refused = session_id(78);
     assert!(expect_ok(destination.session(refused).await, "session").is_none(), "a refused import wrote nothing");
+    assert!(
+        expect_ok(destination.recorded(refused, "advance:901").await, "recorded").is_none(),
+        "a refused import wrote no claim"
+    );
     assert!(expect_ok(destination.events(refused, 0, 10).await, "events").is_empty());
 }

@@ -40,8 +40,8 @@ pub struct SessionCopy {
 impl SessionCopy {
     /// The events decoded, after checking what the import is about to write: sequence numbers
     /// 1, 2, 3, ..., each `prev_hash` the previous event's hash, each hash recomputed from the
-    /// stored bytes, every event, claim and token of this session. Nothing is written when this
-    /// fails.
+    /// stored bytes, every event, claim and token of this session, each claim listed once. Nothing
+    /// is written when this fails.
     pub fn checked_events(&self) -> Result<Vec<(StoredEvent, String)>, Error> {
         let session = self.session;
         let corrupt = |seq: usize, problem: String| Error::Corrupt {
@@ -84,6 +84,15 @@ impl SessionCopy {
                 reason: format!("the copy of session {session} carries `{named}`, which belongs to another session"),
             });
         }
+        let mut keys = std::collections::HashSet::with_capacity(self.claims.len());
+        if let Some(twice) = self.claims.iter().find(|claim| !keys.insert(claim.key.as_str())) {
+            return Err(Error::InvalidBatch {
+                reason: format!(
+                    "the copy of session {session} lists the claim `{}` twice; a session records each claim once",
+                    twice.key
+                ),
+            });
+        }
         Ok(events)
     }
 }
@@ -97,11 +106,13 @@ pub fn session_exists(session: SessionId) -> Error {
     }
 }
 
-/// The error of an import whose claim key the destination already recorded for another command.
+/// The error of an import whose claim the destination already holds. The session itself is new
+/// there (checked first) and a copy lists each of its claims once ([`SessionCopy::checked_events`]),
+/// so only a destination holding claims of a session without its events meets this.
 pub fn claim_taken(claim: &Recorded) -> Error {
     Error::Conflict {
         message: format!(
-            "the claim `{}` of session {} is already recorded here for another command; copy into an empty store",
+            "the destination already holds the claim `{}` of session {}, though not the session's events; copy into an empty store",
             claim.key, claim.session
         ),
     }
