@@ -44,6 +44,8 @@ pub struct Global {
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
     /// The store: a SQLite file (default: $SWITCHYARD_HOME/switchyard.sqlite3, or switchyard.toml's [store] path), or a PostgreSQL database as postgres://user@host:port/database. [env: SWITCHYARD_STORE]
+    // The text is the `--help` line, where `[store]` names the configuration's section, not an item.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, global = true, value_name = "FILE|URL")]
     pub store: Option<PathBuf>,
     /// The project whose .switchyard/workflows/ is searched first (default: the current directory).

@@ -123,7 +123,7 @@ impl Default for ArchiveCacheLimits {
 }
 
 /// Opened archives, by the canonical path of the archive file, each served again only while the
-/// file on disk is provably the one that was read ([`Stamp`]); the least recently used go first
+/// file on disk is provably the one that was read (its `Stamp`); the least recently used go first
 /// when a bound is reached. Shared by every call of a [`crate::FileHost`].
 #[derive(Default)]
 pub struct ArchiveCache {

@@ -7,7 +7,7 @@ use switchyard_store::Error;
 
 use crate::pg_error::Context;
 
-/// The schema version this build writes and reads: the number of [`MIGRATIONS`].
+/// The schema version this build writes and reads: the number of migrations (`MIGRATIONS`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// The advisory lock key servers opening one database at once take, so one migrates and the

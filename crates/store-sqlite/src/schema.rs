@@ -9,7 +9,7 @@ use switchyard_store::Error;
 
 use crate::sql_error::Context;
 
-/// The schema version this build writes and reads: the number of [`MIGRATIONS`].
+/// The schema version this build writes and reads: the number of migrations (`MIGRATIONS`).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Every migration in order, as the Postgres store keeps its own: `MIGRATIONS[i]` takes a store
