@@ -148,7 +148,7 @@ impl<'a> Drive<'a> {
             steps: loaded.workflow.steps.iter().map(|step| step.id.clone()).collect(),
             is_line: loaded.workflow.steps.iter().all(|step| step.edges.len() <= 1),
         };
-        self.next_turn = runtime.transcript(run).await?.last().map_or(1, |recorded| recorded.turn.turn + 1);
+        self.next_turn = runtime.last_turn(run).await?.map_or(1, |recorded| recorded.turn.turn + 1);
         self.emit(RunnerEvent::RunStarted {
             run: run.to_string(),
             session: session.id.to_string(),

@@ -1,6 +1,7 @@
 //! The agent runner's turns in a run's log: [`Runtime::record_turn`] appends one `model_turn`
-//! event in its own small batch, and [`Runtime::transcript`] reads them back, in order, for
-//! `switchyard transcript` and for a runner picking a run up again.
+//! event in its own small batch. [`Runtime::transcript`] reads them back, in order, for
+//! `switchyard transcript`; [`Runtime::last_turn`] reads the newest from the end of the log, for a
+//! runner picking a run up again.
 //!
 //! A turn changes no engine state: its event is a record, never read by the engine, so recording
 //! one takes no token, claims no idempotency key and is written whatever the run's control (a
@@ -63,5 +64,27 @@ impl Runtime {
             }
         }
         Ok(turns)
+    }
+
+    /// The newest turn recorded for `run`, read from the end of its session's log backwards, a
+    /// page at a time. A runner picking a run up numbers its next turn from it; its turns are
+    /// among the log's last events unless the run went on without it, so this reads one page
+    /// where [`Runtime::transcript`] reads the whole log.
+    pub async fn last_turn(&self, run: RunId) -> Result<Option<RecordedTurn>, Error> {
+        let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
+        let mut before = self.store.session(record.session).await?.map_or(0, |session| session.last_seq);
+        while before > 0 {
+            let after = before.saturating_sub(u64::from(MAX_PAGE));
+            let count = u32::try_from(before - after).unwrap_or(MAX_PAGE);
+            for event in self.store.events(record.session, after, count).await?.into_iter().rev() {
+                if let (Some(event_run), EventKind::ModelTurn(turn)) = (event.run, event.kind)
+                    && event_run == run
+                {
+                    return Ok(Some(RecordedTurn { seq: event.seq, at_ms: event.at_ms, turn: *turn }));
+                }
+            }
+            before = after;
+        }
+        Ok(None)
     }
 }

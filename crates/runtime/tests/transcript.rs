@@ -1,5 +1,6 @@
 //! The agent runner's turns in a run's log: `record_turn` appends them without touching the
-//! run's state, and `transcript` reads back that run's turns alone, in order.
+//! run's state, `transcript` reads back that run's turns alone, in order, and `last_turn` the
+//! newest of them from the end of the log.
 
 mod common;
 
@@ -47,4 +48,31 @@ async fn recorded_turns_read_back_in_order_for_their_run_alone_and_change_no_run
 
     let unknown = runtime.record_turn(RunId::from_bytes([9; 16]), turn(first.node, 3, "x")).await.unwrap_err();
     assert_eq!(unknown.code(), "NOT_FOUND");
+    assert_eq!(runtime.last_turn(RunId::from_bytes([9; 16])).await.unwrap_err().code(), "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn the_last_turn_is_found_from_the_end_of_the_log_across_pages() {
+    let dir = common::TestHome::new();
+    let runtime = common::runtime(&dir).await;
+    let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
+    let driven = runtime.start(start()).await.unwrap();
+    let untouched = runtime.start(start()).await.unwrap();
+    assert_eq!(runtime.last_turn(driven.run).await.unwrap(), None, "no turn yet");
+
+    runtime.record_turn(driven.run, turn(driven.node, 1, "one")).await.unwrap();
+    runtime.record_turn(driven.run, turn(driven.node, 2, "two")).await.unwrap();
+    // More events after the last turn than one page of the log holds, so it is found on the
+    // second page read from the end.
+    let pages = u64::from(switchyard_store::MAX_PAGE);
+    for _ in 0..pages.div_ceil(2) {
+        runtime.pause(driven.run, None).await.unwrap();
+        runtime.resume(driven.run).await.unwrap();
+    }
+    let session = runtime.session(driven.session).await.unwrap();
+    let last = runtime.last_turn(driven.run).await.unwrap().expect("the run has turns");
+    assert!(session.last_seq - last.seq >= pages, "the turn lies more than a page from the end");
+    assert_eq!((last.turn.turn, last.turn.response.text.as_deref()), (2, Some("two")));
+    assert_eq!(Some(&last), runtime.transcript(driven.run).await.unwrap().last(), "the transcript's last turn");
+    assert_eq!(runtime.last_turn(untouched.run).await.unwrap(), None, "another run's turns are not its own");
 }
