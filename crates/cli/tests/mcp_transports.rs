@@ -446,6 +446,36 @@ fn serve_logs_every_refusal_of_its_guard_and_a_wrong_login_without_the_secrets_s
     }
 }
 
+#[test]
+fn a_flood_of_refused_requests_logs_a_bounded_number_of_lines_that_still_count_every_refusal() {
+    let home = TestHome::new();
+    let mut command = switchyard_at(home.path());
+    command.args(["--log-format", "json"]);
+    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let flood: u64 = 200;
+    for _ in 0..flood {
+        assert_eq!(mcp_post(&server, &[]).0, 401);
+    }
+    // After a quiet second the next refusal is logged, carrying whatever the flood left out.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(mcp_post(&server, &[]).0, 401);
+
+    let stderr = server.stop();
+    let refusals: Vec<Value> = stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["event"] == "security_refused")
+        .collect();
+    let counted: u64 = refusals.iter().map(|line| 1 + line["suppressed"].as_u64().expect("a count")).sum();
+    assert_eq!(counted, flood + 1, "each refusal is a line or counted by a later one:\n{stderr}");
+    assert!(
+        (refusals.len() as u64) < flood / 2,
+        "{} lines for {} refusals: at most 10 a second",
+        refusals.len(),
+        flood + 1
+    );
+}
+
 /// The `Set-Cookie` header of `head` for cookie `name`, whole.
 fn set_cookie(head: &str, name: &str) -> Option<String> {
     head.lines()

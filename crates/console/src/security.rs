@@ -19,7 +19,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
 use switchyard_runtime::config::Secret;
-use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
 
 use crate::ConsoleState;
 use crate::error::PageError;
@@ -169,12 +169,14 @@ fn check_same_origin(headers: &HeaderMap) -> Result<(), PageError> {
 /// Logs a refusal of the console's as a `security_refused` line (`docs/operations.md`): why, and
 /// who asked when known. Never the token typed, a cookie or a CSRF value.
 pub(crate) fn log_refusal(reason: &'static str, peer: Option<SocketAddr>) {
+    let Some(suppressed) = refusal_line() else { return };
     tracing::warn!(
         target: LIFECYCLE_TARGET,
         event = SECURITY_REFUSED,
         door = "console",
         reason,
         peer = peer.map(|peer| peer.to_string()),
+        suppressed,
         "security: the console refused a request"
     );
 }

@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 use switchyard_core::RunId;
 pub use switchyard_core::hash::sha256_hex;
 use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
-use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
 use switchyard_runtime::run_folder::{
     ITERATION_STATE_FILE, MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
 };
@@ -301,7 +301,9 @@ impl FileHost {
                 // one filter on `event` finds refusals beside runs; the run is the caller's or
                 // the one the arguments name, since a refused call may never have resolved one.
                 let run = run.or(named_run).map(|run| run.to_string());
-                tracing::warn!(target: LIFECYCLE_TARGET, event = SECURITY_REFUSED, run, tool, path, micros, code = error.code, message = %error.message, "security: file tool refused");
+                if let Some(suppressed) = refusal_line() {
+                    tracing::warn!(target: LIFECYCLE_TARGET, event = SECURITY_REFUSED, run, tool, path, micros, code = error.code, message = %error.message, suppressed, "security: file tool refused");
+                }
             }
             Err(error) => {
                 tracing::info!(tool, path, micros, outcome = error.code, message = %error.message, "file tool call")

@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use switchyard_runtime::config::Secret;
-use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
 
 use crate::SwitchyardServer;
 use crate::admission::{Admission, ConnectionBounds, Pass};
@@ -295,6 +295,7 @@ fn logged_text(text: &str) -> String {
 /// method, the path (without its query), the peer's address, why, and the refused `Host` or
 /// `Origin` as sent. Never the `Authorization` header, a cookie or any other header.
 fn log_refusal(refusal: &Refusal, request: &Request) {
+    let Some(suppressed) = refusal_line() else { return };
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|ConnectInfo(peer)| peer.to_string());
     let (host, origin) = match refusal {
         Refusal::Host(host) => (Some(logged_text(host)), None),
@@ -312,6 +313,7 @@ fn log_refusal(refusal: &Refusal, request: &Request) {
         peer,
         host,
         origin,
+        suppressed,
         "security: the HTTP guard refused a request"
     );
 }

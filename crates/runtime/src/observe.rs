@@ -11,7 +11,8 @@
 //! The metrics are prometheus-client values (atomics behind `Arc`s), cheap to update on the
 //! command path; a door that serves them registers them with [`Metrics::register`].
 
-use std::time::Duration;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// The Prometheus client the metrics are made of, for a program that registers them with a
 /// registry of its own ([`Metrics::register`]) without naming the crate's version twice.
@@ -39,6 +40,44 @@ pub const LIFECYCLE_TARGET: &str = "switchyard::lifecycle";
 /// guard turns away, a wrong console login, a file tool call outside its sandbox. The line says
 /// what was refused and why, with the ids it knows, and never the secret that was sent.
 pub const SECURITY_REFUSED: &str = "security_refused";
+
+/// The most [`SECURITY_REFUSED`] lines a process logs in one second, across every door: whoever
+/// sends refused requests (a peer knocking on `serve`, an agent trying paths or tokens) must not
+/// be able to fill the disk with the log. The refusals themselves are never limited here.
+pub const REFUSAL_LINES_PER_SECOND: u32 = 10;
+
+/// Whether a [`SECURITY_REFUSED`] line may be logged now: `Some(suppressed)`, the refusals left
+/// out of the log since the last line (which the line carries as its `suppressed` field, so the
+/// lines still count every refusal), or `None` when this second's lines are spent.
+pub fn refusal_line() -> Option<u64> {
+    static LIMIT: Mutex<RefusalLimit> = Mutex::new(RefusalLimit { second: None, logged: 0, suppressed: 0 });
+    LIMIT.lock().unwrap_or_else(PoisonError::into_inner).admit(Instant::now())
+}
+
+/// [`refusal_line`]'s count: the lines of the current second and the refusals left out.
+#[derive(Debug)]
+struct RefusalLimit {
+    /// When the current second began; `None` before the first refusal.
+    second: Option<Instant>,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl RefusalLimit {
+    fn admit(&mut self, now: Instant) -> Option<u64> {
+        if self.second.is_none_or(|began| now.saturating_duration_since(began) >= Duration::from_secs(1)) {
+            self.second = Some(now);
+            self.logged = 0;
+        }
+        if self.logged < REFUSAL_LINES_PER_SECOND {
+            self.logged += 1;
+            Some(std::mem::take(&mut self.suppressed))
+        } else {
+            self.suppressed += 1;
+            None
+        }
+    }
+}
 
 /// How a run ended, as the `run_finished` line and `switchyard_runs_finished_total` say it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EncodeLabelSet)]
@@ -341,6 +380,10 @@ impl Observed {
 /// token at all at info, since that is most often a copy cut short. `expected` is the kind the
 /// call takes, `run` the run the caller named. The token itself is never logged.
 pub(crate) fn token_refused(refused: &TokenError, expected: TokenKind, run: Option<RunId>) {
+    if !matches!(refused, TokenError::BadSignature | TokenError::Malformed { .. }) {
+        return;
+    }
+    let Some(suppressed) = refusal_line() else { return };
     let run = run.map(|run| run.to_string());
     match refused {
         TokenError::BadSignature => tracing::warn!(
@@ -349,6 +392,7 @@ pub(crate) fn token_refused(refused: &TokenError, expected: TokenKind, run: Opti
             token_kind = expected.name(),
             code = refused.code(),
             run,
+            suppressed,
             "security: a token whose signature does not verify was refused"
         ),
         TokenError::Malformed { reason } => tracing::info!(
@@ -358,8 +402,28 @@ pub(crate) fn token_refused(refused: &TokenError, expected: TokenKind, run: Opti
             code = refused.code(),
             reason = reason.as_str(),
             run,
+            suppressed,
             "security: a malformed token was refused"
         ),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refusal_lines_are_limited_per_second_and_the_next_line_counts_those_left_out() {
+        let mut limit = RefusalLimit { second: None, logged: 0, suppressed: 0 };
+        let start = Instant::now();
+        for _ in 0..REFUSAL_LINES_PER_SECOND {
+            assert_eq!(limit.admit(start), Some(0));
+        }
+        let later = start + Duration::from_millis(999);
+        assert_eq!((limit.admit(later), limit.admit(later), limit.admit(later)), (None, None, None));
+        let next_second = start + Duration::from_secs(1);
+        assert_eq!(limit.admit(next_second), Some(3), "the first line of the next second counts the three");
+        assert_eq!(limit.admit(next_second), Some(0));
     }
 }
