@@ -67,7 +67,7 @@ pub(crate) struct Frame {
     pub(crate) flash: Option<String>,
     /// Runs waiting for a human (gates and decisions), at most [`MAX_COUNTED_WAITING`] of each.
     pub(crate) waiting: usize,
-    /// Whether either count reached [`MAX_COUNTED_WAITING`], so there may be more.
+    /// Whether more runs of either kind wait than [`MAX_COUNTED_WAITING`].
     pub(crate) waiting_capped: bool,
     /// The CSRF token of the log-out form, shown when the server requires a login.
     pub(crate) logout_csrf: Option<String>,
@@ -79,11 +79,13 @@ impl Frame {
     pub(crate) async fn load(state: &ConsoleState, browser: &BrowserSession, section: Section) -> Self {
         let (mut waiting, mut waiting_capped) = (0, false);
         for status in [RunStatus::WaitingGate, RunStatus::WaitingForHumanDecision] {
-            let query = SessionQuery { status: Some(status), limit: MAX_COUNTED_WAITING, ..SessionQuery::default() };
+            // One more than counted, to know whether there are more.
+            let query =
+                SessionQuery { status: Some(status), limit: MAX_COUNTED_WAITING + 1, ..SessionQuery::default() };
             match state.runtime.sessions(query).await {
                 Ok(sessions) => {
-                    waiting += sessions.len();
-                    waiting_capped |= sessions.len() >= MAX_COUNTED_WAITING as usize;
+                    waiting += sessions.len().min(MAX_COUNTED_WAITING as usize);
+                    waiting_capped |= sessions.len() > MAX_COUNTED_WAITING as usize;
                 }
                 Err(error) => tracing::warn!(%error, "cannot count the runs waiting for a human"),
             }

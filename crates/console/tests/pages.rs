@@ -350,6 +350,37 @@ async fn approving_through_the_form_moves_the_run_as_the_cli_does() {
 }
 
 #[tokio::test]
+async fn an_inbox_with_more_waiting_than_it_lists_links_to_all_of_them() {
+    let console = Console::new().await;
+    // The inbox lists the 100 most recently active runs of each kind (`MAX_LISTED`).
+    let oldest = console.at_gate("Waiting longest").await;
+    for index in 0..100 {
+        console.at_gate(&format!("Waiting {index}")).await;
+    }
+    let html = console.page("/gates").await;
+    assert_eq!(html.matches("data-testid=\"gate-item\"").count(), 100, "{html}");
+    assert!(!html.contains(&format!("id=\"gate-{}\"", oldest.run)), "the oldest is past the list: {html}");
+    assert!(html.contains("data-testid=\"gates-more\""), "{html}");
+    assert!(html.contains(">100+</span>"), "the navigation counts 100 and says there are more: {html}");
+    assert!(html.contains("href=\"/?status=waiting_gate\""), "a link to every run at a gate: {html}");
+    assert!(!html.contains("href=\"/?status=waiting_for_human_decision\""), "no decision waits: {html}");
+    let mut listed = console.page("/?status=waiting_gate").await;
+    while !listed.contains(&oldest.session.to_string()) {
+        let older =
+            listed.split("rel=\"next\"").next().and_then(|head| head.rsplit_once("href=\"")).map(|(_, tail)| tail);
+        let older = older.and_then(|tail| tail.split_once('"')).map(|(href, _)| href.replace("&amp;", "&"));
+        listed = console.page(&older.expect("an older page while the oldest is not listed")).await;
+    }
+
+    let html = console.page("/gates").await;
+    assert!(html.contains("data-testid=\"gates-more\""));
+    console.runtime.approve(oldest.run, None).await.unwrap();
+    let html = console.page("/gates").await;
+    assert!(!html.contains("data-testid=\"gates-more\""), "100 wait now, all listed: {html}");
+    assert!(html.contains(">100</span>"), "and all counted: {html}");
+}
+
+#[tokio::test]
 async fn rejecting_through_the_form_moves_the_run_as_the_cli_does_and_needs_a_reason() {
     let console = Console::new().await;
     let by_form = console.at_gate("By the form").await;

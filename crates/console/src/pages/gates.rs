@@ -1,5 +1,7 @@
 //! `/gates`: every run waiting for a human, at a gate (approve, or reject with a reason) or at a
-//! limit (pick one of the options offered), with the forms that do it. The forms post to
+//! limit (pick one of the options offered), with the forms that do it: the [`MAX_LISTED`] most
+//! recently active of each kind, and past that, links to all of them, a page at a time, on the
+//! sessions page filtered by status. The forms post to
 //! [`crate::pages::actions`], which runs the same runtime commands as `switchyard approve`,
 //! `reject` and `decide`.
 
@@ -34,11 +36,18 @@ pub(crate) async fn inbox(
     Extension(browser): Extension<BrowserSession>,
 ) -> Result<Markup, PageError> {
     let mut waiting = Vec::new();
+    // The kinds with more runs waiting than are listed here.
+    let mut more = Vec::new();
     for status in [RunStatus::WaitingGate, RunStatus::WaitingForHumanDecision] {
-        let sessions = state
+        // One more than listed, to know whether there are more.
+        let mut sessions = state
             .runtime
-            .sessions(SessionQuery { status: Some(status), limit: MAX_LISTED, ..SessionQuery::default() })
+            .sessions(SessionQuery { status: Some(status), limit: MAX_LISTED + 1, ..SessionQuery::default() })
             .await?;
+        if sessions.len() > MAX_LISTED as usize {
+            sessions.truncate(MAX_LISTED as usize);
+            more.push(status);
+        }
         for session in sessions {
             let Some(run) = session.run else { continue };
             let record = state.runtime.run(&Target::Run(run)).await?;
@@ -58,6 +67,15 @@ pub(crate) async fn inbox(
         h1 { "Gate inbox" }
         p { "Runs waiting for a human: a gated step's result to approve or reject, or a limit reached that needs a decision. Each button does what " code { "switchyard approve" } ", " code { "reject" } " and " code { "decide" } " do." }
         section id="gate-list" data-live aria-label="Runs waiting for a human" {
+            @if !more.is_empty() {
+                p.more data-testid="gates-more" {
+                    "More runs wait than this page lists: it shows the " (MAX_LISTED) " most recently active of each kind. All of them, a page at a time: "
+                    @for (index, status) in more.iter().enumerate() {
+                        @if index > 0 { " · " }
+                        a href={ "/?status=" (status.as_str()) } { (if *status == RunStatus::WaitingGate { "at a gate" } else { "at a decision" }) }
+                    }
+                }
+            }
             @if waiting.is_empty() {
                 p.empty data-testid="gates-empty" { "No run is waiting for a human." }
             } @else {
