@@ -4,12 +4,12 @@
 //! every form runs the command the CLI would.
 //!
 //! HTML is written with maud, which escapes every value it is given: notes and artifacts are
-//! written by agents and are never trusted. Notes are Markdown, rendered by the `markdown` module with raw
-//! HTML turned into text and only plain link targets kept.
+//! written by agents and are never trusted. Notes are Markdown, rendered by the `markdown` module
+//! with raw HTML turned into text and only plain link targets kept.
 //!
-//! What keeps a browser safe is in the `security` module: the headers every answer carries (a content
-//! security policy that allows no inline script or style), the CSRF token every form carries, and
-//! the login that turns the bearer token into a cookie when `serve` requires one.
+//! What keeps a browser safe is in the `security` module: the headers every answer carries (a
+//! content security policy that allows no inline script or style), the CSRF token every form
+//! carries, and the login that turns the bearer token into a cookie when `serve` requires one.
 
 mod diagram;
 mod error;
