@@ -300,8 +300,8 @@ impl FileHost {
                 // The lifecycle field names of the runtime's log lines (`docs/operations.md`), so
                 // one filter on `event` finds refusals beside runs; the run is the caller's or
                 // the one the arguments name, since a refused call may never have resolved one.
-                let run = run.or(named_run).map(|run| run.to_string());
                 if let Some(suppressed) = refusal_line() {
+                    let run = run.or(named_run).map(|run| run.to_string());
                     tracing::warn!(target: LIFECYCLE_TARGET, event = SECURITY_REFUSED, run, tool, path, micros, code = error.code, message = %error.message, suppressed, "security: file tool refused");
                 }
             }
