@@ -361,9 +361,7 @@ fn a_browser_at_the_mcp_endpoint_is_sent_to_the_console_while_mcp_clients_still_
 #[test]
 fn serve_under_json_logs_writes_its_start_line_as_a_json_log_line() {
     let home = TestHome::new();
-    let mut command = switchyard_at(home.path());
-    command.args(["--log-format", "json"]);
-    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let server = serve_logging_json(&home);
     let address = server.address.clone();
     // A refusal, so that a log line follows the start line.
     assert_eq!(mcp_post(&server, &[]).0, 401);
@@ -387,9 +385,7 @@ fn serve_under_json_logs_writes_its_start_line_as_a_json_log_line() {
 #[test]
 fn serve_logs_every_refusal_of_its_guard_and_a_wrong_login_without_the_secrets_sent() {
     let home = TestHome::new();
-    let mut command = switchyard_at(home.path());
-    command.args(["--log-format", "json"]);
-    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let server = serve_logging_json(&home);
     let authorised = ("Authorization", "Bearer s3cret-token");
     assert_eq!(mcp_post(&server, &[]).0, 401);
     assert_eq!(mcp_post(&server, &[("Authorization", "Bearer guessed-token-1")]).0, 401);
@@ -410,11 +406,7 @@ fn serve_logs_every_refusal_of_its_guard_and_a_wrong_login_without_the_secrets_s
     assert_eq!(mcp_post(&server, &[authorised]).0, 200, "an accepted request logs no refusal");
 
     let stderr = server.stop();
-    let refusals: Vec<Value> = stderr
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|line| line["event"] == "security_refused")
-        .collect();
+    let refusals = refusal_lines(&stderr);
     let seen: Vec<(&str, &str, &str)> = refusals
         .iter()
         .map(|line| {
@@ -449,9 +441,7 @@ fn serve_logs_every_refusal_of_its_guard_and_a_wrong_login_without_the_secrets_s
 #[test]
 fn a_flood_of_refused_requests_logs_a_bounded_number_of_lines_that_still_count_every_refusal() {
     let home = TestHome::new();
-    let mut command = switchyard_at(home.path());
-    command.args(["--log-format", "json"]);
-    let server = serve_with(command, &["--token", "s3cret-token"]);
+    let server = serve_logging_json(&home);
     let flood: u64 = 200;
     for _ in 0..flood {
         assert_eq!(mcp_post(&server, &[]).0, 401);
@@ -461,11 +451,7 @@ fn a_flood_of_refused_requests_logs_a_bounded_number_of_lines_that_still_count_e
     assert_eq!(mcp_post(&server, &[]).0, 401);
 
     let stderr = server.stop();
-    let refusals: Vec<Value> = stderr
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|line| line["event"] == "security_refused")
-        .collect();
+    let refusals = refusal_lines(&stderr);
     let counted: u64 = refusals.iter().map(|line| 1 + line["suppressed"].as_u64().expect("a count")).sum();
     assert_eq!(counted, flood + 1, "each refusal is a line or counted by a later one:\n{stderr}");
     assert!(
@@ -474,6 +460,22 @@ fn a_flood_of_refused_requests_logs_a_bounded_number_of_lines_that_still_count_e
         refusals.len(),
         flood + 1
     );
+}
+
+/// `switchyard serve --token s3cret-token` logging JSON lines.
+fn serve_logging_json(home: &TestHome) -> Server {
+    let mut command = switchyard_at(home.path());
+    command.args(["--log-format", "json"]);
+    serve_with(command, &["--token", "s3cret-token"])
+}
+
+/// The `security_refused` lines of a server's JSON log.
+fn refusal_lines(stderr: &str) -> Vec<Value> {
+    stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|line| line["event"] == "security_refused")
+        .collect()
 }
 
 /// The `Set-Cookie` header of `head` for cookie `name`, whole.

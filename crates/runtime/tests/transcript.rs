@@ -23,13 +23,17 @@ fn turn(node: switchyard_core::NodeId, number: u32, text: &str) -> ModelTurn {
     }
 }
 
+/// Two runs of `dev-cycle`, each in a session of its own.
+async fn two_runs(runtime: &switchyard_runtime::Runtime) -> [switchyard_runtime::StepResponse; 2] {
+    let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
+    [runtime.start(start()).await.unwrap(), runtime.start(start()).await.unwrap()]
+}
+
 #[tokio::test]
 async fn recorded_turns_read_back_in_order_for_their_run_alone_and_change_no_run_state() {
     let dir = common::TestHome::new();
     let runtime = common::runtime(&dir).await;
-    let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
-    let first = runtime.start(start()).await.unwrap();
-    let second = runtime.start(start()).await.unwrap();
+    let [first, second] = two_runs(&runtime).await;
     let before = runtime.run(&Target::Run(first.run)).await.unwrap();
 
     runtime.record_turn(first.run, turn(first.node, 1, "one")).await.unwrap();
@@ -55,9 +59,7 @@ async fn recorded_turns_read_back_in_order_for_their_run_alone_and_change_no_run
 async fn the_last_turn_is_found_from_the_end_of_the_log_across_pages() {
     let dir = common::TestHome::new();
     let runtime = common::runtime(&dir).await;
-    let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
-    let driven = runtime.start(start()).await.unwrap();
-    let untouched = runtime.start(start()).await.unwrap();
+    let [driven, untouched] = two_runs(&runtime).await;
     assert_eq!(runtime.last_turn(driven.run).await.unwrap(), None, "no turn yet");
 
     runtime.record_turn(driven.run, turn(driven.node, 1, "one")).await.unwrap();
