@@ -5,12 +5,12 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use switchyard_catalog::{Catalog, Diagnostic, Found};
+use switchyard_config::{ExecutionConfig, Overrides};
 use switchyard_core::RunId;
 use switchyard_core::state::DecisionOption;
 use switchyard_core::workflow::{Limits, OutputCheck};
-use switchyard_runtime::{
-    AdvanceInput, Catalog, Diagnostic, ExecutionConfig, Found, Overrides, Runtime, StartRequest, Target,
-};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
@@ -78,18 +78,19 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         }
         command => {
             let config = crate::config_command::resolve(overrides)?;
-            let runtime = Runtime::open(&config).await?;
-            run_command(&printer, &runtime, command, project).await
+            let opened = crate::opened::Opened::open(&config).await?;
+            run_command(&printer, &opened, command, project).await
         }
     }
 }
 
 async fn run_command(
     printer: &Printer,
-    runtime: &Runtime,
+    opened: &crate::opened::Opened,
     command: Commands,
     project: PathBuf,
 ) -> Result<Outcome, Failure> {
+    let runtime = opened.runtime.as_ref();
     match command {
         Commands::Start { workflow, file, goal, context, workspace, strict_status } => {
             let context = match context {
@@ -99,7 +100,7 @@ async fn run_command(
             let (workflow, file) = name_or_file(workflow, file);
             let workspace = Some(workspace.unwrap_or(project));
             let request = StartRequest { workflow, file, goal, context, workspace, strict_status };
-            step(printer, &runtime.start(request).await?)
+            step(printer, &runtime.start(&opened.catalog, request).await?)
         }
         Commands::Show { target } => step(printer, &runtime.show(&target.parse()?).await?),
         Commands::Continue { token, run, report } => {
@@ -235,7 +236,7 @@ fn advanced(printer: &Printer, response: &switchyard_runtime::StepResponse) -> R
 /// A workflow named by an existing file's path (`./wf.yaml`, `dir/wf.json`) is that file, as if
 /// given with `--file`.
 pub(crate) fn name_or_file(name: Option<String>, file: Option<PathBuf>) -> (Option<String>, Option<PathBuf>) {
-    match name.as_deref().and_then(switchyard_runtime::catalog::file_named_as_workflow) {
+    match name.as_deref().and_then(switchyard_catalog::file_named_as_workflow) {
         Some(path) if file.is_none() => (None, Some(path)),
         _ => (name, file),
     }
@@ -314,11 +315,11 @@ fn kind_of(value: &Value) -> &'static str {
 fn schema(printer: &Printer, which: &str) -> Result<Outcome, Failure> {
     match which {
         "workflow" => {
-            printer.json(&switchyard_runtime::native_schema())?;
+            printer.json(&switchyard_catalog::native_schema())?;
             Ok(Outcome::Success)
         }
         "state" => {
-            printer.json(&switchyard_runtime::run_folder::state_schema())?;
+            printer.json(&switchyard_run_folder::state_schema())?;
             Ok(Outcome::Success)
         }
         other => Err(Failure::usage(format!("no schema named `{other}`; available: workflow, state"))),
@@ -330,10 +331,10 @@ struct ListedWorkflow<'a> {
     name: &'a str,
     title: Option<&'a str>,
     version: Option<&'a str>,
-    format: &'a switchyard_runtime::Format,
+    format: &'a switchyard_catalog::Format,
     hash: Option<String>,
-    source: &'a switchyard_runtime::Location,
-    shadows: &'a [switchyard_runtime::Location],
+    source: &'a switchyard_catalog::Location,
+    shadows: &'a [switchyard_catalog::Location],
     valid: bool,
     diagnostics: &'a [Diagnostic],
 }
@@ -377,8 +378,8 @@ impl ListedWorkflow<'_> {
 #[derive(Serialize)]
 struct Inspected<'a> {
     name: &'a str,
-    source: &'a switchyard_runtime::Location,
-    format: &'a switchyard_runtime::Format,
+    source: &'a switchyard_catalog::Location,
+    format: &'a switchyard_catalog::Format,
     hash: String,
     workflow: &'a switchyard_core::Workflow,
     /// The limits a run started now gets: the workflow's own, `[execution]`'s where it declares
@@ -427,7 +428,7 @@ fn describe_check(check: &OutputCheck) -> String {
 pub(crate) fn inspect(printer: &Printer, found: &Found, execution: &ExecutionConfig) -> Result<Outcome, Failure> {
     let workflow = crate::inspect::compiled_workflow(found)?;
     let declared = found.compiled.declared_limits;
-    let run_limits = execution.limits_for(declared, workflow.limits);
+    let run_limits = switchyard_runtime::limits_for(execution, declared, workflow.limits);
     if printer.json {
         printer.json(&Inspected {
             name: &found.name,

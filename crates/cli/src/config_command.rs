@@ -3,17 +3,21 @@
 //! configuration stopped.
 
 use serde_json::{Map, Value, json};
-use switchyard_runtime::config::{Environment, Origin, settings::Setting};
-use switchyard_runtime::{Config, Overrides};
+use switchyard_config::settings::Setting;
+use switchyard_config::{Config, Environment, Origin, Overrides};
 
 use crate::output::{Failure, Outcome, Printer};
 
 /// The widest value the text output aligns the sources after.
 const MAX_ALIGNED_VALUE: usize = 48;
 
-/// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files.
-pub fn resolve(overrides: Overrides) -> Result<Config, switchyard_runtime::Error> {
-    Config::resolve_with(overrides, &Environment::of_process())
+/// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files, with
+/// its store URL checked as the Postgres store reads it: every command stops on a broken one, not
+/// only those that open the store.
+pub fn resolve(overrides: Overrides) -> Result<Config, Failure> {
+    let config = Config::resolve_with(overrides, &Environment::of_process())?;
+    switchyard_runtime::store::check_config(&config)?;
+    Ok(config)
 }
 
 /// A configuration failure names the command it stopped (printed as ``switchyard: `start` stopped: …``), since
@@ -27,7 +31,7 @@ pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
 
 /// Prints every setting: key, value and where it came from, or the same as one JSON object.
 pub fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Failure> {
-    let mut settings = resolve(overrides)?.settings();
+    let mut settings = resolve(overrides)?.settings(&switchyard_runtime::store::describe_url);
     // `serve`'s own defaults, where the configuration leaves a key to it: what `serve` would use.
     for setting in settings.iter_mut().filter(|setting| setting.value.is_null()) {
         if let Some(value) = crate::serve::default_of(&setting.key) {

@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
-use switchyard_runtime::catalog::Sourced;
-use switchyard_runtime::config::Environment;
-use switchyard_runtime::config::keys::unread_variables;
+use switchyard_catalog::Catalog;
+use switchyard_catalog::Sourced;
+use switchyard_config::Environment;
+use switchyard_config::keys::unread_variables;
+use switchyard_config::{Config, Overrides};
 use switchyard_runtime::keys::{self, KeyFileStatus};
-use switchyard_runtime::{Catalog, Config, Overrides};
 
 use crate::output::{Failure, Outcome, Printer};
 
@@ -108,7 +109,7 @@ pub async fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Fai
             findings.push(Finding::fail(
                 "config",
                 "switchyard.toml",
-                error.to_string(),
+                error.message,
                 "correct the file and key named above (`switchyard init` in an empty folder writes a documented switchyard.toml to compare with); the key file, the store and the workflows are checked once it loads",
             ));
         }
@@ -143,8 +144,8 @@ fn config_loaded(config: &Config) -> Finding {
     let files: Vec<String> = config
         .project_root
         .iter()
-        .map(|root| root.join(switchyard_runtime::config::CONFIG_FILE))
-        .chain(std::iter::once(config.home.join(switchyard_runtime::config::CONFIG_FILE)))
+        .map(|root| root.join(switchyard_config::CONFIG_FILE))
+        .chain(std::iter::once(config.home.join(switchyard_config::CONFIG_FILE)))
         .filter(|file| file.is_file())
         .map(|file| file.display().to_string())
         .collect();
@@ -263,7 +264,8 @@ fn store_finding(
 fn workflow_folders(config: &Config) -> Vec<Finding> {
     let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
     let mut findings = Vec::new();
-    let folders = catalog.project_dir.iter().map(|dir| (dir, "project")).chain([(&catalog.user_dir, "user")]);
+    let folders =
+        catalog.project_dir.iter().map(|dir| (dir, "project")).chain(catalog.user_dir.iter().map(|dir| (dir, "user")));
     for (folder, whose) in folders {
         if !folder.is_dir() {
             let fix = if whose == "project" {

@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_runtime::catalog::{Found, is_bundle_path};
-use switchyard_runtime::{Catalog, Diagnostic};
+use switchyard_catalog::{Catalog, Diagnostic};
+use switchyard_catalog::{Found, is_bundle_path};
 
 use crate::output::{Failure, Outcome, Printer};
 
@@ -18,7 +18,7 @@ struct Imported<'a> {
     source: String,
     /// The workflow's name: the file's, or `<package>.<workflow id>` in a multi-workflow package.
     name: &'a str,
-    format: &'a switchyard_runtime::Format,
+    format: &'a switchyard_catalog::Format,
     /// The hash of the YAML written, as compiling it gives.
     hash: String,
     /// What the conversion could not keep as it was (the source's warnings).
@@ -66,7 +66,7 @@ pub(crate) fn run(printer: &Printer, path: &Path, to: &str, output: Option<&Path
             continue;
         };
         let yaml =
-            switchyard_runtime::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
+            switchyard_catalog::to_native_yaml(workflow).map_err(|error| Failure::environment(error.to_string()))?;
         let lossy: Vec<&Diagnostic> = compiled.warnings().collect();
         for diagnostic in &lossy {
             let _ = writeln!(stderr, "lossy: {diagnostic}");

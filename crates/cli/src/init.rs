@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER};
+use switchyard_config::{CONFIG_FILE, PROJECT_FOLDER};
 
 use crate::output::{Failure, Outcome, Printer};
 
@@ -326,8 +326,8 @@ fn write_new(path: &Path, text: &str) -> Result<Item, Failure> {
 
 #[cfg(test)]
 mod tests {
-    use switchyard_runtime::config::ServeConfig;
-    use switchyard_runtime::{Config, Overrides};
+    use switchyard_config::ServeConfig;
+    use switchyard_config::{Config, Overrides};
 
     use super::*;
 
@@ -340,9 +340,9 @@ mod tests {
     /// gives the same configuration as no file at all.
     #[test]
     fn the_config_template_documents_every_key_the_loader_knows() {
-        for key in switchyard_runtime::config::keys::KEYS {
+        for key in switchyard_config::keys::KEYS {
             let documented = match key.kind {
-                switchyard_runtime::config::keys::Kind::Tables => {
+                switchyard_config::keys::Kind::Tables => {
                     CONFIG_TEMPLATE.contains(&format!("[[{}.{}]]", key.section, key.name))
                 }
                 _ => {
@@ -360,11 +360,11 @@ mod tests {
     /// The template says which rule sets apply when it configures none, and that a list replaces them.
     #[test]
     fn the_config_template_names_the_presets_and_says_a_rule_set_list_replaces_them() {
-        for preset in switchyard_runtime::validate::prompts::PRESETS {
+        for preset in switchyard_config::prompt_rules::PRESETS {
             let named = format!("{} ({})", preset.name, preset.glob);
             assert!(CONFIG_TEMPLATE.contains(&named), "the template does not name {named}");
         }
-        assert_eq!(switchyard_runtime::validate::prompts::PRESETS.len(), 4, "the template counts them");
+        assert_eq!(switchyard_config::prompt_rules::PRESETS.len(), 4, "the template counts them");
         assert!(CONFIG_TEMPLATE.contains("A [[validate.prompts]] list REPLACES all four"));
         assert!(!CONFIG_TEMPLATE.contains("No rules by default"));
     }

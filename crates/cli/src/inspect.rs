@@ -3,8 +3,9 @@
 //! `dot`); or its source as written (`source`), byte for byte, so a built-in can be vendored
 //! again (`inspect --builtin code-review --format source > …`).
 
+use switchyard_catalog::{Found, to_dot, to_mermaid};
+use switchyard_config::ExecutionConfig;
 use switchyard_core::Workflow;
-use switchyard_runtime::{ExecutionConfig, Found, to_dot, to_mermaid};
 
 use crate::args::{ColorChoice, InspectFormat};
 use crate::output::{Failure, Outcome, Printer};

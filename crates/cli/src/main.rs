@@ -10,6 +10,7 @@ mod import;
 mod init;
 mod inspect;
 mod next;
+mod opened;
 mod output;
 mod quickstart;
 mod run;

@@ -88,6 +88,33 @@ impl Failure {
     }
 }
 
+/// The failures of the crates the CLI calls besides the runtime: a workflow that cannot be found
+/// or read, a configuration that is wrong, a validation that cannot run, a run folder that cannot
+/// be written. Each keeps its own stable code; none is a rule saying no (exit 2).
+macro_rules! usage_failure {
+    ($($error:ty),*) => {$(
+        impl From<$error> for Failure {
+            fn from(error: $error) -> Self {
+                Self {
+                    code: error.code().to_owned(),
+                    message: error.to_string(),
+                    class: ErrorClass::Usage,
+                    retryable: false,
+                    details: None,
+                }
+            }
+        }
+    )*};
+}
+
+usage_failure!(switchyard_config::Error, switchyard_validate::Error, switchyard_run_folder::Error);
+
+impl From<switchyard_catalog::Error> for Failure {
+    fn from(error: switchyard_catalog::Error) -> Self {
+        Error::Catalog(error).into()
+    }
+}
+
 /// The code of [`Failure::stdout`] when the reader went away; never printed.
 const OUTPUT_CLOSED: &str = "OUTPUT_CLOSED";
 

@@ -2,7 +2,8 @@
 //! through the same runtime every door uses, and narrates what happened.
 
 use serde::Serialize;
-use switchyard_runtime::{AdvanceInput, Config, Overrides, ResponseKind, Runtime, StartRequest, StepResponse, Target};
+use switchyard_config::{Config, Overrides};
+use switchyard_runtime::{AdvanceInput, ResponseKind, StartRequest, StepResponse, Target};
 
 use crate::output::{Failure, Outcome, Printer};
 
@@ -18,7 +19,8 @@ pub async fn run(printer: &Printer) -> Result<Outcome, Failure> {
     let home = tempfile::tempdir()
         .map_err(|error| Failure::environment(format!("cannot create a temporary folder: {error}")))?;
     let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), store: None, project_root: None })?;
-    let runtime = Runtime::open(&config).await?;
+    let opened = crate::opened::Opened::open(&config).await?;
+    let runtime = opened.runtime.as_ref();
     let mut beats = Vec::new();
     let mut say = |action: &str, response: &StepResponse| -> Result<(), Failure> {
         beats.push(Beat {
@@ -53,11 +55,10 @@ pub async fn run(printer: &Printer) -> Result<Outcome, Failure> {
     }
     let goal = "Add a --verbose flag to the greeter CLI";
     let started = runtime
-        .start(StartRequest {
-            workflow: Some("dev-cycle".to_owned()),
-            goal: goal.to_owned(),
-            ..StartRequest::default()
-        })
+        .start(
+            &opened.catalog,
+            StartRequest { workflow: Some("dev-cycle".to_owned()), goal: goal.to_owned(), ..StartRequest::default() },
+        )
         .await?;
     say("start dev-cycle", &started)?;
     let run = started.run;

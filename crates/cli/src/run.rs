@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use switchyard_files::{FileHost, HostConfig};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
+use switchyard_config::{ModelFlags, ResolvedModel, RunnerConfig};
 use switchyard_llm::{ApiKey, Endpoint};
 use switchyard_runner::{
     Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
 };
-use switchyard_runtime::config::{ModelFlags, ResolvedModel, RunnerConfig};
-use switchyard_runtime::{Catalog, Config, Overrides, Runtime, StartRequest};
+use switchyard_runtime::{Runtime, StartRequest};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -81,12 +82,12 @@ pub struct RunArgs {
 pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args: RunArgs) -> Result<Outcome, Failure> {
     let mode = Mode::choose(printer.json);
     let config = crate::config_command::resolve(overrides)?;
-    let runtime = Arc::new(Runtime::open(&config).await?);
+    let opened = crate::opened::Opened::open(&config).await?;
     let (sender, receiver) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
     pause_on_ctrl_c(cancel.clone());
     let display = tokio::spawn(crate::run_display::show(mode, receiver));
-    let driven = drive(&config, runtime, project, args, sender, cancel).await;
+    let driven = drive(&config, &opened, project, args, sender, cancel).await;
     let progress = display.await.map_err(|error| Failure::environment(format!("the display stopped: {error}")))?;
     driven?;
     if mode != Mode::Json {
@@ -99,14 +100,14 @@ pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args
 /// the file tools of the file door on the same sandbox, and the run to start or pick up.
 async fn drive(
     config: &Config,
-    runtime: Arc<Runtime>,
+    opened: &crate::opened::Opened,
     project: PathBuf,
     args: RunArgs,
     events: mpsc::UnboundedSender<RunnerEvent>,
     cancel: CancellationToken,
 ) -> Result<(), Failure> {
     let target = match &args.resume {
-        Some(run) => Target::Resume(crate::commands::run_id(&runtime, run).await?),
+        Some(run) => Target::Resume(crate::commands::run_id(&opened.runtime, run).await?),
         None => {
             let context = match &args.context {
                 Some(text) => crate::commands::json_object("--context", text)?,
@@ -123,17 +124,17 @@ async fn drive(
             })
         }
     };
-    let models = models(config, &args, &step_models(config, &runtime, &target).await)?;
+    let models = models(config, &args, &step_models(&opened.runtime, &opened.catalog, &target).await)?;
     let options = options(&config.runner, &args);
-    let files = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
-    let runner = Runner::new(runtime, files, models, options);
+    let files = Arc::new(opened.file_host(config));
+    let runner = Runner::new(Arc::clone(&opened.runtime), opened.catalog.clone(), files, models, options);
     runner.drive(target, events, cancel).await.map_err(runner_failure)?;
     Ok(())
 }
 
 /// The model names the steps of the workflow to drive carry (a seed-004 stage's `model`, a
 /// native step's); empty when the workflow cannot be read here, which `start` then reports.
-async fn step_models(config: &Config, runtime: &Runtime, target: &Target) -> Vec<String> {
+async fn step_models(runtime: &Runtime, catalog: &Catalog, target: &Target) -> Vec<String> {
     let workflow = match target {
         Target::Resume(run) => match runtime.run(&switchyard_runtime::Target::Run(*run)).await {
             Ok(record) => {
@@ -144,7 +145,7 @@ async fn step_models(config: &Config, runtime: &Runtime, target: &Target) -> Vec
         Target::Start(request) => {
             let found = match (&request.workflow, &request.file) {
                 (_, Some(file)) => Catalog::file(file),
-                (Some(name), None) => Catalog::new(config.project_root.as_deref(), &config.home).find(name),
+                (Some(name), None) => catalog.find(name),
                 (None, None) => return Vec::new(),
             };
             found.ok().and_then(|found| found.compiled.workflow)

@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use clap::Args;
 use serde_json::{Map, Value};
-use switchyard_files::{FileHost, HostConfig};
+use switchyard_config::{Config, Overrides, Secret, ServeLimits, ServeTokenSource};
+use switchyard_files::FileHost;
 use switchyard_mcp::{
     CallToolResult, Console, HttpLimits, HttpOptions, LoginCheck, ServerOptions, SwitchyardServer, Tool, ToolProvider,
 };
-use switchyard_runtime::config::{self, Secret, ServeLimits, ServeTokenSource};
-use switchyard_runtime::{Config, Overrides, Runtime};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::LogFormat;
+use crate::opened::Opened;
 use crate::output::{Failure, Outcome};
 
 #[derive(Debug, Args)]
@@ -117,15 +117,15 @@ impl ToolProvider for FileTools {
 }
 
 async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -> Result<SwitchyardServer, Failure> {
-    let runtime = Arc::new(Runtime::open(config).await?);
-    Ok(server_on(runtime, config, conformance_fixtures, file_tools))
+    let opened = Opened::open(config).await?;
+    Ok(server_on(&opened, config, conformance_fixtures, file_tools))
 }
 
 /// The MCP server over an open runtime (which `serve` shares with the console). It warms the
 /// store in the background while the client connects ([`Runtime::warm`]), so its first advance
 /// neither prepares the store's statements nor creates its write-ahead log.
-fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
-    let warmed = Arc::clone(&runtime);
+fn server_on(opened: &Opened, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
+    let warmed = Arc::clone(&opened.runtime);
     tokio::spawn(async move {
         if let Err(error) = warmed.warm().await {
             // Nothing is lost: the first advance prepares what the warm-up did not.
@@ -134,10 +134,14 @@ fn server_on(runtime: Arc<Runtime>, config: &Config, conformance_fixtures: bool,
     });
     let mut providers: Vec<Arc<dyn ToolProvider>> = Vec::new();
     if file_tools {
-        let host = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config)));
+        let host = Arc::new(opened.file_host(config));
         providers.push(Arc::new(FileTools { host }));
     }
-    SwitchyardServer::new(runtime, &ServerOptions { conformance_fixtures, providers })
+    SwitchyardServer::new(
+        Arc::clone(&opened.runtime),
+        opened.catalog.clone(),
+        &ServerOptions { conformance_fixtures, providers },
+    )
 }
 
 /// Serves MCP over stdio; returns when the client closes stdin.
@@ -173,7 +177,7 @@ fn allowed_hosts(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Failu
     if args.allowed_hosts.is_empty() {
         return Ok(config.serve.allowed_hosts.clone().unwrap_or_default());
     }
-    config::check_allowed_hosts(&args.allowed_hosts, "--allowed-host")?;
+    switchyard_config::check_allowed_hosts(&args.allowed_hosts, "--allowed-host")?;
     Ok(args.allowed_hosts.clone())
 }
 
@@ -182,7 +186,7 @@ fn allowed_origins(args: &ServeArgs, config: &Config) -> Result<Vec<String>, Fai
     if args.allowed_origins.is_empty() {
         return Ok(config.serve.allowed_origins.clone().unwrap_or_default());
     }
-    config::check_allowed_origins(&args.allowed_origins, "--allowed-origin")?;
+    switchyard_config::check_allowed_origins(&args.allowed_origins, "--allowed-origin")?;
     Ok(args.allowed_origins.clone())
 }
 
@@ -224,7 +228,7 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;
-    let runtime = Arc::new(Runtime::open(&config).await?);
+    let opened = Opened::open(&config).await?;
     // The console reads and acts through the same runtime as `/mcp`; the guard accepts its login
     // cookie (a value derived from the token) in place of the token off `/mcp`.
     let console_token = token.as_ref().map(|(token, _)| token.clone());
@@ -232,7 +236,8 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat
     let console = Console {
         logged_in: console_token.as_ref().map(|token| LoginCheck(Arc::new(switchyard_console::login_check(token)))),
         router: switchyard_console::router_with(
-            Arc::clone(&runtime),
+            Arc::clone(&opened.runtime),
+            opened.catalog.clone(),
             switchyard_console::ConsoleOptions { token: console_token, shutdown: shutdown.clone() },
         ),
     };
@@ -248,7 +253,7 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat
     if !options.bind.ip().is_loopback() && options.token.is_none() {
         return Err(Failure::usage(switchyard_mcp::HttpError::TokenRequired(options.bind).to_string()));
     }
-    let server = server_on(runtime, &config, args.conformance_fixtures, args.file_tools);
+    let server = server_on(&opened, &config, args.conformance_fixtures, args.file_tools);
     let stop = shutdown.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {

@@ -1,11 +1,10 @@
 //! `switchyard tool <name> '<json arguments>' --run <run>`: the file tools from the command line,
 //! through the same `FileHost::call` the MCP server and the agent runner use.
 
-use std::sync::Arc;
-
 use serde_json::Value;
-use switchyard_files::{FileHost, HostConfig, tool_definitions};
-use switchyard_runtime::{Config, ErrorClass, Runtime, Target};
+use switchyard_config::Config;
+use switchyard_files::tool_definitions;
+use switchyard_runtime::{ErrorClass, Target};
 
 use crate::output::{Failure, Outcome, Printer};
 
@@ -26,12 +25,12 @@ pub async fn run(
     }
     let arguments: Value = serde_json::from_str(arguments)
         .map_err(|error| Failure::usage(format!("the tool arguments are not JSON: {error}")))?;
-    let runtime = Arc::new(Runtime::open(config).await?);
+    let opened = crate::opened::Opened::open(config).await?;
     let run = match run {
-        Some(text) => Some(runtime.run(&text.parse::<Target>()?).await?.id),
+        Some(text) => Some(opened.runtime.run(&text.parse::<Target>()?).await?.id),
         None => None,
     };
-    let host = FileHost::new(Arc::clone(&runtime), HostConfig::from_config(config));
+    let host = opened.file_host(config);
     match host.call(name, arguments, run).await {
         Ok(content) => {
             if printer.json {

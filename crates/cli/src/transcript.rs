@@ -3,8 +3,9 @@
 
 use clap::Args;
 use serde::Serialize;
+use switchyard_config::Overrides;
 use switchyard_core::turn::ModelTurn;
-use switchyard_runtime::{Overrides, RecordedTurn, Runtime};
+use switchyard_runtime::{RecordedTurn, Runtime};
 
 use crate::output::{Failure, Outcome, Printer};
 

@@ -1,11 +1,11 @@
-//! `switchyard validate`: asks the runtime to check (`switchyard_runtime::validate`) and prints
+//! `switchyard validate`: asks the runtime to check (`switchyard_validate`) and prints
 //! its report as text, JSON, SARIF or GitHub annotations.
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use switchyard_runtime::Overrides;
-use switchyard_runtime::validate::{self, Report, Request};
+use switchyard_config::Overrides;
+use switchyard_validate::{Report, Request};
 
 use crate::output::{Failure, Outcome, Printer, wire_name};
 
@@ -49,12 +49,16 @@ pub fn run(printer: &Printer, args: &ValidateArgs, overrides: Overrides) -> Resu
         config: &config.validate,
         min_confidence: config.audit.min_confidence,
     };
-    let report = validate::validate(&request)?;
-    let relative = |file: &str| validate::relative_to(&project_root, file);
+    let report = switchyard_validate::validate(&request)?;
+    let relative = |file: &str| switchyard_validate::relative_to(&project_root, file);
     match format {
         ReportFormat::Json => printer.json(&report)?,
-        ReportFormat::Sarif => printer.json(&validate::sarif::log(&report, env!("CARGO_PKG_VERSION"), relative))?,
-        ReportFormat::Github => printer.line(validate::report::github_annotations(&report, relative).trim_end())?,
+        ReportFormat::Sarif => {
+            printer.json(&switchyard_validate::sarif::log(&report, env!("CARGO_PKG_VERSION"), relative))?
+        }
+        ReportFormat::Github => {
+            printer.line(switchyard_validate::report::github_annotations(&report, relative).trim_end())?
+        }
         ReportFormat::Text => text(printer, &report)?,
     }
     Ok(if report.ok { Outcome::Success } else { Outcome::RuleViolation })

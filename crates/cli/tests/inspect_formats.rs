@@ -7,7 +7,7 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use switchyard_runtime::{Catalog, to_dot, to_mermaid};
+use switchyard_catalog::{Catalog, to_dot, to_mermaid};
 
 use support::Sandbox;
 

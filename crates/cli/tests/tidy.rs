@@ -194,3 +194,78 @@ fn doors_depend_on_the_runtime_never_on_the_engine_the_compiler_or_a_store_backe
     }
     assert!(problems.is_empty(), "doors depend on the runtime only:\n{}", problems.join("\n"));
 }
+
+/// Each crate has a floor, and a crate depends only on crates of lower floors, so the crate graph
+/// reads as the design does: the pure core, the contracts and the configuration, the backends and
+/// the catalog, the runtime and the validation suite, the run folders that follow the runtime,
+/// then the doors. A crate also names what it must never know even where its floor would allow
+/// it: the catalog, the configuration and the validation suite know no store; the runtime knows no
+/// door and no projection kept beside the log. Dev-dependencies are free (tests assemble whatever
+/// they test), so only `[dependencies]` and `[build-dependencies]` are read.
+#[test]
+fn every_crate_stays_on_its_floor() {
+    const FLOORS: [(&str, u8); 20] = [
+        ("core", 0),
+        ("llm", 0),
+        ("test-support", 0),
+        ("compiler", 1),
+        ("engine", 1),
+        ("store", 1),
+        ("config", 1),
+        ("store-sqlite", 2),
+        ("store-postgres", 2),
+        ("catalog", 2),
+        ("runtime", 3),
+        ("validate", 3),
+        ("run-folder", 4),
+        ("files", 5),
+        ("mcp", 5),
+        ("console", 5),
+        ("runner", 6),
+        ("cli", 7),
+        ("xtask", 7),
+        ("fuzz", 7),
+    ];
+    const MUST_NOT_KNOW: [(&str, &[&str]); 4] = [
+        ("config", &["switchyard-store", "switchyard-compiler", "switchyard-engine"]),
+        ("catalog", &["switchyard-store", "switchyard-engine"]),
+        ("validate", &["switchyard-store", "switchyard-runtime"]),
+        ("runtime", &["switchyard-run-folder", "switchyard-validate"]),
+    ];
+    let root = workspace_root();
+    let floor_of = |folder: &str| FLOORS.iter().find(|(name, _)| *name == folder).map(|(_, floor)| *floor);
+    let mut problems = Vec::new();
+    let mut folders: Vec<String> = fs::read_dir(root.join("crates"))
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.path().join("Cargo.toml").is_file())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    for folder in &folders {
+        let Some(floor) = floor_of(folder) else {
+            problems.push(format!("crates/{folder} has no floor: add it to FLOORS and to ARCHITECTURE.md"));
+            continue;
+        };
+        let path = root.join("crates").join(folder).join("Cargo.toml");
+        let manifest: toml::Table = fs::read_to_string(&path).unwrap().parse().unwrap();
+        let forbidden = MUST_NOT_KNOW.iter().find(|(name, _)| name == folder).map_or(&[][..], |(_, list)| *list);
+        for table in ["dependencies", "build-dependencies"] {
+            for (name, spec) in manifest.get(table).and_then(toml::Value::as_table).into_iter().flatten() {
+                let package = spec.get("package").and_then(toml::Value::as_str).unwrap_or(name);
+                let Some(dependency) = package.strip_prefix("switchyard-") else { continue };
+                match floor_of(dependency) {
+                    Some(below) if below < floor => {}
+                    Some(below) => problems.push(format!(
+                        "crates/{folder} (floor {floor}) depends on switchyard-{dependency} (floor {below}): a crate depends only on lower floors"
+                    )),
+                    None => problems.push(format!("crates/{folder} depends on `{package}`, which has no floor")),
+                }
+                if forbidden.contains(&package) {
+                    problems.push(format!("crates/{folder} must not know `{package}`"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "crates off their floors:\n{}", problems.join("\n"));
+}

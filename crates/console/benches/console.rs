@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use tokio::sync::mpsc;
 
-use switchyard_runtime::{AdvanceInput, Config, Overrides, Runtime, StartRequest, StepResponse};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
+
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
 const SESSIONS: usize = 10_000;
 const NODES: usize = 1_000;
@@ -36,7 +39,10 @@ async fn open(home: &Path) -> Runtime {
 
 async fn start(runtime: &Runtime, workflow: &Path, goal: String) -> StepResponse {
     runtime
-        .start(StartRequest { file: Some(workflow.to_owned()), goal, ..StartRequest::default() })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(workflow.to_owned()), goal, ..StartRequest::default() },
+        )
         .await
         .expect("start a run")
 }
@@ -97,7 +103,7 @@ fn console(c: &mut Criterion) {
 
     let listener = tokio.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let address = listener.local_addr().unwrap();
-    let app = switchyard_console::router(Arc::clone(&runtime));
+    let app = switchyard_console::router(Arc::clone(&runtime), Catalog::builtins_only());
     tokio.spawn(axum::serve(listener, app).into_future());
     let client = reqwest::Client::new();
 

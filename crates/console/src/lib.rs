@@ -25,8 +25,9 @@ use axum::Router;
 use axum::middleware;
 use axum::routing::{get, post};
 
+use switchyard_catalog::Catalog;
+use switchyard_config::Secret;
 use switchyard_runtime::Runtime;
-use switchyard_runtime::config::Secret;
 
 pub use crate::markdown::render as render_markdown;
 pub use crate::security::{CSRF_COOKIE, SESSION_COOKIE, login_check, session_cookie_value};
@@ -46,6 +47,8 @@ pub struct ConsoleOptions {
 #[derive(Debug, Clone)]
 pub struct ConsoleState {
     pub(crate) runtime: Arc<Runtime>,
+    /// Where the workflow catalog pages find workflows.
+    pub(crate) catalog: Catalog,
     pub(crate) options: Arc<ConsoleOptions>,
     /// Signs CSRF tokens; drawn at random when the console starts.
     pub(crate) csrf_key: Arc<security::CsrfKey>,
@@ -53,13 +56,14 @@ pub struct ConsoleState {
 
 /// The console's routes for a loopback server without a token, ready to be mounted behind
 /// `serve`'s guard.
-pub fn router(runtime: Arc<Runtime>) -> Router {
-    router_with(runtime, ConsoleOptions::default())
+pub fn router(runtime: Arc<Runtime>, catalog: Catalog) -> Router {
+    router_with(runtime, catalog, ConsoleOptions::default())
 }
 
 /// The console's routes, ready to be mounted behind `serve`'s guard.
-pub fn router_with(runtime: Arc<Runtime>, options: ConsoleOptions) -> Router {
-    let state = ConsoleState { runtime, options: Arc::new(options), csrf_key: Arc::new(security::CsrfKey::random()) };
+pub fn router_with(runtime: Arc<Runtime>, catalog: Catalog, options: ConsoleOptions) -> Router {
+    let state =
+        ConsoleState { runtime, catalog, options: Arc::new(options), csrf_key: Arc::new(security::CsrfKey::random()) };
     Router::new()
         .route("/", get(pages::sessions::list))
         .route("/sessions/{session}", get(pages::session::show))

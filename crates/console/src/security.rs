@@ -18,7 +18,7 @@ use data_encoding::{BASE64URL_NOPAD, HEXLOWER};
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-use switchyard_runtime::config::Secret;
+use switchyard_config::Secret;
 use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
 
 use crate::ConsoleState;

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use switchyard_runtime::{Config, Overrides, Runtime, StartRequest};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
+
+use switchyard_runtime::{Runtime, StartRequest};
 
 /// Generous: an event arrives in milliseconds; this only keeps a broken stream from hanging.
 const PATIENCE: Duration = Duration::from_secs(10);
@@ -39,7 +42,7 @@ async fn a_run_started_by_another_runtime_on_the_store_reaches_an_open_stream() 
     let serving = Arc::new(runtime(home.path()).await);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
-    tokio::spawn(axum::serve(listener, switchyard_console::router(serving)).into_future());
+    tokio::spawn(axum::serve(listener, switchyard_console::router(serving, Catalog::builtins_only())).into_future());
 
     let mut response =
         reqwest::get(format!("http://{address}/events")).await.expect("GET /events").error_for_status().unwrap();
@@ -53,11 +56,14 @@ async fn a_run_started_by_another_runtime_on_the_store_reaches_an_open_stream() 
 
     let other = runtime(home.path()).await;
     let started = other
-        .start(StartRequest {
-            workflow: Some("dev-cycle".to_owned()),
-            goal: "watch me".to_owned(),
-            ..StartRequest::default()
-        })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest {
+                workflow: Some("dev-cycle".to_owned()),
+                goal: "watch me".to_owned(),
+                ..StartRequest::default()
+            },
+        )
         .await
         .expect("start a run");
 
@@ -75,7 +81,7 @@ async fn the_script_is_served_as_javascript() {
     let serving = Arc::new(runtime(home.path()).await);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
-    tokio::spawn(axum::serve(listener, switchyard_console::router(serving)).into_future());
+    tokio::spawn(axum::serve(listener, switchyard_console::router(serving, Catalog::builtins_only())).into_future());
 
     let response = reqwest::get(format!("http://{address}/assets/live.js")).await.expect("GET /assets/live.js");
     assert_eq!(response.status(), 200);
@@ -91,7 +97,10 @@ async fn open_streams_end_when_the_server_shuts_down() {
     let options = switchyard_console::ConsoleOptions { shutdown: shutdown.clone(), ..Default::default() };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
-    tokio::spawn(axum::serve(listener, switchyard_console::router_with(serving, options)).into_future());
+    tokio::spawn(
+        axum::serve(listener, switchyard_console::router_with(serving, Catalog::builtins_only(), options))
+            .into_future(),
+    );
     let mut response =
         reqwest::get(format!("http://{address}/events")).await.expect("GET /events").error_for_status().unwrap();
     let first = response.chunk().await.expect("reading").expect("the first frame");

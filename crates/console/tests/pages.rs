@@ -11,9 +11,11 @@ use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
 
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_core::state::DecisionOption;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
-use switchyard_runtime::{AdvanceInput, Config, Overrides, Runtime, StartRequest, StepResponse, Target};
+use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse, Target};
 
 /// A runtime over a SQLite file in a temporary home, and the console over it.
 struct Console {
@@ -34,7 +36,7 @@ impl Console {
         let home = tempfile::tempdir().unwrap();
         let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() }).unwrap();
         let runtime = Arc::new(Runtime::open(&config).await.unwrap());
-        let app = switchyard_console::router(Arc::clone(&runtime));
+        let app = switchyard_console::router(Arc::clone(&runtime), Catalog::builtins_only());
         Self { runtime, app, _home: home }
     }
 
@@ -83,7 +85,7 @@ impl Console {
 
     async fn start(&self, goal: &str) -> StepResponse {
         let request = StartRequest { workflow: Some("dev-cycle".into()), goal: goal.into(), ..Default::default() };
-        self.runtime.start(request).await.unwrap()
+        self.runtime.start(&Catalog::builtins_only(), request).await.unwrap()
     }
 
     /// Reports on the pending step of `run` as an agent would.

@@ -1,12 +1,11 @@
 //! Benchmarks of the file tools: reads, writes and patches per second, a 50-file preload, and
 //! reads and a preload from a zip bundle.
 
-use std::sync::Arc;
-
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use switchyard_catalog::Catalog;
+use switchyard_files::HostConfig;
 use switchyard_files::preload::Reference;
-use switchyard_files::{FileHost, HostConfig};
 use switchyard_runtime::StartRequest;
 use switchyard_test_support::{testdata, zip_folder_under};
 
@@ -17,7 +16,7 @@ fn file_tools(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let world = runtime.block_on(fixture::World::new());
     let run = runtime.block_on(world.start("code-review")).run;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     runtime
         .block_on(host.call("save_output", json!({"path": "bench.md", "content": "line\n".repeat(200)}), Some(run)))
         .unwrap();
@@ -52,7 +51,7 @@ fn file_tools(c: &mut Criterion) {
         });
     });
     group.bench_function("state document regeneration (store reads + render + rename)", |b| {
-        b.iter(|| runtime.block_on(world.runtime.refresh_state_document(run)).unwrap());
+        b.iter(|| runtime.block_on(world.folders.refresh_state_document(&world.runtime, run)).unwrap());
     });
     let bundle = tempfile::tempdir().unwrap();
     let mut references = Vec::new();
@@ -63,10 +62,7 @@ fn file_tools(c: &mut Criterion) {
             conditional: index.is_multiple_of(5),
         });
     }
-    let preload_host = FileHost::new(
-        Arc::clone(&world.runtime),
-        HostConfig { project_root: Some(bundle.path().to_owned()), ..HostConfig::default() },
-    );
+    let preload_host = world.host(HostConfig { project_root: Some(bundle.path().to_owned()), ..HostConfig::default() });
     group.bench_function("preload 50-file bundle (170 KB)", |b| {
         b.iter(|| {
             runtime.block_on(async {
@@ -80,11 +76,10 @@ fn file_tools(c: &mut Criterion) {
     let archive = beside.path().join("hello-branch.zip");
     zip_folder_under(&testdata().join("crewagent/hello-branch"), &archive, "hello-branch/");
     let from_zip = runtime
-        .block_on(world.runtime.start(StartRequest {
-            file: Some(archive),
-            goal: "Greet".into(),
-            ..StartRequest::default()
-        }))
+        .block_on(world.runtime.start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(archive), goal: "Greet".into(), ..StartRequest::default() },
+        ))
         .unwrap()
         .run;
     group.bench_function("read_file from a zip bundle", |b| {

@@ -8,8 +8,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use switchyard_catalog::{Bundle, MAX_BUNDLE_BYTES};
 use switchyard_core::suggest;
-use switchyard_runtime::{Bundle, MAX_BUNDLE_BYTES};
 
 use crate::error::{ToolError, codes};
 use crate::metrics::Counters;
@@ -26,7 +26,7 @@ impl BundleArchive {
     /// Reads the archive at `path` (the run's source): `E_NOT_FOUND` when it is gone, `E_IO` with
     /// the reader's reason when it is refused (it changed since the run started).
     pub fn open(path: &Path) -> Result<Self, ToolError> {
-        let bundle = switchyard_runtime::catalog::read_bundle(path).map_err(|error| {
+        let bundle = switchyard_catalog::read_bundle(path).map_err(|error| {
             let code = if path.exists() { codes::IO } else { codes::NOT_FOUND };
             ToolError::new(code, format!("{{bundle-root}} ({}) cannot be read: {error}", path.display()))
         })?;

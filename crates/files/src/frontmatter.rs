@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use switchyard_runtime::run_folder::split_frontmatter;
+use switchyard_run_folder::split_frontmatter;
 
 use crate::error::{ToolError, codes};
 

@@ -24,14 +24,15 @@ use std::time::Instant;
 
 use cap_std_ext::dirext::CapStdExtDirExt;
 use serde_json::{Map, Value};
+use switchyard_config::{CONFIG_FILE, Config, PROJECT_FOLDER, ProtectedPlaces};
 use switchyard_core::RunId;
 pub use switchyard_core::hash::sha256_hex;
-use switchyard_runtime::config::{CONFIG_FILE, PROJECT_FOLDER, ProtectedPlaces};
-use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
-use switchyard_runtime::run_folder::{
-    ITERATION_STATE_FILE, MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, STATE_DOCUMENT, rfc3339,
+use switchyard_run_folder::{
+    ITERATION_STATE_FILE, MANIFEST_FILE, MANIFEST_LOCK_FILE, Manifest, ManifestFile, RunFolders, STATE_DOCUMENT,
 };
-use switchyard_runtime::{Config, Runtime, Target, tool_schema};
+use switchyard_runtime::clock::rfc3339;
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
+use switchyard_runtime::{Runtime, Target, tool_schema};
 
 use crate::archive::{ArchiveCache, BundleArchive};
 use crate::arguments::{
@@ -234,6 +235,8 @@ fn parse_call(tool: &str, arguments: Value) -> Result<Call, ToolError> {
 #[derive(Debug)]
 pub struct FileHost {
     runtime: Arc<Runtime>,
+    /// The run output folders, which the runtime keeps current as it commits.
+    folders: Arc<RunFolders>,
     config: HostConfig,
     /// `{project-root}` as opened when the host was built, or why it could not be.
     project: Option<Result<Mount, ToolError>>,
@@ -249,7 +252,7 @@ pub struct FileHost {
 }
 
 impl FileHost {
-    pub fn new(runtime: Arc<Runtime>, config: HostConfig) -> Self {
+    pub fn new(runtime: Arc<Runtime>, folders: Arc<RunFolders>, config: HostConfig) -> Self {
         let project =
             config.project_root.as_deref().map(|root| open_mount(MountName::Project, root, config.project_writable));
         let core = config.core_root.as_deref().filter(|core| core.is_dir()).and_then(|core| {
@@ -261,9 +264,10 @@ impl FileHost {
         if let Some(project) = &config.project_root {
             unwritable.extend([project.join(CONFIG_FILE), project.join(PROJECT_FOLDER)]);
         }
-        let guard = Arc::new(Guard::new(&unwritable, &config.protected.secret, runtime.output_root()));
+        let guard = Arc::new(Guard::new(&unwritable, &config.protected.secret, Some(folders.root())));
         Self {
             runtime,
+            folders,
             config,
             project,
             core,
@@ -340,7 +344,7 @@ impl FileHost {
                 }
                 let resolved = resolve(path, read_default, false)?;
                 if is_state_document(&resolved) {
-                    self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?;
+                    self.folders.state_document(&self.runtime, run).await.map_err(|error| folder_error(&error))?;
                 }
                 let text = read_text(&resolved, self.config.max_read_bytes)?;
                 Ok(line_range(&text, arguments.start_line, arguments.end_line))
@@ -438,14 +442,8 @@ impl FileHost {
     pub async fn mounts(&self, run: RunId) -> Result<Mounts, ToolError> {
         let record = self.runtime.run(&Target::Run(run)).await.map_err(|error| runtime_error(&error))?;
         let mut mounts = Mounts { guard: Arc::clone(&self.guard), ..Mounts::default() };
-        if self.runtime.output_root().is_none() {
-            return Err(ToolError::new(
-                codes::NOT_FOUND,
-                "this runtime has no output root, so the run has no output folder",
-            ));
-        }
         // The folder is a projection of the log: a kill or a full disk may have left it missing.
-        let output = self.runtime.ensure_run_folder(&record).await.map_err(|error| runtime_error(&error))?;
+        let output = self.folders.ensure(&self.runtime, &record).await.map_err(|error| folder_error(&error))?;
         mounts.mounts.push(open_mount(MountName::Output, &output, true)?);
         if let Some(project) = &self.project {
             mounts.mounts.push(lend(project.as_ref().map_err(Clone::clone)?)?);
@@ -472,7 +470,12 @@ impl FileHost {
 
     async fn current_text(&self, run: RunId, resolved: &Resolved<'_>) -> Result<String, ToolError> {
         if is_state_document(resolved) {
-            return Ok(self.runtime.state_document(run).await.map_err(|error| runtime_error(&error))?.text);
+            return Ok(self
+                .folders
+                .state_document(&self.runtime, run)
+                .await
+                .map_err(|error| folder_error(&error))?
+                .text);
         }
         read_text(resolved, self.config.max_read_bytes)
     }
@@ -487,10 +490,10 @@ impl FileHost {
         let lock = self.run_lock(run);
         let _guard = lock.lock().await;
         if is_state_document(resolved) {
-            let moved = state::write(&self.runtime, run, &content, if_match).await;
-            // The runtime regenerates the document off the request path; an agent reading it
-            // next, by any means, sees the move.
-            self.runtime.flush_state_documents().await;
+            let moved = state::write(&self.runtime, &self.folders, run, &content, if_match).await;
+            // The document is regenerated off the request path; an agent reading it next, by any
+            // means, sees the move.
+            self.folders.flush().await;
             return moved;
         }
         let output = resolved.mount.name == MountName::Output;
@@ -527,10 +530,10 @@ impl FileHost {
         if output {
             self.record_in_manifest(resolved, content.len() as u64, &digest)?;
             // Keep the state document's `artifacts` current; a failure only leaves it stale.
-            if let Err(error) = self.runtime.refresh_state_document(run).await {
+            if let Err(error) = self.folders.refresh_state_document(&self.runtime, run).await {
                 tracing::warn!(%run, %error, "state document not refreshed after a write");
             }
-            self.runtime.flush_state_documents().await;
+            self.folders.flush().await;
         }
         Ok(format!("wrote {} ({} bytes, sha256 {digest})", resolved.display(), content.len()))
     }
@@ -610,7 +613,7 @@ fn bundle_source(source: &str) -> Option<BundleSource> {
     if path.is_dir() {
         return Some(BundleSource::Folder(path.to_path_buf()));
     }
-    if path.is_file() && switchyard_runtime::catalog::is_bundle_path(path) {
+    if path.is_file() && switchyard_catalog::is_bundle_path(path) {
         return Some(BundleSource::Archive(path.to_path_buf()));
     }
     path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
@@ -722,6 +725,10 @@ fn listing(found: Vec<Listed>, truncated: bool, limit: usize) -> String {
     lines.join("\n")
 }
 
-fn runtime_error(error: &switchyard_runtime::Error) -> ToolError {
+pub(crate) fn runtime_error(error: &switchyard_runtime::Error) -> ToolError {
+    ToolError::new(codes::RUNTIME, format!("{}: {error}", error.code()))
+}
+
+pub(crate) fn folder_error(error: &switchyard_run_folder::Error) -> ToolError {
     ToolError::new(codes::RUNTIME, format!("{}: {error}", error.code()))
 }

@@ -3,22 +3,28 @@
 //! (`Runtime::advance_to` the step `currentNodeId` names). Engine rules (which edge leads there,
 //! its conditions and counters, the variables' types, output contracts) are the engine's alone;
 //! its refusals and blocked attempts are mapped to this door's codes here. The file itself is
-//! never written here: the runtime regenerates it from the events the advance records.
+//! never written here: the run folder regenerates it from the events the advance records.
 
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use switchyard_core::RunId;
 use switchyard_core::workflow::{EdgeTarget, StepId};
-use switchyard_runtime::run_folder::{COMPLETE_TARGET, StateDocument, state_schema};
+use switchyard_run_folder::{COMPLETE_TARGET, RunFolders, StateDocument, state_schema};
 use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime};
 
 use crate::error::{ToolError, codes};
-use crate::frontmatter;
+use crate::{folder_error, frontmatter, runtime_error};
 
 /// What an accepted write did, in one line for the agent.
-pub async fn write(runtime: &Runtime, run: RunId, text: &str, if_match: Option<&str>) -> Result<String, ToolError> {
-    let document = runtime.state_document(run).await.map_err(|error| runtime_error(&error))?;
+pub async fn write(
+    runtime: &Runtime,
+    folders: &RunFolders,
+    run: RunId,
+    text: &str,
+    if_match: Option<&str>,
+) -> Result<String, ToolError> {
+    let document = folders.state_document(runtime, run).await.map_err(|error| folder_error(&error))?;
     if let Some(expected) = if_match {
         let actual = crate::sha256_hex(document.text.as_bytes());
         if !expected.eq_ignore_ascii_case(&actual) {
@@ -267,8 +273,4 @@ fn schema_error(message: &str, errors: &[Value]) -> ToolError {
 
 fn precondition(message: String) -> ToolError {
     ToolError::new(codes::PRECONDITION_FAILED, message)
-}
-
-fn runtime_error(error: &switchyard_runtime::Error) -> ToolError {
-    ToolError::new(codes::RUNTIME, format!("{}: {error}", error.code()))
 }

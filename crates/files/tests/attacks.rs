@@ -49,7 +49,7 @@ async fn layout() -> Layout {
         core_root: Some("/dev".into()),
         ..HostConfig::default()
     };
-    let host = FileHost::new(Arc::clone(&world.runtime), config);
+    let host = world.host(config);
     Layout { run: started.run, world, host, folder, outside, _project: project }
 }
 

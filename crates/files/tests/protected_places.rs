@@ -6,12 +6,11 @@ mod common;
 
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
+use switchyard_config::{Config, Overrides};
 use switchyard_core::RunId;
 use switchyard_files::{FileHost, HostConfig, ToolResult, codes};
-use switchyard_runtime::{Config, Overrides};
 
 const PROJECT_CONFIG: &str = "[files]\nproject_writable = true\n";
 const ESCAPING_CONFIG: &str = "[files]\nproject_writable = true\ncore_root = \"/\"\n";
@@ -47,7 +46,7 @@ impl Project {
             project_root: Some(self.root.clone()),
         })
         .unwrap();
-        FileHost::new(Arc::clone(&self.world.runtime), HostConfig::from_config(&config))
+        self.world.host(HostConfig::from_config(&config))
     }
 
     async fn call(&self, host: &FileHost, tool: &str, arguments: Value) -> ToolResult {
@@ -208,7 +207,7 @@ async fn mounts_are_fixed_when_the_host_is_built_not_opened_again_by_path() {
     std::fs::write(project.join("readme.md"), "project\n").unwrap();
     let config =
         HostConfig { project_root: Some(project.clone()), core_root: Some(core.clone()), ..HostConfig::default() };
-    let host = FileHost::new(Arc::clone(&world.runtime), config);
+    let host = world.host(config);
     std::fs::rename(&project, &moved).unwrap();
     symlink("/", &project).unwrap();
     symlink("/", &core).unwrap();

@@ -6,15 +6,16 @@ mod common;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use switchyard_catalog::Catalog;
 use switchyard_files::preload::Reference;
-use switchyard_files::{FileHost, HostConfig, codes};
+use switchyard_files::{HostConfig, codes};
 use switchyard_runtime::clock::FixedClock;
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
 use switchyard_test_support::{copy_folder, testdata, zip_folder, zip_folder_under};
 
 /// The frontmatter of the state document at `path`, once the runtime has written what it queued.
 async fn frontmatter(world: &common::World, path: &std::path::Path) -> Value {
-    world.runtime.flush_state_documents().await;
+    world.folders.flush().await;
     let text = std::fs::read_to_string(path).unwrap();
     let yaml = text.strip_prefix("---\n").unwrap().split("\n---\n").next().unwrap().to_owned();
     serde_saphyr::from_str(&yaml).unwrap()
@@ -41,7 +42,7 @@ async fn a_run_folder_holds_a_manifest_and_two_runs_never_share_one() {
     assert_eq!(manifest["sessionId"], one.session.to_string());
     assert!(manifest["startedAt"].as_str().unwrap().ends_with('Z'));
     assert_eq!(manifest["files"], json!([]));
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     host.call("save_output", json!({ "path": "report/summary.md", "content": "done\n" }), Some(one.run)).await.unwrap();
     host.call("save_output", json!({ "path": "report/summary.md", "content": "done again\n" }), Some(one.run))
         .await
@@ -71,7 +72,7 @@ async fn events_from_another_door_regenerate_the_document() {
     assert_eq!(document["decisionLog"][0]["notes"], "scoped");
     world.runtime.pause(started.run, Some("lunch".into())).await.unwrap();
     assert_eq!(frontmatter(&world, &path).await["status"], "paused");
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let refused = host
         .call(
             "update_frontmatter",
@@ -97,7 +98,7 @@ async fn a_missing_or_stale_document_is_rebuilt_from_the_log() {
     world.runtime.advance(&token, Some(started.run), scoped()).await.unwrap();
     let path = folder.join("state/workflow.md");
     let expected = frontmatter(&world, &path).await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let current = std::fs::read_to_string(&path).unwrap();
     let stale = current
         .replace(&format!("eventSeq: {}", expected["eventSeq"]), "eventSeq: 1")
@@ -127,7 +128,7 @@ async fn the_first_advance_extends_the_start_document_without_reading_it_back() 
     let world = common::World::new().await;
     let started = world.start("code-review").await;
     let path = world.folder(&started).join("state/workflow.md");
-    world.runtime.flush_state_documents().await;
+    world.folders.flush().await;
     let written = std::fs::read_to_string(&path).unwrap();
     let planted = written.replace("stepsCompleted: []\n", "stepsCompleted:\n- planted\n");
     assert_ne!(planted, written, "the start document lists no completed step");
@@ -178,14 +179,17 @@ async fn preload_reads_the_workflow_file_and_reports_missing_references() {
     std::fs::write(bundle.path().join("my-review.yaml"), &source).unwrap();
     let started = world
         .runtime
-        .start(StartRequest {
-            file: Some(bundle.path().join("my-review.yaml")),
-            goal: "Review".into(),
-            ..StartRequest::default()
-        })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest {
+                file: Some(bundle.path().join("my-review.yaml")),
+                goal: "Review".into(),
+                ..StartRequest::default()
+            },
+        )
         .await
         .unwrap();
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let preload: Value =
         serde_json::from_str(&host.call("preload_workflow", json!({}), Some(started.run)).await.unwrap()).unwrap();
     assert_eq!(preload["files"][0]["path"], "{bundle-root}/my-review.yaml");
@@ -214,8 +218,7 @@ async fn preload_reads_the_workflow_file_and_reports_missing_references() {
         preload["missing"].as_array().unwrap().iter().map(|item| item["code"].as_str().unwrap()).collect();
     assert_eq!(missing, vec![codes::NOT_FOUND, codes::TRAVERSAL]);
 
-    let small =
-        FileHost::new(Arc::clone(&world.runtime), HostConfig { max_preload_bytes: 100, ..HostConfig::default() });
+    let small = world.host(HostConfig { max_preload_bytes: 100, ..HostConfig::default() });
     let mounts = small.mounts(started.run).await.unwrap();
     let error = small.preload(mounts, &references).await.unwrap_err();
     assert_eq!(error.code, codes::TOO_LARGE);
@@ -225,7 +228,10 @@ async fn preload_reads_the_workflow_file_and_reports_missing_references() {
 async fn start_file(world: &common::World, file: &std::path::Path) -> switchyard_runtime::StepResponse {
     world
         .runtime
-        .start(StartRequest { file: Some(file.to_owned()), goal: "Greet".into(), ..StartRequest::default() })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(file.to_owned()), goal: "Greet".into(), ..StartRequest::default() },
+        )
         .await
         .unwrap()
 }
@@ -240,7 +246,7 @@ fn paths(list: &Value) -> Vec<String> {
 #[tokio::test]
 async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle() {
     let world = common::World::new().await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let folder = testdata().join("crewagent/hello-branch");
     let from_folder = start_file(&world, &folder).await;
     let expected: Value =
@@ -299,14 +305,13 @@ async fn preload_reads_a_zip_bundle_from_the_archive_as_it_reads_a_folder_bundle
     assert_eq!(std::fs::read_to_string(beside.path().join("steps/step-01.md")).unwrap(), "not the bundle's file\n");
 
     // The bounds hold for the archive as for a folder: per file, and in all.
-    let small = FileHost::new(Arc::clone(&world.runtime), HostConfig { max_read_bytes: 40, ..HostConfig::default() });
+    let small = world.host(HostConfig { max_read_bytes: 40, ..HostConfig::default() });
     let bounded: Value =
         serde_json::from_str(&small.call("preload_workflow", json!({}), Some(from_zip.run)).await.unwrap()).unwrap();
     let too_large: Vec<&Value> =
         bounded["missing"].as_array().unwrap().iter().filter(|item| item["code"] == codes::TOO_LARGE).collect();
     assert!(!too_large.is_empty(), "{bounded:#}");
-    let tight =
-        FileHost::new(Arc::clone(&world.runtime), HostConfig { max_preload_bytes: 100, ..HostConfig::default() });
+    let tight = world.host(HostConfig { max_preload_bytes: 100, ..HostConfig::default() });
     let error = tight.call("preload_workflow", json!({}), Some(from_zip.run)).await.unwrap_err();
     assert_eq!(error.code, codes::TOO_LARGE);
     assert!(error.message.contains("preload limit"), "{error}");
@@ -320,7 +325,7 @@ async fn preload_of_a_multi_workflow_package_returns_the_files_of_the_workflow_t
     let beside = tempfile::tempdir().unwrap();
     let archive = beside.path().join("release-train.zip");
     zip_folder(&package, &archive);
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let ship = world.start("release-train.ship").await;
     let plan = world.start("release-train.plan").await;
     // A package named as a file runs its first workflow.
@@ -360,7 +365,7 @@ async fn a_blocked_attempt_is_no_move_in_the_decision_log() {
 #[tokio::test]
 async fn preload_lists_the_files_the_run_started_from_even_when_the_source_changes_on_disk() {
     let world = common::World::new().await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let folder = tempfile::tempdir().unwrap();
     copy_folder(&testdata().join("crewagent/hello-branch"), folder.path());
     let started = start_file(&world, folder.path()).await;
@@ -386,7 +391,7 @@ async fn manifest_times_come_from_the_runtime_clock() {
     const FIXED_MS: i64 = 1_767_434_400_000;
     let world = common::World::with_clock(Arc::new(FixedClock(FIXED_MS))).await;
     let started = world.start("code-review").await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     host.call("save_output", json!({ "path": "report.md", "content": "done\n" }), Some(started.run)).await.unwrap();
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(world.folder(&started).join("manifest.json")).unwrap()).unwrap();

@@ -50,7 +50,7 @@ async fn layout(core_root: &str, max_read_bytes: u64) -> Layout {
         max_read_bytes,
         ..HostConfig::default()
     };
-    let host = FileHost::new(Arc::clone(&world.runtime), config);
+    let host = world.host(config);
     Layout { _world: world, host, run, _project: project, _socket: socket }
 }
 
@@ -118,16 +118,19 @@ async fn preload_workflow_answers_when_the_runs_workflow_file_became_a_fifo() {
     std::fs::copy(testdata.join("classify-task-workflow.json"), &file).unwrap();
     let started = world
         .runtime
-        .start(switchyard_runtime::StartRequest {
-            file: Some(file.clone()),
-            goal: "Classify".into(),
-            ..switchyard_runtime::StartRequest::default()
-        })
+        .start(
+            &switchyard_catalog::Catalog::builtins_only(),
+            switchyard_runtime::StartRequest {
+                file: Some(file.clone()),
+                goal: "Classify".into(),
+                ..switchyard_runtime::StartRequest::default()
+            },
+        )
         .await
         .unwrap();
     std::fs::remove_file(&file).unwrap();
     make("mkfifo", &file, &[]);
-    let host = Arc::new(FileHost::new(Arc::clone(&world.runtime), HostConfig::default()));
+    let host = Arc::new(world.host(HostConfig::default()));
     // On a task of its own, so a call that blocks its thread cannot stop the bound from firing.
     let call = tokio::spawn({
         let host = Arc::clone(&host);

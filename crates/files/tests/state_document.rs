@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use switchyard_core::RunId;
 use switchyard_core::event::EventKind;
@@ -27,7 +25,7 @@ async fn agent(workflow: &str) -> Agent {
     let world = common::World::new().await;
     let started = world.start(workflow).await;
     let document = world.folder(&started).join("state/workflow.md");
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     Agent { host, run: started.run, session: started.session, document, world }
 }
 
@@ -76,7 +74,7 @@ async fn the_state_document_mirrors_a_new_run() {
     let text = agent.call("read_file", json!({ "path": DOCUMENT })).await.unwrap();
     assert!(text.contains("## Goal") && text.contains("Review PR 42") && text.contains("## Steps"), "{text}");
     assert!(text.contains("`assess`"), "{text}");
-    let schema = switchyard_runtime::run_folder::state_schema();
+    let schema = switchyard_run_folder::state_schema();
     assert!(jsonschema::draft202012::new(&schema).unwrap().is_valid(&frontmatter));
 }
 
@@ -242,7 +240,7 @@ async fn an_agent_walks_code_review_by_editing_the_state_document() {
 async fn two_concurrent_writers_one_wins_the_other_gets_a_precondition_error() {
     for _ in 0..5 {
         let agent = agent("code-review").await;
-        let second = FileHost::new(Arc::clone(&agent.world.runtime), HostConfig::default());
+        let second = agent.world.host(HostConfig::default());
         let text = String::from_utf8(agent.bytes()).unwrap();
         let write = |notes: &str| {
             text.replace("currentNodeId: scope", "currentNodeId: assess").replace(

@@ -5,7 +5,6 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -16,7 +15,7 @@ use switchyard_files::arguments::{
 };
 use switchyard_files::frontmatter::Operation;
 use switchyard_files::patch::Replacement;
-use switchyard_files::{FileHost, HostConfig, codes, tool_definitions};
+use switchyard_files::{HostConfig, codes, tool_definitions};
 
 #[test]
 fn tool_definitions_are_pinned() {
@@ -110,7 +109,7 @@ fn each_schema_lists_exactly_the_fields_its_struct_takes() {
 #[tokio::test]
 async fn an_unknown_argument_is_named_with_the_closest_one_the_tool_takes() {
     let world = common::World::new().await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let error = host.call("read_file", json!({ "pathh": "notes.md", "startLine": 1 }), None).await.unwrap_err();
     assert_eq!(error.code, codes::INVALID_ARGUMENTS);
     assert!(error.message.contains("`read_file` does not take `pathh` (did you mean `path`?)"), "{}", error.message);
@@ -124,7 +123,7 @@ async fn an_unknown_argument_is_named_with_the_closest_one_the_tool_takes() {
 async fn frontmatter_operations_are_refused_with_what_is_wrong() {
     let world = common::World::new().await;
     let started = world.start("code-review").await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let update = |operation: Value| {
         host.call("update_frontmatter", json!({ "path": "notes.md", "operations": [operation] }), Some(started.run))
     };

@@ -6,9 +6,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::json;
+use switchyard_catalog::Catalog;
 use switchyard_core::RunId;
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_runtime::StartRequest;
@@ -41,7 +41,10 @@ async fn start_from_zip(world: &common::World) -> ZipRun {
     write_zip(&archive, &files);
     let started = world
         .runtime
-        .start(StartRequest { file: Some(archive.clone()), goal: "Greet".into(), ..StartRequest::default() })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(archive.clone()), goal: "Greet".into(), ..StartRequest::default() },
+        )
         .await
         .unwrap();
     ZipRun { _folder: folder, archive, files, run: started.run }
@@ -55,7 +58,7 @@ async fn read_step(host: &FileHost, run: RunId) -> String {
 async fn reads_lists_and_preloads_of_one_zip_bundle_open_its_archive_once() {
     let world = common::World::new().await;
     let zipped = start_from_zip(&world).await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
 
     assert_eq!(read_step(&host, zipped.run).await, zipped.files["steps/step-01.md"]);
     assert_eq!(read_step(&host, zipped.run).await, zipped.files["steps/step-01.md"]);
@@ -70,7 +73,7 @@ async fn reads_lists_and_preloads_of_one_zip_bundle_open_its_archive_once() {
 async fn a_zip_bundle_rewritten_in_place_is_read_again_on_the_next_call() {
     let world = common::World::new().await;
     let mut zipped = start_from_zip(&world).await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     assert_eq!(read_step(&host, zipped.run).await, zipped.files["steps/step-01.md"]);
 
     zipped.files.insert("steps/step-01.md".into(), "Rewritten in place.\n".into());
@@ -87,7 +90,7 @@ async fn a_zip_bundle_rewritten_in_place_is_read_again_on_the_next_call() {
 async fn a_zip_bundle_renamed_over_with_the_same_length_and_time_is_read_again() {
     let world = common::World::new().await;
     let mut zipped = start_from_zip(&world).await;
-    let host = FileHost::new(Arc::clone(&world.runtime), HostConfig::default());
+    let host = world.host(HostConfig::default());
     let original = zipped.files["steps/step-01.md"].clone();
     assert_eq!(read_step(&host, zipped.run).await, original);
 

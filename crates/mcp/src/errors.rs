@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use switchyard_catalog::Error as CatalogError;
 use switchyard_core::token::TokenError;
 use switchyard_runtime::Error;
 
@@ -139,16 +140,28 @@ impl ToolError {
     }
 }
 
+impl From<CatalogError> for ToolError {
+    fn from(error: CatalogError) -> Self {
+        Error::Catalog(error).into()
+    }
+}
+
 impl From<Error> for ToolError {
     fn from(error: Error) -> Self {
         let cause = error.code();
         let message = error.to_string();
         let (code, retry) = match &error {
             Error::InvalidInput(_)
-            | Error::InvalidName { .. }
-            | Error::AmbiguousWorkflow { .. }
+            | Error::Catalog(
+                CatalogError::InvalidName { .. }
+                | CatalogError::AmbiguousWorkflow { .. }
+                | CatalogError::NotASource(_)
+                | CatalogError::AttachRefused(_),
+            )
             | Error::ReportNotFilledIn { .. } => (ErrorCode::ValidationError, Retry::NotRetryable),
-            Error::WorkflowNotFound { .. } | Error::NotFound { .. } => (ErrorCode::NotFound, Retry::NotRetryable),
+            Error::Catalog(CatalogError::WorkflowNotFound { .. }) | Error::NotFound { .. } => {
+                (ErrorCode::NotFound, Retry::NotRetryable)
+            }
             Error::InvalidWorkflow { .. } => (ErrorCode::PreconditionFailed, Retry::NotRetryable),
             Error::Token(token) => match token {
                 TokenError::Malformed { .. } => (ErrorCode::TokenInvalidFormat, Retry::NotRetryable),

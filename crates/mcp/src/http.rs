@@ -32,7 +32,7 @@ use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
-use switchyard_runtime::config::Secret;
+use switchyard_config::Secret;
 use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED, refusal_line};
 
 use crate::SwitchyardServer;

@@ -12,6 +12,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
+use switchyard_catalog::Catalog;
 use switchyard_core::suggest;
 use switchyard_runtime::Runtime;
 
@@ -59,7 +60,9 @@ pub struct SwitchyardServer {
 }
 
 impl SwitchyardServer {
-    pub fn new(runtime: Arc<Runtime>, options: &ServerOptions) -> Self {
+    /// A server on `runtime` whose tools find workflows in `catalog`, or in the workspace a call
+    /// names.
+    pub fn new(runtime: Arc<Runtime>, catalog: Catalog, options: &ServerOptions) -> Self {
         let mut specs: Vec<ToolSpec> = schemas::switchyard_tools().into_iter().map(ToolSpec::own).collect();
         let mut owners: Vec<Option<Arc<dyn ToolProvider>>> = specs.iter().map(|_| None).collect();
         for provider in &options.providers {
@@ -80,7 +83,7 @@ impl SwitchyardServer {
         }
         Self {
             inner: Arc::new(Inner {
-                tools: Tools::new(runtime),
+                tools: Tools::new(runtime, catalog),
                 specs,
                 owners,
                 fixtures: options.conformance_fixtures,

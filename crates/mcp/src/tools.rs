@@ -1,16 +1,17 @@
 //! The seven switchyard tools: each reads its checked arguments, calls the runtime, and converts
 //! the answer into the door's wire types. No engine rule is decided here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use switchyard_catalog::{Catalog, Origin};
 use switchyard_core::token::TokenKind;
 use switchyard_core::{RunId, SessionId};
 use switchyard_runtime::{
-    AdvanceInput, Origin, RECAP_BUDGET_BYTES, ResponseKind, ResumeRequest, Runtime, StartRequest, StepResponse, Target,
+    AdvanceInput, RECAP_BUDGET_BYTES, ResponseKind, ResumeRequest, Runtime, StartRequest, StepResponse, Target,
 };
 
 use crate::arguments::{
@@ -46,11 +47,13 @@ impl Answer {
     }
 }
 
-/// The runtime, and one runtime view per workspace (each searches that workspace's workflows).
+/// The process's runtime, and the catalog each call's workspace gets its workflows from.
 #[derive(Debug)]
 pub struct Tools {
-    base: Arc<Runtime>,
-    workspaces: Mutex<HashMap<PathBuf, Arc<Runtime>>>,
+    runtime: Arc<Runtime>,
+    /// The catalog of a call that names no workspace; a call that names one searches that
+    /// workspace's `.switchyard/workflows/` first ([`Catalog::for_project`]).
+    catalog: Catalog,
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(arguments: Map<String, Value>) -> Result<T, ToolError> {
@@ -89,27 +92,21 @@ fn conflict(alias: &str, canonical: &str) -> ToolError {
 }
 
 impl Tools {
-    pub fn new(base: Arc<Runtime>) -> Self {
-        Self { base, workspaces: Mutex::new(HashMap::new()) }
+    pub fn new(runtime: Arc<Runtime>, catalog: Catalog) -> Self {
+        Self { runtime, catalog }
     }
 
     pub fn runtime(&self) -> &Runtime {
-        &self.base
+        &self.runtime
     }
 
-    fn for_workspace(&self, path: &Path) -> Arc<Runtime> {
-        let mut workspaces = self.workspaces.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        // Bounded: a long-lived server meeting many workspaces starts over rather than grow.
-        if workspaces.len() >= 64 && !workspaces.contains_key(path) {
-            workspaces.clear();
-        }
-        Arc::clone(workspaces.entry(path.to_owned()).or_insert_with(|| Arc::new(self.base.for_workspace(Some(path)))))
+    fn catalog_of(&self, workspace: &Path) -> Catalog {
+        self.catalog.for_project(Some(workspace))
     }
 
     pub async fn list_workflows(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
         let args: ListArguments = parse(arguments)?;
-        let runtime = self.for_workspace(&workspace(&args.workspace_path)?);
-        let catalog = runtime.catalog().clone();
+        let catalog = self.catalog_of(&workspace(&args.workspace_path)?);
         let (found, tag_catalog) =
             tokio::task::spawn_blocking(move || (catalog.list(), catalog.tag_catalog())).await.map_err(|error| {
                 ToolError::new(ErrorCode::InternalError, format!("listing workflows failed: {error}"))
@@ -219,8 +216,7 @@ impl Tools {
 
     pub async fn inspect_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
         let args: InspectArguments = parse(arguments)?;
-        let runtime = self.for_workspace(&workspace(&args.workspace_path)?);
-        let found = runtime.find_workflow(Some(&args.workflow_id.0), None)?;
+        let found = self.catalog_of(&workspace(&args.workspace_path)?).find(&args.workflow_id.0)?;
         let Some(workflow) = &found.compiled.workflow else {
             return Err(ToolError::new(
                 ErrorCode::PreconditionFailed,
@@ -261,16 +257,20 @@ impl Tools {
         let args: StartArguments = parse(arguments)?;
         refuse_reserved(args.context.as_ref(), "context")?;
         let path = workspace(&args.workspace_path)?;
-        let runtime = self.for_workspace(&path);
-        let response = runtime
-            .start(StartRequest {
-                workflow: Some(args.workflow_id.0),
-                file: None,
-                goal: args.goal,
-                context: args.context.unwrap_or_default(),
-                workspace: Some(path),
-                strict_status: args.strict_status.unwrap_or_default(),
-            })
+        let catalog = self.catalog_of(&path);
+        let response = self
+            .runtime
+            .start(
+                &catalog,
+                StartRequest {
+                    workflow: Some(args.workflow_id.0),
+                    file: None,
+                    goal: args.goal,
+                    context: args.context.unwrap_or_default(),
+                    workspace: Some(path),
+                    strict_status: args.strict_status.unwrap_or_default(),
+                },
+            )
             .await?;
         Ok(execution_answer(&response, None, None))
     }
@@ -298,10 +298,10 @@ impl Tools {
             None => Intent::Rehydrate,
         };
         let token = args.continue_token.trim().to_owned();
-        let runtime = match &args.workspace_path {
-            Some(path) => self.for_workspace(&workspace(path)?),
-            None => Arc::new(self.base.for_workspace(None)),
-        };
+        if let Some(path) = &args.workspace_path {
+            workspace(path)?;
+        }
+        let runtime = &self.runtime;
         match intent {
             Intent::Advance => {
                 if token.starts_with(TokenKind::State.prefix()) {
@@ -345,7 +345,7 @@ impl Tools {
     pub async fn checkpoint_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
         let args: CheckpointArguments = parse(arguments)?;
         let notes = args.output.and_then(|output| output.notes_markdown);
-        let runtime = &self.base;
+        let runtime = &self.runtime;
         let checkpoint = runtime.checkpoint(args.checkpoint_token.trim(), None, notes).await?;
         let shown = runtime.show(&Target::Node(checkpoint.node)).await?;
         let next_call = shown
@@ -393,7 +393,7 @@ impl Tools {
             workspace: Some(path.display().to_string()),
             same_workspace_only: args.same_workspace_only.unwrap_or(false),
         };
-        let candidates = self.base.resume_candidates(&request).await?;
+        let candidates = self.runtime.resume_candidates(&request).await?;
         let mut text = if candidates.is_empty() {
             "No resumable sessions found. Ask the user which work they mean, or start a new workflow.\n".to_owned()
         } else {
@@ -454,11 +454,11 @@ impl Tools {
     pub async fn manage_workflow_source(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
         let args: SourceArguments = parse(arguments)?;
         let path = PathBuf::from(&args.path);
-        let runtime = Arc::clone(&self.base);
+        let catalog = self.catalog.clone();
         let action = args.action;
         let change = tokio::task::spawn_blocking(move || match action {
-            SourceAction::Attach => runtime.attach_workflow_source(&path),
-            SourceAction::Detach => runtime.detach_workflow_source(&path),
+            SourceAction::Attach => catalog.attach_source(&path),
+            SourceAction::Detach => catalog.detach_source(&path),
         })
         .await
         .map_err(|error| ToolError::new(ErrorCode::InternalError, format!("managing sources failed: {error}")))??;
@@ -476,7 +476,7 @@ impl Tools {
     }
 }
 
-fn source_view(location: &switchyard_runtime::Location) -> SourceView {
+fn source_view(location: &switchyard_catalog::Location) -> SourceView {
     SourceView { kind: origin_name(location.origin), path: location.path.clone() }
 }
 

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
-use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_runtime::Runtime;
 use switchyard_test_support::TestHome;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -75,7 +77,7 @@ fn fixture() -> Fixture {
     })
     .unwrap();
     let switchyard = runtime.block_on(Runtime::open(&config)).unwrap();
-    let server = SwitchyardServer::new(Arc::new(switchyard), &ServerOptions::default());
+    let server = SwitchyardServer::new(Arc::new(switchyard), Catalog::configured(&config), &ServerOptions::default());
     Fixture { _home: home, runtime, server }
 }
 

@@ -15,8 +15,10 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value, json};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
-use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_runtime::Runtime;
 use switchyard_test_support::{TestHome, assessments, copy_folder as copy_tree};
 
 /// The folder a case's `source` is relative to: the repository's fixtures for `crewagent/…`,
@@ -110,7 +112,7 @@ async fn door() -> Door {
     })
     .unwrap();
     let runtime = Arc::new(Runtime::open(&config).await.unwrap());
-    let server = SwitchyardServer::new(Arc::clone(&runtime), &ServerOptions::default());
+    let server = SwitchyardServer::new(Arc::clone(&runtime), Catalog::configured(&config), &ServerOptions::default());
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (server_read, server_write) = tokio::io::split(server_end);
     tokio::spawn(switchyard_mcp::stdio::serve_io(server, server_read, server_write));

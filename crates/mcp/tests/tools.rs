@@ -10,8 +10,7 @@ mod common;
 
 use common::{Fixture, fixture};
 use serde_json::{Map, Value, json};
-use switchyard_mcp::{ServerOptions, SwitchyardServer};
-use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_config::{Config, Overrides};
 use switchyard_test_support::git_repository;
 
 impl Fixture {
@@ -210,8 +209,7 @@ async fn a_signed_token_this_store_does_not_know_is_refused_with_its_code() {
         project_root: Some(fixture.workspace.path().to_owned()),
     })
     .unwrap();
-    let other =
-        SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
+    let other = common::server(&config).await;
     let arguments = json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "x" } });
     let Value::Object(arguments) = arguments else { unreachable!() };
     let result = other.call("continue_workflow", Some(arguments), None).await.unwrap();
@@ -892,8 +890,7 @@ async fn manage_workflow_source_attaches_a_folder_idempotently_and_keeps_it_acro
     let config =
         Config::resolve(Overrides { home: Some(fixture.home.path().to_owned()), store: None, project_root: None })
             .unwrap();
-    let restarted =
-        SwitchyardServer::new(std::sync::Arc::new(Runtime::open(&config).await.unwrap()), &ServerOptions::default());
+    let restarted = common::server(&config).await;
     let other_workspace = tempfile::tempdir().unwrap();
     let Value::Object(arguments) =
         json!({ "workspacePath": other_workspace.path().display().to_string(), "tags": ["untagged"] })

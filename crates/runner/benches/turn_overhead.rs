@@ -35,10 +35,13 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::Value;
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_llm::{ApiKey, ChatRequest, Client, Endpoint};
+use switchyard_run_folder::RunFolders;
 use switchyard_runner::{ModelSpec, Models, Outcome, Price, RunOptions, Runner, Target};
-use switchyard_runtime::{Config, Overrides, Runtime, StartRequest};
+use switchyard_runtime::{Runtime, StartRequest};
 use switchyard_test_support::fake_llm::FakeLlm;
 use tokio_util::sync::CancellationToken;
 
@@ -65,8 +68,11 @@ impl Bench {
             tempfile::Builder::new().prefix("switchyard-runner-bench-").tempdir_in(root).expect("create a bench home");
         let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })
             .expect("resolve the bench config");
-        let runtime = Arc::new(Runtime::open(&config).await.expect("open the bench runtime"));
-        let files = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(&config)));
+        let folders = Arc::new(RunFolders::new(config.output_root.clone()));
+        let runtime = Arc::new(
+            Runtime::open(&config).await.expect("open the bench runtime").with_follower(Arc::clone(&folders) as _),
+        );
+        let files = Arc::new(FileHost::new(Arc::clone(&runtime), folders, HostConfig::from_config(&config)));
         let workflow = home.path().join("loop.yaml");
         std::fs::write(&workflow, LOOP_WORKFLOW).expect("write the bench workflow");
         let server = FakeLlm::start();
@@ -122,7 +128,8 @@ impl Bench {
         let before = self.server.requests().len();
         let options = RunOptions { stuck_repeats: u32::MAX, stuck_turns: u32::MAX, ..RunOptions::default() };
         let models = Models::single("bench", self.model(context_window_tokens));
-        let runner = Runner::new(Arc::clone(&self.runtime), Arc::clone(&self.files), models, options);
+        let runner =
+            Runner::new(Arc::clone(&self.runtime), Catalog::builtins_only(), Arc::clone(&self.files), models, options);
         let request = StartRequest {
             file: Some(self.workflow.clone()),
             goal: "benchmark the runner".to_owned(),

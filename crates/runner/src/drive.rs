@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use serde_json::{Value, json};
+use switchyard_catalog::Catalog;
 use switchyard_core::turn::{
     ModelTurn, Refusal, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded,
 };
@@ -120,13 +121,19 @@ impl<'a> Drive<'a> {
         let runtime = std::sync::Arc::clone(&self.runner.runtime);
         let (run, resumed) = match target {
             Target::Start(request) => {
-                let found = runtime.find_workflow(request.workflow.as_deref(), request.file.as_deref())?;
-                if let Some(workflow) = &found.compiled.workflow {
+                let catalog = &self.runner.catalog;
+                let found = match (request.workflow.as_deref(), request.file.as_deref()) {
+                    (_, Some(file)) => Some(Catalog::file(file)?),
+                    (Some(name), None) => Some(catalog.find(name)?),
+                    // The runtime's start refuses it, saying what to pass.
+                    (None, None) => None,
+                };
+                if let Some(workflow) = found.as_ref().and_then(|found| found.compiled.workflow.as_ref()) {
                     self.runner
                         .models
                         .check(workflow.steps.iter().map(|step| (step.id.as_str(), step.model.as_deref())))?;
                 }
-                (runtime.start(request).await?.run, false)
+                (runtime.start(catalog, request).await?.run, false)
             }
             Target::Resume(run) => {
                 let record = runtime.run(&RunTarget::Run(run)).await?;
@@ -742,7 +749,7 @@ impl<'a> Drive<'a> {
         let recorded = switchyard_core::turn::bounded_to(&format!("{}: {message}", reason.as_str()), 4096);
         if let Err(error) = self.runner.runtime.pause(run, Some(recorded)).await {
             // A run that ended or was paused meanwhile needs no pause; anything else is a failure.
-            if matches!(error, switchyard_runtime::Error::Store(_) | switchyard_runtime::Error::Environment(_)) {
+            if error.is_environment() {
                 return Err(error.into());
             }
             tracing::info!(%run, code = error.code(), "the run was not paused: {error}");
@@ -770,10 +777,7 @@ fn runtime_step(shown: &StepResponse) -> Option<String> {
 /// A runtime error the model caused (a report with placeholders, a choice that leads nowhere):
 /// its answer. Failures of the store or around it stop the drive.
 fn refused(error: switchyard_runtime::Error) -> Result<ToolOutcome, Error> {
-    match error {
-        switchyard_runtime::Error::Store(_) | switchyard_runtime::Error::Environment(_) => Err(error.into()),
-        error => Ok(ToolOutcome::error(error.code(), error.to_string())),
-    }
+    if error.is_environment() { Err(error.into()) } else { Ok(ToolOutcome::error(error.code(), error.to_string())) }
 }
 
 /// The first line of a tool's answer, short, for a display.

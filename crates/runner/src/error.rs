@@ -17,6 +17,9 @@ pub enum Error {
     /// The runtime refused or failed (the workflow, the store).
     #[error(transparent)]
     Runtime(#[from] switchyard_runtime::Error),
+    /// The workflow to start cannot be found or read.
+    #[error(transparent)]
+    Catalog(#[from] switchyard_catalog::Error),
     /// Something around the runner failed (a file tool's worker thread).
     #[error("{0}")]
     Environment(String),
@@ -28,6 +31,7 @@ impl Error {
         match self {
             Self::UnknownModel { .. } => "UNKNOWN_MODEL",
             Self::Runtime(error) => error.code(),
+            Self::Catalog(error) => error.code(),
             Self::Environment(_) => "RUNNER_ENVIRONMENT",
         }
     }

@@ -24,6 +24,7 @@ mod watch;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use switchyard_catalog::Catalog;
 use switchyard_core::{RunId, RunStatus};
 use switchyard_files::FileHost;
 use switchyard_llm::Client;
@@ -39,6 +40,7 @@ pub use crate::options::{Limits, RetryPolicy, RunOptions};
 /// What to drive: a new run, or a run that exists (started by any door) picked up at its tip.
 #[derive(Debug, Clone)]
 pub enum Target {
+    /// A new run of a workflow found in the runner's catalog (or read from the request's file).
     Start(StartRequest),
     Resume(RunId),
 }
@@ -65,6 +67,8 @@ impl Outcome {
 #[derive(Debug, Clone)]
 pub struct Runner {
     runtime: Arc<Runtime>,
+    /// Where the workflows of the runs it starts are found.
+    catalog: Catalog,
     files: Arc<FileHost>,
     models: Models,
     options: RunOptions,
@@ -74,11 +78,17 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// A runner on `runtime`, offering the model the file tools of `files` (built with
-    /// `FileHost::new(runtime, HostConfig::from_config(config))`, the same sandbox and security
+    /// A runner on `runtime`, starting the workflows `catalog` finds, offering the model the file
+    /// tools of `files` (the file door's host on the same runtime: the same sandbox and security
     /// log as the file door).
-    pub fn new(runtime: Arc<Runtime>, files: Arc<FileHost>, models: Models, options: RunOptions) -> Self {
-        Self { runtime, files, models, options, clients: Arc::default() }
+    pub fn new(
+        runtime: Arc<Runtime>,
+        catalog: Catalog,
+        files: Arc<FileHost>,
+        models: Models,
+        options: RunOptions,
+    ) -> Self {
+        Self { runtime, catalog, files, models, options, clients: Arc::default() }
     }
 
     /// The client of the model named `name`, made from `spec` the first time.

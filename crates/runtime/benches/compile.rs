@@ -9,9 +9,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use switchyard_catalog::Catalog;
+use switchyard_catalog::Sourced;
 use switchyard_compiler::{Source, builtins, compile};
-use switchyard_runtime::Catalog;
-use switchyard_runtime::catalog::Sourced;
 use switchyard_test_support::{corpora, testdata};
 
 fn compile_workflows(c: &mut Criterion) {

@@ -23,6 +23,7 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use switchyard_catalog::Catalog;
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, ResumeRequest, Runtime, StartRequest, Target};
 use switchyard_store::{SearchQuery, SessionQuery, Store};
@@ -258,7 +259,7 @@ async fn build(runtime: &Arc<Runtime>, workflow: &Path, folder: &Path, words: &V
                     workspace: Some(workspace(&folder, index % WORKSPACES)),
                     ..StartRequest::default()
                 };
-                let started = runtime.start(request).await.expect("start a run");
+                let started = runtime.start(&Catalog::builtins_only(), request).await.expect("start a run");
                 let mut token = common::continue_token(&started);
                 for _ in 0..ADVANCES_PER_SESSION {
                     let length = random.random_range(24..40);

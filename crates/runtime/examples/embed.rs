@@ -5,23 +5,27 @@
 // An example's output is what it is for.
 #![allow(clippy::print_stdout)]
 
-use switchyard_runtime::{AdvanceInput, Config, Overrides, ResponseKind, Runtime, StartRequest, StepResponse};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
+use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime, StartRequest, StepResponse};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // A home of its own: the key file, the SQLite store and run folders go there. A real program
-    // would keep it (or leave `home` unset for the user's switchyard home).
+    // A home of its own: the key file and the SQLite store go there. A real program would keep it
+    // (or leave `home` unset for the user's switchyard home).
     let home = tempfile::tempdir()?;
     let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() })?;
     let runtime = Runtime::open(&config).await?;
+    // Where workflows are found: the home's own and the built-ins (`Catalog::configured` adds the
+    // project's); it is handed to each start, so one runtime serves any number of projects.
+    let catalog = Catalog::new(None, &config.home);
 
-    let started = runtime
-        .start(StartRequest {
-            workflow: Some("dev-cycle".to_owned()),
-            goal: "Add a --verbose flag".to_owned(),
-            ..StartRequest::default()
-        })
-        .await?;
+    let request = StartRequest {
+        workflow: Some("dev-cycle".to_owned()),
+        goal: "Add a --verbose flag".to_owned(),
+        ..StartRequest::default()
+    };
+    let started = runtime.start(&catalog, request).await?;
     println!("started {} (session {})", started.run, started.session);
     print_step(&started);
 

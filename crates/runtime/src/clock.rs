@@ -136,6 +136,18 @@ impl Clock for FixedClock {
     }
 }
 
+/// Formats milliseconds since the epoch as RFC 3339 UTC with milliseconds
+/// (`2026-01-03T10:00:00.000Z`), as manifests, state documents and the console write times; an
+/// instant outside what `jiff` represents (years -9999 to 9999) is clamped to its bounds.
+pub fn rfc3339(ms: i64) -> String {
+    let instant = jiff::Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        jiff::Timestamp::MIN
+    } else {
+        jiff::Timestamp::MAX
+    });
+    instant.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +176,13 @@ mod tests {
         // The clock's top 40 bits (its last byte may tick between the two calls): random bytes
         // match them by chance once in 2^40.
         assert_ne!(RandomIds.bytes16()[..TIME_PREFIX - 1], now[8 - TIME_PREFIX..7]);
+    }
+
+    #[test]
+    fn rfc3339_formats_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(1_767_434_400_123), "2026-01-03T10:00:00.123Z");
+        assert_eq!(rfc3339(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
     }
 }

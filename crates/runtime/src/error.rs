@@ -1,6 +1,8 @@
 //! The runtime's error: every failure a door can meet, each with a stable code and a class that
 //! tells the door whether the caller broke a rule or the call could not run at all.
 
+use std::path::PathBuf;
+
 use switchyard_compiler::Diagnostic;
 use switchyard_core::token::{TokenError, TokenKind};
 
@@ -16,14 +18,14 @@ pub enum ErrorClass {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    #[error("no workflow named `{name}`; available: {}", available.join(", "))]
-    WorkflowNotFound { name: String, available: Vec<String> },
-    #[error("`{name}` names more than one workflow: {}; name one by the file name before its source", candidates.join(", "))]
-    AmbiguousWorkflow { name: String, candidates: Vec<String> },
+    /// A workflow could not be found or read (`WORKFLOW_NOT_FOUND`, `WORKFLOW_AMBIGUOUS`, …).
+    #[error(transparent)]
+    Catalog(#[from] switchyard_catalog::Error),
+    /// The configuration is wrong, or names a model it cannot resolve.
+    #[error(transparent)]
+    Config(#[from] switchyard_config::Error),
     #[error("workflow `{name}` ({source_path}) does not compile: {} error(s); run `switchyard validate {source_path}` for details", diagnostics.iter().filter(|d| d.is_error()).count())]
     InvalidWorkflow { name: String, source_path: String, diagnostics: Vec<Diagnostic> },
-    #[error("{message}")]
-    InvalidName { message: String },
     #[error(transparent)]
     Token(#[from] TokenError),
     #[error(transparent)]
@@ -76,29 +78,28 @@ pub enum Error {
     MovedOn { run: String, expected: String, tip: String },
     #[error("{0}")]
     InvalidInput(String),
+    /// switchyard's home folder cannot be created.
+    #[error("cannot create switchyard home {}: {source}", path.display())]
+    Home {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The token signing key file cannot be read, created, written or trusted; the message says
+    /// which and how to fix it.
     #[error("{0}")]
-    Environment(String),
-    /// The configuration (`switchyard.toml`, a `SWITCHYARD_*` variable) is wrong; the message
-    /// names where and how to fix it. Doors add which command it stopped.
+    KeyFile(String),
+    /// The store's file cannot be looked at (`doctor`).
+    #[error("cannot read the store {}: {source}", path.display())]
+    StoreUnreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The store holds something this build cannot read as it expects, or the engine answered
+    /// against its own contract: a bug or a damaged store, never the caller's doing.
     #[error("{0}")]
-    Config(String),
-    /// A model name that no `[models.<name>]` table defines (a step's `model`, `--model`,
-    /// `[runner] model`).
-    #[error(
-        "no model named `{name}` in the configuration; {}{}",
-        match configured.as_slice() {
-            [] => "no model is configured: add a [models.<name>] table to switchyard.toml (docs/configuration.md)".to_owned(),
-            names => format!("the configured models are {} (`switchyard config` shows them)", names.join(", ")),
-        },
-        if *id_allowed { format!("; or pass --base-url to send `{name}` to a server as a model id") } else { String::new() }
-    )]
-    UnknownModel { name: String, configured: Vec<String>, id_allowed: bool },
-    /// The environment variable a model's key is read from is not set. Names the variable, never
-    /// a value.
-    #[error(
-        "the model {model} reads its API key from the environment variable {variable}, which is not set (or empty): export {variable}=<your key> in the shell that runs switchyard, or name another variable with `api_key_env` (or --api-key-env)"
-    )]
-    MissingApiKey { model: String, variable: String },
+    Internal(String),
     /// `switchyard store copy` was pointed at a store that already holds sessions.
     #[error(
         "the destination store {store} already holds sessions; copy into an empty store (a new SQLite file, an empty database), or pass --add to add the source's sessions to it"
@@ -155,8 +156,8 @@ fn replay_mismatch_message(call: ReplayedCall, run: &str, differs: &[String]) ->
 }
 
 impl Error {
-    pub fn environment(message: impl Into<String>) -> Self {
-        Self::Environment(message.into())
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
+        Self::Internal(message.into())
     }
 
     pub fn invalid_input(message: impl Into<String>) -> Self {
@@ -166,10 +167,9 @@ impl Error {
     /// Stable code a program or agent can react to.
     pub fn code(&self) -> &'static str {
         match self {
-            Self::WorkflowNotFound { .. } => "WORKFLOW_NOT_FOUND",
-            Self::AmbiguousWorkflow { .. } => "WORKFLOW_AMBIGUOUS",
+            Self::Catalog(error) => error.code(),
+            Self::Config(error) => error.code(),
             Self::InvalidWorkflow { .. } => "WORKFLOW_INVALID",
-            Self::InvalidName { .. } => "INVALID_NAME",
             Self::Token(error) => error.code(),
             Self::IdNotToken { .. } => "ID_NOT_TOKEN",
             Self::TokenOfOtherKind { .. } => "TOKEN_WRONG_KIND",
@@ -180,10 +180,8 @@ impl Error {
             Self::ReportNotFilledIn { .. } => "REPORT_NOT_FILLED_IN",
             Self::MovedOn { .. } => "RUN_MOVED_ON",
             Self::InvalidInput(_) => "INVALID_INPUT",
-            Self::Environment(_) => "ENVIRONMENT",
-            Self::Config(_) => "CONFIG_INVALID",
-            Self::UnknownModel { .. } => "MODEL_UNKNOWN",
-            Self::MissingApiKey { .. } => "API_KEY_MISSING",
+            Self::Home { .. } | Self::KeyFile(_) | Self::StoreUnreadable { .. } => "ENVIRONMENT",
+            Self::Internal(_) => "INTERNAL",
             Self::DestinationNotEmpty { .. } => "STORE_COPY_DESTINATION_NOT_EMPTY",
         }
     }
@@ -195,6 +193,21 @@ impl Error {
             }
             _ => ErrorClass::Usage,
         }
+    }
+
+    /// Whether the call failed for what surrounds it (the store, the home, the key file, a damaged
+    /// store) rather than for what it asked: a caller driving runs on its own (the agent runner)
+    /// stops on these instead of handing them to a model.
+    pub fn is_environment(&self) -> bool {
+        matches!(
+            self,
+            Self::Store(_)
+                | Self::Home { .. }
+                | Self::KeyFile(_)
+                | Self::StoreUnreadable { .. }
+                | Self::Internal(_)
+                | Self::Catalog(switchyard_catalog::Error::Io { .. })
+        )
     }
 
     /// Whether the same call may succeed later without changes (a busy store, a gate that is

@@ -7,7 +7,7 @@ use std::path::Path;
 use switchyard_store::VerifyReport;
 
 use crate::error::Error;
-use crate::store::{self, copy::Location};
+use crate::store::Location;
 
 /// A store that opened.
 #[derive(Debug)]
@@ -24,7 +24,7 @@ pub struct StoreHealth {
 pub async fn store_health(path: &Path) -> Result<Option<StoreHealth>, Error> {
     match std::fs::symlink_metadata(path) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(Error::environment(format!("cannot read the store {}: {error}", path.display()))),
+        Err(source) => return Err(Error::StoreUnreadable { path: path.to_owned(), source }),
         Ok(_) => {}
     }
     location_health(&Location::Sqlite(path.to_owned())).await.map(Some)
@@ -37,6 +37,6 @@ pub async fn database_health(url: &str) -> Result<StoreHealth, Error> {
 }
 
 async fn location_health(location: &Location) -> Result<StoreHealth, Error> {
-    let verify = store::open_location(location).await?.verify().await?;
-    Ok(StoreHealth { schema_version: store::schema_version(location), verify })
+    let verify = location.open().await?.verify().await?;
+    Ok(StoreHealth { schema_version: location.schema_version(), verify })
 }

@@ -13,9 +13,9 @@ use data_encoding::BASE64URL_NOPAD;
 use serde::{Deserialize, Serialize};
 use switchyard_core::token::{Keyring, SigningKey};
 
-use crate::atomic_file::{Durability, Readers, write_atomically};
 use crate::clock::IdSource;
 use crate::error::Error;
+use switchyard_config::atomic_file::{Durability, Readers, write_atomically};
 
 #[derive(Serialize, Deserialize)]
 struct KeyFile {
@@ -103,7 +103,7 @@ fn read(path: &Path) -> Result<Option<Keyring>, Error> {
             parse(path, &bytes).map(Some)
         }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(Error::environment(format!("cannot read key file {}: {error}", path.display()))),
+        Err(error) => Err(Error::KeyFile(format!("cannot read key file {}: {error}", path.display()))),
     }
 }
 
@@ -112,7 +112,7 @@ fn read(path: &Path) -> Result<Option<Keyring>, Error> {
 fn lock(path: &Path) -> Result<fs::File, Error> {
     let directory = path.parent().expect("key file path has a parent");
     let io = |what: &str, error: &dyn std::fmt::Display| {
-        Error::environment(format!("cannot {what} {}: {error}", directory.display()))
+        Error::KeyFile(format!("cannot {what} {}: {error}", directory.display()))
     };
     fs::create_dir_all(directory).map_err(|error| io("create the key folder", &error))?;
     fs::set_permissions(directory, fs::Permissions::from_mode(0o700))
@@ -139,7 +139,7 @@ fn fresh_key(ids: &dyn IdSource) -> SigningKey {
 
 fn parse(path: &Path, bytes: &[u8]) -> Result<Keyring, Error> {
     let broken = |why: &str| {
-        Error::environment(format!(
+        Error::KeyFile(format!(
             "key file {} is unusable ({why}); restore it from a backup, or move it away to start with a new key (tokens already handed out will stop working)",
             path.display()
         ))
@@ -158,11 +158,11 @@ fn parse(path: &Path, bytes: &[u8]) -> Result<Keyring, Error> {
 
 fn check_private(path: &Path) -> Result<(), Error> {
     let mode = fs::metadata(path)
-        .map_err(|error| Error::environment(format!("cannot stat key file {}: {error}", path.display())))?
+        .map_err(|error| Error::KeyFile(format!("cannot stat key file {}: {error}", path.display())))?
         .permissions()
         .mode();
     if mode & 0o077 != 0 {
-        return Err(Error::environment(format!(
+        return Err(Error::KeyFile(format!(
             "key file {} is readable by other users (mode {:o}); run `chmod 600 {}`",
             path.display(),
             mode & 0o777,
@@ -182,7 +182,7 @@ fn write(path: &Path, keyring: &Keyring) -> Result<(), Error> {
     };
     let bytes = serde_json::to_vec_pretty(&file).expect("key file serialises");
     write_atomically(path, &bytes, Durability::Synced, Readers::Owner)
-        .map_err(|error| Error::environment(format!("cannot write {}: {error}", path.display())))
+        .map_err(|error| Error::KeyFile(format!("cannot write {}: {error}", path.display())))
 }
 
 #[cfg(test)]

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 /// The Prometheus client the metrics are made of, for a program that registers them with a
 /// registry of its own ([`Metrics::register`]) without naming the crate's version twice.
 pub use prometheus_client;
-use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -29,6 +28,7 @@ use switchyard_core::token::{TokenError, TokenKind};
 use switchyard_core::workflow::StepId;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 
+pub use crate::turn_metrics::Outcome;
 use crate::turn_metrics::TurnMetrics;
 
 /// The `tracing` target of the lifecycle log lines, for filters
@@ -77,13 +77,6 @@ impl RefusalLimit {
             None
         }
     }
-}
-
-/// How a run ended, as the `run_finished` line and `switchyard_runs_finished_total` say it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EncodeLabelSet)]
-pub struct Outcome {
-    /// `completed`, `failed` or `stopped`.
-    pub outcome: &'static str,
 }
 
 /// The runtime's metrics: counters and a gauge kept current as commands commit, and the commit

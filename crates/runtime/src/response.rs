@@ -1,11 +1,13 @@
 //! What the runtime answers: the views every door renders in its own wire format.
 
 use serde::Serialize;
+use switchyard_core::state::Phase;
 use switchyard_core::state::{DecisionOption, DecisionReason, DowngradedFinding, Validation, ValidationIssue};
 use switchyard_core::workflow::StepId;
-use switchyard_core::{NodeId, RunId, RunStatus, SessionId, WorkflowHash};
+use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId, WorkflowHash};
 use switchyard_engine::PendingStep;
 
+use crate::context::RunContext;
 use crate::report_template::ReportTemplate;
 
 /// What the caller should do next, in one word.
@@ -148,4 +150,72 @@ pub struct CheckpointResponse {
     pub run: RunId,
     pub node: NodeId,
     pub replayed: bool,
+}
+
+/// The answer to a command at `node` of `context`'s run, in the state `state`, with `tokens`.
+pub(crate) fn respond(
+    context: &RunContext,
+    node: NodeId,
+    state: &NodeState,
+    control: Control,
+    tokens: Tokens,
+    flags: Flags,
+) -> StepResponse {
+    let status = match control {
+        Control::Stopped if !state.status().is_terminal() => RunStatus::Stopped,
+        Control::Paused if !state.status().is_terminal() => RunStatus::Paused,
+        _ => state.status(),
+    };
+    let workflow = &context.workflow;
+    let step = context.pending(state);
+    let title = workflow.workflow.step(&state.step).map(|step| step.title.clone()).unwrap_or_default();
+    let (validation, gate, decision, failure) = match &state.phase {
+        // A stopped run waits for nobody: offering its open gate or decision would read as if
+        // a human still had to act (or, after `decide … stop`, as if that happened again).
+        Phase::WaitingGate { .. } | Phase::WaitingForHumanDecision { .. } if status == RunStatus::Stopped => {
+            (None, None, None, None)
+        }
+        Phase::Pending | Phase::Completed => (None, None, None, None),
+        Phase::Blocked { validation } => (Some(validation.clone()), None, None, None),
+        Phase::WaitingGate { submission } => {
+            (None, Some(GateView { step: state.step.clone(), title, choice: submission.choice.clone() }), None, None)
+        }
+        Phase::WaitingForHumanDecision { reason, options, .. } => {
+            (None, None, Some(DecisionView { reason: *reason, options: options.clone() }), None)
+        }
+        Phase::Failed { code, message } => {
+            (None, None, None, Some(FailureView { code: code.as_str().to_owned(), message: message.clone() }))
+        }
+    };
+    StepResponse {
+        kind: ResponseKind::from_status(status),
+        status,
+        session: context.run.session,
+        run: context.run.id,
+        node,
+        workflow: WorkflowRef { id: workflow.workflow.id.clone(), hash: workflow.hash },
+        report: step.as_ref().map(ReportTemplate::for_step),
+        step,
+        tokens,
+        forked: flags.forked,
+        replayed: flags.replayed,
+        validation,
+        gate,
+        decision,
+        failure,
+        report_warnings: None,
+        progress: Progress {
+            steps_completed: state.counters.steps_completed,
+            cycle: state.counters.cycles,
+            attempts: state.counters.attempts,
+            revisions: state.counters.revisions,
+            replans: state.counters.replans,
+        },
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Flags {
+    pub(crate) forked: bool,
+    pub(crate) replayed: bool,
 }

@@ -13,7 +13,7 @@ use switchyard_core::workflow::Layer;
 use switchyard_core::{NodeId, RunId, RunStatus, SessionId};
 use switchyard_store::{RecapEntry, RecapKind, SearchQuery, SessionQuery, SessionRecord, TokenRecord};
 
-use crate::{Catalog, Error, Runtime};
+use crate::{Error, Runtime};
 
 /// The most candidates a resume lookup returns.
 pub const MAX_RESUME_CANDIDATES: usize = 5;
@@ -90,34 +90,6 @@ struct RecapItem {
 }
 
 impl Runtime {
-    /// A runtime for another workspace: same store, keys, clock and ids, with that workspace's
-    /// `.switchyard/workflows/` searched first. Doors serving several workspaces keep one each.
-    pub fn for_workspace(&self, root: Option<&Path>) -> Runtime {
-        let catalog = Catalog {
-            project_dir: root.map(|root| root.join(".switchyard").join("workflows")),
-            user_dir: self.catalog.user_dir.clone(),
-            attached_file: self.catalog.attached_file.clone(),
-        };
-        // One process, one cache of loaded workflows, one state writer and one set of metrics,
-        // whichever workspace a call names: a fresh cache per call would compile the pinned
-        // workflow on every call. Every field is named, so a new one is a decision here.
-        Runtime {
-            store: std::sync::Arc::clone(&self.store),
-            store_label: self.store_label.clone(),
-            keys: self.keys.clone(),
-            catalog,
-            clock: std::sync::Arc::clone(&self.clock),
-            ids: std::sync::Arc::clone(&self.ids),
-            loaded: std::sync::Arc::clone(&self.loaded),
-            output_root: self.output_root.clone(),
-            state_writer: self.state_writer.clone(),
-            execution: self.execution,
-            audit_min_confidence: self.audit_min_confidence,
-            metrics: self.metrics.clone(),
-            store_path: self.store_path.clone(),
-        }
-    }
-
     /// Up to [`MAX_RESUME_CANDIDATES`] sessions, best first.
     pub async fn resume_candidates(&self, request: &ResumeRequest) -> Result<Vec<ResumeCandidate>, Error> {
         let (mut branch, mut head) = (request.git_branch.clone(), request.git_head.clone());
@@ -268,7 +240,7 @@ impl Runtime {
     /// context, trimmed to `budget_bytes` by layer (ephemeral first, then useful, then the oldest
     /// important items; critical items and decisions never), with a visible marker when trimmed.
     pub async fn recap(&self, node: NodeId, budget_bytes: usize) -> Result<Recap, Error> {
-        let record = self.node_record(node).await?;
+        let record = self.node(node).await?;
         let context = self.run_context(record.run).await?;
         let entries = self.store.recap(node, 100).await?;
         let mut items: Vec<RecapItem> = entries.iter().map(recap_item).collect();
@@ -319,36 +291,4 @@ fn recap_item(entry: &RecapEntry) -> RecapItem {
         RecapKind::Decision => (Layer::Critical, "decision"),
     };
     RecapItem { layer, text: format!("[{}] {label}: {}", entry.step, entry.text) }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use switchyard_core::token::{Keyring, SigningKey};
-    use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
-
-    use crate::clock::{CountingIds, FixedClock};
-    use crate::{Catalog, Parts, Runtime};
-
-    #[test]
-    fn a_workspace_runtime_shares_the_workflow_cache_and_the_state_writer() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("store.db"), SqliteOptions::default()).unwrap();
-        let base = Runtime::from_parts(Parts {
-            store: Arc::new(store),
-            store_label: "test".to_owned(),
-            keys: Keyring { current: SigningKey::new([7; 32]), previous: None },
-            catalog: Catalog::new(None, dir.path()),
-            clock: Arc::new(FixedClock(0)),
-            ids: Arc::new(CountingIds::default()),
-        })
-        .with_output_root(dir.path().join("runs"));
-        let workspace = base.for_workspace(Some(dir.path()));
-        assert!(Arc::ptr_eq(&base.loaded, &workspace.loaded), "one cache of loaded workflows");
-        let (Some(ours), Some(theirs)) = (&base.state_writer, &workspace.state_writer) else {
-            panic!("both runtimes write state documents");
-        };
-        assert!(Arc::ptr_eq(ours, theirs), "one state writer");
-    }
 }

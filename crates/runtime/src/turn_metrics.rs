@@ -25,8 +25,14 @@ use switchyard_store::{MAX_PAGE, SessionQuery, Store, StoredEvent};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::watch;
 
-use crate::observe::Outcome;
 use crate::{Changes, Error, Runtime};
+
+/// How a run ended, as the `run_finished` line and `switchyard_runs_finished_total` say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, EncodeLabelSet)]
+pub struct Outcome {
+    /// `completed`, `failed` or `stopped`.
+    pub outcome: &'static str,
+}
 
 /// The tools a runner offers a model, each a label value of its own; any other name a model
 /// calls (an unknown tool) counts as `other`.

@@ -4,6 +4,7 @@
 
 mod common;
 
+use switchyard_catalog::Catalog;
 use switchyard_core::RunStatus;
 use switchyard_runtime::{AdvanceInput, HumanAnswer, Runtime, StartRequest, StepResponse, Target};
 
@@ -15,7 +16,7 @@ fn notes(text: &str) -> AdvanceInput {
 async fn at_gate(runtime: &Runtime) -> (StepResponse, StepResponse) {
     let request =
         StartRequest { workflow: Some("dev-cycle".to_owned()), goal: "g".to_owned(), ..StartRequest::default() };
-    let started = runtime.start(request).await.unwrap();
+    let started = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     let token = started.tokens.continue_token.clone().unwrap();
     let waiting = runtime.advance(&token, None, notes("the plan")).await.unwrap();
     assert_eq!(waiting.status, RunStatus::WaitingGate);

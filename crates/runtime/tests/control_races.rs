@@ -7,6 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
+use switchyard_catalog::Catalog;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse, Target};
 use switchyard_store::Store;
 use switchyard_store_sqlite::SqliteStore;
@@ -34,11 +35,11 @@ struct World {
 async fn world() -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = common::sqlite_store(dir.path());
-    let runtime = Arc::new(common::runtime_on(Arc::clone(&store) as Arc<dyn Store>, dir.path()));
+    let runtime = Arc::new(common::runtime_on(Arc::clone(&store) as Arc<dyn Store>));
     let file = dir.path().join("loop.yaml");
     std::fs::write(&file, LOOP).unwrap();
     let request = StartRequest { file: Some(file), goal: "race".to_owned(), ..StartRequest::default() };
-    let started = runtime.start(request).await.unwrap();
+    let started = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     World { runtime, store, started, _dir: dir }
 }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use common::runtime;
 use serde_json::{Map, Value, json};
+use switchyard_catalog::Catalog;
 use switchyard_core::state::RunStatus;
 use switchyard_core::workflow::OutputCheck;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
@@ -116,7 +117,7 @@ async fn drive(runtime: &Runtime, file: &Path) -> String {
         context: starting_context(&document),
         ..StartRequest::default()
     };
-    let mut response: StepResponse = runtime.start(request).await.unwrap();
+    let mut response: StepResponse = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     let mut trace = Vec::new();
     let mut loop_decisions = 0;
     for _ in 0..400 {

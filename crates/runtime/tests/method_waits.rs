@@ -8,6 +8,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::runtime;
+use switchyard_catalog::Catalog;
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 use switchyard_test_support::{copy_folder, corpora};
@@ -23,7 +24,7 @@ async fn start(runtime: &Runtime, folder: &Path, context: serde_json::Value) -> 
         context: context.as_object().cloned().unwrap_or_default(),
         ..StartRequest::default()
     };
-    runtime.start(request).await.unwrap()
+    runtime.start(&Catalog::builtins_only(), request).await.unwrap()
 }
 
 async fn advance(runtime: &Runtime, response: &StepResponse) -> StepResponse {

@@ -4,6 +4,7 @@
 
 mod common;
 
+use switchyard_catalog::Catalog;
 use switchyard_runtime::observe::Metrics;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
@@ -30,7 +31,7 @@ fn commits(metrics: &Metrics) -> u64 {
 async fn start(runtime: &Runtime) -> StepResponse {
     let request =
         StartRequest { workflow: Some("dev-cycle".to_owned()), goal: "g".to_owned(), ..StartRequest::default() };
-    runtime.start(request).await.unwrap()
+    runtime.start(&Catalog::builtins_only(), request).await.unwrap()
 }
 
 #[tokio::test]
@@ -76,14 +77,14 @@ async fn the_gates_waiting_gauge_follows_a_gate_through_pause_resume_approval_an
 async fn count_waiting_gates_starts_the_gauge_from_the_store() {
     let dir = common::TestHome::new();
     let store = common::store(&dir).await;
-    let writer = common::runtime_on(std::sync::Arc::clone(&store), dir.path());
+    let writer = common::runtime_on(std::sync::Arc::clone(&store));
     for _ in 0..3 {
         let started = start(&writer).await;
         writer.advance(&continue_token(&started), None, notes("plan")).await.unwrap();
     }
     start(&writer).await;
 
-    let reader = common::runtime_on(store, dir.path());
+    let reader = common::runtime_on(store);
     assert_eq!(reader.metrics().gates_waiting.get(), 0, "a new runtime knows nothing yet");
     assert_eq!(reader.count_waiting_gates().await.unwrap(), 3);
     assert_eq!(reader.metrics().gates_waiting.get(), 3);

@@ -5,6 +5,7 @@ mod common;
 
 use serde_json::json;
 
+use switchyard_catalog::Catalog;
 use switchyard_runtime::{AdvanceInput, StartRequest, Target};
 
 const TWO_STEPS: &str = "id: two
@@ -29,7 +30,10 @@ async fn pending_at_renders_each_nodes_prompt_with_its_own_context_and_is_none_a
     std::fs::write(&file, TWO_STEPS).unwrap();
     let runtime = common::runtime(&dir).await;
     let started = runtime
-        .start(StartRequest { file: Some(file), goal: "the parser".into(), ..StartRequest::default() })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(file), goal: "the parser".into(), ..StartRequest::default() },
+        )
         .await
         .unwrap();
     let token = started.tokens.continue_token.clone().unwrap();

@@ -4,6 +4,7 @@
 
 mod common;
 
+use switchyard_catalog::Catalog;
 use switchyard_core::RunId;
 use switchyard_core::turn::{ModelTurn, TurnRequest, TurnResponse, TurnUsage};
 use switchyard_runtime::{StartRequest, Target};
@@ -26,7 +27,10 @@ fn turn(node: switchyard_core::NodeId, number: u32, text: &str) -> ModelTurn {
 /// Two runs of `dev-cycle`, each in a session of its own.
 async fn two_runs(runtime: &switchyard_runtime::Runtime) -> [switchyard_runtime::StepResponse; 2] {
     let start = || StartRequest { workflow: Some("dev-cycle".into()), goal: "g".into(), ..StartRequest::default() };
-    [runtime.start(start()).await.unwrap(), runtime.start(start()).await.unwrap()]
+    [
+        runtime.start(&Catalog::builtins_only(), start()).await.unwrap(),
+        runtime.start(&Catalog::builtins_only(), start()).await.unwrap(),
+    ]
 }
 
 #[tokio::test]

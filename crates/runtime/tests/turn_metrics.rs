@@ -4,6 +4,7 @@
 
 mod common;
 
+use switchyard_catalog::Catalog;
 use switchyard_core::turn::{ModelTurn, Refusal, TurnRequest, TurnResponse, TurnToolResult, TurnUsage};
 use switchyard_core::{NodeId, SessionId};
 use switchyard_runtime::turn_metrics::TurnFollower;
@@ -41,7 +42,7 @@ fn turn(node: NodeId, number: u32, calls: &[Call]) -> ModelTurn {
 async fn start(runtime: &Runtime) -> StepResponse {
     let request =
         StartRequest { workflow: Some("dev-cycle".to_owned()), goal: "g".to_owned(), ..StartRequest::default() };
-    runtime.start(request).await.unwrap()
+    runtime.start(&Catalog::builtins_only(), request).await.unwrap()
 }
 
 /// Waits until `follower` has read everything `runner` wrote to `session`.

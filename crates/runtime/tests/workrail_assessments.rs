@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::runtime;
 use serde_json::{Value, json};
+use switchyard_catalog::Catalog;
 use switchyard_core::state::RunStatus;
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
 
@@ -81,7 +82,7 @@ async fn an_assessment_at_the_consequence_level_is_refused_with_the_guidance_unt
     std::fs::write(&file, WORKFLOW).unwrap();
     let runtime = runtime(&dir).await;
     let request = StartRequest { file: Some(file), goal: "find the bug".to_owned(), ..StartRequest::default() };
-    let started = runtime.start(request).await.unwrap();
+    let started = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     let prompt = &started.step.as_ref().unwrap().prompt;
     assert!(prompt.contains("`readiness_gate` / `confidence` (`low` | `high`)"), "{prompt}");
 
@@ -120,7 +121,7 @@ async fn start(runtime: &Runtime, dir: &Path, name: &str, workflow: &str) -> Ste
     let file = dir.join(name);
     std::fs::write(&file, workflow).unwrap();
     let request = StartRequest { file: Some(file), goal: "assess".to_owned(), ..StartRequest::default() };
-    runtime.start(request).await.unwrap()
+    runtime.start(&Catalog::builtins_only(), request).await.unwrap()
 }
 
 /// An assessment must rate every dimension its definition declares, with a declared level;

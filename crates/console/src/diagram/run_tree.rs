@@ -9,7 +9,7 @@ use switchyard_core::event::NodeCause;
 use switchyard_core::state::NodeKind;
 use switchyard_core::{NodeId, RunStatus};
 use switchyard_runtime::NodeRecord;
-use switchyard_runtime::run_folder::rfc3339;
+use switchyard_runtime::clock::rfc3339;
 
 use crate::diagram::layout;
 use crate::diagram::shapes::{Outline, SPACING, arrow_head, box_text, outline, path};

@@ -240,7 +240,7 @@ fn formats(state: &ConsoleState, rows: &[Row]) -> HashMap<String, String> {
         if formats.contains_key(workflow) {
             continue;
         }
-        let format = state.runtime.catalog().find(workflow).ok().map(|found| format_name(&found.compiled.format));
+        let format = state.catalog.find(workflow).ok().map(|found| format_name(&found.compiled.format));
         formats.insert(workflow.to_owned(), format.unwrap_or_default());
     }
     formats.retain(|_, format| !format.is_empty());
@@ -248,7 +248,7 @@ fn formats(state: &ConsoleState, rows: &[Row]) -> HashMap<String, String> {
 }
 
 /// A source format's wire name (`native`, `workrail`, …).
-pub(crate) fn format_name(format: &switchyard_runtime::Format) -> String {
+pub(crate) fn format_name(format: &switchyard_catalog::Format) -> String {
     serde_json::to_value(format).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 

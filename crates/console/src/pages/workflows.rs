@@ -3,14 +3,12 @@
 //!
 //! The catalog reads and compiles files, so it runs on a blocking thread.
 
-use std::sync::Arc;
-
 use axum::Extension;
 use axum::extract::{Path, State};
 use maud::{Markup, html};
 
+use switchyard_catalog::{Catalog, Found};
 use switchyard_core::workflow::EdgeTarget;
-use switchyard_runtime::{Found, Runtime};
 
 use crate::ConsoleState;
 use crate::diagram;
@@ -22,11 +20,11 @@ use crate::security::BrowserSession;
 
 /// `work` with the catalog, on a blocking thread.
 pub(crate) async fn with_catalog<T: Send + 'static>(
-    runtime: &Arc<Runtime>,
-    work: impl FnOnce(&Runtime) -> T + Send + 'static,
+    catalog: &Catalog,
+    work: impl FnOnce(&Catalog) -> T + Send + 'static,
 ) -> Result<T, PageError> {
-    let runtime = Arc::clone(runtime);
-    tokio::task::spawn_blocking(move || work(&runtime))
+    let catalog = catalog.clone();
+    tokio::task::spawn_blocking(move || work(&catalog))
         .await
         .map_err(|error| PageError::Internal(format!("reading the workflow catalog failed: {error}")))
 }
@@ -35,7 +33,7 @@ pub(crate) async fn catalog(
     State(state): State<ConsoleState>,
     Extension(browser): Extension<BrowserSession>,
 ) -> Result<Markup, PageError> {
-    let found = with_catalog(&state.runtime, |runtime| runtime.catalog().list()).await?;
+    let found = with_catalog(&state.catalog, Catalog::list).await?;
     let frame = Frame::load(&state, &browser, Section::Workflows).await;
     let body = html! {
         h1 { "Workflows" }
@@ -97,7 +95,7 @@ pub(crate) async fn show(
     Path(name): Path<String>,
 ) -> Result<Markup, PageError> {
     let lookup = name.clone();
-    let found = with_catalog(&state.runtime, move |runtime| runtime.catalog().find(&lookup)).await?;
+    let found = with_catalog(&state.catalog, move |catalog| catalog.find(&lookup)).await?;
     let found = found.map_err(|_| PageError::NotFound(format!("no workflow named `{name}` in the catalog")))?;
     let frame = Frame::load(&state, &browser, Section::Workflows).await;
     let body = html! {

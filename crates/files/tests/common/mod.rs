@@ -1,8 +1,10 @@
-//! A runtime over a real SQLite file in a temporary folder, with run folders on.
+//! A runtime over a real SQLite file in a temporary folder, its run folders following its commits.
 
 use std::sync::Arc;
 
-use switchyard_runtime::catalog::Catalog;
+use switchyard_catalog::Catalog;
+use switchyard_files::{FileHost, HostConfig};
+use switchyard_run_folder::RunFolders;
 use switchyard_runtime::clock::{Clock, RandomIds, SystemClock};
 use switchyard_runtime::{Parts, Runtime, StartRequest, StepResponse};
 
@@ -10,6 +12,7 @@ use switchyard_runtime::{Parts, Runtime, StartRequest, StepResponse};
 pub struct World {
     pub home: tempfile::TempDir,
     pub runtime: Arc<Runtime>,
+    pub folders: Arc<RunFolders>,
     pub output_root: std::path::PathBuf,
 }
 
@@ -19,7 +22,7 @@ impl World {
         Self::build(true, Arc::new(SystemClock))
     }
 
-    /// A runtime that creates no run folders, as `Runtime::from_parts` does by default.
+    /// A runtime whose commits no run folder follows (the folders are made when a tool needs one).
     pub async fn without_run_folders() -> Self {
         Self::build(false, Arc::new(SystemClock))
     }
@@ -29,7 +32,7 @@ impl World {
         Self::build(true, clock)
     }
 
-    fn build(run_folders: bool, clock: Arc<dyn Clock>) -> Self {
+    fn build(followed: bool, clock: Arc<dyn Clock>) -> Self {
         let home = tempfile::tempdir().unwrap();
         let store = switchyard_store_sqlite::SqliteStore::open(
             &home.path().join("store.sqlite3"),
@@ -43,23 +46,23 @@ impl World {
             store: Arc::new(store),
             store_label: "test".into(),
             keys,
-            catalog: Catalog::new(None, home.path()),
             clock,
             ids: Arc::new(RandomIds),
         });
-        let runtime = if run_folders { runtime.with_output_root(output_root.clone()) } else { runtime };
-        Self { home, runtime: Arc::new(runtime), output_root }
+        let folders = Arc::new(RunFolders::new(output_root.clone()));
+        let runtime = Arc::new(if followed { runtime.with_follower(Arc::clone(&folders) as _) } else { runtime });
+        Self { home, runtime, folders, output_root }
+    }
+
+    /// A file host on this world's runtime and run folders.
+    pub fn host(&self, config: HostConfig) -> FileHost {
+        FileHost::new(Arc::clone(&self.runtime), Arc::clone(&self.folders), config)
     }
 
     pub async fn start(&self, workflow: &str) -> StepResponse {
-        self.runtime
-            .start(StartRequest {
-                workflow: Some(workflow.into()),
-                goal: "Review PR 42".into(),
-                ..StartRequest::default()
-            })
-            .await
-            .unwrap()
+        let request =
+            StartRequest { workflow: Some(workflow.into()), goal: "Review PR 42".into(), ..StartRequest::default() };
+        self.runtime.start(&Catalog::new(None, self.home.path()), request).await.unwrap()
     }
 
     pub fn folder(&self, response: &StepResponse) -> std::path::PathBuf {

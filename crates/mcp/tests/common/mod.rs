@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_mcp::{ServerOptions, SwitchyardServer};
-use switchyard_runtime::{Config, Overrides, Runtime};
+use switchyard_runtime::Runtime;
 use switchyard_test_support::TestHome;
 
 pub struct Fixture {
@@ -19,6 +21,11 @@ pub async fn fixture() -> Fixture {
     let workspace = tempfile::tempdir().unwrap();
     let overrides =
         Overrides { home: Some(home.path().to_owned()), store: None, project_root: Some(workspace.path().to_owned()) };
-    let runtime = Runtime::open(&Config::resolve(overrides).unwrap()).await.unwrap();
-    Fixture { home, workspace, server: SwitchyardServer::new(Arc::new(runtime), &ServerOptions::default()) }
+    Fixture { home, workspace, server: server(&Config::resolve(overrides).unwrap()).await }
+}
+
+/// A server on the runtime `config` names, finding workflows as the configuration says.
+pub async fn server(config: &Config) -> SwitchyardServer {
+    let runtime = Runtime::open(config).await.unwrap();
+    SwitchyardServer::new(Arc::new(runtime), Catalog::configured(config), &ServerOptions::default())
 }

@@ -6,10 +6,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_llm::{ApiKey, Endpoint};
+use switchyard_run_folder::RunFolders;
 use switchyard_runner::{ModelSpec, Models, Outcome, RunOptions, Runner, RunnerEvent, Target};
-use switchyard_runtime::{Config, Overrides, Runtime, StartRequest};
+use switchyard_runtime::{Runtime, StartRequest};
 use switchyard_test_support::fake_llm::{FakeLlm, Reply};
 use tokio_util::sync::CancellationToken;
 
@@ -28,8 +31,9 @@ impl World {
     pub async fn new() -> Self {
         let home = tempfile::tempdir().unwrap();
         let config = Config::resolve(Overrides { home: Some(home.path().to_owned()), ..Overrides::default() }).unwrap();
-        let runtime = Arc::new(Runtime::open(&config).await.unwrap());
-        let files = Arc::new(FileHost::new(Arc::clone(&runtime), HostConfig::from_config(&config)));
+        let folders = Arc::new(RunFolders::new(config.output_root.clone()));
+        let runtime = Arc::new(Runtime::open(&config).await.unwrap().with_follower(Arc::clone(&folders) as _));
+        let files = Arc::new(FileHost::new(Arc::clone(&runtime), folders, HostConfig::from_config(&config)));
         Self { home, config, runtime, files, server: FakeLlm::start() }
     }
 
@@ -54,7 +58,13 @@ impl World {
     }
 
     pub fn runner_with(&self, models: Models, options: RunOptions) -> Runner {
-        Runner::new(Arc::clone(&self.runtime), Arc::clone(&self.files), models, options)
+        Runner::new(
+            Arc::clone(&self.runtime),
+            Catalog::new(None, self.home.path()),
+            Arc::clone(&self.files),
+            models,
+            options,
+        )
     }
 
     /// Writes a workflow file in the home and names it for a start.

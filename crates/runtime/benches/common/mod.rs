@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use switchyard_catalog::Catalog;
 use switchyard_core::token::{Keyring, SigningKey};
 use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{AdvanceInput, Catalog, Parts, Runtime, StartRequest, StepResponse};
+use switchyard_runtime::{AdvanceInput, Parts, Runtime, StartRequest, StepResponse};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
 use tempfile::TempDir;
 
@@ -87,7 +88,6 @@ impl Fixture {
             store: Arc::clone(&store) as Arc<dyn switchyard_store::Store>,
             store_label: store_path.display().to_string(),
             keys: Keyring { current: SigningKey::new(key), previous: None },
-            catalog: Catalog::new(None, &home),
             clock: Arc::new(SystemClock),
             ids,
         });
@@ -126,7 +126,10 @@ impl Fixture {
 
 async fn start(runtime: &Runtime, file: &Path, goal: &str) -> StepResponse {
     runtime
-        .start(StartRequest { file: Some(file.to_owned()), goal: goal.to_owned(), ..StartRequest::default() })
+        .start(
+            &Catalog::builtins_only(),
+            StartRequest { file: Some(file.to_owned()), goal: goal.to_owned(), ..StartRequest::default() },
+        )
         .await
         .expect("start a run")
 }

@@ -51,30 +51,7 @@ pub struct CopySummary {
     pub verify: VerifyReport,
 }
 
-/// A store named on the command line: a PostgreSQL URL, `sqlite:<path>` or a SQLite file path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
-    Postgres(String),
-    Sqlite(std::path::PathBuf),
-}
-
-impl Location {
-    pub fn parse(text: &str) -> Location {
-        if super::is_url(text) {
-            return Location::Postgres(text.to_owned());
-        }
-        let path = text.strip_prefix("sqlite://").or_else(|| text.strip_prefix("sqlite:")).unwrap_or(text);
-        Location::Sqlite(path.into())
-    }
-
-    /// Where it is for messages: the file, or the database without its password.
-    pub fn describe(&self) -> String {
-        match self {
-            Location::Postgres(url) => super::describe_url(url),
-            Location::Sqlite(path) => path.display().to_string(),
-        }
-    }
-}
+pub use super::Location;
 
 /// Copies every session of `from` into `to`. `progress` hears of each session copied.
 pub async fn copy(
@@ -98,8 +75,8 @@ pub async fn copy(
             path.display()
         )));
     }
-    let source = super::open_location(from).await?;
-    let destination = super::open_location(to).await?;
+    let source = from.open().await?;
+    let destination = to.open().await?;
     let skip_held = match destination.copied_sessions(None, 1).await?.is_empty() {
         true => false,
         false if options.add => true,

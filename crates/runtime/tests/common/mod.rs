@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use switchyard_core::token::{Keyring, SigningKey};
 use switchyard_runtime::clock::{IdSource, RandomIds, SystemClock};
-use switchyard_runtime::{Catalog, Parts, Runtime};
+use switchyard_runtime::{Parts, Runtime};
 use switchyard_store::Store;
 use switchyard_store_postgres::{PostgresOptions, PostgresStore};
 use switchyard_store_sqlite::{SqliteOptions, SqliteStore};
@@ -17,7 +17,7 @@ pub use switchyard_test_support::TestHome;
 
 /// A runtime over the home's store, with a fresh signing key and the home as its home.
 pub async fn runtime(home: &TestHome) -> Runtime {
-    runtime_on(store(home).await, home.path())
+    runtime_on(store(home).await)
 }
 
 /// The home's store, for tests that hold it beside the runtimes over it.
@@ -33,8 +33,8 @@ pub fn sqlite_store(dir: &Path) -> Arc<SqliteStore> {
     Arc::new(SqliteStore::open(&dir.join("switchyard.db"), SqliteOptions::default()).unwrap())
 }
 
-/// A runtime over `store`, with a fresh signing key and `dir` as its home.
-pub fn runtime_on(store: Arc<dyn Store>, dir: &Path) -> Runtime {
+/// A runtime over `store`, with a fresh signing key.
+pub fn runtime_on(store: Arc<dyn Store>) -> Runtime {
     let ids = Arc::new(RandomIds);
     let mut key = [0u8; 32];
     key[..16].copy_from_slice(&ids.bytes16());
@@ -43,7 +43,6 @@ pub fn runtime_on(store: Arc<dyn Store>, dir: &Path) -> Runtime {
         store,
         store_label: "test".to_owned(),
         keys: Keyring { current: SigningKey::new(key), previous: None },
-        catalog: Catalog::new(None, dir),
         clock: Arc::new(SystemClock),
         ids,
     })

@@ -3,11 +3,13 @@
 
 use maud::Markup;
 
+use switchyard_catalog::Catalog;
+use switchyard_config::{Config, Overrides};
 use switchyard_core::NodeId;
 use switchyard_core::event::NodeCause;
 use switchyard_core::state::NodeKind;
 use switchyard_core::workflow::EdgeTarget;
-use switchyard_runtime::{AdvanceInput, Config, NodeRecord, Overrides, Runtime, StartRequest, Target};
+use switchyard_runtime::{AdvanceInput, NodeRecord, Runtime, StartRequest, Target};
 
 use crate::diagram::{STYLESHEET, run_tree, workflow_graph};
 
@@ -29,7 +31,7 @@ fn notes(text: &str) -> AdvanceInput {
 async fn forked_run(runtime: &Runtime) -> (Vec<NodeRecord>, NodeId, NodeId) {
     let request =
         StartRequest { workflow: Some("dev-cycle".into()), goal: "Draw the tree".into(), ..StartRequest::default() };
-    let started = runtime.start(request).await.unwrap();
+    let started = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     let run = started.run;
     let blocked = runtime
         .advance(started.tokens.continue_token.as_deref().unwrap(), Some(run), AdvanceInput::default())
@@ -138,7 +140,7 @@ fn assert_escaped(svg: &str) {
 }
 
 fn builtin(name: &str) -> switchyard_core::Workflow {
-    let builtin = switchyard_runtime::Catalog::new(None, std::path::Path::new("/nonexistent")).find(name).unwrap();
+    let builtin = Catalog::builtin(name).unwrap();
     builtin.compiled.workflow.unwrap()
 }
 
@@ -300,7 +302,7 @@ fn corpus_workflows() -> Vec<(String, switchyard_core::Workflow)> {
     paths
         .into_iter()
         .filter_map(|path| {
-            let found = switchyard_runtime::Catalog::file(&path).ok()?;
+            let found = Catalog::file(&path).ok()?;
             Some((path.display().to_string(), found.compiled.workflow?))
         })
         .collect()
