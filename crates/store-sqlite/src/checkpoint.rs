@@ -38,11 +38,11 @@ use crate::sql_error::Context;
 use crate::writer::Counters;
 
 /// WAL frames (pages) after which the checkpointer is nudged: SQLite's own default threshold.
-pub(crate) const CHECKPOINT_FRAMES: c_int = 1000;
+const CHECKPOINT_FRAMES: c_int = 1000;
 
 /// WAL frames after which the writer checkpoints after each of its commits, whatever the
 /// background pass is doing.
-pub(crate) const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
+const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
 
 thread_local! {
     /// The checkpoint cycle of the writer connection committing on this thread. The WAL hook is a

@@ -16,7 +16,6 @@ mod verify;
 // The one module with `unsafe` code: the writer's VFS, a table of C functions for SQLite.
 #[allow(unsafe_code)]
 mod vfs;
-mod warm;
 mod watch;
 mod writer;
 
@@ -64,8 +63,7 @@ impl Default for SqliteOptions {
 /// What the writer has done since the store was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteStats {
-    /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran. A
-    /// server's warm-up is one request, then one per step of writing the log ahead (some 18).
+    /// Write requests (appends, token claims, rebuilds, imports), wherever they ran.
     pub requests: u64,
     /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
     /// of its own); the others went to the writer thread.
@@ -77,8 +75,7 @@ pub struct WriteStats {
     /// Of those, tokens' scopes answered from the rows the writer holds (`recent.rs`), without
     /// reading the file.
     pub scopes_held: u64,
-    /// Transactions committed; several requests share one when they arrive together. Each step of
-    /// a warm-up counts, though those of writing the log ahead change no page.
+    /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
     pub background_checkpoints: u64,
@@ -497,24 +494,6 @@ impl Store for SqliteStore {
 
     async fn rebuild_projections(&self) -> Result<(), Error> {
         self.write(|reply| Job::Rebuild { reply }).await
-    }
-
-    /// Prepares one read connection's statements, then the writer's, in a writer job that takes
-    /// the write lock and begins the write-ahead log with a page that does not change; then
-    /// writes the log ahead, one writer job per step, so a request waits for one step at most
-    /// (`warm.rs`).
-    async fn warm(&self) -> Result<(), Error> {
-        self.read(|connection| warm::reader(connection)).await?;
-        if self.read_only.is_some() {
-            return Ok(());
-        }
-        self.write(|reply| Job::Warm { reply }).await?;
-        for _ in 0..warm::MOST_LOG_AHEAD_STEPS {
-            if self.write(|reply| Job::LogAhead { reply }).await? {
-                break;
-            }
-        }
-        Ok(())
     }
 
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {

@@ -41,7 +41,7 @@ const MAX_ROWS: usize = 256;
 /// The most tokens held: an advance registers three, so as many nodes' tokens as nodes held.
 const MAX_TOKENS: usize = 3 * MAX_ROWS;
 
-pub(crate) const DATA_VERSION: &str = "PRAGMA data_version";
+const DATA_VERSION: &str = "PRAGMA data_version";
 
 /// The largest node state held, encoded: a node is held for its next child, which reads it back
 /// whole, and a state holding a large context is not worth its memory.

@@ -25,16 +25,15 @@ pub(crate) use switchyard_store::decode::{
     Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
 };
 
-pub(crate) const CLAIM: &str =
-    "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
-pub(crate) const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
-pub(crate) const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
-pub(crate) const EVENTS_AFTER: &str =
+const CLAIM: &str = "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
+const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
+const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
+const EVENTS_AFTER: &str =
     "SELECT session, seq, body, hash FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
 
 /// The projection's writes: each inserts a row, or updates what can change in one (leaving the
 /// indexes over columns that never change untouched).
-pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace,
+const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace,
         git_branch, git_head, created_at_ms, updated_at_ms, last_seq)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
@@ -42,35 +41,34 @@ pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, w
 /// A session that only moved on: a later event, the same run, status and workflow. Only the
 /// columns it names change, so of the session's indexes only `sessions_by_recency` is written
 /// (SQLite rewrites the entries of every index over a column an `UPDATE` sets, whatever the value).
-pub(crate) const SESSION_MOVED_ON: &str = "UPDATE sessions SET updated_at_ms = ?2, last_seq = ?3 WHERE id = ?1";
-pub(crate) const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
+const SESSION_MOVED_ON: &str = "UPDATE sessions SET updated_at_ms = ?2, last_seq = ?3 WHERE id = ?1";
+const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
         status, node_count, created_at_ms, updated_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
     ON CONFLICT (id) DO UPDATE SET control = excluded.control, tip = excluded.tip, status = excluded.status,
         node_count = excluded.node_count, updated_at_ms = excluded.updated_at_ms";
-pub(crate) const WRITE_NODE: &str = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state,
+const WRITE_NODE: &str = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state,
         child_count, created_seq, created_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state,
         child_count = excluded.child_count";
-pub(crate) const WRITE_CHILD_COUNT: &str = "UPDATE nodes SET child_count = ?2 WHERE id = ?1";
+const WRITE_CHILD_COUNT: &str = "UPDATE nodes SET child_count = ?2 WHERE id = ?1";
 
 /// A statement built once from the shared column lists: the point reads and the token insert run
 /// on every command, and the statement cache is looked up by the text.
 type Statement = LazyLock<String>;
 
-pub(crate) static SESSION_BY_ID: Statement =
-    LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
-pub(crate) static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
-pub(crate) static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
+static SESSION_BY_ID: Statement = LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
+static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
+static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
 static NODES_OF_RUN: Statement =
     LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"));
 static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
 /// One statement, so one read snapshot, for a token and the rows it names.
-pub(crate) static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
-pub(crate) static TOKEN_AT: Statement =
+static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
+static TOKEN_AT: Statement =
     LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
-pub(crate) static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
+static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
     format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING")
 });
 

@@ -88,65 +88,6 @@ pub(crate) fn register() -> Result<(), Error> {
         .map_err(|message| Error::Io { message })
 }
 
-/// Writes zeros from the end of the connection's write-ahead log toward `upto`, at most `most`
-/// bytes, and syncs them; whether the log now reaches `upto` (also when no log of this VFS is
-/// open, since there is nothing to write ahead).
-///
-/// A process's last connection deletes the log when it closes, so a fresh server's commits append
-/// to a new file, and syncing an append also writes the blocks the file system allocated for it
-/// and the file's new size: on the disk of BENCHMARKS.md, a fresh server's advances took about
-/// 0.1 ms longer each until its first checkpoint, after which the log starts over and overwrites
-/// its own blocks. Commits that land in bytes written ahead overwrite from the first. SQLite reads
-/// a log only up to its first frame whose salt does not match the header's, as it does past the
-/// frames of a log it started over, so zeros after the last frame are never read as one. Call it
-/// inside a write transaction: no other connection then writes the log, and only bytes past its
-/// end are written.
-pub(crate) fn reserve_log(connection: &rusqlite::Connection, upto: i64, most: i64) -> Result<bool, Error> {
-    // SAFETY: `SQLITE_FCNTL_JOURNAL_POINTER` gives the pager's log file (its rollback journal
-    // outside WAL mode), which stays open while the transaction holds it; only a log this VFS
-    // opened is written.
-    let (code, reached) = unsafe {
-        match file_of(connection, ffi::SQLITE_FCNTL_JOURNAL_POINTER, &WAL_METHODS) {
-            Ok(Some(file)) => reserve(file, upto, most),
-            Ok(None) => (ffi::SQLITE_OK, true),
-            Err(code) => (code, true),
-        }
-    };
-    if code == ffi::SQLITE_OK {
-        Ok(reached)
-    } else {
-        Err(Error::Io { message: format!("writing the write-ahead log ahead failed (SQLite code {code})") })
-    }
-}
-
-/// [`reserve_log`] on an open log of this VFS: its code, and whether the log reaches `upto`.
-///
-/// SAFETY: `file` is an open log of this VFS.
-unsafe fn reserve(file: *mut ffi::sqlite3_file, upto: i64, most: i64) -> (c_int, bool) {
-    unsafe {
-        let mut size = 0;
-        let code = wal_file_size(file, &raw mut size);
-        if code != ffi::SQLITE_OK || size >= upto {
-            return (code, true);
-        }
-        let end = upto.min(size.saturating_add(most.max(1)));
-        // Small and on the writer thread's stack, which SQLite's calls reach deeper than this: a
-        // buffer from the heap, or more stack, could stay resident in a server at rest.
-        let zeros = [0u8; 16 * 1024];
-        let mut write = write_through(file);
-        let mut at = size;
-        while at < end {
-            let length = usize::try_from(end - at).map_or(zeros.len(), |left| left.min(zeros.len()));
-            let code = write(at, &zeros[..length]);
-            if code != ffi::SQLITE_OK {
-                return (code, false);
-            }
-            at += length as i64;
-        }
-        (wal_sync(file, ffi::SQLITE_SYNC_NORMAL), end >= upto)
-    }
-}
-
 /// The database file: the base VFS's file, the log it publishes (null while none is open), and
 /// what [`index_header_is`] compares against.
 #[repr(C)]

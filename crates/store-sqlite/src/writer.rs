@@ -29,11 +29,10 @@ use crate::search;
 use crate::sql_error::{self, Context};
 use crate::watch::Published;
 
-pub(crate) const SESSION_HEAD: &str = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
-pub(crate) const INSERT_EVENT: &str = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
+const SESSION_HEAD: &str = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
+const INSERT_EVENT: &str = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-pub(crate) const INSERT_CLAIM: &str =
-    "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_CLAIM: &str = "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)";
 
 /// One request to the writer, with where to send its answer.
 #[derive(Debug)]
@@ -42,8 +41,6 @@ pub(crate) enum Job {
     ClaimToken { record: TokenRecord, reply: Reply<Nonce> },
     Rebuild { reply: Reply<()> },
     Import { copy: Box<SessionCopy>, reply: Reply<u64> },
-    Warm { reply: Reply<()> },
-    LogAhead { reply: Reply<bool> },
     IndexTexts { reply: Reply<()> },
 }
 
@@ -91,10 +88,6 @@ impl Job {
             Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, recent, record)),
             Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
-            // Prepares statements and commits page 1 unchanged, to begin the write-ahead log.
-            Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
-            // Writes the next step of the log ahead; answers whether it is written far enough.
-            Job::LogAhead { reply } => reply.hold(crate::warm::log_ahead(connection)),
             // Indexes every text still waiting for the text index, before a search.
             Job::IndexTexts { reply } => reply.hold(search::index_waiting(connection, 1)),
         }
@@ -107,8 +100,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.hold(Err(error)),
             Job::Rebuild { reply } => reply.hold(Err(error)),
             Job::Import { reply, .. } => reply.hold(Err(error)),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.hold(Err(error)),
-            Job::LogAhead { reply } => reply.hold(Err(error)),
+            Job::IndexTexts { reply } => reply.hold(Err(error)),
         }
     }
 
@@ -118,8 +110,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.succeeded(),
             Job::Rebuild { reply } => reply.succeeded(),
             Job::Import { reply, .. } => reply.succeeded(),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.succeeded(),
-            Job::LogAhead { reply } => reply.succeeded(),
+            Job::IndexTexts { reply } => reply.succeeded(),
         }
     }
 
@@ -142,8 +133,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.send(commit_error),
             Job::Rebuild { reply } => reply.send(commit_error),
             Job::Import { reply, .. } => reply.send(commit_error),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.send(commit_error),
-            Job::LogAhead { reply } => reply.send(commit_error),
+            Job::IndexTexts { reply } => reply.send(commit_error),
         }
     }
 }
@@ -212,7 +202,7 @@ impl Shared {
     /// agent's calls over stdio or HTTP, the CLI, a library caller) then pays no hand-off to the
     /// writer thread and back. Gives the job back, for the writer thread, when it cannot: another
     /// commit is running (requests that arrive meanwhile are grouped there), writes are paused, or
-    /// the job is a rebuild, an import or a warm-up, which may take long.
+    /// the job is a rebuild or an import, which may take long.
     ///
     /// On a worker of a multi-threaded tokio runtime the commit runs in `block_in_place`, so the
     /// worker's other tasks move to another thread instead of waiting for the sync.
@@ -349,8 +339,8 @@ fn begin<'c>(connection: &'c mut Connection, recent: &mut Recent) -> Result<Writ
     Ok(transaction)
 }
 
-pub(crate) const BEGIN: &str = "BEGIN IMMEDIATE";
-pub(crate) const COMMIT: &str = "COMMIT";
+const BEGIN: &str = "BEGIN IMMEDIATE";
+const COMMIT: &str = "COMMIT";
 const ROLLBACK: &str = "ROLLBACK";
 
 /// A write transaction, as rusqlite's `Transaction` begun `IMMEDIATE`, but whose `BEGIN`, `COMMIT`

@@ -600,67 +600,6 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     assert!(store.verify().await.unwrap().is_clean());
 }
 
-/// Warming a store (what a server does once it starts) prepares statements and begins the
-/// write-ahead log with one commit that changes no data: the log holds one frame after it, where
-/// the closed store left none, then zeros as far as a checkpoint lets it grow, and another
-/// connection reads the same rows and the same user version. The writes after it, one alone and
-/// several grouped with a warm-up, chain on as before.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn warming_begins_the_log_changes_no_data_and_the_writes_after_it_chain_on() {
-    const FRAME_BYTES: u64 = 4096 + 24;
-    let folder = tempfile::tempdir().unwrap();
-    let (path, mut script) = closed_store_with_one_session(folder.path()).await;
-    let store = open(&path);
-    let other_process = raw(&path);
-    let contents = |connection: &Connection| -> (i64, String, String) {
-        connection
-            .query_row(
-                "SELECT (SELECT user_version FROM pragma_user_version),
-                    (SELECT group_concat(hash, ' ') FROM (SELECT hash FROM events ORDER BY session, seq)),
-                    (SELECT group_concat(id || ' ' || last_seq || ' ' || updated_at_ms, ' ') FROM sessions)",
-                [],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .unwrap()
-    };
-    let before = contents(&other_process);
-    let wal = folder.path().join("store.db-wal");
-    let wal_length = || std::fs::metadata(&wal).map(|metadata| metadata.len()).unwrap_or(0);
-    assert_eq!(wal_length(), 0, "the closed store left a write-ahead log behind");
-    store.warm().await.unwrap();
-    assert!(wal_length() > 4 << 20, "the warm-up writes the log ahead as far as a checkpoint lets it grow");
-    // One frame carries the salts of the log's header; what follows it is the zeros.
-    let log = std::fs::read(&wal).unwrap();
-    let salts_of_frame = |frame: u64| {
-        let at = usize::try_from(32 + frame * FRAME_BYTES).unwrap();
-        &log[at + 8..at + 16]
-    };
-    assert_eq!(salts_of_frame(0), &log[16..24], "the warm-up commits one page, after the log's header");
-    assert_eq!(salts_of_frame(1), [0; 8], "and nothing after it");
-    assert_eq!(contents(&other_process), before, "another connection saw a change");
-
-    let appended = store.append(advance(&mut script, 901, 902)).await.unwrap();
-    assert!(matches!(appended, Appended::Committed { first_seq: 4, last_seq: 5 }), "{appended:?}");
-    let store = Arc::new(store);
-    let paused = store.pause_writes().await;
-    let warming = tokio::spawn({
-        let store = Arc::clone(&store);
-        async move { store.warm().await }
-    });
-    let batch = advance(&mut script, 902, 903);
-    let appending = tokio::spawn({
-        let store = Arc::clone(&store);
-        async move { store.append(batch).await }
-    });
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    drop(paused);
-    warming.await.unwrap().unwrap();
-    let appended = appending.await.unwrap().unwrap();
-    assert!(matches!(appended, Appended::Committed { first_seq: 6, last_seq: 7 }), "{appended:?}");
-    assert_eq!(store.run(script.run).await.unwrap().unwrap().tip, node_id(903));
-    assert!(store.verify().await.unwrap().is_clean());
-}
-
 /// An advance of `script`'s run from node `from` to node `to`: the advance and the new node.
 fn advance(script: &mut SessionScript, from: u64, to: u64) -> Batch {
     let events = vec![
