@@ -13,9 +13,6 @@ mod schema;
 mod search;
 mod sql_error;
 mod verify;
-// The one module with `unsafe` code: the writer's VFS, a table of C functions for SQLite.
-#[allow(unsafe_code)]
-mod vfs;
 mod watch;
 mod writer;
 

@@ -10,9 +10,8 @@
 //! The command after an advance starts from a token that advance registered: its scope (the
 //! token, its run, session and node, [`Recent::token_scope`]) is all rows held here, so a lookup
 //! on the writer's connection answers it from memory instead of a statement joining four tables
-//! (some 8% of an advance's CPU in process). It checks first that no other connection wrote the
-//! file: the wal-index header still as the writer's last commit left it, or else the same check
-//! of `data_version` ([`Recent::check_before_lookup`]).
+//! (some 8% of an advance's CPU in process). It checks first, as a write transaction does, that
+//! no other connection wrote the file ([`Recent::check`]).
 //!
 //! What is held stays true only while this writer is the only one writing the file. SQLite's
 //! `data_version` changes when another connection (another process, a copy's import) commits, so
@@ -32,7 +31,6 @@ use switchyard_core::token::Nonce;
 use switchyard_store::{Error, NodeRecord, RunRecord, SessionRecord, TokenRecord, TokenScope};
 
 use crate::sql_error::Context;
-use crate::vfs::{self, IndexHeader};
 
 /// The most sessions, runs and nodes held. Enough for every session of a busy server to find its
 /// rows (the benchmarks run 32 writers at once).
@@ -59,9 +57,6 @@ pub(crate) struct Recent {
     nodes: Held<NodeId, NodeRecord>,
     /// Tokens as registered: each exactly as the file holds it under its nonce.
     tokens: Held<Nonce, TokenRecord>,
-    /// The file's wal-index header as this writer's last commit left it, when what is held was
-    /// true then.
-    committed: Option<IndexHeader>,
 }
 
 impl Default for Recent {
@@ -73,7 +68,6 @@ impl Default for Recent {
             runs: Held::new(MAX_ROWS),
             nodes: Held::new(MAX_ROWS),
             tokens: Held::new(MAX_TOKENS),
-            committed: None,
         }
     }
 }
@@ -93,26 +87,8 @@ impl Recent {
         Ok(())
     }
 
-    /// Called before a lookup answered from here. When the file's wal-index header still reads
-    /// as this writer's last commit left it, no connection wrote the file since, and the held
-    /// rows are true without a read transaction (whose locks cost four `fcntl` calls); otherwise
-    /// [`Recent::check`].
-    pub(crate) fn check_before_lookup(&mut self, connection: &Connection) -> Result<(), Error> {
-        match &self.committed {
-            Some(header) if vfs::index_header_is(connection, header) => Ok(()),
-            _ => self.check(connection),
-        }
-    }
-
-    /// Called after the writer committed (or rolled back) a transaction on `connection`: the rows
-    /// held are true as of that moment, and so is the wal-index header it left.
-    pub(crate) fn committed(&mut self, connection: &Connection) {
-        self.committed = vfs::released_header(connection);
-    }
-
     /// Forgets every row: after a failed request or commit, and when the projections are rebuilt.
     pub(crate) fn forget(&mut self) {
-        self.committed = None;
         self.heads.clear();
         self.sessions.clear();
         self.runs.clear();

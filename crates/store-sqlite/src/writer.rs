@@ -244,7 +244,7 @@ impl Shared {
         let mut core = self.try_core()?;
         self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
         let Core { connection, recent, .. } = &mut *core;
-        Some(recent.check_before_lookup(connection).and_then(|()| match recent.token_scope(nonce) {
+        Some(recent.check(connection).and_then(|()| match recent.token_scope(nonce) {
             Some(scope) => {
                 self.counters.scopes_held.fetch_add(1, Ordering::Relaxed);
                 // Every test that reads a scope checks that the held rows are the file's.
@@ -325,9 +325,7 @@ impl Writer {
 fn index_waiting_texts(core: &mut Core) -> Result<(), Error> {
     let transaction = begin(&mut core.connection, &mut core.recent)?;
     search::index_waiting(&transaction, 1)?;
-    transaction.commit().doing("committing the indexed texts")?;
-    core.recent.committed(&core.connection);
-    Ok(())
+    transaction.commit().doing("committing the indexed texts")
 }
 
 /// Starts the write transaction of a group, and checks what `recent` holds while it has the
@@ -468,7 +466,6 @@ fn commit_group(
     let finished = if committing { transaction.commit() } else { transaction.rollback() };
     match finished {
         Ok(()) => {
-            recent.committed(connection);
             counters.transactions.fetch_add(1, Ordering::SeqCst);
             for change in changes {
                 feed.publish(change);
