@@ -7,12 +7,6 @@
 //! per advance. The writer keeps what it wrote here instead and reads the file only for what it
 //! does not hold.
 //!
-//! The command after an advance starts from a token that advance registered: its scope (the
-//! token, its run, session and node, [`Recent::token_scope`]) is all rows held here, so a lookup
-//! on the writer's connection answers it from memory instead of a statement joining four tables
-//! (some 8% of an advance's CPU in process). It checks first, as a write transaction does, that
-//! no other connection wrote the file ([`Recent::check`]).
-//!
 //! What is held stays true only while this writer is the only one writing the file. SQLite's
 //! `data_version` changes when another connection (another process, a copy's import) commits, so
 //! the writer checks it at the start of each transaction, while it holds the write lock, and
@@ -27,17 +21,13 @@ use std::hash::Hash;
 use rusqlite::Connection;
 
 use switchyard_core::id::{NodeId, RunId, SessionId};
-use switchyard_core::token::Nonce;
-use switchyard_store::{Error, NodeRecord, RunRecord, SessionRecord, TokenRecord, TokenScope};
+use switchyard_store::{Error, NodeRecord, RunRecord, SessionRecord};
 
 use crate::sql_error::Context;
 
 /// The most sessions, runs and nodes held. Enough for every session of a busy server to find its
 /// rows (the benchmarks run 32 writers at once).
 const MAX_ROWS: usize = 256;
-
-/// The most tokens held: an advance registers three, so as many nodes' tokens as nodes held.
-const MAX_TOKENS: usize = 3 * MAX_ROWS;
 
 const DATA_VERSION: &str = "PRAGMA data_version";
 
@@ -55,8 +45,6 @@ pub(crate) struct Recent {
     sessions: Held<SessionId, SessionRecord>,
     runs: Held<RunId, RunRecord>,
     nodes: Held<NodeId, NodeRecord>,
-    /// Tokens as registered: each exactly as the file holds it under its nonce.
-    tokens: Held<Nonce, TokenRecord>,
 }
 
 impl Default for Recent {
@@ -67,13 +55,12 @@ impl Default for Recent {
             sessions: Held::new(MAX_ROWS),
             runs: Held::new(MAX_ROWS),
             nodes: Held::new(MAX_ROWS),
-            tokens: Held::new(MAX_TOKENS),
         }
     }
 }
 
 impl Recent {
-    /// Called at the start of each write transaction, and before a lookup answered from here:
+    /// Called at the start of each write transaction, while it holds the write lock:
     /// forgets everything if another connection committed to the file since the last check.
     pub(crate) fn check(&mut self, connection: &Connection) -> Result<(), Error> {
         let version: i64 = connection
@@ -93,7 +80,6 @@ impl Recent {
         self.sessions.clear();
         self.runs.clear();
         self.nodes.clear();
-        self.tokens.clear();
     }
 
     pub(crate) fn head(&self, session: SessionId) -> Option<&(u64, String)> {
@@ -110,19 +96,6 @@ impl Recent {
 
     pub(crate) fn node(&self, id: NodeId) -> Option<&NodeRecord> {
         self.nodes.get(&id)
-    }
-
-    /// The token registered under `nonce` with the run, session and node it names, when all four
-    /// are held: what [`rows::token_scope`](crate::rows::token_scope) reads from the file, whose
-    /// records are `None` only in a damaged store, which then answers instead.
-    pub(crate) fn token_scope(&self, nonce: Nonce) -> Option<TokenScope> {
-        let token = self.tokens.get(&nonce)?;
-        Some(TokenScope {
-            run: Some(self.runs.get(&token.run)?.clone()),
-            session: Some(self.sessions.get(&token.session)?.clone()),
-            node: Some(self.nodes.get(&token.node)?.clone()),
-            token: token.clone(),
-        })
     }
 
     pub(crate) fn wrote_head(&mut self, session: SessionId, seq: u64, hash: String) {
@@ -144,11 +117,6 @@ impl Recent {
         } else {
             self.nodes.remove(&record.id);
         }
-    }
-
-    /// A token the file holds as `record`, registered now or found registered.
-    pub(crate) fn wrote_token(&mut self, record: &TokenRecord) {
-        self.tokens.insert(record.nonce, record.clone());
     }
 
     /// A node whose child count alone was written: a held one takes the new count; one not held

@@ -251,7 +251,7 @@ pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Resu
 }
 
 /// How many prepared statements the writer's connection keeps: an advance runs some twenty on it,
-/// its lookups included, and with rusqlite's default of 16 each would push out one it needs next.
+/// and with rusqlite's default of 16 each would push out one it needs next.
 const WRITER_STATEMENT_CACHE: usize = 32;
 
 /// Opens the writer connection: creates the file, switches to WAL and creates or checks the

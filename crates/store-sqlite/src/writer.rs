@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 use switchyard_core::token::Nonce;
 use switchyard_store::projection::{ApplyError, Projector};
-use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord, TokenScope};
+use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
 use crate::checkpoint::{Checkpointer, Cycle};
 use crate::recent::Recent;
@@ -85,7 +85,7 @@ impl Job {
     fn perform(&mut self, connection: &Connection, recent: &mut Recent) {
         match self {
             Job::Append { batch, reply } => reply.hold(append(connection, recent, batch)),
-            Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, recent, record)),
+            Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
             Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
             Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
             // Indexes every text still waiting for the text index, before a search.
@@ -144,10 +144,6 @@ pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
     /// Requests run on the caller's own thread, which found the writer idle.
     pub(crate) on_caller_thread: AtomicU64,
-    /// Point lookups answered on the writer's connection, which found it idle.
-    pub(crate) lookups_on_writer: AtomicU64,
-    /// Of those, tokens' scopes answered from the rows the writer holds.
-    pub(crate) scopes_held: AtomicU64,
     pub(crate) transactions: AtomicU64,
     /// Passes of the background checkpoint thread, finished or stopped early.
     pub(crate) checkpoints: AtomicU64,
@@ -219,43 +215,6 @@ impl Shared {
             self.commit_group(&mut core, vec![job]);
         }
         None
-    }
-
-    /// Runs a point lookup on the writer's connection when nobody holds it, and gives the lookup
-    /// back otherwise. SQLite drops a connection's page cache whenever another connection has
-    /// committed since its last transaction, so a read connection reads every page of a lookup
-    /// again after each advance (a dozen `pread` calls and the b-tree pages parsed again); the
-    /// writer's connection wrote those pages itself and keeps them. Never waits: with the writer
-    /// busy, the lookup goes to a read connection, and a write that arrives meanwhile waits only for
-    /// this lookup, tens of microseconds.
-    pub(crate) fn read_here<T, R>(&self, read: R) -> Result<Result<T, Error>, R>
-    where
-        R: FnOnce(&mut Connection) -> Result<T, Error>,
-    {
-        let Some(mut core) = self.try_core() else { return Err(read) };
-        self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
-        Ok(read(&mut core.connection))
-    }
-
-    /// A token's scope read on the writer's connection, as [`Shared::read_here`] reads, from the
-    /// rows the writer holds when they answer it (see `recent.rs`); `None` when another thread
-    /// holds the connection.
-    pub(crate) fn token_scope_here(&self, nonce: Nonce) -> Option<Result<Option<TokenScope>, Error>> {
-        let mut core = self.try_core()?;
-        self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
-        let Core { connection, recent, .. } = &mut *core;
-        Some(recent.check(connection).and_then(|()| match recent.token_scope(nonce) {
-            Some(scope) => {
-                self.counters.scopes_held.fetch_add(1, Ordering::Relaxed);
-                // Every test that reads a scope checks that the held rows are the file's.
-                #[cfg(debug_assertions)]
-                if let Ok(read) = rows::token_scope(connection, nonce) {
-                    assert_eq!(read.as_ref(), Some(&scope), "the writer's held rows differ from the file");
-                }
-                Ok(Some(scope))
-            }
-            None => rows::token_scope(connection, nonce),
-        }))
     }
 
     fn commit_group(&self, core: &mut Core, group: Vec<Job>) {
@@ -565,7 +524,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
             .doing("recording the claim")?;
     }
     for token in &batch.tokens {
-        register_token(connection, recent, token)?;
+        register_token(connection, token)?;
     }
     if let Some(workflow) = &batch.pin {
         rows::pin_workflow(connection, workflow)?;
@@ -645,7 +604,7 @@ fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> R
         }
     }
     for token in &copy.tokens {
-        register_token(connection, recent, token)?;
+        register_token(connection, token)?;
     }
     for workflow in &copy.pins {
         rows::pin_workflow(connection, workflow)?;
@@ -674,32 +633,24 @@ fn drop_projections(connection: &Connection) -> Result<(), Error> {
 
 /// Registers a batch token: the same record again is a no-op, anything else taken is a conflict.
 /// A fresh token, the usual case, costs one insert; only a conflict reads what holds its place.
-fn register_token(connection: &Connection, recent: &mut Recent, token: &TokenRecord) -> Result<(), Error> {
+fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
     if rows::insert_token_if_free(connection, token)? {
-        recent.wrote_token(token);
         return Ok(());
     }
     match rows::token_at(connection, token)? {
-        Some(existing) if existing == *token => {
-            recent.wrote_token(token);
-            Ok(())
-        }
+        Some(existing) if existing == *token => Ok(()),
         Some(existing) => Err(Error::token_position_taken(token, &existing)),
         None => Err(Error::nonce_taken(token)),
     }
 }
 
 /// The token already registered at `record`'s position, or `record` itself if the place was free.
-fn claim_token(connection: &Connection, recent: &mut Recent, record: &TokenRecord) -> Result<Nonce, Error> {
+fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, Error> {
     if rows::insert_token_if_free(connection, record)? {
-        recent.wrote_token(record);
         return Ok(record.nonce);
     }
     match rows::token_at(connection, record)? {
-        Some(existing) => {
-            recent.wrote_token(&existing);
-            Ok(existing.nonce)
-        }
+        Some(existing) => Ok(existing.nonce),
         None => Err(Error::nonce_taken(record)),
     }
 }
