@@ -7,7 +7,6 @@
 
 mod checkpoint;
 mod copy;
-mod recent;
 mod rows;
 mod schema;
 mod search;
@@ -36,7 +35,6 @@ use switchyard_store::{
 pub use schema::{SCHEMA_VERSION, schema_v1};
 pub use search::INDEX_BATCH;
 
-use recent::Recent;
 use sql_error::Context;
 use writer::{Core, Counters, Job, Reply, Shared, Writer};
 
@@ -266,7 +264,7 @@ impl SqliteStore {
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
         let cycle = Some(checkpointer.attach(&connection));
         let shared = Arc::new(Shared {
-            core: Mutex::new(Core { connection, recent: Recent::default(), cycle }),
+            core: Mutex::new(Core { connection, cycle }),
             max_group: options.max_group.max(1),
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),

@@ -18,7 +18,6 @@ use switchyard_store::{
     Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord, TokenScope,
 };
 
-use crate::recent::Recent;
 use crate::sql_error::Context;
 
 pub(crate) use switchyard_store::decode::{
@@ -308,12 +307,8 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
 /// session read and put back with only a later update time and last seq (every advance that
 /// leaves its status as it was) gets those two updated, so of its indexes only
 /// `sessions_by_recency` moves.
-///
-/// Rows the writer wrote in earlier requests are read from [`Recent`] before the file, and every
-/// row flushed goes there too.
 pub(crate) struct SqliteProjection<'c> {
     connection: &'c Connection,
-    recent: &'c mut Recent,
     sessions: BTreeMap<SessionId, SessionRecord>,
     runs: BTreeMap<RunId, RunRecord>,
     nodes: BTreeMap<NodeId, NodeRecord>,
@@ -323,10 +318,9 @@ pub(crate) struct SqliteProjection<'c> {
 }
 
 impl<'c> SqliteProjection<'c> {
-    pub(crate) fn new(connection: &'c Connection, recent: &'c mut Recent) -> Self {
+    pub(crate) fn new(connection: &'c Connection) -> Self {
         Self {
             connection,
-            recent,
             sessions: BTreeMap::new(),
             runs: BTreeMap::new(),
             nodes: BTreeMap::new(),
@@ -344,11 +338,9 @@ impl<'c> SqliteProjection<'c> {
                 Some(before) if only_moved_on(before, record) => session_moved_on(self.connection, record)?,
                 _ => write_session(self.connection, record)?,
             }
-            self.recent.wrote_session(record);
         }
         for record in std::mem::take(&mut self.runs).values() {
             write_run(self.connection, record)?;
-            self.recent.wrote_run(record);
         }
         let mut nodes: Vec<NodeRecord> = std::mem::take(&mut self.nodes).into_values().collect();
         nodes.sort_by_key(|node| node.created_seq);
@@ -357,12 +349,8 @@ impl<'c> SqliteProjection<'c> {
             match stored.get(&record.id) {
                 Some(before) if differs_in_child_count_only(before, record) => {
                     write_child_count(self.connection, record)?;
-                    self.recent.wrote_child_count(record);
                 }
-                _ => {
-                    let state_bytes = write_node(self.connection, record)?;
-                    self.recent.wrote_node(record, state_bytes);
-                }
+                _ => write_node(self.connection, record)?,
             }
         }
         Ok(())
@@ -376,10 +364,7 @@ impl ProjectionStore for SqliteProjection<'_> {
         if let Some(record) = self.sessions.get(&id) {
             return Ok(Some(record.clone()));
         }
-        let found = match self.recent.session(id) {
-            Some(record) => Some(record.clone()),
-            None => session(self.connection, id)?,
-        };
+        let found = session(self.connection, id)?;
         if let Some(record) = &found {
             self.stored_sessions.insert(id, record.clone());
         }
@@ -387,7 +372,7 @@ impl ProjectionStore for SqliteProjection<'_> {
     }
 
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Error> {
-        match self.runs.get(&id).or_else(|| self.recent.run(id)) {
+        match self.runs.get(&id) {
             Some(record) => Ok(Some(record.clone())),
             None => run(self.connection, id),
         }
@@ -397,10 +382,7 @@ impl ProjectionStore for SqliteProjection<'_> {
         if let Some(record) = self.nodes.get(&id) {
             return Ok(Some(record.clone()));
         }
-        let found = match self.recent.node(id) {
-            Some(record) => Some(record.clone()),
-            None => node(self.connection, id)?,
-        };
+        let found = node(self.connection, id)?;
         if let Some(record) = &found {
             self.stored_nodes.insert(id, record.clone());
         }
@@ -512,11 +494,10 @@ fn session_moved_on(connection: &Connection, record: &SessionRecord) -> Result<(
 }
 
 /// Inserts a node row, or updates what can change in one: its status, state and child count
-/// (leaving the node indexes untouched). Answers the length of the state as encoded.
-fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Error> {
+/// (leaving the node indexes untouched).
+fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
     let state = String::from_utf8(canonical_json(&record.state))
         .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
-    let state_bytes = state.len();
     let parent = record.parent.map(|parent| parent.text());
     connection
         .prepare_cached(WRITE_NODE)
@@ -537,7 +518,7 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Err
             ])
         })
         .doing("writing a node row")?;
-    Ok(state_bytes)
+    Ok(())
 }
 
 /// Whether `after` is `before` with another child count and nothing else changed.
@@ -727,8 +708,7 @@ mod tests {
             },
         ];
         for change in changes {
-            let mut recent = Recent::default();
-            let mut projection = SqliteProjection::new(&connection, &mut recent);
+            let mut projection = SqliteProjection::new(&connection);
             let mut record = projection.node(id).unwrap().unwrap();
             change(&mut record);
             projection.put_node(record.clone()).unwrap();
@@ -775,8 +755,7 @@ mod tests {
         for (index, change) in changes.into_iter().enumerate() {
             let logged = std::fs::metadata(&wal).unwrap().len();
             let transaction = connection.transaction().unwrap();
-            let mut recent = Recent::default();
-            let mut projection = SqliteProjection::new(&transaction, &mut recent);
+            let mut projection = SqliteProjection::new(&transaction);
             let mut record = projection.session(id).unwrap().unwrap();
             change(&mut record);
             projection.put_session(record.clone()).unwrap();

@@ -23,7 +23,6 @@ use switchyard_store::projection::{ApplyError, Projector};
 use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
 use crate::checkpoint::{Checkpointer, Cycle};
-use crate::recent::Recent;
 use crate::rows::{self, SqliteProjection};
 use crate::search;
 use crate::sql_error::{self, Context};
@@ -82,12 +81,12 @@ impl<T> Reply<T> {
 impl Job {
     /// Runs the request inside the open transaction and holds its answer. The job stays whole,
     /// so that its group can run it again.
-    fn perform(&mut self, connection: &Connection, recent: &mut Recent) {
+    fn perform(&mut self, connection: &Connection) {
         match self {
-            Job::Append { batch, reply } => reply.hold(append(connection, recent, batch)),
+            Job::Append { batch, reply } => reply.hold(append(connection, batch)),
             Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
-            Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
-            Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
+            Job::Rebuild { reply } => reply.hold(rebuild(connection)),
+            Job::Import { copy, reply } => reply.hold(import(connection, copy)),
             // Indexes every text still waiting for the text index, before a search.
             Job::IndexTexts { reply } => reply.hold(search::index_waiting(connection, 1)),
         }
@@ -155,7 +154,6 @@ pub(crate) struct Counters {
 /// writer thread, or a caller that found it idle ([`Shared::commit_here`]).
 pub(crate) struct Core {
     pub(crate) connection: Connection,
-    pub(crate) recent: Recent,
     /// Where the connection stands in checkpointing its WAL; `None` only while a commit has it.
     pub(crate) cycle: Option<Cycle>,
 }
@@ -182,7 +180,9 @@ impl std::fmt::Debug for Shared {
 impl Shared {
     /// The writer connection, once nobody else holds it.
     fn lock_core(&self) -> MutexGuard<'_, Core> {
-        self.core.lock().unwrap_or_else(recovered)
+        // A panic while committing leaves no transaction open: a [`WriteTransaction`] rolls back
+        // when dropped.
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The writer connection if nobody holds it now.
@@ -190,7 +190,7 @@ impl Shared {
         match self.core.try_lock() {
             Ok(core) => Some(core),
             Err(TryLockError::WouldBlock) => None,
-            Err(TryLockError::Poisoned(poisoned)) => Some(recovered(poisoned)),
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
         }
     }
 
@@ -218,17 +218,9 @@ impl Shared {
     }
 
     fn commit_group(&self, core: &mut Core, group: Vec<Job>) {
-        let Core { connection, recent, cycle } = core;
-        Cycle::around(cycle, || commit_group(connection, recent, group, &self.counters, &self.feed, &self.published));
+        let Core { connection, cycle } = core;
+        Cycle::around(cycle, || commit_group(connection, group, &self.counters, &self.feed, &self.published));
     }
-}
-
-/// The writer connection after a panic while it was held: no transaction is left open (a
-/// [`WriteTransaction`] rolls back when dropped), but the rows `recent` holds may not have committed.
-fn recovered(poisoned: PoisonError<MutexGuard<'_, Core>>) -> MutexGuard<'_, Core> {
-    let mut core = poisoned.into_inner();
-    core.recent.forget();
-    core
 }
 
 /// Whether the calling thread is a worker of a multi-threaded tokio runtime, running one of its
@@ -282,18 +274,14 @@ impl Writer {
 
 /// Indexes the texts waiting for the text index in a transaction of their own.
 fn index_waiting_texts(core: &mut Core) -> Result<(), Error> {
-    let transaction = begin(&mut core.connection, &mut core.recent)?;
+    let transaction = begin(&mut core.connection)?;
     search::index_waiting(&transaction, 1)?;
     transaction.commit().doing("committing the indexed texts")
 }
 
-/// Starts the write transaction of a group, and checks what `recent` holds while it has the
-/// write lock.
-fn begin<'c>(connection: &'c mut Connection, recent: &mut Recent) -> Result<WriteTransaction<'c>, Error> {
-    let transaction =
-        WriteTransaction::begin(connection).map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
-    recent.check(&transaction)?;
-    Ok(transaction)
+/// Starts the write transaction of a group.
+fn begin(connection: &mut Connection) -> Result<WriteTransaction<'_>, Error> {
+    WriteTransaction::begin(connection).map_err(|error| sql_error::map(&error, "starting a write transaction"))
 }
 
 const BEGIN: &str = "BEGIN IMMEDIATE";
@@ -361,7 +349,6 @@ impl Drop for WriteTransaction<'_> {
 
 fn commit_group(
     connection: &mut Connection,
-    recent: &mut Recent,
     mut group: Vec<Job>,
     counters: &Counters,
     feed: &Feed,
@@ -373,7 +360,7 @@ fn commit_group(
             job.answer(None);
         }
     };
-    let mut transaction = match begin(connection, recent) {
+    let mut transaction = match begin(connection) {
         Ok(transaction) => transaction,
         Err(error) => return fail_all(group, error),
     };
@@ -382,7 +369,7 @@ fn commit_group(
     // The first failure ends the pass: the group runs again below, and SQLite may have rolled the
     // transaction back itself (a full disk, an I/O error), leaving later statements to commit alone.
     for job in &mut group {
-        job.perform(&transaction, recent);
+        job.perform(&transaction);
         if !job.succeeded() {
             break;
         }
@@ -390,13 +377,11 @@ fn commit_group(
     let isolated = group.len() > 1 && !group.iter().all(Job::succeeded);
     if isolated {
         // A failed request may have written part of its rows. The group runs again from the start,
-        // each request in its own savepoint, so only the failed ones lose their rows; `recent`
-        // may hold rows the rollback undid.
-        recent.forget();
+        // each request in its own savepoint, so only the failed ones lose their rows.
         if let Err(error) = transaction.rollback() {
             return fail_all(group, sql_error::map(&error, "rolling back a group to isolate its requests"));
         }
-        transaction = match begin(connection, recent) {
+        transaction = match begin(connection) {
             Ok(transaction) => transaction,
             Err(error) => return fail_all(group, error),
         };
@@ -409,16 +394,12 @@ fn commit_group(
                 });
                 continue;
             }
-            if let Err(error) = in_savepoint(&mut transaction, job, recent) {
+            if let Err(error) = in_savepoint(&mut transaction, job) {
                 job.fail(error);
             }
         }
     }
     let all_succeeded = group.iter().all(Job::succeeded);
-    if !all_succeeded {
-        // A failed request's rows were rolled back (or the whole transaction will be).
-        recent.forget();
-    }
     let committing = isolated || all_succeeded;
     let changes: Vec<Change> = if committing { group.iter().filter_map(Job::change).collect() } else { Vec::new() };
     published.expect(&changes);
@@ -434,7 +415,6 @@ fn commit_group(
             }
         }
         Err(error) => {
-            recent.forget();
             published.withdraw(&changes);
             let error = sql_error::map(&error, "committing");
             tracing::warn!(%error, "a grouped commit failed; every request in it is answered with the error");
@@ -447,9 +427,9 @@ fn commit_group(
 
 /// Runs one request of a group in a savepoint of its own, released if it succeeded and rolled
 /// back if it failed, leaving the rest of the group untouched.
-fn in_savepoint(transaction: &mut WriteTransaction<'_>, job: &mut Job, recent: &mut Recent) -> Result<(), Error> {
+fn in_savepoint(transaction: &mut WriteTransaction<'_>, job: &mut Job) -> Result<(), Error> {
     let savepoint = transaction.savepoint().doing("opening a savepoint")?;
-    job.perform(&savepoint, recent);
+    job.perform(&savepoint);
     if job.succeeded() {
         savepoint.commit().doing("releasing a savepoint")
     } else {
@@ -464,10 +444,7 @@ fn invalid(reason: impl Into<String>) -> Error {
 
 /// The sequence number and hash of the session's last event, read inside the write transaction so
 /// processes sharing the file agree.
-fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64, String), Error> {
-    if let Some(head) = recent.head(batch.session) {
-        return Ok(head.clone());
-    }
+fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> {
     let mut statement = connection.prepare_cached(SESSION_HEAD).doing("reading the session head")?;
     let mut rows = statement.query([&*batch.session.text()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
@@ -479,7 +456,7 @@ fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64,
     }
 }
 
-fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result<Appended, Error> {
+fn append(connection: &Connection, batch: &Batch) -> Result<Appended, Error> {
     if batch.events.is_empty() {
         return Err(invalid("a batch must carry at least one event"));
     }
@@ -489,10 +466,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         return Ok(Appended::AlreadyRecorded(recorded));
     }
     if let Some(guard) = &batch.guard {
-        let found = match recent.run(guard.run) {
-            Some(run) => Some(run.control),
-            None => rows::run(connection, guard.run)?.map(|run| run.control),
-        };
+        let found = rows::run(connection, guard.run)?.map(|run| run.control);
         if found != Some(guard.control) {
             return Err(Error::Stale {
                 run: guard.run.to_string(),
@@ -501,7 +475,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
             });
         }
     }
-    let (mut seq, mut prev_hash) = head(connection, recent, batch)?;
+    let (mut seq, mut prev_hash) = head(connection, batch)?;
     let first_seq = seq + 1;
     let mut sealed = Vec::with_capacity(batch.events.len());
     for event in &batch.events {
@@ -511,8 +485,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         prev_hash = stored.hash.clone();
         sealed.push((stored, body));
     }
-    write_events(connection, recent, &sealed)?;
-    recent.wrote_head(batch.session, seq, prev_hash);
+    write_events(connection, &sealed)?;
     if let Some(claim) = &batch.claim {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -535,9 +508,9 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
 /// Inserts sealed events (each with the body its hash covers), applies them to the projections
 /// and records their texts, indexing the texts waiting once a batch of them waits: the part of a
 /// write that an append and an import share.
-fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
+fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
     let mut projector = Projector::new();
-    let mut target = SqliteProjection::new(connection, recent);
+    let mut target = SqliteProjection::new(connection);
     let mut recorded = false;
     for (stored, body) in sealed {
         let run = stored.run.map(|run| run.text());
@@ -578,7 +551,7 @@ fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredE
 /// Writes a session copied from another store (see [`Store::import_session`]).
 ///
 /// [`Store::import_session`]: switchyard_store::Store::import_session
-fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> Result<u64, Error> {
+fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
     let sealed = copy.checked_events()?;
     let held = connection
         .query_row("SELECT EXISTS (SELECT 1 FROM events WHERE session = ?1)", [copy.session.to_string()], |row| {
@@ -588,7 +561,7 @@ fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> R
     if held {
         return Err(switchyard_store::copy::session_exists(copy.session));
     }
-    write_events(connection, recent, &sealed)?;
+    write_events(connection, &sealed)?;
     for claim in &copy.claims {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -656,8 +629,7 @@ fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, E
 }
 
 /// Drops the projections and replays every session's events through the same projector.
-pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<(), Error> {
-    recent.forget();
+pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
     drop_projections(connection)?;
     let sessions: Vec<String> = {
         let mut statement =
@@ -665,7 +637,7 @@ pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<()
         statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect()).doing("listing sessions")?
     };
     let sql = "SELECT session, seq, body, hash FROM events WHERE session = ?1 ORDER BY seq";
-    let mut target = SqliteProjection::new(connection, recent);
+    let mut target = SqliteProjection::new(connection);
     for session in sessions {
         let events = rows::all(connection, sql, [&session], rows::decode_event, "reading a session's events")?;
         let mut projector = Projector::new();

@@ -609,10 +609,8 @@ fn advance(script: &mut SessionScript, from: u64, to: u64) -> Batch {
     Batch::events(script.session, events)
 }
 
-/// Each writer keeps the rows it wrote in memory and reads them back from there, but only while
-/// no other connection writes the file: two stores on one file (as two processes would be)
-/// advancing the same run in turns each chain onto what the other wrote, with projections that
-/// match the log.
+/// Two stores on one file (as two processes would be) advancing the same run in turns each chain
+/// onto what the other wrote, with projections that match the log.
 #[tokio::test]
 async fn two_writers_on_one_file_each_build_on_what_the_other_wrote() {
     let folder = tempfile::tempdir().unwrap();
