@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, Savepoint, params};
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use switchyard_core::token::Nonce;
@@ -201,71 +201,10 @@ fn index_waiting_texts(connection: &mut Connection) -> Result<(), Error> {
 }
 
 /// Starts the write transaction of a group.
-fn begin(connection: &mut Connection) -> Result<WriteTransaction<'_>, Error> {
-    WriteTransaction::begin(connection).map_err(|error| sql_error::map(&error, "starting a write transaction"))
-}
-
-const BEGIN: &str = "BEGIN IMMEDIATE";
-const COMMIT: &str = "COMMIT";
-const ROLLBACK: &str = "ROLLBACK";
-
-/// A write transaction, as rusqlite's `Transaction` begun `IMMEDIATE`, but whose `BEGIN`, `COMMIT`
-/// and `ROLLBACK` are statements of the connection's cache: rusqlite runs them as text, which
-/// SQLite parses at every transaction (1% of an advance's instructions). Dropped while open, it
-/// rolls back, as rusqlite's does.
-struct WriteTransaction<'c> {
-    connection: &'c mut Connection,
-}
-
-impl<'c> WriteTransaction<'c> {
-    fn begin(connection: &'c mut Connection) -> rusqlite::Result<Self> {
-        run_cached(connection, BEGIN)?;
-        Ok(Self { connection })
-    }
-
-    fn commit(self) -> rusqlite::Result<()> {
-        self.end(COMMIT)
-    }
-
-    fn rollback(self) -> rusqlite::Result<()> {
-        self.end(ROLLBACK)
-    }
-
-    /// Ends the transaction with `sql`; if that fails and leaves it open, dropping `self` rolls
-    /// it back.
-    fn end(self, sql: &str) -> rusqlite::Result<()> {
-        run_cached(self.connection, sql)
-    }
-
-    fn savepoint(&mut self) -> rusqlite::Result<Savepoint<'_>> {
-        self.connection.savepoint()
-    }
-}
-
-/// Runs `sql`, a statement without parameters or rows, from the connection's statement cache.
-/// Inlined, as the code it replaced was, so a server's warm-up runs nothing outside the hot-code
-/// list.
-#[inline(always)]
-fn run_cached(connection: &Connection, sql: &str) -> rusqlite::Result<()> {
-    connection.prepare_cached(sql)?.execute([]).map(drop)
-}
-
-impl std::ops::Deref for WriteTransaction<'_> {
-    type Target = Connection;
-
-    fn deref(&self) -> &Connection {
-        self.connection
-    }
-}
-
-impl Drop for WriteTransaction<'_> {
-    fn drop(&mut self) {
-        if !self.connection.is_autocommit()
-            && let Err(error) = run_cached(self.connection, ROLLBACK)
-        {
-            tracing::warn!(%error, "rolling back an unfinished write transaction failed");
-        }
-    }
+fn begin(connection: &mut Connection) -> Result<Transaction<'_>, Error> {
+    connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| sql_error::map(&error, "starting a write transaction"))
 }
 
 fn commit_group(
@@ -348,7 +287,7 @@ fn commit_group(
 
 /// Runs one request of a group in a savepoint of its own, released if it succeeded and rolled
 /// back if it failed, leaving the rest of the group untouched.
-fn in_savepoint(transaction: &mut WriteTransaction<'_>, job: &mut Job) -> Result<(), Error> {
+fn in_savepoint(transaction: &mut Transaction<'_>, job: &mut Job) -> Result<(), Error> {
     let savepoint = transaction.savepoint().doing("opening a savepoint")?;
     job.perform(&savepoint);
     if job.succeeded() {
