@@ -121,17 +121,8 @@ async fn server(config: &Config, conformance_fixtures: bool, file_tools: bool) -
     Ok(server_on(&opened, config, conformance_fixtures, file_tools))
 }
 
-/// The MCP server over an open runtime (which `serve` shares with the console). It warms the
-/// store in the background while the client connects ([`Runtime::warm`]), so its first advance
-/// neither prepares the store's statements nor creates its write-ahead log.
+/// The MCP server over an open runtime (which `serve` shares with the console).
 fn server_on(opened: &Opened, config: &Config, conformance_fixtures: bool, file_tools: bool) -> SwitchyardServer {
-    let warmed = Arc::clone(&opened.runtime);
-    tokio::spawn(async move {
-        if let Err(error) = warmed.warm().await {
-            // Nothing is lost: the first advance prepares what the warm-up did not.
-            tracing::debug!(%error, "the store was not warmed");
-        }
-    });
     let mut providers: Vec<Arc<dyn ToolProvider>> = Vec::new();
     if file_tools {
         let host = Arc::new(opened.file_host(config));

@@ -1014,8 +1014,10 @@ fn main() {
     let paced_fsync = Stats::new(fsync_probe(home.home.path(), if quick() { 30 } else { 100 }, PAUSE));
     println!("{}", paced_fsync.line(&format!("one fsync, {apart} ms apart")));
     let first = first_advance_rows(runs);
+    let advances = &tools.iter().find(|(what, _)| *what == ADVANCE).expect("the advance row").1;
+    println!("\n{ADVANCE} p99 over {} calls: {:.3} ms", advances.samples.len(), advances.at(0.99).as_secs_f64() * 1e3);
     println!(
-        "\nserver CPU per `continue_workflow` advance (user + system, all threads, over {} advances): {}",
+        "server CPU per `continue_workflow` advance (user + system, all threads, over {} advances): {}",
         behind + 100,
         ms(cpu)
     );

@@ -216,14 +216,6 @@ impl Runtime {
         self
     }
 
-    /// Prepares the store for the requests of a long-lived server ([`Store::warm`]): its statements,
-    /// and on SQLite its write-ahead log, so that the first advance pays for neither. A server calls
-    /// it once, in the background, after it starts; a command that answers one request and exits
-    /// should not.
-    pub async fn warm(&self) -> Result<(), Error> {
-        Ok(self.store.warm().await?)
-    }
-
     /// The runtime's metrics, for a door that serves them (`switchyard serve`'s `/metrics`).
     pub fn metrics(&self) -> &Metrics {
         &self.metrics

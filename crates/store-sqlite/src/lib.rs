@@ -1,22 +1,16 @@
 //! The embedded SQLite backend of the switchyard store: one file in WAL mode, one writer thread
-//! doing grouped commits (a write that finds it idle commits on its caller's thread), a small pool
-//! of read connections.
+//! doing grouped commits, a small pool of read connections.
 //!
 //! Several processes may share the file: every sequence number and previous hash is read inside
 //! the `BEGIN IMMEDIATE` write transaction, and idempotency keys are primary keys.
 
 mod checkpoint;
 mod copy;
-mod recent;
 mod rows;
 mod schema;
 mod search;
 mod sql_error;
 mod verify;
-// The one module with `unsafe` code: the writer's VFS, a table of C functions for SQLite.
-#[allow(unsafe_code)]
-mod vfs;
-mod warm;
 mod watch;
 mod writer;
 
@@ -40,9 +34,8 @@ use switchyard_store::{
 pub use schema::{SCHEMA_VERSION, schema_v1};
 pub use search::INDEX_BATCH;
 
-use recent::Recent;
 use sql_error::Context;
-use writer::{Core, Counters, Job, Reply, Shared, Writer};
+use writer::{Counters, Job, Reply, Writer};
 
 /// How to open a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,21 +57,9 @@ impl Default for SqliteOptions {
 /// What the writer has done since the store was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteStats {
-    /// Write requests (appends, token claims, rebuilds, imports, warm-ups), wherever they ran. A
-    /// server's warm-up is one request, then one per step of writing the log ahead (some 18).
+    /// Write requests (appends, token claims, rebuilds, imports).
     pub requests: u64,
-    /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
-    /// of its own); the others went to the writer thread.
-    pub on_caller_thread: u64,
-    /// Point lookups (a token, a claim, a session, run or node by its id) answered on the writer's
-    /// connection, which found it idle and holds what it committed in its page cache; the others
-    /// went to a read connection.
-    pub lookups_on_writer: u64,
-    /// Of those, tokens' scopes answered from the rows the writer holds (`recent.rs`), without
-    /// reading the file.
-    pub scopes_held: u64,
-    /// Transactions committed; several requests share one when they arrive together. Each step of
-    /// a warm-up counts, though those of writing the log ahead change no page.
+    /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
     pub background_checkpoints: u64,
@@ -152,12 +133,10 @@ impl ReadPool {
     }
 }
 
-/// The way to a store's writer: its queue, the connection an idle writer lets a caller commit on,
-/// and its thread.
+/// The way to a store's writer: its queue and its thread.
 #[derive(Debug)]
 struct WriterHandle {
     jobs: mpsc::Sender<Job>,
-    shared: Arc<Shared>,
     thread: JoinHandle<()>,
 }
 
@@ -277,23 +256,23 @@ impl SqliteStore {
         let feed = Feed::default();
         let published = Arc::new(watch::Published::default());
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
-        let cycle = Some(checkpointer.attach(&connection));
-        let shared = Arc::new(Shared {
-            core: Mutex::new(Core { connection, recent: Recent::default(), cycle }),
+        let writer = Writer {
+            connection,
+            jobs: receiver,
+            checkpointer,
             max_group: options.max_group.max(1),
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),
             feed: feed.clone(),
             published: Arc::clone(&published),
-        });
-        let writer = Writer { shared: Arc::clone(&shared), jobs: receiver, checkpointer };
+        };
         let thread = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
             .spawn(move || writer.run())
             .map_err(|error| Error::Io { message: format!("starting the writer thread: {error}") })?;
         Ok(SqliteStore {
             path: path.to_owned(),
-            writer: Some(WriterHandle { jobs: sender, shared, thread }),
+            writer: Some(WriterHandle { jobs: sender, thread }),
             readers: Some(Arc::new(readers)),
             counters,
             gate,
@@ -313,9 +292,6 @@ impl SqliteStore {
     pub fn write_stats(&self) -> WriteStats {
         WriteStats {
             requests: self.counters.requests.load(Ordering::SeqCst),
-            on_caller_thread: self.counters.on_caller_thread.load(Ordering::SeqCst),
-            lookups_on_writer: self.counters.lookups_on_writer.load(Ordering::SeqCst),
-            scopes_held: self.counters.scopes_held.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
             inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
@@ -336,9 +312,7 @@ impl SqliteStore {
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
         let writer = self.writer.as_ref().ok_or_else(closed)?;
-        if let Some(job) = writer.shared.commit_here(job(Reply::new(reply))) {
-            writer.jobs.send(job).map_err(|_| closed())?;
-        }
+        writer.jobs.send(job(Reply::new(reply))).map_err(|_| closed())?;
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
     }
@@ -383,21 +357,13 @@ impl SqliteStore {
     }
 
     /// Runs a point lookup (a few rows by key, tens of microseconds) on the caller's thread, on
-    /// an idle connection: cheaper than handing it to a blocking thread and waking the caller
-    /// again, which every advance would pay twice. The writer's connection comes first, as its page
-    /// cache survives its own commits ([`Shared::read_here`]); then an idle read connection. With
-    /// every connection busy, it waits on a blocking thread like any read.
+    /// an idle read connection: cheaper than handing it to a blocking thread and waking the caller
+    /// again, which every advance would pay twice. With every connection busy, it waits on a
+    /// blocking thread like any read.
     async fn lookup<T: Send + 'static>(
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,
     ) -> Result<T, Error> {
-        let read = match &self.writer {
-            Some(writer) => match writer.shared.read_here(read) {
-                Ok(answer) => return answer,
-                Err(read) => read,
-            },
-            None => read,
-        };
         let readers = self.readers()?;
         if let Some(mut slot) = readers.idle() {
             return read(readers.opened(&mut slot)?);
@@ -413,14 +379,13 @@ impl Drop for SqliteStore {
         // Read-only connections can neither checkpoint nor remove the WAL when they close, so they
         // close first; the writer, closing last, checkpoints and removes it (see `Writer::run`).
         drop(self.readers.take());
-        if let Some(WriterHandle { jobs, shared, thread }) = self.writer.take() {
-            // Closing the channel lets the writer finish what is queued and stop.
+        if let Some(WriterHandle { jobs, thread }) = self.writer.take() {
+            // Closing the channel lets the writer finish what is queued, close its connection last
+            // and stop.
             drop(jobs);
             if thread.join().is_err() {
                 tracing::error!(path = %self.path.display(), "the store writer thread panicked");
             }
-            // The writer connection closes last.
-            drop(shared);
         }
     }
 }
@@ -446,11 +411,6 @@ impl Store for SqliteStore {
     }
 
     async fn token_scope(&self, nonce: Nonce) -> Result<Option<TokenScope>, Error> {
-        if let Some(writer) = &self.writer
-            && let Some(answer) = writer.shared.token_scope_here(nonce)
-        {
-            return answer;
-        }
         self.lookup(move |connection| rows::token_scope(connection, nonce)).await
     }
 
@@ -497,24 +457,6 @@ impl Store for SqliteStore {
 
     async fn rebuild_projections(&self) -> Result<(), Error> {
         self.write(|reply| Job::Rebuild { reply }).await
-    }
-
-    /// Prepares one read connection's statements, then the writer's, in a writer job that takes
-    /// the write lock and begins the write-ahead log with a page that does not change; then
-    /// writes the log ahead, one writer job per step, so a request waits for one step at most
-    /// (`warm.rs`).
-    async fn warm(&self) -> Result<(), Error> {
-        self.read(|connection| warm::reader(connection)).await?;
-        if self.read_only.is_some() {
-            return Ok(());
-        }
-        self.write(|reply| Job::Warm { reply }).await?;
-        for _ in 0..warm::MOST_LOG_AHEAD_STEPS {
-            if self.write(|reply| Job::LogAhead { reply }).await? {
-                break;
-            }
-        }
-        Ok(())
     }
 
     async fn search_sessions(&self, query: SearchQuery) -> Result<Vec<SearchHit>, Error> {
@@ -592,81 +534,6 @@ mod tests {
         drop((busy, idle));
         assert_eq!(opened(&pool), 2);
         assert!(pool.idle().is_some());
-    }
-
-    #[test]
-    fn a_lookup_reads_on_the_writers_connection_unless_someone_holds_it() {
-        use switchyard_store::conformance::fixture::{SessionScript, node_id};
-
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let folder = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&folder.path().join("store.db"), SqliteOptions::default()).unwrap();
-        let mut script = SessionScript::new(1);
-        runtime.block_on(store.append(script.start(node_id(1)))).unwrap();
-        let last_seq = || runtime.block_on(store.session(script.session)).unwrap().map(|session| session.last_seq);
-        assert_eq!(last_seq(), Some(3), "the commit just made");
-        assert_eq!(store.write_stats().lookups_on_writer, 1, "the writer's connection was idle");
-
-        let held = store.writer.as_ref().unwrap().shared.core.lock().unwrap();
-        assert_eq!(last_seq(), Some(3), "read on a read connection");
-        assert_eq!(store.write_stats().lookups_on_writer, 1, "a held writer is not waited for");
-        drop(held);
-    }
-
-    /// A token's scope answered from the writer's rows is the one the file gives; a commit by
-    /// another connection sends the next answer to the file.
-    #[test]
-    fn a_tokens_scope_held_by_the_writer_reads_as_the_file_and_yields_to_other_writers() {
-        use switchyard_core::event::NodeCause;
-        use switchyard_core::state::RunStatus;
-        use switchyard_core::token::TokenKind;
-        use switchyard_store::conformance::fixture::{SessionScript, attempt_id, node_id, nonce};
-
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        let folder = tempfile::tempdir().unwrap();
-        let path = folder.path().join("store.db");
-        let store = SqliteStore::open(&path, SqliteOptions::default()).unwrap();
-        let mut script = SessionScript::new(1);
-        let mut start = script.start(node_id(1));
-        start.tokens.push(script.token(nonce(1), TokenKind::Continue, node_id(1), Some(attempt_id(1))));
-        start.tokens.push(script.token(nonce(2), TokenKind::State, node_id(1), None));
-        runtime.block_on(store.append(start)).unwrap();
-        for step in 1..=3 {
-            let (from, to) = (node_id(step), node_id(step + 1));
-            let events = vec![
-                script.advanced(from, attempt_id(step), to, format!("step {step}")),
-                script.node(to, Some(from), NodeCause::Advance, RunStatus::Active),
-            ];
-            let mut batch = script.claimed(events, &format!("advance:{step}"), "sha", serde_json::json!({}));
-            batch.tokens.push(script.token(nonce(10 * step + 1), TokenKind::Continue, to, Some(attempt_id(step + 1))));
-            batch.tokens.push(script.token(
-                nonce(10 * step + 2),
-                TokenKind::Checkpoint,
-                to,
-                Some(attempt_id(step + 1)),
-            ));
-            runtime.block_on(store.append(batch)).unwrap();
-        }
-        let claimed = script.token(nonce(40), TokenKind::State, node_id(4), None);
-        assert_eq!(runtime.block_on(store.claim_token(claimed)).unwrap(), nonce(40));
-
-        // Nodes 1 to 3 each got a child after they were written: the held rows must have taken
-        // the new child counts, as the file did.
-        let file = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        let nonces = [1, 2, 11, 12, 21, 22, 31, 32, 40].map(nonce);
-        for (held, nonce) in nonces.into_iter().enumerate() {
-            let scope = runtime.block_on(store.token_scope(nonce)).unwrap().expect("a registered token");
-            assert_eq!(Some(&scope), rows::token_scope(&file, nonce).unwrap().as_ref(), "{nonce:?}");
-            assert!(scope.node.is_some() && scope.run.is_some() && scope.session.is_some());
-            assert_eq!(store.write_stats().scopes_held, held as u64 + 1, "{nonce:?} was answered from memory");
-        }
-
-        let other = Connection::open(&path).unwrap();
-        other.busy_timeout(Duration::from_secs(5)).unwrap();
-        other.execute("UPDATE sessions SET title = 'renamed by another process'", []).unwrap();
-        let scope = runtime.block_on(store.token_scope(nonce(31))).unwrap().expect("a registered token");
-        assert_eq!(scope.session.unwrap().title, "renamed by another process");
-        assert_eq!(store.write_stats().scopes_held, nonces.len() as u64, "read from the file after another commit");
     }
 
     #[test]

@@ -18,23 +18,21 @@ use switchyard_store::{
     Error, MAX_PAGE, NodeRecord, Recorded, RunRecord, SessionQuery, SessionRecord, StoredEvent, TokenRecord, TokenScope,
 };
 
-use crate::recent::Recent;
 use crate::sql_error::Context;
 
 pub(crate) use switchyard_store::decode::{
     Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
 };
 
-pub(crate) const CLAIM: &str =
-    "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
-pub(crate) const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
-pub(crate) const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
-pub(crate) const EVENTS_AFTER: &str =
+const CLAIM: &str = "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
+const WORKFLOW_BY_HASH: &str = "SELECT hash, ir FROM workflows WHERE hash = ?1";
+const PIN_WORKFLOW: &str = "INSERT OR IGNORE INTO workflows (hash, ir) VALUES (?1, ?2)";
+const EVENTS_AFTER: &str =
     "SELECT session, seq, body, hash FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3";
 
 /// The projection's writes: each inserts a row, or updates what can change in one (leaving the
 /// indexes over columns that never change untouched).
-pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace,
+const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, workflow_id, run, status, workspace,
         git_branch, git_head, created_at_ms, updated_at_ms, last_seq)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (id) DO UPDATE SET workflow_id = excluded.workflow_id, run = excluded.run,
@@ -42,35 +40,34 @@ pub(crate) const WRITE_SESSION: &str = "INSERT INTO sessions (id, goal, title, w
 /// A session that only moved on: a later event, the same run, status and workflow. Only the
 /// columns it names change, so of the session's indexes only `sessions_by_recency` is written
 /// (SQLite rewrites the entries of every index over a column an `UPDATE` sets, whatever the value).
-pub(crate) const SESSION_MOVED_ON: &str = "UPDATE sessions SET updated_at_ms = ?2, last_seq = ?3 WHERE id = ?1";
-pub(crate) const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
+const SESSION_MOVED_ON: &str = "UPDATE sessions SET updated_at_ms = ?2, last_seq = ?3 WHERE id = ?1";
+const WRITE_RUN: &str = "INSERT INTO runs (id, session, workflow_id, workflow_hash, source, control, tip,
         status, node_count, created_at_ms, updated_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
     ON CONFLICT (id) DO UPDATE SET control = excluded.control, tip = excluded.tip, status = excluded.status,
         node_count = excluded.node_count, updated_at_ms = excluded.updated_at_ms";
-pub(crate) const WRITE_NODE: &str = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state,
+const WRITE_NODE: &str = "INSERT INTO nodes (id, run, session, parent, kind, cause, step, status, state,
         child_count, created_seq, created_at_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, state = excluded.state,
         child_count = excluded.child_count";
-pub(crate) const WRITE_CHILD_COUNT: &str = "UPDATE nodes SET child_count = ?2 WHERE id = ?1";
+const WRITE_CHILD_COUNT: &str = "UPDATE nodes SET child_count = ?2 WHERE id = ?1";
 
 /// A statement built once from the shared column lists: the point reads and the token insert run
 /// on every command, and the statement cache is looked up by the text.
 type Statement = LazyLock<String>;
 
-pub(crate) static SESSION_BY_ID: Statement =
-    LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
-pub(crate) static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
-pub(crate) static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
+static SESSION_BY_ID: Statement = LazyLock::new(|| format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?1"));
+static RUN_BY_ID: Statement = LazyLock::new(|| format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"));
+static NODE_BY_ID: Statement = LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?1"));
 static NODES_OF_RUN: Statement =
     LazyLock::new(|| format!("SELECT {NODE_COLUMNS} FROM nodes WHERE run = ?1 ORDER BY created_seq"));
 static TOKEN_BY_NONCE: Statement = LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE nonce = ?1"));
 /// One statement, so one read snapshot, for a token and the rows it names.
-pub(crate) static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
-pub(crate) static TOKEN_AT: Statement =
+static TOKEN_SCOPE: Statement = LazyLock::new(|| decode::token_scope_sql("?1"));
+static TOKEN_AT: Statement =
     LazyLock::new(|| format!("SELECT {TOKEN_COLUMNS} FROM tokens WHERE kind = ?1 AND node = ?2 AND attempt = ?3"));
-pub(crate) static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
+static INSERT_TOKEN_IF_FREE: Statement = LazyLock::new(|| {
     format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING")
 });
 
@@ -310,12 +307,8 @@ pub(crate) fn session_workflow_ids(connection: &Connection, limit: u32) -> Resul
 /// session read and put back with only a later update time and last seq (every advance that
 /// leaves its status as it was) gets those two updated, so of its indexes only
 /// `sessions_by_recency` moves.
-///
-/// Rows the writer wrote in earlier requests are read from [`Recent`] before the file, and every
-/// row flushed goes there too.
 pub(crate) struct SqliteProjection<'c> {
     connection: &'c Connection,
-    recent: &'c mut Recent,
     sessions: BTreeMap<SessionId, SessionRecord>,
     runs: BTreeMap<RunId, RunRecord>,
     nodes: BTreeMap<NodeId, NodeRecord>,
@@ -325,10 +318,9 @@ pub(crate) struct SqliteProjection<'c> {
 }
 
 impl<'c> SqliteProjection<'c> {
-    pub(crate) fn new(connection: &'c Connection, recent: &'c mut Recent) -> Self {
+    pub(crate) fn new(connection: &'c Connection) -> Self {
         Self {
             connection,
-            recent,
             sessions: BTreeMap::new(),
             runs: BTreeMap::new(),
             nodes: BTreeMap::new(),
@@ -346,11 +338,9 @@ impl<'c> SqliteProjection<'c> {
                 Some(before) if only_moved_on(before, record) => session_moved_on(self.connection, record)?,
                 _ => write_session(self.connection, record)?,
             }
-            self.recent.wrote_session(record);
         }
         for record in std::mem::take(&mut self.runs).values() {
             write_run(self.connection, record)?;
-            self.recent.wrote_run(record);
         }
         let mut nodes: Vec<NodeRecord> = std::mem::take(&mut self.nodes).into_values().collect();
         nodes.sort_by_key(|node| node.created_seq);
@@ -359,12 +349,8 @@ impl<'c> SqliteProjection<'c> {
             match stored.get(&record.id) {
                 Some(before) if differs_in_child_count_only(before, record) => {
                     write_child_count(self.connection, record)?;
-                    self.recent.wrote_child_count(record);
                 }
-                _ => {
-                    let state_bytes = write_node(self.connection, record)?;
-                    self.recent.wrote_node(record, state_bytes);
-                }
+                _ => write_node(self.connection, record)?,
             }
         }
         Ok(())
@@ -378,10 +364,7 @@ impl ProjectionStore for SqliteProjection<'_> {
         if let Some(record) = self.sessions.get(&id) {
             return Ok(Some(record.clone()));
         }
-        let found = match self.recent.session(id) {
-            Some(record) => Some(record.clone()),
-            None => session(self.connection, id)?,
-        };
+        let found = session(self.connection, id)?;
         if let Some(record) = &found {
             self.stored_sessions.insert(id, record.clone());
         }
@@ -389,7 +372,7 @@ impl ProjectionStore for SqliteProjection<'_> {
     }
 
     fn run(&mut self, id: RunId) -> Result<Option<RunRecord>, Error> {
-        match self.runs.get(&id).or_else(|| self.recent.run(id)) {
+        match self.runs.get(&id) {
             Some(record) => Ok(Some(record.clone())),
             None => run(self.connection, id),
         }
@@ -399,10 +382,7 @@ impl ProjectionStore for SqliteProjection<'_> {
         if let Some(record) = self.nodes.get(&id) {
             return Ok(Some(record.clone()));
         }
-        let found = match self.recent.node(id) {
-            Some(record) => Some(record.clone()),
-            None => node(self.connection, id)?,
-        };
+        let found = node(self.connection, id)?;
         if let Some(record) = &found {
             self.stored_nodes.insert(id, record.clone());
         }
@@ -514,11 +494,10 @@ fn session_moved_on(connection: &Connection, record: &SessionRecord) -> Result<(
 }
 
 /// Inserts a node row, or updates what can change in one: its status, state and child count
-/// (leaving the node indexes untouched). Answers the length of the state as encoded.
-fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Error> {
+/// (leaving the node indexes untouched).
+fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error> {
     let state = String::from_utf8(canonical_json(&record.state))
         .map_err(|error| Error::Io { message: format!("encoding a node state: {error}") })?;
-    let state_bytes = state.len();
     let parent = record.parent.map(|parent| parent.text());
     connection
         .prepare_cached(WRITE_NODE)
@@ -539,7 +518,7 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<usize, Err
             ])
         })
         .doing("writing a node row")?;
-    Ok(state_bytes)
+    Ok(())
 }
 
 /// Whether `after` is `before` with another child count and nothing else changed.
@@ -729,8 +708,7 @@ mod tests {
             },
         ];
         for change in changes {
-            let mut recent = Recent::default();
-            let mut projection = SqliteProjection::new(&connection, &mut recent);
+            let mut projection = SqliteProjection::new(&connection);
             let mut record = projection.node(id).unwrap().unwrap();
             change(&mut record);
             projection.put_node(record.clone()).unwrap();
@@ -777,8 +755,7 @@ mod tests {
         for (index, change) in changes.into_iter().enumerate() {
             let logged = std::fs::metadata(&wal).unwrap().len();
             let transaction = connection.transaction().unwrap();
-            let mut recent = Recent::default();
-            let mut projection = SqliteProjection::new(&transaction, &mut recent);
+            let mut projection = SqliteProjection::new(&transaction);
             let mut record = projection.session(id).unwrap().unwrap();
             change(&mut record);
             projection.put_session(record.clone()).unwrap();

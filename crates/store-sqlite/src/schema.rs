@@ -250,15 +250,16 @@ pub(crate) fn configure(connection: &Connection, busy_timeout: Duration) -> Resu
     Ok(())
 }
 
+/// How many prepared statements the writer's connection keeps: an advance runs some twenty on it,
+/// and with rusqlite's default of 16 each would push out one it needs next.
+const WRITER_STATEMENT_CACHE: usize = 32;
+
 /// Opens the writer connection: creates the file, switches to WAL and creates or checks the
-/// schema inside an immediate transaction, so processes opening the file together agree. The
-/// connection writes its log through the writer's VFS (`vfs.rs`), a commit's frames in one write.
+/// schema inside an immediate transaction, so processes opening the file together agree.
 pub(crate) fn open_writer(path: &Path, busy_timeout: Duration) -> Result<Connection, Error> {
     let display = path.display();
-    crate::vfs::register()?;
-    let mut connection = Connection::open_with_flags_and_vfs(path, OpenFlags::default(), crate::vfs::NAME)
-        .doing(&format!("opening {display}"))?;
-    connection.set_prepared_statement_cache_capacity(crate::warm::WRITER_STATEMENT_CACHE);
+    let mut connection = Connection::open(path).doing(&format!("opening {display}"))?;
+    connection.set_prepared_statement_cache_capacity(WRITER_STATEMENT_CACHE);
     configure(&connection, busy_timeout)?;
     let mode = switch_to_wal(&connection, busy_timeout).doing(&format!("switching {display} to WAL"))?;
     if !mode.eq_ignore_ascii_case("wal") {

@@ -62,13 +62,12 @@ CREATE VIRTUAL TABLE texts_search USING fts5 (
 pub const INDEX_BATCH: i64 = 32;
 
 /// The statements that record a text: its step's name, the text.
-pub(crate) const STEP_OF_NODE: &str = "SELECT step FROM nodes WHERE id = ?1";
-pub(crate) const INSERT_TEXT: &str =
-    "INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+const STEP_OF_NODE: &str = "SELECT step FROM nodes WHERE id = ?1";
+const INSERT_TEXT: &str = "INSERT INTO texts (session, node, step, seq, kind, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 /// The statements that tell how far the index lags: the newest text, the newest one indexed.
-pub(crate) const NEWEST_TEXT: &str = "SELECT coalesce(max(id), 0) FROM texts";
-pub(crate) const INDEXED_UPTO: &str = "SELECT upto FROM texts_indexed WHERE singleton = 1";
+const NEWEST_TEXT: &str = "SELECT coalesce(max(id), 0) FROM texts";
+const INDEXED_UPTO: &str = "SELECT upto FROM texts_indexed WHERE singleton = 1";
 
 /// The statements that index the texts waiting: their words, then the new mark.
 const INDEX_WAITING: &str =

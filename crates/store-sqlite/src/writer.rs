@@ -5,35 +5,29 @@
 //! of them fail, its rows may be half written: the transaction rolls back and the group runs
 //! again, each request in its own savepoint, so one request's failure rolls back only that
 //! request. Callers get their answer only after the COMMIT, so an answer means durable.
-//!
-//! A request that finds the writer idle commits on its caller's thread instead, as a group of one
-//! ([`Shared::commit_here`]): the same connection and the same code, without two thread hand-offs.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Receiver;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, Savepoint, params};
-use tokio::runtime::RuntimeFlavor;
+use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 use tokio::sync::oneshot;
 
 use switchyard_core::token::Nonce;
 use switchyard_store::projection::{ApplyError, Projector};
-use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord, TokenScope};
+use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
 use crate::checkpoint::{Checkpointer, Cycle};
-use crate::recent::Recent;
 use crate::rows::{self, SqliteProjection};
 use crate::search;
 use crate::sql_error::{self, Context};
 use crate::watch::Published;
 
-pub(crate) const SESSION_HEAD: &str = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
-pub(crate) const INSERT_EVENT: &str = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
+const SESSION_HEAD: &str = "SELECT seq, hash FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 1";
+const INSERT_EVENT: &str = "INSERT INTO events (session, seq, id, run, kind, at_ms, body, prev_hash, hash)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
-pub(crate) const INSERT_CLAIM: &str =
-    "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)";
+const INSERT_CLAIM: &str = "INSERT INTO claims (key, session, payload_sha256, outcome) VALUES (?1, ?2, ?3, ?4)";
 
 /// One request to the writer, with where to send its answer.
 #[derive(Debug)]
@@ -42,8 +36,6 @@ pub(crate) enum Job {
     ClaimToken { record: TokenRecord, reply: Reply<Nonce> },
     Rebuild { reply: Reply<()> },
     Import { copy: Box<SessionCopy>, reply: Reply<u64> },
-    Warm { reply: Reply<()> },
-    LogAhead { reply: Reply<bool> },
     IndexTexts { reply: Reply<()> },
 }
 
@@ -85,16 +77,12 @@ impl<T> Reply<T> {
 impl Job {
     /// Runs the request inside the open transaction and holds its answer. The job stays whole,
     /// so that its group can run it again.
-    fn perform(&mut self, connection: &Connection, recent: &mut Recent) {
+    fn perform(&mut self, connection: &Connection) {
         match self {
-            Job::Append { batch, reply } => reply.hold(append(connection, recent, batch)),
-            Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, recent, record)),
-            Job::Rebuild { reply } => reply.hold(rebuild(connection, recent)),
-            Job::Import { copy, reply } => reply.hold(import(connection, recent, copy)),
-            // Prepares statements and commits page 1 unchanged, to begin the write-ahead log.
-            Job::Warm { reply } => reply.hold(crate::warm::writer(connection)),
-            // Writes the next step of the log ahead; answers whether it is written far enough.
-            Job::LogAhead { reply } => reply.hold(crate::warm::log_ahead(connection)),
+            Job::Append { batch, reply } => reply.hold(append(connection, batch)),
+            Job::ClaimToken { record, reply } => reply.hold(claim_token(connection, record)),
+            Job::Rebuild { reply } => reply.hold(rebuild(connection)),
+            Job::Import { copy, reply } => reply.hold(import(connection, copy)),
             // Indexes every text still waiting for the text index, before a search.
             Job::IndexTexts { reply } => reply.hold(search::index_waiting(connection, 1)),
         }
@@ -107,8 +95,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.hold(Err(error)),
             Job::Rebuild { reply } => reply.hold(Err(error)),
             Job::Import { reply, .. } => reply.hold(Err(error)),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.hold(Err(error)),
-            Job::LogAhead { reply } => reply.hold(Err(error)),
+            Job::IndexTexts { reply } => reply.hold(Err(error)),
         }
     }
 
@@ -118,8 +105,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.succeeded(),
             Job::Rebuild { reply } => reply.succeeded(),
             Job::Import { reply, .. } => reply.succeeded(),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.succeeded(),
-            Job::LogAhead { reply } => reply.succeeded(),
+            Job::IndexTexts { reply } => reply.succeeded(),
         }
     }
 
@@ -142,8 +128,7 @@ impl Job {
             Job::ClaimToken { reply, .. } => reply.send(commit_error),
             Job::Rebuild { reply } => reply.send(commit_error),
             Job::Import { reply, .. } => reply.send(commit_error),
-            Job::Warm { reply } | Job::IndexTexts { reply } => reply.send(commit_error),
-            Job::LogAhead { reply } => reply.send(commit_error),
+            Job::IndexTexts { reply } => reply.send(commit_error),
         }
     }
 }
@@ -152,12 +137,6 @@ impl Job {
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
-    /// Requests run on the caller's own thread, which found the writer idle.
-    pub(crate) on_caller_thread: AtomicU64,
-    /// Point lookups answered on the writer's connection, which found it idle.
-    pub(crate) lookups_on_writer: AtomicU64,
-    /// Of those, tokens' scopes answered from the rows the writer holds.
-    pub(crate) scopes_held: AtomicU64,
     pub(crate) transactions: AtomicU64,
     /// Passes of the background checkpoint thread, finished or stopped early.
     pub(crate) checkpoints: AtomicU64,
@@ -165,18 +144,11 @@ pub(crate) struct Counters {
     pub(crate) inline_checkpoints: AtomicU64,
 }
 
-/// The writer connection and what it keeps between commits. One thread at a time uses it: the
-/// writer thread, or a caller that found it idle ([`Shared::commit_here`]).
-pub(crate) struct Core {
+/// The writer thread: commits what callers hand it, in groups, on the one connection that writes.
+pub(crate) struct Writer {
     pub(crate) connection: Connection,
-    pub(crate) recent: Recent,
-    /// Where the connection stands in checkpointing its WAL; `None` only while a commit has it.
-    pub(crate) cycle: Option<Cycle>,
-}
-
-/// What the writer thread and the store's callers share to commit.
-pub(crate) struct Shared {
-    pub(crate) core: Mutex<Core>,
+    pub(crate) jobs: Receiver<Job>,
+    pub(crate) checkpointer: Checkpointer,
     pub(crate) max_group: usize,
     pub(crate) counters: Arc<Counters>,
     /// Held for the whole of each group; `SqliteStore::pause_writes` takes it to hold writes.
@@ -187,234 +159,56 @@ pub(crate) struct Shared {
     pub(crate) published: Arc<Published>,
 }
 
-impl std::fmt::Debug for Shared {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.debug_struct("Shared").field("max_group", &self.max_group).finish_non_exhaustive()
-    }
-}
-
-impl Shared {
-    /// The writer connection, once nobody else holds it.
-    fn lock_core(&self) -> MutexGuard<'_, Core> {
-        self.core.lock().unwrap_or_else(recovered)
-    }
-
-    /// The writer connection if nobody holds it now.
-    fn try_core(&self) -> Option<MutexGuard<'_, Core>> {
-        match self.core.try_lock() {
-            Ok(core) => Some(core),
-            Err(TryLockError::WouldBlock) => None,
-            Err(TryLockError::Poisoned(poisoned)) => Some(recovered(poisoned)),
-        }
-    }
-
-    /// Commits `job` on the calling thread when nothing else is writing: one request at a time (an
-    /// agent's calls over stdio or HTTP, the CLI, a library caller) then pays no hand-off to the
-    /// writer thread and back. Gives the job back, for the writer thread, when it cannot: another
-    /// commit is running (requests that arrive meanwhile are grouped there), writes are paused, or
-    /// the job is a rebuild, an import or a warm-up, which may take long.
-    ///
-    /// On a worker of a multi-threaded tokio runtime the commit runs in `block_in_place`, so the
-    /// worker's other tasks move to another thread instead of waiting for the sync.
-    pub(crate) fn commit_here(&self, job: Job) -> Option<Job> {
-        if !matches!(job, Job::Append { .. } | Job::ClaimToken { .. }) {
-            return Some(job);
-        }
-        let Ok(_gate) = self.gate.try_lock() else { return Some(job) };
-        let Some(mut core) = self.try_core() else { return Some(job) };
-        self.counters.on_caller_thread.fetch_add(1, Ordering::SeqCst);
-        if on_runtime_worker() {
-            tokio::task::block_in_place(|| self.commit_group(&mut core, vec![job]));
-        } else {
-            self.commit_group(&mut core, vec![job]);
-        }
-        None
-    }
-
-    /// Runs a point lookup on the writer's connection when nobody holds it, and gives the lookup
-    /// back otherwise. SQLite drops a connection's page cache whenever another connection has
-    /// committed since its last transaction, so a read connection reads every page of a lookup
-    /// again after each advance (a dozen `pread` calls and the b-tree pages parsed again); the
-    /// writer's connection wrote those pages itself and keeps them. Never waits: with the writer
-    /// busy, the lookup goes to a read connection, and a write that arrives meanwhile waits only for
-    /// this lookup, tens of microseconds.
-    pub(crate) fn read_here<T, R>(&self, read: R) -> Result<Result<T, Error>, R>
-    where
-        R: FnOnce(&mut Connection) -> Result<T, Error>,
-    {
-        let Some(mut core) = self.try_core() else { return Err(read) };
-        self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
-        Ok(read(&mut core.connection))
-    }
-
-    /// A token's scope read on the writer's connection, as [`Shared::read_here`] reads, from the
-    /// rows the writer holds when they answer it (see `recent.rs`); `None` when another thread
-    /// holds the connection.
-    pub(crate) fn token_scope_here(&self, nonce: Nonce) -> Option<Result<Option<TokenScope>, Error>> {
-        let mut core = self.try_core()?;
-        self.counters.lookups_on_writer.fetch_add(1, Ordering::Relaxed);
-        let Core { connection, recent, .. } = &mut *core;
-        Some(recent.check_before_lookup(connection).and_then(|()| match recent.token_scope(nonce) {
-            Some(scope) => {
-                self.counters.scopes_held.fetch_add(1, Ordering::Relaxed);
-                // Every test that reads a scope checks that the held rows are the file's.
-                #[cfg(debug_assertions)]
-                if let Ok(read) = rows::token_scope(connection, nonce) {
-                    assert_eq!(read.as_ref(), Some(&scope), "the writer's held rows differ from the file");
-                }
-                Ok(Some(scope))
-            }
-            None => rows::token_scope(connection, nonce),
-        }))
-    }
-
-    fn commit_group(&self, core: &mut Core, group: Vec<Job>) {
-        let Core { connection, recent, cycle } = core;
-        Cycle::around(cycle, || commit_group(connection, recent, group, &self.counters, &self.feed, &self.published));
-    }
-}
-
-/// The writer connection after a panic while it was held: no transaction is left open (a
-/// [`WriteTransaction`] rolls back when dropped), but the rows `recent` holds may not have committed.
-fn recovered(poisoned: PoisonError<MutexGuard<'_, Core>>) -> MutexGuard<'_, Core> {
-    let mut core = poisoned.into_inner();
-    core.recent.forget();
-    core
-}
-
-/// Whether the calling thread is a worker of a multi-threaded tokio runtime, running one of its
-/// tasks. A future that runtime's `block_on` polls runs outside any task, on a thread of its own;
-/// a current-thread runtime has no other thread to move its tasks to.
-fn on_runtime_worker() -> bool {
-    tokio::runtime::Handle::try_current()
-        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread && tokio::task::try_id().is_some())
-}
-
-/// The writer thread: commits what callers hand it, in groups.
-pub(crate) struct Writer {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) jobs: Receiver<Job>,
-    pub(crate) checkpointer: Checkpointer,
-}
-
 impl Writer {
     /// Runs until every sender is gone and the queue is empty.
     pub(crate) fn run(self) {
-        let Writer { shared, jobs, checkpointer } = self;
-        while let Ok(first) = jobs.recv() {
-            let _gate = shared.gate.blocking_lock();
-            let mut core = shared.lock_core();
-            let mut group = vec![first];
-            while group.len() < shared.max_group {
-                match jobs.try_recv() {
-                    Ok(job) => group.push(job),
-                    Err(_) => break,
+        let Writer { mut connection, jobs, checkpointer, max_group, counters, gate, feed, published } = self;
+        let mut cycle = Some(checkpointer.attach(&connection));
+        Cycle::around(&mut cycle, || {
+            while let Ok(first) = jobs.recv() {
+                let _gate = gate.blocking_lock();
+                let mut group = vec![first];
+                while group.len() < max_group {
+                    match jobs.try_recv() {
+                        Ok(job) => group.push(job),
+                        Err(_) => break,
+                    }
                 }
+                commit_group(&mut connection, group, &counters, &feed, &published);
             }
-            shared.commit_group(&mut core, group);
-        }
+        });
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
         // from a long file. Failing here loses nothing: the WAL stays valid and is checkpointed
         // later.
-        let mut core = shared.lock_core();
         // Texts left waiting for the index are indexed now, so the next process to open the
         // file, even one that can only read it, finds every text.
-        if let Err(error) = index_waiting_texts(&mut core) {
+        if let Err(error) = index_waiting_texts(&mut connection) {
             tracing::debug!(%error, "texts left waiting for the index are indexed by the next writer");
         }
-        let cycle = core.cycle.take();
-        checkpointer.stop(&core.connection, cycle);
-        if let Err(error) = core.connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+        checkpointer.stop(&connection, cycle);
+        if let Err(error) = connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
             tracing::debug!(%error, "closing checkpoint skipped; the WAL is checkpointed later");
         }
     }
 }
 
 /// Indexes the texts waiting for the text index in a transaction of their own.
-fn index_waiting_texts(core: &mut Core) -> Result<(), Error> {
-    let transaction = begin(&mut core.connection, &mut core.recent)?;
+fn index_waiting_texts(connection: &mut Connection) -> Result<(), Error> {
+    let transaction = begin(connection)?;
     search::index_waiting(&transaction, 1)?;
-    transaction.commit().doing("committing the indexed texts")?;
-    core.recent.committed(&core.connection);
-    Ok(())
+    transaction.commit().doing("committing the indexed texts")
 }
 
-/// Starts the write transaction of a group, and checks what `recent` holds while it has the
-/// write lock.
-fn begin<'c>(connection: &'c mut Connection, recent: &mut Recent) -> Result<WriteTransaction<'c>, Error> {
-    let transaction =
-        WriteTransaction::begin(connection).map_err(|error| sql_error::map(&error, "starting a write transaction"))?;
-    recent.check(&transaction)?;
-    Ok(transaction)
-}
-
-pub(crate) const BEGIN: &str = "BEGIN IMMEDIATE";
-pub(crate) const COMMIT: &str = "COMMIT";
-const ROLLBACK: &str = "ROLLBACK";
-
-/// A write transaction, as rusqlite's `Transaction` begun `IMMEDIATE`, but whose `BEGIN`, `COMMIT`
-/// and `ROLLBACK` are statements of the connection's cache: rusqlite runs them as text, which
-/// SQLite parses at every transaction (1% of an advance's instructions). Dropped while open, it
-/// rolls back, as rusqlite's does.
-struct WriteTransaction<'c> {
-    connection: &'c mut Connection,
-}
-
-impl<'c> WriteTransaction<'c> {
-    fn begin(connection: &'c mut Connection) -> rusqlite::Result<Self> {
-        run_cached(connection, BEGIN)?;
-        Ok(Self { connection })
-    }
-
-    fn commit(self) -> rusqlite::Result<()> {
-        self.end(COMMIT)
-    }
-
-    fn rollback(self) -> rusqlite::Result<()> {
-        self.end(ROLLBACK)
-    }
-
-    /// Ends the transaction with `sql`; if that fails and leaves it open, dropping `self` rolls
-    /// it back.
-    fn end(self, sql: &str) -> rusqlite::Result<()> {
-        run_cached(self.connection, sql)
-    }
-
-    fn savepoint(&mut self) -> rusqlite::Result<Savepoint<'_>> {
-        self.connection.savepoint()
-    }
-}
-
-/// Runs `sql`, a statement without parameters or rows, from the connection's statement cache.
-/// Inlined, as the code it replaced was, so a server's warm-up runs nothing outside the hot-code
-/// list.
-#[inline(always)]
-fn run_cached(connection: &Connection, sql: &str) -> rusqlite::Result<()> {
-    connection.prepare_cached(sql)?.execute([]).map(drop)
-}
-
-impl std::ops::Deref for WriteTransaction<'_> {
-    type Target = Connection;
-
-    fn deref(&self) -> &Connection {
-        self.connection
-    }
-}
-
-impl Drop for WriteTransaction<'_> {
-    fn drop(&mut self) {
-        if !self.connection.is_autocommit()
-            && let Err(error) = run_cached(self.connection, ROLLBACK)
-        {
-            tracing::warn!(%error, "rolling back an unfinished write transaction failed");
-        }
-    }
+/// Starts the write transaction of a group.
+fn begin(connection: &mut Connection) -> Result<Transaction<'_>, Error> {
+    connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|error| sql_error::map(&error, "starting a write transaction"))
 }
 
 fn commit_group(
     connection: &mut Connection,
-    recent: &mut Recent,
     mut group: Vec<Job>,
     counters: &Counters,
     feed: &Feed,
@@ -426,7 +220,7 @@ fn commit_group(
             job.answer(None);
         }
     };
-    let mut transaction = match begin(connection, recent) {
+    let mut transaction = match begin(connection) {
         Ok(transaction) => transaction,
         Err(error) => return fail_all(group, error),
     };
@@ -435,7 +229,7 @@ fn commit_group(
     // The first failure ends the pass: the group runs again below, and SQLite may have rolled the
     // transaction back itself (a full disk, an I/O error), leaving later statements to commit alone.
     for job in &mut group {
-        job.perform(&transaction, recent);
+        job.perform(&transaction);
         if !job.succeeded() {
             break;
         }
@@ -443,13 +237,11 @@ fn commit_group(
     let isolated = group.len() > 1 && !group.iter().all(Job::succeeded);
     if isolated {
         // A failed request may have written part of its rows. The group runs again from the start,
-        // each request in its own savepoint, so only the failed ones lose their rows; `recent`
-        // may hold rows the rollback undid.
-        recent.forget();
+        // each request in its own savepoint, so only the failed ones lose their rows.
         if let Err(error) = transaction.rollback() {
             return fail_all(group, sql_error::map(&error, "rolling back a group to isolate its requests"));
         }
-        transaction = match begin(connection, recent) {
+        transaction = match begin(connection) {
             Ok(transaction) => transaction,
             Err(error) => return fail_all(group, error),
         };
@@ -462,23 +254,18 @@ fn commit_group(
                 });
                 continue;
             }
-            if let Err(error) = in_savepoint(&mut transaction, job, recent) {
+            if let Err(error) = in_savepoint(&mut transaction, job) {
                 job.fail(error);
             }
         }
     }
     let all_succeeded = group.iter().all(Job::succeeded);
-    if !all_succeeded {
-        // A failed request's rows were rolled back (or the whole transaction will be).
-        recent.forget();
-    }
     let committing = isolated || all_succeeded;
     let changes: Vec<Change> = if committing { group.iter().filter_map(Job::change).collect() } else { Vec::new() };
     published.expect(&changes);
     let finished = if committing { transaction.commit() } else { transaction.rollback() };
     match finished {
         Ok(()) => {
-            recent.committed(connection);
             counters.transactions.fetch_add(1, Ordering::SeqCst);
             for change in changes {
                 feed.publish(change);
@@ -488,7 +275,6 @@ fn commit_group(
             }
         }
         Err(error) => {
-            recent.forget();
             published.withdraw(&changes);
             let error = sql_error::map(&error, "committing");
             tracing::warn!(%error, "a grouped commit failed; every request in it is answered with the error");
@@ -501,9 +287,9 @@ fn commit_group(
 
 /// Runs one request of a group in a savepoint of its own, released if it succeeded and rolled
 /// back if it failed, leaving the rest of the group untouched.
-fn in_savepoint(transaction: &mut WriteTransaction<'_>, job: &mut Job, recent: &mut Recent) -> Result<(), Error> {
+fn in_savepoint(transaction: &mut Transaction<'_>, job: &mut Job) -> Result<(), Error> {
     let savepoint = transaction.savepoint().doing("opening a savepoint")?;
-    job.perform(&savepoint, recent);
+    job.perform(&savepoint);
     if job.succeeded() {
         savepoint.commit().doing("releasing a savepoint")
     } else {
@@ -518,10 +304,7 @@ fn invalid(reason: impl Into<String>) -> Error {
 
 /// The sequence number and hash of the session's last event, read inside the write transaction so
 /// processes sharing the file agree.
-fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64, String), Error> {
-    if let Some(head) = recent.head(batch.session) {
-        return Ok(head.clone());
-    }
+fn head(connection: &Connection, batch: &Batch) -> Result<(u64, String), Error> {
     let mut statement = connection.prepare_cached(SESSION_HEAD).doing("reading the session head")?;
     let mut rows = statement.query([&*batch.session.text()]).doing("reading the session head")?;
     match rows.next().doing("reading the session head")? {
@@ -533,7 +316,7 @@ fn head(connection: &Connection, recent: &Recent, batch: &Batch) -> Result<(u64,
     }
 }
 
-fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result<Appended, Error> {
+fn append(connection: &Connection, batch: &Batch) -> Result<Appended, Error> {
     if batch.events.is_empty() {
         return Err(invalid("a batch must carry at least one event"));
     }
@@ -543,10 +326,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         return Ok(Appended::AlreadyRecorded(recorded));
     }
     if let Some(guard) = &batch.guard {
-        let found = match recent.run(guard.run) {
-            Some(run) => Some(run.control),
-            None => rows::run(connection, guard.run)?.map(|run| run.control),
-        };
+        let found = rows::run(connection, guard.run)?.map(|run| run.control);
         if found != Some(guard.control) {
             return Err(Error::Stale {
                 run: guard.run.to_string(),
@@ -555,7 +335,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
             });
         }
     }
-    let (mut seq, mut prev_hash) = head(connection, recent, batch)?;
+    let (mut seq, mut prev_hash) = head(connection, batch)?;
     let first_seq = seq + 1;
     let mut sealed = Vec::with_capacity(batch.events.len());
     for event in &batch.events {
@@ -565,8 +345,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
         prev_hash = stored.hash.clone();
         sealed.push((stored, body));
     }
-    write_events(connection, recent, &sealed)?;
-    recent.wrote_head(batch.session, seq, prev_hash);
+    write_events(connection, &sealed)?;
     if let Some(claim) = &batch.claim {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -578,7 +357,7 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
             .doing("recording the claim")?;
     }
     for token in &batch.tokens {
-        register_token(connection, recent, token)?;
+        register_token(connection, token)?;
     }
     if let Some(workflow) = &batch.pin {
         rows::pin_workflow(connection, workflow)?;
@@ -589,9 +368,9 @@ fn append(connection: &Connection, recent: &mut Recent, batch: &Batch) -> Result
 /// Inserts sealed events (each with the body its hash covers), applies them to the projections
 /// and records their texts, indexing the texts waiting once a batch of them waits: the part of a
 /// write that an append and an import share.
-fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
+fn write_events(connection: &Connection, sealed: &[(StoredEvent, String)]) -> Result<(), Error> {
     let mut projector = Projector::new();
-    let mut target = SqliteProjection::new(connection, recent);
+    let mut target = SqliteProjection::new(connection);
     let mut recorded = false;
     for (stored, body) in sealed {
         let run = stored.run.map(|run| run.text());
@@ -632,7 +411,7 @@ fn write_events(connection: &Connection, recent: &mut Recent, sealed: &[(StoredE
 /// Writes a session copied from another store (see [`Store::import_session`]).
 ///
 /// [`Store::import_session`]: switchyard_store::Store::import_session
-fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> Result<u64, Error> {
+fn import(connection: &Connection, copy: &SessionCopy) -> Result<u64, Error> {
     let sealed = copy.checked_events()?;
     let held = connection
         .query_row("SELECT EXISTS (SELECT 1 FROM events WHERE session = ?1)", [copy.session.to_string()], |row| {
@@ -642,7 +421,7 @@ fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> R
     if held {
         return Err(switchyard_store::copy::session_exists(copy.session));
     }
-    write_events(connection, recent, &sealed)?;
+    write_events(connection, &sealed)?;
     for claim in &copy.claims {
         let outcome =
             serde_json::to_string(&claim.outcome).map_err(|error| invalid(format!("claim outcome: {error}")))?;
@@ -658,7 +437,7 @@ fn import(connection: &Connection, recent: &mut Recent, copy: &SessionCopy) -> R
         }
     }
     for token in &copy.tokens {
-        register_token(connection, recent, token)?;
+        register_token(connection, token)?;
     }
     for workflow in &copy.pins {
         rows::pin_workflow(connection, workflow)?;
@@ -687,39 +466,30 @@ fn drop_projections(connection: &Connection) -> Result<(), Error> {
 
 /// Registers a batch token: the same record again is a no-op, anything else taken is a conflict.
 /// A fresh token, the usual case, costs one insert; only a conflict reads what holds its place.
-fn register_token(connection: &Connection, recent: &mut Recent, token: &TokenRecord) -> Result<(), Error> {
+fn register_token(connection: &Connection, token: &TokenRecord) -> Result<(), Error> {
     if rows::insert_token_if_free(connection, token)? {
-        recent.wrote_token(token);
         return Ok(());
     }
     match rows::token_at(connection, token)? {
-        Some(existing) if existing == *token => {
-            recent.wrote_token(token);
-            Ok(())
-        }
+        Some(existing) if existing == *token => Ok(()),
         Some(existing) => Err(Error::token_position_taken(token, &existing)),
         None => Err(Error::nonce_taken(token)),
     }
 }
 
 /// The token already registered at `record`'s position, or `record` itself if the place was free.
-fn claim_token(connection: &Connection, recent: &mut Recent, record: &TokenRecord) -> Result<Nonce, Error> {
+fn claim_token(connection: &Connection, record: &TokenRecord) -> Result<Nonce, Error> {
     if rows::insert_token_if_free(connection, record)? {
-        recent.wrote_token(record);
         return Ok(record.nonce);
     }
     match rows::token_at(connection, record)? {
-        Some(existing) => {
-            recent.wrote_token(&existing);
-            Ok(existing.nonce)
-        }
+        Some(existing) => Ok(existing.nonce),
         None => Err(Error::nonce_taken(record)),
     }
 }
 
 /// Drops the projections and replays every session's events through the same projector.
-pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<(), Error> {
-    recent.forget();
+pub(crate) fn rebuild(connection: &Connection) -> Result<(), Error> {
     drop_projections(connection)?;
     let sessions: Vec<String> = {
         let mut statement =
@@ -727,7 +497,7 @@ pub(crate) fn rebuild(connection: &Connection, recent: &mut Recent) -> Result<()
         statement.query_map([], |row| row.get(0)).and_then(|rows| rows.collect()).doing("listing sessions")?
     };
     let sql = "SELECT session, seq, body, hash FROM events WHERE session = ?1 ORDER BY seq";
-    let mut target = SqliteProjection::new(connection, recent);
+    let mut target = SqliteProjection::new(connection);
     for session in sessions {
         let events = rows::all(connection, sql, [&session], rows::decode_event, "reading a session's events")?;
         let mut projector = Projector::new();

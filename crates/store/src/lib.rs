@@ -101,14 +101,6 @@ pub trait Store: Send + Sync + std::fmt::Debug + 'static {
     /// ancestors (at most [`MAX_RECAP_NODES`] in all), oldest first.
     async fn recap(&self, node: NodeId, max_nodes: u32) -> Result<Vec<RecapEntry>, Error>;
 
-    /// Gets ready for the requests of a long-lived server: prepares ahead what an advance's reads
-    /// and writes would otherwise prepare on their first use (statements, the schema, a log file),
-    /// so the first advance does not pay for it. It changes no data. Short-lived processes should
-    /// not call it: they would prepare what they never use. The default does nothing.
-    async fn warm(&self) -> Result<(), Error> {
-        Ok(())
-    }
-
     /// The changes committed from now on: every batch this store object commits is published
     /// after its commit, before `append` returns. A backend that processes or servers share also
     /// publishes what the others commit, within about a second and without a busy loop; it
