@@ -7,6 +7,11 @@
 //! it; [`tool_definitions`] gives each tool's name, description and JSON input schema, derived from
 //! the struct of [`arguments`] that parses its calls.
 
+#[cfg(not(unix))]
+compile_error!(
+    "switchyard-files needs a Unix system (Linux is tested, macOS should work): its sandbox opens folders by descriptor and compares files by device and inode"
+);
+
 pub mod archive;
 pub mod arguments;
 pub mod error;
