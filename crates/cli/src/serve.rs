@@ -80,30 +80,7 @@ impl ToolProvider for FileTools {
     }
 
     async fn call(&self, name: &str, arguments: Map<String, Value>) -> CallToolResult {
-        // `FileHost::call`'s future is not `Send` (it holds a `&dyn References`), so it runs on its
-        // own current-thread runtime on a blocking thread.
-        let (host, tool) = (Arc::clone(&self.host), name.to_owned());
-        let answer = tokio::task::spawn_blocking(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            Ok::<_, std::io::Error>(runtime.block_on(host.call(&tool, Value::Object(arguments), None)))
-        })
-        .await;
-        let answer = match answer {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(error)) => {
-                return switchyard_mcp::text_result(
-                    format!("{{\"code\":\"INTERNAL_ERROR\",\"message\":\"cannot run the file tool: {error}\"}}"),
-                    true,
-                );
-            }
-            Err(error) => {
-                return switchyard_mcp::text_result(
-                    format!("{{\"code\":\"INTERNAL_ERROR\",\"message\":\"the file tool failed: {error}\"}}"),
-                    true,
-                );
-            }
-        };
-        match answer {
+        match self.host.call(name, Value::Object(arguments), None).await {
             Ok(text) => switchyard_mcp::text_result(text, false),
             Err(error) => {
                 let envelope = serde_json::json!({

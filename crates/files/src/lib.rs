@@ -7,6 +7,11 @@
 //! it; [`tool_definitions`] gives each tool's name, description and JSON input schema, derived from
 //! the struct of [`arguments`] that parses its calls.
 
+#[cfg(not(unix))]
+compile_error!(
+    "switchyard-files needs a Unix system (Linux is tested, macOS should work): its sandbox opens folders by descriptor and compares files by device and inode"
+);
+
 pub mod archive;
 pub mod arguments;
 pub mod error;
@@ -243,10 +248,10 @@ pub struct FileHost {
     /// `{core-root}`, when its folder existed when the host was built.
     core: Option<Mount>,
     guard: Arc<Guard>,
-    counters: Counters,
+    counters: Arc<Counters>,
     /// Zip bundles read before, so each call under `{bundle-root}` does not decompress its
     /// archive again.
-    archives: ArchiveCache,
+    archives: Arc<ArchiveCache>,
     /// Serialises writes within one run (manifest updates, `ifMatchSha256` checks).
     run_locks: Mutex<HashMap<RunId, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -272,8 +277,8 @@ impl FileHost {
             project,
             core,
             guard,
-            counters: Counters::default(),
-            archives: ArchiveCache::default(),
+            counters: Arc::default(),
+            archives: Arc::default(),
             run_locks: Mutex::new(HashMap::new()),
         }
     }
@@ -325,29 +330,32 @@ impl FileHost {
             }
             (None, None) => return Err(ToolError::new(codes::INVALID_ARGUMENTS, "name the run (`run` or --run)")),
         };
-        let mounts = self.mounts(run).await?;
+        let mounts = Arc::new(self.mounts(run).await?);
         let read_default =
             if mounts.get(MountName::Project).is_some() { MountName::Project } else { MountName::Output };
-        let resolve = |raw: &str, default: MountName, write: bool| {
-            let resolved = mounts.resolve(raw, default, write)?;
-            tracing::Span::current().record("resolved", resolved.display().as_str());
-            Ok::<_, ToolError>(resolved)
+        let argument = |raw: String, default: MountName, write: bool| PathArgument {
+            mounts: Arc::clone(&mounts),
+            raw,
+            default,
+            write,
         };
         match call {
             Call::ReadFile(arguments) => {
-                let FilePath(path) = &arguments.path;
-                if let Some(checked) = mounts.in_bundle_archive(path) {
+                let (start_line, end_line) = (arguments.start_line, arguments.end_line);
+                let FilePath(path) = arguments.path;
+                if let Some(checked) = mounts.in_bundle_archive(&path) {
                     let (archive, relative) = checked?;
-                    let archive = self.archives.open(archive, &self.counters)?;
+                    let archive = self.open_archive(archive.to_owned()).await?;
                     let text = archive.read(&relative, self.config.max_read_bytes)?;
-                    return Ok(line_range(text, arguments.start_line, arguments.end_line));
+                    return Ok(line_range(text, start_line, end_line));
                 }
-                let resolved = resolve(path, read_default, false)?;
-                if is_state_document(&resolved) {
+                let target = argument(path, read_default, false);
+                if is_state_document(&target.resolve()?) {
                     self.folders.state_document(&self.runtime, run).await.map_err(|error| folder_error(&error))?;
                 }
-                let text = read_text(&resolved, self.config.max_read_bytes)?;
-                Ok(line_range(&text, arguments.start_line, arguments.end_line))
+                let limit = self.config.max_read_bytes;
+                let text = target.blocking(move |resolved| read_text(resolved, limit)).await?;
+                Ok(line_range(&text, start_line, end_line))
             }
             Call::ListFiles(arguments) => {
                 let path = arguments.path.map_or_else(|| ".".to_owned(), |FilePath(path)| path);
@@ -355,27 +363,28 @@ impl FileHost {
                 let matcher = glob_matcher(arguments.glob.as_deref())?;
                 if let Some(checked) = mounts.in_bundle_archive(&path) {
                     let (archive, relative) = checked?;
-                    let archive = self.archives.open(archive, &self.counters)?;
+                    let archive = self.open_archive(archive.to_owned()).await?;
                     return Ok(list_archive(&archive, &relative, matcher.as_ref(), limit));
                 }
-                let resolved = resolve(&path, read_default, false)?;
-                list(&resolved, matcher.as_ref(), limit)
+                argument(path, read_default, false)
+                    .blocking(move |resolved| list(resolved, matcher.as_ref(), limit))
+                    .await
             }
             Call::SaveOutput(arguments) => {
-                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
-                if resolved.mount.name != MountName::Output {
+                let target = argument(arguments.path.0, MountName::Output, true);
+                if target.resolve()?.mount.name != MountName::Output {
                     return Err(ToolError::security(codes::READ_ONLY, "save_output writes only under {output-root}"));
                 }
-                self.write(run, &resolved, arguments.content, None).await
+                self.write(run, &target, arguments.content, None).await
             }
             Call::WriteFile(arguments) => {
-                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
+                let target = argument(arguments.path.0, MountName::Output, true);
                 let if_match = arguments.if_match_sha256.as_ref().map(|ExpectedSha256(digest)| digest.as_str());
-                self.write(run, &resolved, arguments.content, if_match).await
+                self.write(run, &target, arguments.content, if_match).await
             }
             Call::ApplyPatch(arguments) => {
-                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
-                let current = self.current_text(run, &resolved).await?;
+                let target = argument(arguments.path.0, MountName::Output, true);
+                let current = self.current_text(run, &target).await?;
                 let patched = match (&arguments.diff, &arguments.hunks) {
                     (Some(diff), None) => patch::apply_unified(&current, diff)?,
                     (None, Some(hunks)) => patch::apply_replacements(&current, hunks)?,
@@ -386,23 +395,23 @@ impl FileHost {
                 let if_match = arguments
                     .if_match_sha256
                     .map_or_else(|| sha256_hex(current.as_bytes()), |ExpectedSha256(digest)| digest);
-                self.write(run, &resolved, patched, Some(&if_match)).await
+                self.write(run, &target, patched, Some(&if_match)).await
             }
             Call::UpdateFrontmatter(arguments) => {
                 frontmatter::check(&arguments.operations)?;
-                let resolved = resolve(&arguments.path.0, MountName::Output, true)?;
-                let current = self.current_text(run, &resolved).await?;
+                let target = argument(arguments.path.0, MountName::Output, true);
+                let current = self.current_text(run, &target).await?;
                 let (mut map, body) = frontmatter::parse(&current)?;
                 frontmatter::apply(&mut map, &arguments.operations)?;
                 let text = frontmatter::render(&map, &body)?;
                 let if_match = arguments
                     .if_match_sha256
                     .map_or_else(|| sha256_hex(current.as_bytes()), |ExpectedSha256(digest)| digest);
-                self.write(run, &resolved, text, Some(&if_match)).await
+                self.write(run, &target, text, Some(&if_match)).await
             }
             Call::Preload(_) => {
                 let files = self.runtime.workflow_files(run).await.map_err(|error| runtime_error(&error))?;
-                let archive = self.bundle_archive(&mounts)?;
+                let archive = self.bundle_archive(&mounts).await?;
                 self.preload_with(mounts, archive, preload::references_of(&files)).await
             }
         }
@@ -411,29 +420,33 @@ impl FileHost {
     /// Preloads a workflow's references (the seam multi-file importers plug into). When the
     /// mounts' `{bundle-root}` is a zip bundle, its references are read from the archive.
     pub async fn preload(&self, mounts: Mounts, references: &dyn References) -> ToolResult {
-        let archive = self.bundle_archive(&mounts)?;
-        self.preload_with(mounts, archive, references.references()).await
+        let archive = self.bundle_archive(&mounts).await?;
+        self.preload_with(Arc::new(mounts), archive, references.references()).await
     }
 
     /// The zip bundle that is the mounts' `{bundle-root}`, if it is one.
-    fn bundle_archive(&self, mounts: &Mounts) -> Result<Option<Arc<BundleArchive>>, ToolError> {
-        mounts.bundle_archive.as_deref().map(|path| self.archives.open(path, &self.counters)).transpose()
+    async fn bundle_archive(&self, mounts: &Mounts) -> Result<Option<Arc<BundleArchive>>, ToolError> {
+        match &mounts.bundle_archive {
+            Some(path) => self.open_archive(path.clone()).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The zip bundle at `path`, from the cache or read and decompressed on the blocking pool.
+    async fn open_archive(&self, path: PathBuf) -> Result<Arc<BundleArchive>, ToolError> {
+        let (archives, counters) = (Arc::clone(&self.archives), Arc::clone(&self.counters));
+        on_blocking_pool(move || archives.open(&path, &counters)).await
     }
 
     async fn preload_with(
         &self,
-        mounts: Mounts,
+        mounts: Arc<Mounts>,
         archive: Option<Arc<BundleArchive>>,
         references: Vec<Reference>,
     ) -> ToolResult {
-        let preload = preload::preload(
-            Arc::new(mounts),
-            archive,
-            references,
-            self.config.max_read_bytes,
-            self.config.max_preload_bytes,
-        )
-        .await?;
+        let preload =
+            preload::preload(mounts, archive, references, self.config.max_read_bytes, self.config.max_preload_bytes)
+                .await?;
         serde_json::to_string_pretty(&preload).map_err(|error| ToolError::new(codes::IO, error.to_string()))
     }
 
@@ -444,17 +457,27 @@ impl FileHost {
         let mut mounts = Mounts { guard: Arc::clone(&self.guard), ..Mounts::default() };
         // The folder is a projection of the log: a kill or a full disk may have left it missing.
         let output = self.folders.ensure(&self.runtime, &record).await.map_err(|error| folder_error(&error))?;
-        mounts.mounts.push(open_mount(MountName::Output, &output, true)?);
+        // Opening folders by their paths waits on the disk, so it runs on the blocking pool;
+        // lending a mount opened before only duplicates its descriptor.
+        let (output, bundle) = on_blocking_pool(move || {
+            let output = open_mount(MountName::Output, &output, true)?;
+            let bundle = match bundle_source(&record.source) {
+                Some(BundleSource::Archive(archive)) => Some(OpenedBundle::Archive(archive)),
+                Some(BundleSource::Folder(folder)) => {
+                    Mount::open(MountName::Bundle, &folder, false).ok().map(OpenedBundle::Folder)
+                }
+                None => None,
+            };
+            Ok((output, bundle))
+        })
+        .await?;
+        mounts.mounts.push(output);
         if let Some(project) = &self.project {
             mounts.mounts.push(lend(project.as_ref().map_err(Clone::clone)?)?);
         }
-        match bundle_source(&record.source) {
-            Some(BundleSource::Archive(archive)) => mounts.bundle_archive = Some(archive),
-            Some(BundleSource::Folder(folder)) => {
-                if let Ok(mount) = Mount::open(MountName::Bundle, &folder, false) {
-                    mounts.mounts.push(mount);
-                }
-            }
+        match bundle {
+            Some(OpenedBundle::Archive(archive)) => mounts.bundle_archive = Some(archive),
+            Some(OpenedBundle::Folder(mount)) => mounts.mounts.push(mount),
             None => {}
         }
         if let Some(core) = &self.core {
@@ -468,8 +491,8 @@ impl FileHost {
         Arc::clone(locks.entry(run).or_default())
     }
 
-    async fn current_text(&self, run: RunId, resolved: &Resolved<'_>) -> Result<String, ToolError> {
-        if is_state_document(resolved) {
+    async fn current_text(&self, run: RunId, target: &PathArgument) -> Result<String, ToolError> {
+        if is_state_document(&target.resolve()?) {
             return Ok(self
                 .folders
                 .state_document(&self.runtime, run)
@@ -477,10 +500,12 @@ impl FileHost {
                 .map_err(|error| folder_error(&error))?
                 .text);
         }
-        read_text(resolved, self.config.max_read_bytes)
+        let limit = self.config.max_read_bytes;
+        target.blocking(move |resolved| read_text(resolved, limit)).await
     }
 
-    async fn write(&self, run: RunId, resolved: &Resolved<'_>, content: String, if_match: Option<&str>) -> ToolResult {
+    async fn write(&self, run: RunId, target: &PathArgument, content: String, if_match: Option<&str>) -> ToolResult {
+        let resolved = target.resolve()?;
         if content.len() as u64 > self.config.max_write_bytes {
             return Err(ToolError::new(
                 codes::TOO_LARGE,
@@ -489,7 +514,7 @@ impl FileHost {
         }
         let lock = self.run_lock(run);
         let _guard = lock.lock().await;
-        if is_state_document(resolved) {
+        if is_state_document(&resolved) {
             let moved = state::write(&self.runtime, &self.folders, run, &content, if_match).await;
             // The document is regenerated off the request path; an agent reading it next, by any
             // means, sees the move.
@@ -506,52 +531,106 @@ impl FileHost {
                 format!("{} is kept by switchyard; only state/workflow.md may be written there", resolved.display()),
             ));
         }
-        resolved.check_write_target()?;
+        target.blocking(|resolved| resolved.check_write_target()).await?;
         // The run lock above serialises this process. The manifest lock serialises every process
         // writing to this run folder, from the `ifMatchSha256` check through the write and the
         // manifest entry to the state document listing it: the manifest then always describes
         // the bytes on disk, and the last document written lists every file.
-        let _manifest_lock = if output { Some(ManifestLock::acquire(resolved.mount.dir()).await?) } else { None };
-        if let Some(expected) = if_match {
-            let current = match resolved.read(self.config.max_read_bytes) {
-                Ok(bytes) => sha256_hex(&bytes),
-                Err(error) if error.code == codes::NOT_FOUND => String::new(),
-                Err(error) => return Err(error),
-            };
-            if !current.eq_ignore_ascii_case(expected) {
-                return Err(ToolError::new(
-                    codes::PRECONDITION_FAILED,
-                    format!("{} changed since you read it (sha256 {current}); read it again", resolved.display()),
-                ));
-            }
-        }
-        resolved.write_atomic(content.as_bytes())?;
-        let digest = sha256_hex(content.as_bytes());
+        let _manifest_lock = if output { Some(ManifestLock::acquire(target).await?) } else { None };
+        let (limit, if_match, runtime) =
+            (self.config.max_read_bytes, if_match.map(str::to_owned), Arc::clone(&self.runtime));
+        let bytes = content.len() as u64;
+        let digest = target
+            .blocking(move |resolved| {
+                if let Some(expected) = if_match {
+                    let current = match resolved.read(limit) {
+                        Ok(bytes) => sha256_hex(&bytes),
+                        Err(error) if error.code == codes::NOT_FOUND => String::new(),
+                        Err(error) => return Err(error),
+                    };
+                    if !current.eq_ignore_ascii_case(&expected) {
+                        return Err(ToolError::new(
+                            codes::PRECONDITION_FAILED,
+                            format!(
+                                "{} changed since you read it (sha256 {current}); read it again",
+                                resolved.display()
+                            ),
+                        ));
+                    }
+                }
+                resolved.write_atomic(content.as_bytes())?;
+                let digest = sha256_hex(content.as_bytes());
+                if output {
+                    record_in_manifest(resolved, bytes, &digest, runtime.now_ms())?;
+                }
+                Ok(digest)
+            })
+            .await?;
         if output {
-            self.record_in_manifest(resolved, content.len() as u64, &digest)?;
             // Keep the state document's `artifacts` current; a failure only leaves it stale.
             if let Err(error) = self.folders.refresh_state_document(&self.runtime, run).await {
                 tracing::warn!(%run, %error, "state document not refreshed after a write");
             }
             self.folders.flush().await;
         }
-        Ok(format!("wrote {} ({} bytes, sha256 {digest})", resolved.display(), content.len()))
+        Ok(format!("wrote {} ({bytes} bytes, sha256 {digest})", resolved.display()))
+    }
+}
+
+/// Replaces the file's entry in `manifest.json`, written at `now_ms`; the caller holds the
+/// [`ManifestLock`].
+fn record_in_manifest(resolved: &Resolved<'_>, bytes: u64, sha256: &str, now_ms: i64) -> Result<(), ToolError> {
+    let dir = resolved.mount.dir();
+    let fail = |error: String| ToolError::new(codes::IO, format!("cannot update manifest.json: {error}"));
+    let text = dir.read_to_string(MANIFEST_FILE).map_err(|error| fail(error.to_string()))?;
+    let mut manifest: Manifest = serde_json::from_str(&text).map_err(|error| fail(error.to_string()))?;
+    let path = resolved.relative.to_string_lossy().into_owned();
+    manifest.files.retain(|file| file.path != path);
+    let written_at = rfc3339(now_ms);
+    manifest.files.push(ManifestFile { path, bytes, sha256: sha256.to_owned(), written_at });
+    manifest.files.sort_by(|a, b| a.path.cmp(&b.path));
+    let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| fail(error.to_string()))?;
+    dir.atomic_write(MANIFEST_FILE, bytes).map_err(|error| fail(error.to_string()))
+}
+
+/// A path argument with the mounts it names a place in, owned, so the file-system work on it can
+/// move to the blocking pool. Resolving is pure (the kernel checks the path at the moment of
+/// use), so it is done again there rather than carried across threads.
+#[derive(Debug, Clone)]
+struct PathArgument {
+    mounts: Arc<Mounts>,
+    raw: String,
+    default: MountName,
+    write: bool,
+}
+
+impl PathArgument {
+    fn resolve(&self) -> Result<Resolved<'_>, ToolError> {
+        let resolved = self.mounts.resolve(&self.raw, self.default, self.write)?;
+        tracing::Span::current().record("resolved", resolved.display().as_str());
+        Ok(resolved)
     }
 
-    /// Replaces the file's entry in `manifest.json`; the caller holds the [`ManifestLock`].
-    fn record_in_manifest(&self, resolved: &Resolved<'_>, bytes: u64, sha256: &str) -> Result<(), ToolError> {
-        let dir = resolved.mount.dir();
-        let fail = |error: String| ToolError::new(codes::IO, format!("cannot update manifest.json: {error}"));
-        let text = dir.read_to_string(MANIFEST_FILE).map_err(|error| fail(error.to_string()))?;
-        let mut manifest: Manifest = serde_json::from_str(&text).map_err(|error| fail(error.to_string()))?;
-        let path = resolved.relative.to_string_lossy().into_owned();
-        manifest.files.retain(|file| file.path != path);
-        let written_at = rfc3339(self.runtime.now_ms());
-        manifest.files.push(ManifestFile { path, bytes, sha256: sha256.to_owned(), written_at });
-        manifest.files.sort_by(|a, b| a.path.cmp(&b.path));
-        let bytes = serde_json::to_vec_pretty(&manifest).map_err(|error| fail(error.to_string()))?;
-        dir.atomic_write(MANIFEST_FILE, bytes).map_err(|error| fail(error.to_string()))
+    /// Runs `work` on the resolved path on the blocking pool ([`on_blocking_pool`]).
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Resolved<'_>) -> Result<T, ToolError> + Send + 'static,
+    ) -> Result<T, ToolError> {
+        let argument = self.clone();
+        on_blocking_pool(move || work(&argument.resolve()?)).await
     }
+}
+
+/// Runs file-system work on tokio's blocking pool, in the caller's span. A read from a slow disk,
+/// a walk of a large folder or a write's syncs then never hold one of the runtime's workers,
+/// which serve every other session and run of the process meanwhile.
+async fn on_blocking_pool<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ToolError> + Send + 'static,
+) -> Result<T, ToolError> {
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || span.in_scope(work))
+        .await
+        .map_err(|error| ToolError::new(codes::IO, format!("the file tool's thread failed: {error}")))?
 }
 
 /// An exclusive advisory lock on a run folder's [`MANIFEST_LOCK_FILE`], released when dropped
@@ -562,25 +641,25 @@ struct ManifestLock {
 }
 
 impl ManifestLock {
-    /// Waits for the lock on a blocking thread, so a writer in another process holding it never
-    /// stalls this process's async workers.
-    async fn acquire(run_folder: &cap_std::fs::Dir) -> Result<Self, ToolError> {
-        let fail = |error: std::io::Error| ToolError::new(codes::IO, format!("cannot lock manifest.json: {error}"));
-        let mut options = cap_std::fs::OpenOptions::new();
-        options.read(true).write(true).create(true);
-        let file = run_folder.open_with(MANIFEST_LOCK_FILE, &options).map_err(fail)?;
-        let locked = tokio::task::spawn_blocking(move || {
-            loop {
-                match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
-                    Ok(()) => return Ok(file),
-                    Err(rustix::io::Errno::INTR) => {}
-                    Err(error) => return Err(std::io::Error::from(error)),
+    /// Opens and waits for the lock on the blocking pool, so a writer in another process holding
+    /// it never stalls this process's async workers.
+    async fn acquire(target: &PathArgument) -> Result<Self, ToolError> {
+        target
+            .blocking(|resolved| {
+                let fail =
+                    |error: std::io::Error| ToolError::new(codes::IO, format!("cannot lock manifest.json: {error}"));
+                let mut options = cap_std::fs::OpenOptions::new();
+                options.read(true).write(true).create(true);
+                let file = resolved.mount.dir().open_with(MANIFEST_LOCK_FILE, &options).map_err(fail)?;
+                loop {
+                    match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+                        Ok(()) => return Ok(Self { _file: file }),
+                        Err(rustix::io::Errno::INTR) => {}
+                        Err(error) => return Err(fail(std::io::Error::from(error))),
+                    }
                 }
-            }
-        })
-        .await
-        .map_err(|error| fail(std::io::Error::other(error)))?;
-        Ok(Self { _file: locked.map_err(fail)? })
+            })
+            .await
     }
 }
 
@@ -617,6 +696,12 @@ fn bundle_source(source: &str) -> Option<BundleSource> {
         return Some(BundleSource::Archive(path.to_path_buf()));
     }
     path.parent().filter(|parent| parent.is_dir()).map(|parent| BundleSource::Folder(parent.to_path_buf()))
+}
+
+/// `{bundle-root}` as [`FileHost::mounts`] opened it.
+enum OpenedBundle {
+    Folder(Mount),
+    Archive(PathBuf),
 }
 
 fn read_text(resolved: &Resolved<'_>, limit: u64) -> Result<String, ToolError> {

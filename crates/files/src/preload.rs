@@ -27,8 +27,9 @@ pub struct Reference {
     pub conditional: bool,
 }
 
-/// The references of a workflow.
-pub trait References {
+/// The references of a workflow. `Send + Sync`, so a preload holding one can be awaited on any
+/// of a multi-threaded runtime's workers.
+pub trait References: Send + Sync {
     fn references(&self) -> Vec<Reference>;
 }
 

@@ -1,7 +1,8 @@
 //! Mounts and kernel-checked access. A path variable is resolved once to a mount (an open
 //! directory handle); every access below it goes through cap-std, which resolves with openat2
-//! `RESOLVE_BENEATH` (or an equivalent walk), so `..`, absolute and symlink escapes are refused
-//! by the kernel at the moment of use, not by comparing strings beforehand.
+//! `RESOLVE_BENEATH` on Linux and elsewhere (or on a kernel older than 5.6) walks one name at a
+//! time with `openat` and `O_NOFOLLOW`, so `..`, absolute and symlink escapes are refused by the
+//! kernel at the moment of use, not by comparing strings beforehand.
 //!
 //! A [`Guard`] keeps switchyard's own places (configuration, workflow folders, keys, the store)
 //! out of reach whatever the mounts say: each was opened when the host was built, and what an
@@ -18,6 +19,7 @@ use cap_std::ambient_authority;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 use cap_std_ext::dirext::CapStdExtDirExt;
 use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
 use switchyard_core::suggest;
 
 use crate::error::{ToolError, codes};
@@ -30,12 +32,14 @@ const MAX_ANCESTRY: usize = 4096;
 /// keyring; a folder past these bounds is refused whole, see [`Guard::secret_identities`]).
 const MAX_SECRET_ENTRIES: usize = 1024;
 const MAX_SECRET_DEPTH: usize = 4;
-/// errno values the kernel answers escapes with.
-const EXDEV: i32 = 18;
-const ELOOP: i32 = 40;
-const ENAMETOOLONG: i32 = 36;
-const ENOTDIR: i32 = 20;
-const EISDIR: i32 = 21;
+/// How [`ancestry`] opens each folder above, to read what it is and to go on up. Linux's `O_PATH`
+/// needs no permission on the folder itself. Other systems have no `O_PATH`, so there each folder
+/// is opened for reading, and one this user may not read fails the check (`E_IO`) rather than
+/// let it pass unchecked.
+#[cfg(target_os = "linux")]
+const ANCESTOR_FLAGS: OFlags = OFlags::PATH.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
+#[cfg(not(target_os = "linux"))]
+const ANCESTOR_FLAGS: OFlags = OFlags::RDONLY.union(OFlags::DIRECTORY).union(OFlags::CLOEXEC);
 
 /// The four path variables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -121,11 +125,9 @@ impl Identity {
 /// check cannot hide that a folder lies inside a protected one.
 fn ancestry(dir: impl AsFd) -> io::Result<Vec<Identity>> {
     let mut chain = vec![Identity::of(&dir)?];
-    let mut current: OwnedFd =
-        rustix::fs::openat(&dir, ".", OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+    let mut current: OwnedFd = rustix::fs::openat(&dir, ".", ANCESTOR_FLAGS, Mode::empty())?;
     while chain.len() < MAX_ANCESTRY {
-        let parent =
-            rustix::fs::openat(&current, "..", OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())?;
+        let parent = rustix::fs::openat(&current, "..", ANCESTOR_FLAGS, Mode::empty())?;
         let identity = Identity::of(&parent)?;
         if chain.last() == Some(&identity) {
             return Ok(chain);
@@ -485,22 +487,25 @@ impl Resolved<'_> {
     /// Turns what the kernel said into a coded error; escapes are security events.
     pub fn kernel_error(&self, error: &io::Error) -> ToolError {
         let shown = self.display();
-        match error.raw_os_error() {
-            Some(EXDEV) => {
+        // The kernel's answers by name (`rustix`), since their numbers differ between systems.
+        match Errno::from_io_error(error) {
+            Some(Errno::XDEV) => {
                 return ToolError::security(
                     codes::SYMLINK_ESCAPE,
                     format!("{shown} leads outside {} through a symbolic link", self.mount.name.variable()),
                 );
             }
-            Some(ELOOP) => {
+            Some(Errno::LOOP) => {
                 return ToolError::security(
                     codes::SYMLINK_ESCAPE,
                     format!("{shown} goes through too many symbolic links (a loop?)"),
                 );
             }
-            Some(ENAMETOOLONG) => return ToolError::new(codes::INVALID_PATH, format!("a name in {shown} is too long")),
-            Some(EISDIR) => return ToolError::new(codes::IS_DIRECTORY, format!("{shown} is a directory")),
-            Some(ENOTDIR) => return self.not_found(),
+            Some(Errno::NAMETOOLONG) => {
+                return ToolError::new(codes::INVALID_PATH, format!("a name in {shown} is too long"));
+            }
+            Some(Errno::ISDIR) => return ToolError::new(codes::IS_DIRECTORY, format!("{shown} is a directory")),
+            Some(Errno::NOTDIR) => return self.not_found(),
             _ => {}
         }
         if is_not_found(error) {

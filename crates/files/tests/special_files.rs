@@ -97,6 +97,7 @@ async fn fifos_devices_and_sockets_are_refused_without_blocking_by_every_reading
 }
 
 /// `/proc` files say they hold 0 bytes and hold more: a read stops at the limit by what it read.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_read_is_bounded_by_the_bytes_read_not_by_the_size_the_metadata_claims() {
     let layout = layout("/proc", 64).await;

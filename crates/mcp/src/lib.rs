@@ -13,6 +13,7 @@ pub mod fixtures;
 mod front_page;
 pub mod http;
 mod metrics;
+mod registry;
 pub mod render;
 pub mod resources;
 pub mod schemas;

@@ -1,21 +1,15 @@
-//! The tool definitions (names, descriptions, annotations, and input and output JSON Schemas
-//! derived by [`switchyard_runtime::tool_schema`] from the argument structs of
-//! [`crate::arguments`] and the wire types of [`crate::wire`]) and the argument check every call passes before any deserialization: the
-//! schema, then "did you mean" for unknown fields, each error naming the field.
+//! What a tool's calls are checked against: the tool names, and for each listed tool its input
+//! schema (derived from its argument struct for switchyard's own, in `registry`), checked
+//! before any deserialization: unknown fields first, each with the closest known one, then every
+//! schema violation, each naming the field.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use schemars::JsonSchema;
+use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 use switchyard_runtime::tool_schema;
 
-use crate::arguments::{
-    CheckpointArguments, ContinueArguments, InspectArguments, ListArguments, ResumeArguments, SourceArguments,
-    StartArguments,
-};
 use crate::errors::ToolError;
-use crate::wire::{CheckpointView, Execution, ResumeView, SourceChangeView, WorkflowList, WorkflowView};
 
 pub const LIST_WORKFLOWS: &str = "list_workflows";
 pub const INSPECT_WORKFLOW: &str = "inspect_workflow";
@@ -138,70 +132,16 @@ impl ToolSpec {
     }
 }
 
-fn tool<Arguments: JsonSchema, Answer: JsonSchema>(
-    name: &'static str,
-    description: &'static str,
-    annotations: ToolAnnotations,
-) -> Tool {
-    Tool::new(name, description, Arc::new(tool_schema::input_schema::<Arguments>()))
-        .with_raw_output_schema(Arc::new(tool_schema::output_schema::<Answer>()))
-        .with_annotations(annotations)
-}
-
-/// The seven switchyard tools, in the order `tools/list` shows them.
-pub fn switchyard_tools() -> Vec<Tool> {
-    let read_only = ToolAnnotations::new().read_only(true).idempotent(true).open_world(false);
-    let writes = |idempotent: bool| {
-        ToolAnnotations::new().read_only(false).destructive(false).idempotent(idempotent).open_world(false)
-    };
-    vec![
-        tool::<ListArguments, WorkflowList>(
-            LIST_WORKFLOWS,
-            "List the workflows visible from a workspace (project, user and built-in), with id, name, description, version, hash, source and tags, plus the problems of workflow files that failed to load. Two steps: without `tags` the answer is `tagSummary` (each tag with its count and example ids); call again with `tags` for those workflows, or with `listAll: true` for all of them.",
-            read_only.clone(),
-        ),
-        tool::<InspectArguments, WorkflowView>(
-            INSPECT_WORKFLOW,
-            "Show a workflow: `metadata`, or (`preview`, the default) the whole compiled graph: every step with its prompt, notes policy, output schema and gate, every edge with its condition and kind, the limits and the hash a run pins.",
-            read_only.clone(),
-        ),
-        tool::<StartArguments, Execution>(
-            START_WORKFLOW,
-            "Start a run of a workflow for a goal. Pins the workflow by hash, records the workspace's git branch and HEAD, and returns the first step with a continueToken. Do the step, then call continue_workflow exactly as `nextCall` says.",
-            writes(false),
-        ),
-        tool::<ContinueArguments, Execution>(
-            CONTINUE_WORKFLOW,
-            "Report on the pending step and get the next one (`intent: advance`, implied when `output` is present), or look at a point of a run again without advancing (`intent: rehydrate`, implied otherwise; takes a continueToken or a resumeToken and returns a recap). Sending the same call twice advances once and returns the recorded answer. Advancing from an older point forks the run.",
-            writes(true),
-        ),
-        tool::<CheckpointArguments, CheckpointView>(
-            CHECKPOINT_WORKFLOW,
-            "Record durable progress on the current step without advancing (optionally with notes). Returns a resumeToken and the step's continueToken. Idempotent by token.",
-            writes(true),
-        ),
-        tool::<ResumeArguments, ResumeView>(
-            RESUME_SESSION,
-            "Find earlier work to resume in a fresh chat: explicit session or run ids first, then the user's words over session titles, goals and notes (full-text ranked), then the workspace's git HEAD and branch, then workflow id, then recency. At most 5 candidates, each with confidence, why it matched, a snippet and a resumeToken for continue_workflow (intent rehydrate).",
-            read_only,
-        ),
-        tool::<SourceArguments, SourceChangeView>(
-            MANAGE_WORKFLOW_SOURCE,
-            "Attach a folder of workflow files for this user (its workflows are listed and started like your own, after them, in every workspace), or detach it. Idempotent; the list is kept across restarts. The folder must exist; it is recorded by its canonical path.",
-            writes(true),
-        ),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::SwitchyardTool;
 
     /// Validators compile lazily, on a tool's first call; this compiles every one now, so a schema
     /// that does not compile fails here instead of in some agent's call.
     #[test]
     fn every_input_schema_compiles_and_checks_arguments() {
-        for spec in switchyard_tools().into_iter().map(ToolSpec::own) {
+        for spec in SwitchyardTool::ALL.map(|tool| ToolSpec::own(tool.definition())) {
             let mut wrong = JsonObject::new();
             for field in &spec.properties {
                 wrong.insert(field.clone(), json!({ "not": "a plausible value" }));
@@ -229,7 +169,7 @@ mod tests {
     /// a keyword outside [`DRAFT_7_KEYWORDS`] (`$ref`, `prefixItems`, `$defs`...) would not.
     #[test]
     fn own_input_schemas_mean_the_same_in_draft_7_and_2020_12() {
-        for tool in switchyard_tools() {
+        for tool in SwitchyardTool::ALL.map(SwitchyardTool::definition) {
             let schema = Value::Object((*tool.input_schema).clone());
             let mut found = Vec::new();
             keywords(&schema, &mut found);

@@ -16,9 +16,10 @@ use switchyard_catalog::Catalog;
 use switchyard_core::suggest;
 use switchyard_runtime::Runtime;
 
-use crate::errors::{ErrorCode, ToolError};
+use crate::errors::ToolError;
+use crate::registry::SwitchyardTool;
 use crate::resources::{self, Subscriptions};
-use crate::schemas::{self, ToolSpec};
+use crate::schemas::ToolSpec;
 use crate::tools::{Answer, Tools};
 
 /// Tools another crate adds to the server (the file tools, behind `--file-tools`).
@@ -45,10 +46,23 @@ const INSTRUCTIONS: &str = "switchyard keeps you on a workflow's rails. start_wo
 #[derive(Debug)]
 struct Inner {
     tools: Tools,
-    specs: Vec<ToolSpec>,
-    /// For each spec, the provider that runs it (`None`: a switchyard tool or a fixture).
-    owners: Vec<Option<Arc<dyn ToolProvider>>>,
+    /// Every tool listed, in order, with what runs its calls.
+    entries: Vec<Entry>,
     fixtures: bool,
+}
+
+/// A listed tool: its definition and argument check, and what runs its calls.
+#[derive(Debug)]
+struct Entry {
+    spec: ToolSpec,
+    owner: Owner,
+}
+
+#[derive(Debug)]
+enum Owner {
+    Switchyard(SwitchyardTool),
+    Provider(Arc<dyn ToolProvider>),
+    Fixture,
 }
 
 /// The switchyard MCP server; cheap to clone. A clone shares everything, the runs a client
@@ -63,29 +77,30 @@ impl SwitchyardServer {
     /// A server on `runtime` whose tools find workflows in `catalog`, or in the workspace a call
     /// names.
     pub fn new(runtime: Arc<Runtime>, catalog: Catalog, options: &ServerOptions) -> Self {
-        let mut specs: Vec<ToolSpec> = schemas::switchyard_tools().into_iter().map(ToolSpec::own).collect();
-        let mut owners: Vec<Option<Arc<dyn ToolProvider>>> = specs.iter().map(|_| None).collect();
+        let mut entries: Vec<Entry> = SwitchyardTool::ALL
+            .into_iter()
+            .map(|tool| Entry { spec: ToolSpec::own(tool.definition()), owner: Owner::Switchyard(tool) })
+            .collect();
         for provider in &options.providers {
             for tool in provider.tools() {
-                if specs.iter().any(|spec| spec.name() == tool.name) {
+                if entries.iter().any(|entry| entry.spec.name() == tool.name) {
                     tracing::warn!(tool = %tool.name, "a provider's tool has the name of an existing tool; it is left out");
                     continue;
                 }
-                specs.push(ToolSpec::new(tool));
-                owners.push(Some(Arc::clone(provider)));
+                entries.push(Entry { spec: ToolSpec::new(tool), owner: Owner::Provider(Arc::clone(provider)) });
             }
         }
         if options.conformance_fixtures {
-            for tool in crate::fixtures::tools() {
-                specs.push(ToolSpec::new(tool));
-                owners.push(None);
-            }
+            entries.extend(
+                crate::fixtures::tools()
+                    .into_iter()
+                    .map(|tool| Entry { spec: ToolSpec::new(tool), owner: Owner::Fixture }),
+            );
         }
         Self {
             inner: Arc::new(Inner {
                 tools: Tools::new(runtime, catalog),
-                specs,
-                owners,
+                entries,
                 fixtures: options.conformance_fixtures,
             }),
             subscriptions: Arc::default(),
@@ -99,7 +114,7 @@ impl SwitchyardServer {
 
     /// Every tool this server lists, in order.
     pub fn tool_list(&self) -> Vec<Tool> {
-        self.inner.specs.iter().map(|spec| spec.tool.clone()).collect()
+        self.inner.entries.iter().map(|entry| entry.spec.tool.clone()).collect()
     }
 
     pub fn runtime(&self) -> &Runtime {
@@ -114,8 +129,8 @@ impl SwitchyardServer {
         arguments: Option<Map<String, Value>>,
         context: Option<&RequestContext<RoleServer>>,
     ) -> Result<CallToolResult, ErrorData> {
-        let Some(index) = self.inner.specs.iter().position(|spec| spec.name() == name) else {
-            let known: Vec<&str> = self.inner.specs.iter().map(ToolSpec::name).collect();
+        let Some(entry) = self.inner.entries.iter().find(|entry| entry.spec.name() == name) else {
+            let known: Vec<&str> = self.inner.entries.iter().map(|entry| entry.spec.name()).collect();
             let suggestion = suggest::closest(name, known.iter().copied())
                 .map(|known| format!(" (did you mean `{known}`?)"))
                 .unwrap_or_default();
@@ -125,27 +140,13 @@ impl SwitchyardServer {
             ));
         };
         let arguments = arguments.unwrap_or_default();
-        if let Err(error) = self.inner.specs[index].check(&arguments) {
+        if let Err(error) = entry.spec.check(&arguments) {
             return Ok(tool_error(&error));
         }
-        if let Some(provider) = &self.inner.owners[index] {
-            return Ok(provider.call(name, arguments).await);
-        }
-        if self.inner.fixtures && name.starts_with("test_") {
-            return crate::fixtures::call(name, arguments, context).await;
-        }
-        let tools = &self.inner.tools;
-        let answer = match name {
-            schemas::LIST_WORKFLOWS => tools.list_workflows(arguments).await,
-            schemas::INSPECT_WORKFLOW => tools.inspect_workflow(arguments).await,
-            schemas::START_WORKFLOW => tools.start_workflow(arguments).await,
-            schemas::CONTINUE_WORKFLOW => tools.continue_workflow(arguments).await,
-            schemas::CHECKPOINT_WORKFLOW => tools.checkpoint_workflow(arguments).await,
-            schemas::RESUME_SESSION => tools.resume_session(arguments).await,
-            schemas::MANAGE_WORKFLOW_SOURCE => tools.manage_workflow_source(arguments).await,
-            other => {
-                Err(ToolError::new(ErrorCode::InternalError, format!("tool `{other}` is listed but has no handler")))
-            }
+        let answer = match &entry.owner {
+            Owner::Switchyard(tool) => tool.call(&self.inner.tools, arguments).await,
+            Owner::Provider(provider) => return Ok(provider.call(name, arguments).await),
+            Owner::Fixture => return crate::fixtures::call(name, arguments, context).await,
         };
         Ok(match answer {
             Ok(Answer { text, structured }) => {

@@ -1,5 +1,6 @@
-//! The seven switchyard tools: each reads its checked arguments, calls the runtime, and converts
-//! the answer into the door's wire types. No engine rule is decided here.
+//! The seven switchyard tools' handlers: each takes its parsed arguments (the schema checked
+//! first, `registry` routes), calls the runtime, and converts the answer into the door's
+//! wire types. No engine rule is decided here.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,16 +35,17 @@ pub const UNTAGGED: &str = "untagged";
 /// How many workflow ids each tag of the summary names as examples.
 const TAG_EXAMPLES: usize = 3;
 
-/// What a tool answers: the text for the agent and the same facts as structured content.
+/// What a tool answers: the text for the agent and the same facts as structured content, of
+/// the type its output schema is derived from.
 #[derive(Debug)]
-pub struct Answer {
+pub struct Answer<Structured> {
     pub text: String,
-    pub structured: Value,
+    pub structured: Structured,
 }
 
-impl Answer {
-    fn new(text: String, structured: &impl serde::Serialize) -> Self {
-        Self { text, structured: serde_json::to_value(structured).unwrap_or(Value::Null) }
+impl<Structured> Answer<Structured> {
+    fn new(text: String, structured: Structured) -> Self {
+        Self { text, structured }
     }
 }
 
@@ -56,7 +58,8 @@ pub struct Tools {
     catalog: Catalog,
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(arguments: Map<String, Value>) -> Result<T, ToolError> {
+/// A tool's checked arguments as its argument type.
+pub(crate) fn parse<T: for<'de> Deserialize<'de>>(arguments: Map<String, Value>) -> Result<T, ToolError> {
     serde_json::from_value(Value::Object(arguments))
         .map_err(|error| ToolError::validation(format!("invalid arguments: {error}"), Value::Null))
 }
@@ -104,8 +107,7 @@ impl Tools {
         self.catalog.for_project(Some(workspace))
     }
 
-    pub async fn list_workflows(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ListArguments = parse(arguments)?;
+    pub async fn list_workflows(&self, args: ListArguments) -> Result<Answer<WorkflowList>, ToolError> {
         let catalog = self.catalog_of(&workspace(&args.workspace_path)?);
         let (found, tag_catalog) =
             tokio::task::spawn_blocking(move || (catalog.list(), catalog.tag_catalog())).await.map_err(|error| {
@@ -211,11 +213,10 @@ impl Tools {
             text.push_str(&format!("! \"{}\" failed to load: {}\n", warning.workflow_id, json!(warning.errors)));
         }
         text.push_str("Start one with start_workflow {workflowId, workspacePath, goal}.");
-        Ok(Answer::new(text, &WorkflowList { workflows, tag_summary, validation_warnings: warnings, truncated }))
+        Ok(Answer::new(text, WorkflowList { workflows, tag_summary, validation_warnings: warnings, truncated }))
     }
 
-    pub async fn inspect_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: InspectArguments = parse(arguments)?;
+    pub async fn inspect_workflow(&self, args: InspectArguments) -> Result<Answer<WorkflowView>, ToolError> {
         let found = self.catalog_of(&workspace(&args.workspace_path)?).find(&args.workflow_id.0)?;
         let Some(workflow) = &found.compiled.workflow else {
             return Err(ToolError::new(
@@ -250,11 +251,10 @@ impl Tools {
             source: source_view(&found.location),
             compiled,
         };
-        Ok(Answer::new(text, &view))
+        Ok(Answer::new(text, view))
     }
 
-    pub async fn start_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: StartArguments = parse(arguments)?;
+    pub async fn start_workflow(&self, args: StartArguments) -> Result<Answer<Execution>, ToolError> {
         refuse_reserved(args.context.as_ref(), "context")?;
         let path = workspace(&args.workspace_path)?;
         let catalog = self.catalog_of(&path);
@@ -275,8 +275,7 @@ impl Tools {
         Ok(execution_answer(&response, None, None))
     }
 
-    pub async fn continue_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ContinueArguments = parse(arguments)?;
+    pub async fn continue_workflow(&self, args: ContinueArguments) -> Result<Answer<Execution>, ToolError> {
         let output = args.output.unwrap_or_default();
         let notes = match (args.notes, output.notes_markdown) {
             (Some(_), Some(_)) => return Err(conflict("notes", "output.notesMarkdown")),
@@ -342,8 +341,7 @@ impl Tools {
         }
     }
 
-    pub async fn checkpoint_workflow(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: CheckpointArguments = parse(arguments)?;
+    pub async fn checkpoint_workflow(&self, args: CheckpointArguments) -> Result<Answer<CheckpointView>, ToolError> {
         let notes = args.output.and_then(|output| output.notes_markdown);
         let runtime = &self.runtime;
         let checkpoint = runtime.checkpoint(args.checkpoint_token.trim(), None, notes).await?;
@@ -368,11 +366,10 @@ impl Tools {
             replayed: checkpoint.replayed,
             next_call,
         };
-        Ok(Answer::new(text, &view))
+        Ok(Answer::new(text, view))
     }
 
-    pub async fn resume_session(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: ResumeArguments = parse(arguments)?;
+    pub async fn resume_session(&self, args: ResumeArguments) -> Result<Answer<ResumeView>, ToolError> {
         let path = workspace(&args.workspace_path)?;
         let session =
             args.session_id.as_deref().map(|text| text.parse::<SessionId>()).transpose().map_err(|error| {
@@ -446,13 +443,12 @@ impl Tools {
             });
         }
         let total_eligible = list.len();
-        Ok(Answer::new(text, &ResumeView { candidates: list, total_eligible }))
+        Ok(Answer::new(text, ResumeView { candidates: list, total_eligible }))
     }
 }
 
 impl Tools {
-    pub async fn manage_workflow_source(&self, arguments: Map<String, Value>) -> Result<Answer, ToolError> {
-        let args: SourceArguments = parse(arguments)?;
+    pub async fn manage_workflow_source(&self, args: SourceArguments) -> Result<Answer<SourceChangeView>, ToolError> {
         let path = PathBuf::from(&args.path);
         let catalog = self.catalog.clone();
         let action = args.action;
@@ -472,7 +468,7 @@ impl Tools {
         } else {
             format!("{path} was {already}; nothing changed.")
         };
-        Ok(Answer::new(text, &SourceChangeView { action, path, changed: change.changed }))
+        Ok(Answer::new(text, SourceChangeView { action, path, changed: change.changed }))
     }
 }
 
@@ -490,8 +486,12 @@ fn origin_name(origin: Origin) -> &'static str {
     }
 }
 
-fn execution_answer(response: &StepResponse, sent: Option<Value>, recap: Option<switchyard_runtime::Recap>) -> Answer {
+fn execution_answer(
+    response: &StepResponse,
+    sent: Option<Value>,
+    recap: Option<switchyard_runtime::Recap>,
+) -> Answer<Execution> {
     let sent = if response.kind == ResponseKind::Blocked { sent } else { None };
     let execution = Execution::from_response(response, sent, recap);
-    Answer::new(crate::render::execution(&execution), &execution)
+    Answer::new(crate::render::execution(&execution), execution)
 }

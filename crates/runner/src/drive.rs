@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use switchyard_catalog::Catalog;
 use switchyard_core::turn::{
     ModelTurn, Refusal, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage, bounded,
@@ -470,8 +470,7 @@ impl<'a> Drive<'a> {
         };
         match parsed {
             Parsed::File { name, arguments } => {
-                let result = self.file_call(name.clone(), arguments, run).await?;
-                match result {
+                match self.runner.files.call(&name, arguments, Some(run)).await {
                     Ok(text) => {
                         let wrote = tools::writes(&name);
                         // A write to the state document moves the run as an advance would.
@@ -576,26 +575,6 @@ impl<'a> Drive<'a> {
             moved: true,
             refusal: (response.kind == ResponseKind::Blocked).then_some(Refusal::Blocked),
         }
-    }
-
-    /// Calls a file tool. `FileHost::call`'s future is not `Send`, so it runs on a thread of its
-    /// own with a current-thread runtime, as the server's file tools do.
-    async fn file_call(
-        &self,
-        name: String,
-        arguments: Value,
-        run: RunId,
-    ) -> Result<switchyard_files::ToolResult, Error> {
-        let host = std::sync::Arc::clone(&self.runner.files);
-        let span = tracing::Span::current();
-        tokio::task::spawn_blocking(move || {
-            let _entered = span.enter();
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            Ok::<_, std::io::Error>(runtime.block_on(host.call(&name, arguments, Some(run))))
-        })
-        .await
-        .map_err(|error| Error::Environment(format!("the file tool's thread failed: {error}")))?
-        .map_err(|error| Error::Environment(format!("cannot run the file tool: {error}")))
     }
 
     /// Sends a request, again after a retryable failure as the retry policy says (the model

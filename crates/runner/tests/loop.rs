@@ -10,10 +10,12 @@ use std::time::Duration;
 use serde_json::json;
 use switchyard_core::RunStatus;
 use switchyard_runner::{Error, Limits, Models, Outcome, PauseReason, RetryPolicy, RunOptions, RunnerEvent, Target};
-use switchyard_test_support::fake_llm::Reply;
+use switchyard_test_support::fake_llm::{RecordedRequest, Reply};
 use tokio_util::sync::CancellationToken;
 
-use crate::common::{API_KEY, World, call, contents, raw_call, two_steps};
+use crate::common::{
+    API_KEY, Driven, Prepared, Scenario, Spawned, World, call, contents, next_wait, raw_call, run_in, two_steps,
+};
 
 fn status(outcome: &Outcome) -> Option<RunStatus> {
     match outcome {
@@ -27,6 +29,16 @@ fn pause_reason(outcome: &Outcome) -> Option<PauseReason> {
         Outcome::Paused { reason, .. } => Some(*reason),
         Outcome::Finished { .. } => None,
     }
+}
+
+/// The model completes each step it is shown, with these notes in order.
+fn complete_steps(notes: &[&str]) -> Vec<Reply> {
+    notes.iter().map(|notes| call("complete_step", json!({ "notes": notes }))).collect()
+}
+
+/// The roles of a request's messages, in order.
+fn roles(request: &RecordedRequest) -> Vec<&str> {
+    request.messages().iter().map(|message| message["role"].as_str().unwrap()).collect()
 }
 
 const COUNTED: &str = r#"id: counted
@@ -46,13 +58,13 @@ steps:
 
 #[tokio::test]
 async fn a_blocked_complete_step_goes_back_to_the_model_and_a_correct_retry_completes_the_run() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": "three" } })),
-        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, events, .. } = Scenario::new("counted", COUNTED)
+        .replies([
+            call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": "three" } })),
+            call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
+        ])
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
@@ -76,18 +88,14 @@ async fn a_blocked_complete_step_goes_back_to_the_model_and_a_correct_retry_comp
 
 #[tokio::test]
 async fn a_context_reset_step_starts_with_only_the_system_prompt_and_the_recap() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "The draft says zebra-42." })),
-        call("complete_step", json!({ "notes": "Finished." })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("reset", &two_steps(true)))).await;
+    let Driven { world, outcome, .. } = Scenario::new("reset", two_steps(true))
+        .replies(complete_steps(&["The draft says zebra-42.", "Finished."]))
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed));
     let requests = world.server.requests();
-    let roles: Vec<&str> = requests[1].messages().iter().map(|message| message["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["system", "user"], "only the system prompt and the recap");
+    assert_eq!(roles(&requests[1]), ["system", "user"], "only the system prompt and the recap");
     assert!(contents(&requests[1], "system")[0].contains("Finish the draft."));
     assert!(contents(&requests[1], "user")[0].contains("zebra-42"), "the recap holds the first step's notes");
     let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
@@ -96,18 +104,12 @@ async fn a_context_reset_step_starts_with_only_the_system_prompt_and_the_recap()
 
 #[tokio::test]
 async fn without_a_context_reset_the_conversation_carries_over_to_the_next_step() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "Drafted." })),
-        call("complete_step", json!({ "notes": "Finished." })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("carry", &two_steps(false)))).await;
+    let Driven { world, outcome, .. } =
+        Scenario::new("carry", two_steps(false)).replies(complete_steps(&["Drafted.", "Finished."])).drive().await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed));
     let requests = world.server.requests();
-    let roles: Vec<&str> = requests[1].messages().iter().map(|message| message["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["system", "assistant", "tool", "user"]);
+    assert_eq!(roles(&requests[1]), ["system", "assistant", "tool", "user"]);
     assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the system prompt is the new step's");
 }
 
@@ -130,18 +132,18 @@ steps:
 
 #[tokio::test]
 async fn each_step_is_sent_to_its_named_model() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "Skimmed." })),
-        call("complete_step", json!({ "notes": "Thought." })),
-    ]);
-    let mut models = Models::single("default", world.model("default-model"));
-    models.named.insert("fast".to_owned(), world.model("fast-model-id"));
-    models.named.insert("deep".to_owned(), world.model("deep-model-id"));
     let personas = BTreeMap::from([("reader".to_owned(), "You read code quickly and carefully.".to_owned())]);
-    let options = RunOptions { personas, ..RunOptions::default() };
-    let runner = world.runner_with(models, options);
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("two-models", TWO_MODELS))).await;
+    let Driven { world, outcome, events, .. } = Scenario::new("two-models", TWO_MODELS)
+        .replies(complete_steps(&["Skimmed.", "Thought."]))
+        .models(|world| {
+            let mut models = Models::single("default", world.model("default-model"));
+            models.named.insert("fast".to_owned(), world.model("fast-model-id"));
+            models.named.insert("deep".to_owned(), world.model("deep-model-id"));
+            models
+        })
+        .options(RunOptions { personas, ..RunOptions::default() })
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed));
     let requests = world.server.requests();
@@ -160,15 +162,16 @@ async fn each_step_is_sent_to_its_named_model() {
 
 #[tokio::test]
 async fn a_step_naming_an_unconfigured_model_is_refused_before_the_run_starts_or_anything_is_sent() {
-    let world = World::new().await;
-    let mut models = Models::single("default", world.model("default-model"));
-    models.named.insert("fast".to_owned(), world.model("fast-model-id"));
-    let runner = world.runner_with(models, RunOptions::default());
+    let Prepared { world, runner, start } = Scenario::new("two-models", TWO_MODELS)
+        .models(|world| {
+            let mut models = Models::single("default", world.model("default-model"));
+            models.named.insert("fast".to_owned(), world.model("fast-model-id"));
+            models
+        })
+        .prepare()
+        .await;
     let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-    let refused = runner
-        .drive(Target::Start(world.workflow("two-models", TWO_MODELS)), sender, CancellationToken::new())
-        .await
-        .unwrap_err();
+    let refused = runner.drive(start, sender, CancellationToken::new()).await.unwrap_err();
 
     assert!(matches!(&refused, Error::UnknownModel { model, .. } if model == "deep"), "{refused:?}");
     assert_eq!(refused.code(), "UNKNOWN_MODEL");
@@ -180,10 +183,10 @@ async fn a_step_naming_an_unconfigured_model_is_refused_before_the_run_starts_or
 
 #[tokio::test]
 async fn a_refused_key_pauses_the_run_at_once_and_the_run_resumes_later() {
-    let world = World::new().await;
-    world.server.push(Reply::error(401, json!({ "error": { "message": "invalid api key" } })));
-    let runner = world.runner(RunOptions::default());
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, runner, outcome, events } = Scenario::new("counted", COUNTED)
+        .replies([Reply::error(401, json!({ "error": { "message": "invalid api key" } }))])
+        .drive()
+        .await;
 
     assert_eq!(pause_reason(&outcome), Some(PauseReason::ModelRefused), "{outcome:?}");
     assert_eq!(world.server.requests().len(), 1, "a refused key is not retried");
@@ -201,20 +204,13 @@ async fn a_refused_key_pauses_the_run_at_once_and_the_run_resumes_later() {
 
 #[tokio::test]
 async fn server_errors_are_retried_and_pause_the_run_when_the_retries_run_out() {
-    let world = World::new().await;
-    for _ in 0..3 {
-        world.server.push(Reply::error(503, json!({ "error": { "message": "overloaded" } })));
-    }
-    let options = RunOptions {
-        retry: RetryPolicy {
-            max_attempts: 3,
-            initial_delay: Duration::from_millis(1),
-            max_delay: Duration::from_millis(5),
-        },
-        ..RunOptions::default()
-    };
-    let runner = world.runner(options);
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let retry =
+        RetryPolicy { max_attempts: 3, initial_delay: Duration::from_millis(1), max_delay: Duration::from_millis(5) };
+    let Driven { world, outcome, events, .. } = Scenario::new("counted", COUNTED)
+        .replies((0..3).map(|_| Reply::error(503, json!({ "error": { "message": "overloaded" } }))))
+        .options(RunOptions { retry, ..RunOptions::default() })
+        .drive()
+        .await;
 
     assert_eq!(pause_reason(&outcome), Some(PauseReason::ModelUnavailable), "{outcome:?}");
     assert_eq!(world.server.requests().len(), 3);
@@ -225,15 +221,15 @@ async fn server_errors_are_retried_and_pause_the_run_when_the_retries_run_out() 
 
 #[tokio::test]
 async fn malformed_arguments_and_an_unknown_tool_go_back_to_the_model_as_tool_errors() {
-    let world = World::new().await;
-    world.server.push_all([
-        raw_call("complete_step", "{\"notes\": \"unterminated"),
-        call("summon_files", json!({})),
-        Reply::text("I think the count is 3."),
-        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, events, .. } = Scenario::new("counted", COUNTED)
+        .replies([
+            raw_call("complete_step", "{\"notes\": \"unterminated"),
+            call("summon_files", json!({})),
+            Reply::text("I think the count is 3."),
+            call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 3 } })),
+        ])
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
@@ -251,61 +247,60 @@ async fn malformed_arguments_and_an_unknown_tool_go_back_to_the_model_as_tool_er
 
 #[tokio::test]
 async fn too_many_tool_errors_pause_the_run() {
-    let world = World::new().await;
-    world.server.push_all([Reply::text("hello"), Reply::text("hello again")]);
-    let runner = world.runner(RunOptions { max_tool_errors: 2, ..RunOptions::default() });
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
+        .replies([Reply::text("hello"), Reply::text("hello again")])
+        .options(RunOptions { max_tool_errors: 2, ..RunOptions::default() })
+        .drive()
+        .await;
     assert_eq!(pause_reason(&outcome), Some(PauseReason::ToolErrors), "{outcome:?}");
     let kinds = world.event_kinds(&outcome).await;
     assert_eq!(kinds.last().map(String::as_str), Some("run_paused"));
 }
 
+/// Drives the counted workflow against `replies` and checks that the run paused for `reason`
+/// after `requests` requests to the model.
+async fn check_pause(
+    replies: impl IntoIterator<Item = Reply>,
+    options: RunOptions,
+    reason: PauseReason,
+    requests: usize,
+) {
+    let Driven { world, outcome, .. } =
+        Scenario::new("counted", COUNTED).replies(replies).options(options).drive().await;
+    assert_eq!(pause_reason(&outcome), Some(reason), "{outcome:?}");
+    assert_eq!(world.server.requests().len(), requests);
+}
+
 #[tokio::test]
 async fn a_model_repeating_the_same_call_is_stuck_and_the_run_pauses() {
-    let world = World::new().await;
-    for _ in 0..3 {
-        world.server.push(call("list_files", json!({ "path": "{output-root}" })));
-    }
-    let runner = world.runner(RunOptions { stuck_repeats: 3, ..RunOptions::default() });
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
-    assert_eq!(pause_reason(&outcome), Some(PauseReason::Stuck), "{outcome:?}");
-    assert_eq!(world.server.requests().len(), 3);
+    let options = RunOptions { stuck_repeats: 3, ..RunOptions::default() };
+    let repeated = (0..3).map(|_| call("list_files", json!({ "path": "{output-root}" })));
+    check_pause(repeated, options, PauseReason::Stuck, 3).await;
 }
 
 #[tokio::test]
 async fn turns_without_progress_are_stuck() {
-    let world = World::new().await;
-    for index in 0..4 {
-        world.server.push(call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
-    }
-    let runner = world.runner(RunOptions { stuck_turns: 4, ..RunOptions::default() });
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
-    assert_eq!(pause_reason(&outcome), Some(PauseReason::Stuck), "{outcome:?}");
-    assert_eq!(world.server.requests().len(), 4);
+    let options = RunOptions { stuck_turns: 4, ..RunOptions::default() };
+    let varied = (0..4).map(|index| call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
+    check_pause(varied, options, PauseReason::Stuck, 4).await;
 }
 
 #[tokio::test]
 async fn the_turn_limit_of_a_run_pauses_it_before_another_request() {
-    let world = World::new().await;
-    for index in 0..2 {
-        world.server.push(call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
-    }
     let options =
         RunOptions { run_limits: Limits { max_turns: Some(2), ..Limits::default() }, ..RunOptions::default() };
-    let runner = world.runner(options);
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
-    assert_eq!(pause_reason(&outcome), Some(PauseReason::LimitReached), "{outcome:?}");
-    assert_eq!(world.server.requests().len(), 2);
+    let varied = (0..2).map(|index| call("list_files", json!({ "path": "{output-root}", "limit": index + 1 })));
+    check_pause(varied, options, PauseReason::LimitReached, 2).await;
 }
 
 #[tokio::test]
 async fn the_token_limit_of_a_step_pauses_the_run() {
-    let world = World::new().await;
-    world.server.push(call("list_files", json!({ "path": "{output-root}" })).usage(900, 200));
-    let options =
-        RunOptions { step_limits: Limits { max_tokens: Some(1000), ..Limits::default() }, ..RunOptions::default() };
-    let runner = world.runner(options);
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let step_limits = Limits { max_tokens: Some(1000), ..Limits::default() };
+    let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
+        .replies([call("list_files", json!({ "path": "{output-root}" })).usage(900, 200)])
+        .options(RunOptions { step_limits, ..RunOptions::default() })
+        .drive()
+        .await;
     match &outcome {
         Outcome::Paused { reason: PauseReason::LimitReached, message, .. } => {
             assert!(message.contains("1100 tokens"), "{message}")
@@ -332,13 +327,11 @@ steps:
 
 #[tokio::test]
 async fn gates_are_approved_automatically_and_the_approval_says_so() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "The plan." })),
-        call("complete_step", json!({ "notes": "The work." })),
-    ]);
-    let runner = world.runner(RunOptions { auto_approve: true, ..RunOptions::default() });
-    let (outcome, events) = world.drive(&runner, Target::Start(world.workflow("gated", GATED))).await;
+    let Driven { world, outcome, events, .. } = Scenario::new("gated", GATED)
+        .replies(complete_steps(&["The plan.", "The work."]))
+        .options(RunOptions { auto_approve: true, ..RunOptions::default() })
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     assert!(events.iter().any(|event| matches!(event, RunnerEvent::HumanDecided { by, .. } if by == "auto-approve")));
@@ -355,51 +348,18 @@ async fn gates_are_approved_automatically_and_the_approval_says_so() {
     assert!(approvals[0].0 && approvals[0].1.as_deref().is_some_and(|note| note.contains("--auto-approve")));
 }
 
-/// A drive on a task of its own, with what it tells its watchers.
-fn spawn_drive(
-    runner: switchyard_runner::Runner,
-    target: Target,
-    cancel: CancellationToken,
-) -> (tokio::task::JoinHandle<Outcome>, tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) {
-    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
-    (tokio::spawn(async move { runner.drive(target, sender, cancel).await.unwrap() }), receiver)
-}
-
-/// Waits until the runner says it waits for a person: what kind of wait, and what to type.
-async fn next_wait(events: &mut tokio::sync::mpsc::UnboundedReceiver<RunnerEvent>) -> (String, String) {
-    loop {
-        match events.recv().await {
-            Some(RunnerEvent::WaitingForHuman { kind, how, .. }) => return (kind, how),
-            Some(_) => {}
-            None => panic!("the drive ended without waiting for a person"),
-        }
-    }
-}
-
-/// Drives `target` on a task and returns its handle once the runner says it waits for a person.
-async fn drive_until_waiting(
-    runner: switchyard_runner::Runner,
-    target: Target,
-) -> (tokio::task::JoinHandle<Outcome>, String) {
-    let (drive, mut events) = spawn_drive(runner, target, CancellationToken::new());
+/// Drives `scenario` on a task and returns its world and handle once the runner says it waits for
+/// a person, with what to type.
+async fn drive_until_waiting(scenario: Scenario) -> (World, tokio::task::JoinHandle<Outcome>, String) {
+    let Spawned { world, drive, mut events, .. } = scenario.spawn(CancellationToken::new()).await;
     let (_, how) = next_wait(&mut events).await;
-    (drive, how)
-}
-
-/// The run a `switchyard approve run_…` line names.
-fn run_in(how: &str) -> switchyard_core::RunId {
-    how.split_whitespace().nth(2).unwrap().parse().unwrap()
+    (world, drive, how)
 }
 
 #[tokio::test]
 async fn a_gate_approved_through_the_same_store_wakes_the_waiting_runner_through_the_change_feed() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "The plan." })),
-        call("complete_step", json!({ "notes": "The work." })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let (world, drive, how) =
+        drive_until_waiting(Scenario::new("gated", GATED).replies(complete_steps(&["The plan.", "The work."]))).await;
     let run = run_in(&how);
     assert!(how.starts_with("switchyard approve run_"), "{how}");
 
@@ -410,13 +370,8 @@ async fn a_gate_approved_through_the_same_store_wakes_the_waiting_runner_through
 
 #[tokio::test]
 async fn a_gate_approved_from_another_runtime_on_the_same_store_file_lets_the_drive_go_on() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "The plan." })),
-        call("complete_step", json!({ "notes": "The work." })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let (world, drive, how) =
+        drive_until_waiting(Scenario::new("gated", GATED).replies(complete_steps(&["The plan.", "The work."]))).await;
     let run = run_in(&how);
 
     // Another process's commit reaches the runner through the store's watcher of the file.
@@ -429,13 +384,8 @@ async fn a_gate_approved_from_another_runtime_on_the_same_store_file_lets_the_dr
 // `wait_for_requests` blocks its thread while the drive runs on another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rejection_reason_reaches_the_reworked_step_conversation() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "The plan." })),
-        call("complete_step", json!({ "notes": "The better plan." })),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (drive, how) = drive_until_waiting(runner, Target::Start(world.workflow("gated", GATED))).await;
+    let scenario = Scenario::new("gated", GATED).replies(complete_steps(&["The plan.", "The better plan."]));
+    let (world, drive, how) = drive_until_waiting(scenario).await;
     let run = run_in(&how);
     world.runtime.reject(run, "Add a rollback plan.".to_owned()).await.unwrap();
     world.server.wait_for_requests(2, Duration::from_secs(60));
@@ -449,17 +399,14 @@ async fn a_rejection_reason_reaches_the_reworked_step_conversation() {
 // `wait_for_requests` blocks its thread while the drive runs on another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runner_killed_mid_step_is_picked_up_at_the_tip_without_repeating_a_completed_step() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("complete_step", json!({ "notes": "Drafted." })),
-        // The second step's request is never answered before the runner dies.
-        call("complete_step", json!({ "notes": "never seen" })).delayed(Duration::from_secs(3600)),
-    ]);
-    let runner = world.runner(RunOptions::default());
-    let (sender, _receiver) = tokio::sync::mpsc::unbounded_channel();
-    let target = Target::Start(world.workflow("two", &two_steps(false)));
-    let first = runner.clone();
-    let drive = tokio::spawn(async move { first.drive(target, sender, CancellationToken::new()).await });
+    let Spawned { world, runner, drive, .. } = Scenario::new("two", two_steps(false))
+        .replies([
+            call("complete_step", json!({ "notes": "Drafted." })),
+            // The second step's request is never answered before the runner dies.
+            call("complete_step", json!({ "notes": "never seen" })).delayed(Duration::from_secs(3600)),
+        ])
+        .spawn(CancellationToken::new())
+        .await;
     world.server.wait_for_requests(2, Duration::from_secs(60));
     // Dropped at its await, as a SIGKILL would leave it: no pause, nothing more recorded.
     drive.abort();
@@ -481,16 +428,16 @@ async fn a_runner_killed_mid_step_is_picked_up_at_the_tip_without_repeating_a_co
 
 #[tokio::test]
 async fn no_token_key_or_internal_id_ever_reaches_the_model() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("checkpoint", json!({ "notes": "Halfway through the plan." })),
-        call("save_output", json!({ "path": "plan.md", "content": "# Plan\n" })),
-        call("read_file", json!({ "path": "{output-root}/plan.md" })),
-        call("complete_step", json!({ "notes": "The plan." })),
-        call("complete_step", json!({ "notes": "The work." })),
-    ]);
-    let runner = world.runner(RunOptions { auto_approve: true, ..RunOptions::default() });
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("gated", GATED))).await;
+    let Driven { world, outcome, .. } = Scenario::new("gated", GATED)
+        .replies([
+            call("checkpoint", json!({ "notes": "Halfway through the plan." })),
+            call("save_output", json!({ "path": "plan.md", "content": "# Plan\n" })),
+            call("read_file", json!({ "path": "{output-root}/plan.md" })),
+        ])
+        .replies(complete_steps(&["The plan.", "The work."]))
+        .options(RunOptions { auto_approve: true, ..RunOptions::default() })
+        .drive()
+        .await;
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
 
     let secret =
@@ -521,14 +468,9 @@ steps:
 
 #[tokio::test]
 async fn a_run_past_its_revision_limit_waits_for_a_decision_and_goes_on_after_it() {
-    let world = World::new().await;
-    world.server.otherwise(|_| call("complete_step", json!({ "notes": "Written." })));
-    let options = RunOptions::default();
-    let (drive, mut events) = spawn_drive(
-        world.runner(options),
-        Target::Start(world.workflow("strict", STRICT_REVIEW)),
-        CancellationToken::new(),
-    );
+    let prepared = Scenario::new("strict", STRICT_REVIEW).prepare().await;
+    prepared.world.server.otherwise(|_| call("complete_step", json!({ "notes": "Written." })));
+    let Spawned { world, drive, mut events, .. } = prepared.spawn(CancellationToken::new());
     let (kind, how) = loop {
         let (kind, how) = next_wait(&mut events).await;
         if kind == "decision" {
@@ -547,12 +489,9 @@ async fn a_run_past_its_revision_limit_waits_for_a_decision_and_goes_on_after_it
 
 #[tokio::test]
 async fn cancelling_a_runner_that_waits_at_a_gate_pauses_the_run_cleanly() {
-    let world = World::new().await;
-    world.server.push(call("complete_step", json!({ "notes": "The plan." })));
     let cancel = CancellationToken::new();
-    let options = RunOptions::default();
-    let (drive, mut events) =
-        spawn_drive(world.runner(options), Target::Start(world.workflow("gated", GATED)), cancel.clone());
+    let Spawned { world, drive, mut events, .. } =
+        Scenario::new("gated", GATED).replies(complete_steps(&["The plan."])).spawn(cancel.clone()).await;
     let (_, how) = next_wait(&mut events).await;
     cancel.cancel();
     let outcome = drive.await.unwrap();
@@ -564,21 +503,24 @@ async fn cancelling_a_runner_that_waits_at_a_gate_pauses_the_run_cleanly() {
 
 #[tokio::test]
 async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answers_first() {
-    let world = World::new().await;
     let big = "x".repeat(6000);
-    world.server.push_all([
-        call("save_output", json!({ "path": "big.md", "content": big })),
-        call("read_file", json!({ "path": "{output-root}/big.md" })),
-        call("read_file", json!({ "path": "{output-root}/big.md", "startLine": 1 })),
-        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
-    ]);
-    let mut model = world.model("small-window");
-    // Room for the system prompt, the saved content and one long answer but not two: replacing
-    // the older answer is enough, and no exchange is dropped.
-    model.context_window_tokens = Some(5000);
-    model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
-    let runner = world.runner_with(Models::single("small", model), RunOptions::default());
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
+        .replies([
+            call("save_output", json!({ "path": "big.md", "content": big })),
+            call("read_file", json!({ "path": "{output-root}/big.md" })),
+            call("read_file", json!({ "path": "{output-root}/big.md", "startLine": 1 })),
+            call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } })).usage(1000, 10),
+        ])
+        .models(|world| {
+            let mut model = world.model("small-window");
+            // Room for the system prompt, the saved content and one long answer but not two:
+            // replacing the older answer is enough, and no exchange is dropped.
+            model.context_window_tokens = Some(5000);
+            model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
+            Models::single("small", model)
+        })
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
@@ -604,18 +546,20 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
 
 #[tokio::test]
 async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit_the_context_window() {
-    let world = World::new().await;
     let turns = 60;
-    world.server.push_all(
-        (0..turns)
-            .map(|turn| call("save_output", json!({ "path": format!("note-{turn}.md"), "content": "n" })))
-            .chain([call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } }))]),
-    );
     let window_tokens = 2500;
-    let mut model = world.model("small-window");
-    model.context_window_tokens = Some(window_tokens);
-    let runner = world.runner_with(Models::single("small", model), RunOptions::default());
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
+        .replies(
+            (0..turns).map(|turn| call("save_output", json!({ "path": format!("note-{turn}.md"), "content": "n" }))),
+        )
+        .replies([call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 1 } }))])
+        .models(move |world| {
+            let mut model = world.model("small-window");
+            model.context_window_tokens = Some(window_tokens);
+            Models::single("small", model)
+        })
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
@@ -660,14 +604,15 @@ async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit
 
 #[tokio::test]
 async fn a_second_checkpoint_at_the_same_point_is_answered_without_counting_as_a_tool_error() {
-    let world = World::new().await;
-    world.server.push_all([
-        call("checkpoint", json!({ "notes": "First half." })),
-        call("checkpoint", json!({ "notes": "Second half." })),
-        call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 2 } })),
-    ]);
-    let runner = world.runner(RunOptions { max_tool_errors: 1, ..RunOptions::default() });
-    let (outcome, _) = world.drive(&runner, Target::Start(world.workflow("counted", COUNTED))).await;
+    let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
+        .replies([
+            call("checkpoint", json!({ "notes": "First half." })),
+            call("checkpoint", json!({ "notes": "Second half." })),
+            call("complete_step", json!({ "notes": "Counted.", "artifacts": { "count": 2 } })),
+        ])
+        .options(RunOptions { max_tool_errors: 1, ..RunOptions::default() })
+        .drive()
+        .await;
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
@@ -677,21 +622,21 @@ async fn a_second_checkpoint_at_the_same_point_is_answered_without_counting_as_a
 }
 
 /// Drives the two-step workflow while another door completes its first step during the model's
-/// first answer, which is `first`; the model then completes the step it is shown.
-async fn another_door_completes_the_first_step_during(first: Reply) -> World {
-    let world = World::new().await;
+/// first answer, which is `first`; the model then completes the step it is shown. Checks that
+/// the model was asked twice, the second time at the new tip, and returns the requests.
+async fn another_door_completes_the_first_step_during(first: Reply) -> Vec<RecordedRequest> {
     let (release, released) = std::sync::mpsc::channel::<()>();
-    world.server.push(Reply::computed(move |_| {
-        // The model answers only once the other door has completed the step.
-        released.recv().unwrap();
-        first
-    }));
-    world.server.push(call("complete_step", json!({ "notes": "Finished." })));
-    let (drive, _events) = spawn_drive(
-        world.runner(RunOptions::default()),
-        Target::Start(world.workflow("two", &two_steps(false))),
-        CancellationToken::new(),
-    );
+    let Spawned { world, drive, .. } = Scenario::new("two", two_steps(false))
+        .replies([
+            Reply::computed(move |_| {
+                // The model answers only once the other door has completed the step.
+                released.recv().unwrap();
+                first
+            }),
+            call("complete_step", json!({ "notes": "Finished." })),
+        ])
+        .spawn(CancellationToken::new())
+        .await;
     world.server.wait_for_requests(1, Duration::from_secs(60));
     let run = world.runtime.sessions(switchyard_store::SessionQuery::default()).await.unwrap()[0].run.unwrap();
     let shown = world.runtime.show(&switchyard_runtime::Target::Run(run)).await.unwrap();
@@ -702,18 +647,18 @@ async fn another_door_completes_the_first_step_during(first: Reply) -> World {
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
     assert_eq!(advances, 2, "each step was completed once");
-    world
+    let requests = world.server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the second turn is at the new tip");
+    requests
 }
 
 // `wait_for_requests` blocks its thread while the drive runs on another.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_again() {
     let first = call("complete_step", json!({ "notes": "Drafted by the model." }));
-    let world = another_door_completes_the_first_step_during(first).await;
-    let requests = world.server.requests();
-    assert_eq!(requests.len(), 2);
+    let requests = another_door_completes_the_first_step_during(first).await;
     assert!(contents(&requests[1], "tool").last().unwrap().contains("REPLAY_MISMATCH"));
-    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the runner went on at the tip");
 }
 
 // `wait_for_requests` blocks its thread while the drive runs on another.
@@ -721,8 +666,5 @@ async fn a_step_another_door_completed_while_the_model_worked_is_not_completed_a
 async fn a_step_another_door_completed_during_a_turn_that_did_not_move_the_run_is_seen_at_the_next_turn() {
     // The model's first turn only lists files: the run did not move by its hand.
     let first = call("list_files", json!({ "path": "{project-root}" }));
-    let world = another_door_completes_the_first_step_during(first).await;
-    let requests = world.server.requests();
-    assert_eq!(requests.len(), 2);
-    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the second turn is at the new tip");
+    another_door_completes_the_first_step_during(first).await;
 }
