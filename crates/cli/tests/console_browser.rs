@@ -8,7 +8,7 @@
 //! of each page land in `target/console-screenshots/`.
 //!
 //! Node 22 and `playwright-core` are provisioned into `target/test-tools/node` on first use, as
-//! the MCP client tests do; Chromium is installed by `.ci/run` (`apt-get install chromium`).
+//! the MCP client tests do; Chromium is installed by `cargo xtask test` (`apt-get install chromium`).
 //! Neither is ever skipped: when one is missing, the test fails and says how to get it.
 
 mod support;
@@ -72,7 +72,7 @@ fn node_tools() -> (PathBuf, PathBuf) {
     }
     assert!(
         Path::new(CHROMIUM).is_file(),
-        "{CHROMIUM} is missing: install Debian's package (`apt-get install chromium`, as .ci/run does); these tests never skip"
+        "{CHROMIUM} is missing: install Debian's package (`apt-get install chromium`, as `cargo xtask test` does); these tests never skip"
     );
     (node, playwright)
 }

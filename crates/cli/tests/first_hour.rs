@@ -125,7 +125,7 @@ fn require_tmux() {
     assert!(
         found,
         "this test drives a real terminal with tmux, which is not installed: `apt-get install -y tmux` \
-         (.ci/run installs it)"
+         (`cargo xtask test` installs it)"
     );
 }
 

@@ -35,7 +35,7 @@ fn mermaid_and_dot_write_the_workflow_graph_for_a_readme() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .expect("Graphviz's `dot` runs (apt-get install graphviz; .ci/run does)");
+        .expect("Graphviz's `dot` runs (apt-get install graphviz; `cargo xtask test` does)");
     graphviz.stdin.take().unwrap().write_all(dot.stdout.as_bytes()).unwrap();
     let drawn = graphviz.wait_with_output().unwrap();
     assert!(drawn.status.success());

@@ -122,7 +122,7 @@ fn require_man() {
     let found = Command::new("man").arg("--version").output().is_ok_and(|output| output.status.success());
     assert!(
         found,
-        "rendering the man pages needs `man`, which is not installed: `apt-get install -y man-db` (.ci/run installs it)"
+        "rendering the man pages needs `man`, which is not installed: `apt-get install -y man-db` (`cargo xtask test` installs it)"
     );
 }
 

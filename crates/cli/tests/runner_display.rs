@@ -25,7 +25,10 @@ impl Screen {
     /// Starts `command` (a shell line) in a 160×40 window, in `folder`, with `environment` only.
     fn start(socket: &Path, folder: &Path, command: &str, environment: &[(&str, &str)]) -> Self {
         let found = Command::new("tmux").arg("-V").output().is_ok_and(|output| output.status.success());
-        assert!(found, "this test drives a real terminal with tmux: `apt-get install -y tmux` (.ci/run installs it)");
+        assert!(
+            found,
+            "this test drives a real terminal with tmux: `apt-get install -y tmux` (`cargo xtask test` installs it)"
+        );
         let mut tmux = Command::new("tmux");
         tmux.arg("-S")
             .arg(socket)

@@ -27,9 +27,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The workspace's own Rust files: its crates and `xtask/`.
 fn all_rust_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     rust_files(&workspace_root().join("crates"), &mut files);
+    rust_files(&workspace_root().join("xtask"), &mut files);
     assert!(files.len() > 10, "the tidy test found too few files; is the root right?");
     files
 }

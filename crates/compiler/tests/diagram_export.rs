@@ -49,7 +49,7 @@ fn graphviz_accepts(dot: &str) -> Result<(), String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|error| {
-            format!("cannot run Graphviz's `dot` ({error}): install it (`apt-get install graphviz`; .ci/run does)")
+            format!("cannot run Graphviz's `dot` ({error}): install it (`apt-get install graphviz`; `cargo xtask test` does)")
         })?;
     child.stdin.take().unwrap().write_all(dot.as_bytes()).map_err(|error| error.to_string())?;
     let output = child.wait_with_output().map_err(|error| error.to_string())?;

@@ -157,6 +157,16 @@ impl TestDatabase {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// Runs `statements` in this database as one simple query: plain SQL such as a dump to restore
+    /// (`pg_dump` without psql's meta-commands).
+    ///
+    /// # Panics
+    /// When the server refuses a statement, saying what it said.
+    pub fn execute(&self, statements: &str) {
+        administer(&self.url, statements)
+            .unwrap_or_else(|error| panic!("the statements failed in the test database {}: {error}", self.name));
+    }
 }
 
 impl Drop for TestDatabase {
