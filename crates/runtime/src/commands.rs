@@ -33,7 +33,7 @@ impl Runtime {
     /// refused (`TOKEN_WRONG_RUN`): a guard against a token pasted from another conversation.
     ///
     /// A report that fails the step's checks is not an error: the answer's `kind` is
-    /// [`ResponseKind::Blocked`], `validation` says what is wrong, and a fresh continue token
+    /// [`ResponseKind::Blocked`](crate::ResponseKind::Blocked), `validation` says what is wrong, and a fresh continue token
     /// retries. Sending the same token and report again replays the recorded answer
     /// (`replayed`); the same token with another report is refused (`REPLAY_MISMATCH`).
     ///

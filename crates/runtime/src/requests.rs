@@ -38,7 +38,7 @@ pub struct StartRequest {
     pub strict_status: bool,
 }
 
-/// An agent's report on a step: what [`Runtime::advance`] checks against the step's rules.
+/// An agent's report on a step: what [`Runtime::advance`](crate::Runtime::advance) checks against the step's rules.
 ///
 /// ```
 /// use serde_json::json;
