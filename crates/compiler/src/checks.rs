@@ -11,7 +11,7 @@ use switchyard_core::workflow::{
 use crate::diagnostic::{Report, codes, did_you_mean};
 use crate::draft::{DraftStep, DraftTarget, DraftWorkflow};
 use crate::expressions::{self, CONDITION_RESERVED, TEMPLATE_RESERVED};
-use crate::fields::Located;
+use crate::located::Located;
 
 /// Runs every check on the draft; returns the IR when none of them found an error.
 pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {

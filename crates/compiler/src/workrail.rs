@@ -28,7 +28,7 @@ use switchyard_core::workflow::{EdgeKind, Limits};
 
 use crate::diagnostic::{Loc, Report, codes};
 use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
-use crate::fields::Located;
+use crate::located::Located;
 use crate::tree::Node;
 
 mod checks;
