@@ -11,7 +11,7 @@ use switchyard_core::workflow::{
 use crate::diagnostic::{Report, codes, did_you_mean};
 use crate::draft::{DraftStep, DraftTarget, DraftWorkflow};
 use crate::expressions::{self, CONDITION_RESERVED, TEMPLATE_RESERVED};
-use crate::fields::Located;
+use crate::located::Located;
 
 /// Runs every check on the draft; returns the IR when none of them found an error.
 pub(crate) fn check(draft: &DraftWorkflow, report: &mut Report) -> Option<Workflow> {
@@ -501,17 +501,7 @@ impl Graph {
 }
 
 fn check_reachability(draft: &DraftWorkflow, graph: &Graph, entry: usize, report: &mut Report) {
-    let mut reached = vec![false; draft.steps.len()];
-    let mut queue = VecDeque::from([entry]);
-    reached[entry] = true;
-    while let Some(current) = queue.pop_front() {
-        for &(next, _) in &graph.successors[current] {
-            if !reached[next] {
-                reached[next] = true;
-                queue.push_back(next);
-            }
-        }
-    }
+    let reached = flood(draft.steps.len(), [entry], |step| graph.successors[step].iter().map(|&(next, _)| next));
     for (step, reached) in draft.steps.iter().zip(reached) {
         if !reached {
             report.error(
@@ -527,6 +517,29 @@ fn check_reachability(draft: &DraftWorkflow, graph: &Graph, entry: usize, report
     }
 }
 
+/// Which of `count` steps are reached from `starts` by following `next`.
+fn flood<Next: IntoIterator<Item = usize>>(
+    count: usize,
+    starts: impl IntoIterator<Item = usize>,
+    next: impl Fn(usize) -> Next,
+) -> Vec<bool> {
+    let mut reached = vec![false; count];
+    let mut queue = VecDeque::new();
+    for start in starts {
+        reached[start] = true;
+        queue.push_back(start);
+    }
+    while let Some(current) = queue.pop_front() {
+        for step in next(current) {
+            if !reached[step] {
+                reached[step] = true;
+                queue.push_back(step);
+            }
+        }
+    }
+    reached
+}
+
 fn check_ends(draft: &DraftWorkflow, graph: &Graph, report: &mut Report) {
     let count = draft.steps.len();
     let mut predecessors: Vec<Vec<usize>> = vec![Vec::new(); count];
@@ -535,19 +548,8 @@ fn check_ends(draft: &DraftWorkflow, graph: &Graph, report: &mut Report) {
             predecessors[to].push(from);
         }
     }
-    let mut ends = vec![false; count];
-    let mut queue: VecDeque<usize> = (0..count).filter(|&step| graph.completes[step]).collect();
-    for &step in &queue {
-        ends[step] = true;
-    }
-    while let Some(current) = queue.pop_front() {
-        for &previous in &predecessors[current] {
-            if !ends[previous] {
-                ends[previous] = true;
-                queue.push_back(previous);
-            }
-        }
-    }
+    let ends =
+        flood(count, (0..count).filter(|&step| graph.completes[step]), |step| predecessors[step].iter().copied());
     for (step, ends) in draft.steps.iter().zip(ends) {
         if !ends {
             report.error(

@@ -18,7 +18,7 @@ use crate::Format;
 use crate::bundle::{Bundle, BundleWorkflow, FileReference, ReferenceRole, finish, frontmatter};
 use crate::diagnostic::{Loc, Report, codes};
 use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
-use crate::fields::Located;
+use crate::located::Located;
 use crate::method::{LOOP_BOUND, workflow_id};
 use crate::subworkflow::{CallStack, MAX_DEPTH, Refusal, compiles_alone, splice};
 use crate::workrail::escape;

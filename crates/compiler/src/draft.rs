@@ -6,7 +6,7 @@ use switchyard_core::workflow::{
 };
 
 use crate::diagnostic::Loc;
-use crate::fields::Located;
+use crate::located::Located;
 
 #[derive(Debug, Clone)]
 pub(crate) struct DraftWorkflow {
@@ -98,6 +98,24 @@ pub(crate) struct DraftEdge {
     pub kind: EdgeKind,
     /// Assignments made when the edge is taken: (variable, CEL expression).
     pub set: Vec<(Located<String>, Located<String>)>,
+}
+
+impl DraftEdge {
+    /// An edge with what every front-end must say, and the native format's defaults for the rest:
+    /// not the default edge, no condition, no bound, normal, no assignments.
+    pub fn new(at: Loc, target: DraftTarget, label: Located<String>) -> Self {
+        Self {
+            at,
+            target,
+            label,
+            default: false,
+            condition: None,
+            condition_text: None,
+            max_traversals: None,
+            kind: EdgeKind::Normal,
+            set: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

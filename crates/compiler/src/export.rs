@@ -4,12 +4,13 @@
 
 mod diagram;
 
-use switchyard_core::workflow::{EdgeKind, EdgeTarget, Layer, NotesPolicy, StatusReportMode, ValueType, Workflow};
+use switchyard_core::workflow::{EdgeKind, EdgeTarget, Workflow};
 
 pub use self::diagram::{to_dot, to_mermaid};
-use crate::schema::{
-    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStatusReport,
-    NativeStep, NativeStrict, NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration,
+use crate::located::{Count, Items, JsonValue, Required, Scalar};
+use crate::native::format::{
+    Assignment, Assignments, Checks, NativeEdge, NativeEdgeItem, NativeLimits, NativeNext, NativeStep, NativeVariable,
+    NativeWorkflow, VariableDeclaration, VariableEntry, Variables,
 };
 
 /// Why a workflow could not be written in the native format.
@@ -21,7 +22,7 @@ pub enum ExportError {
 }
 
 /// The workflow as a native document.
-pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
+pub(crate) fn to_native(workflow: &Workflow) -> NativeWorkflow {
     let mut steps = Vec::with_capacity(workflow.steps.len());
     for step in &workflow.steps {
         let rules = workflow.rules(&step.id);
@@ -30,85 +31,89 @@ pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
             .iter()
             .map(|edge| {
                 let (to, end) = match &edge.target {
-                    EdgeTarget::Step(target) => (Some(target.to_string()), None),
+                    EdgeTarget::Step(target) => (Some(target.to_string().into()), None),
                     EdgeTarget::Complete => (None, Some(true)),
                 };
-                let set = rules.assign.get(&edge.label).cloned().filter(|set| !set.is_empty());
-                NativeEdgeItem::Edge(NativeEdge {
-                    to,
-                    end,
-                    label: Some(edge.label.clone()),
-                    default: edge.default.then_some(true),
-                    when: edge.condition.clone(),
-                    when_text: edge.condition_text.clone(),
-                    max_traversals: edge.max_traversals,
-                    kind: match edge.kind {
-                        EdgeKind::Normal => None,
-                        EdgeKind::Loop => Some(NativeEdgeKind::Loop),
-                        EdgeKind::Replan => Some(NativeEdgeKind::Replan),
-                    },
-                    set,
-                })
+                let set = rules.assign.get(&edge.label).filter(|set| !set.is_empty()).map(|set| {
+                    let assignments = set
+                        .iter()
+                        .map(|(name, expression)| Assignment::Set {
+                            name: name.clone().into(),
+                            expression: expression.clone().into(),
+                        })
+                        .collect();
+                    Assignments::Written(assignments).into()
+                });
+                NativeEdgeItem::Edge(
+                    NativeEdge {
+                        to,
+                        end,
+                        label: Some(edge.label.clone().into()),
+                        default: edge.default.then_some(true),
+                        when: edge.condition.clone().map(Into::into),
+                        when_text: edge.condition_text.clone(),
+                        max_traversals: edge.max_traversals.map(Count),
+                        kind: (edge.kind != EdgeKind::Normal).then(|| edge.kind.into()),
+                        set,
+                    }
+                    .into(),
+                )
             })
             .collect::<Vec<_>>();
-        steps.push(NativeStep {
-            id: step.id.to_string(),
+        let step = NativeStep {
+            id: step.id.to_string().into(),
             title: Some(step.title.clone()),
-            prompt: step.prompt.clone(),
+            prompt: Required::Given(step.prompt.clone().into()),
             role: step.role.clone(),
             model: step.model.clone(),
-            notes: Some(match step.notes {
-                NotesPolicy::Required => NativeNotes::Required,
-                NotesPolicy::Optional => NativeNotes::Optional,
-            }),
-            output: step.output_schema.clone(),
+            notes: Some(step.notes.into()),
+            output: step.output_schema.clone().map(|schema| JsonValue(schema).into()),
             gate: step.gate.then_some(true),
             context_reset: step.context_reset.then_some(true),
             phase: step.phase.clone(),
-            max_attempts: Some(step.max_attempts),
+            max_attempts: Some(Count(step.max_attempts)),
             end: None,
-            next: (!edges.is_empty()).then_some(NativeNext::Edges(edges)),
-            when: rules.run_when.clone(),
-            gate_when: rules.gate_when.clone(),
-            checks: (!rules.checks.is_empty()).then(|| rules.checks.clone()),
-            status_report: rules.status_report.map(|mode| match mode {
-                StatusReportMode::Graduated => NativeStatusReport::Enabled(true),
-                StatusReportMode::Strict => NativeStatusReport::Mode(NativeStrict::Strict),
-            }),
+            next: (!edges.is_empty()).then_some(NativeNext::Edges(Items(edges))),
+            when: rules.run_when.clone().map(Into::into),
+            gate_when: rules.gate_when.clone().map(Into::into),
+            checks: (!rules.checks.is_empty()).then(|| Checks::Checks(rules.checks.clone()).into()),
+            status_report: rules.status_report.map(Into::into),
             audit: rules.audit.then_some(true),
-        });
+        };
+        steps.push(step.into());
     }
     // In declaration order, which the workflow hash keeps.
-    let variables: Vec<(String, VariableDeclaration)> = workflow
+    let variables: Vec<VariableEntry> = workflow
         .variables
         .iter()
-        .map(|variable| {
-            let declaration = NativeVariable {
-                value_type: Some(value_type(variable.value_type)),
-                default: variable.default.clone(),
-                layer: Some(layer(variable.layer)),
+        .map(|variable| VariableEntry::Declared {
+            name: variable.name.clone().into(),
+            declaration: VariableDeclaration::Full(NativeVariable {
+                value_type: Some(variable.value_type.into()),
+                default: variable.default.clone().map(|default| JsonValue(default).into()),
+                layer: Some(variable.layer.into()),
                 description: variable.description.clone(),
-            };
-            (variable.name.clone(), VariableDeclaration::Full(declaration))
+            }),
         })
         .collect();
     let first = workflow.steps.first().map(|step| &step.id);
     NativeWorkflow {
         schema: None,
-        id: workflow.id.clone(),
+        id: Required::Given(workflow.id.clone().into()),
         version: Some(workflow.version.clone()),
         title: Some(workflow.title.clone()),
         description: (!workflow.description.is_empty()).then(|| workflow.description.clone()),
-        tags: (!workflow.tags.is_empty()).then(|| workflow.tags.clone()),
-        variables: (!variables.is_empty()).then_some(variables),
+        tags: (!workflow.tags.is_empty())
+            .then(|| workflow.tags.iter().map(|tag| Scalar::String(tag.clone()).into()).collect()),
+        variables: (!variables.is_empty()).then(|| Variables::Declared(variables).into()),
         limits: Some(NativeLimits {
-            max_cycles: Some(workflow.limits.max_cycles),
-            max_revision_attempts: Some(workflow.limits.max_revision_attempts),
-            max_replan_attempts: Some(workflow.limits.max_replan_attempts),
+            max_cycles: Some(Count(workflow.limits.max_cycles)),
+            max_revision_attempts: Some(Count(workflow.limits.max_revision_attempts)),
+            max_replan_attempts: Some(Count(workflow.limits.max_replan_attempts)),
         }),
-        start: (first != Some(&workflow.entry)).then(|| workflow.entry.to_string()),
+        start: (first != Some(&workflow.entry)).then(|| workflow.entry.to_string().into()),
         strict_status: None,
-        steps,
+        steps: Required::Given(Items(steps)),
     }
 }
 
@@ -116,25 +121,4 @@ pub fn to_native(workflow: &Workflow) -> NativeWorkflow {
 pub fn to_native_yaml(workflow: &Workflow) -> Result<String, ExportError> {
     let document = to_native(workflow);
     serde_saphyr::to_string(&document).map_err(|error| ExportError::Yaml(error.to_string()))
-}
-
-fn value_type(value_type: ValueType) -> NativeValueType {
-    match value_type {
-        ValueType::String => NativeValueType::String,
-        ValueType::Integer => NativeValueType::Integer,
-        ValueType::Number => NativeValueType::Number,
-        ValueType::Boolean => NativeValueType::Boolean,
-        ValueType::Array => NativeValueType::Array,
-        ValueType::Object => NativeValueType::Object,
-        ValueType::Any => NativeValueType::Any,
-    }
-}
-
-fn layer(layer: Layer) -> NativeLayer {
-    match layer {
-        Layer::Critical => NativeLayer::Critical,
-        Layer::Important => NativeLayer::Important,
-        Layer::Useful => NativeLayer::Useful,
-        Layer::Ephemeral => NativeLayer::Ephemeral,
-    }
 }

@@ -10,7 +10,7 @@ use cel::common::ast::{EntryExpr, Expr, LiteralValue};
 use switchyard_core::workflow::ValueType;
 
 use crate::diagnostic::{Loc, Report, codes, did_you_mean};
-use crate::fields::Located;
+use crate::located::Located;
 
 /// Names the engine puts in scope of every edge condition.
 pub const CONDITION_RESERVED: &[&str] = &["context", "artifacts", "goal", "cycle", "attempt"];

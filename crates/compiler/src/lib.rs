@@ -11,11 +11,10 @@ mod diagnostic;
 mod draft;
 mod export;
 mod expressions;
-mod fields;
 mod frontmatter;
+mod located;
 mod method;
 mod native;
-mod schema;
 mod stages;
 mod subworkflow;
 mod tree;
@@ -31,13 +30,10 @@ pub use crate::bundle::{
     compile_bundle_as, detect_bundle,
 };
 pub use crate::diagnostic::{Diagnostic, Severity, codes};
-pub use crate::export::{ExportError, to_dot, to_mermaid, to_native, to_native_yaml};
+pub use crate::export::{ExportError, to_dot, to_mermaid, to_native_yaml};
 pub use crate::expressions::{CONDITION_RESERVED, TEMPLATE_RESERVED};
 pub use crate::frontmatter::split_frontmatter;
-pub use crate::schema::{
-    NativeEdge, NativeEdgeItem, NativeEdgeKind, NativeLayer, NativeLimits, NativeNext, NativeNotes, NativeStep,
-    NativeValueType, NativeVariable, NativeWorkflow, VariableDeclaration, native_schema,
-};
+pub use crate::native::format::native_schema;
 pub use crate::workrail::Routines;
 
 use crate::diagnostic::{Loc, Report};

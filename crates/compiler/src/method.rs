@@ -15,7 +15,7 @@ use switchyard_core::workflow::{EdgeKind, Limits};
 
 use crate::diagnostic::Loc;
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
-use crate::fields::Located;
+use crate::located::Located;
 
 /// A regex compiled on first use and kept for the process: compiling one costs far more than
 /// running it, and the front-end runs its patterns on every tag of every step.

@@ -1,107 +1,68 @@
-//! The native front-end: reads the located tree of a native YAML or JSON workflow into a draft.
-//! The field lists here and the serde types in `schema` describe the same format; a test keeps
-//! them in step.
+//! The native front-end: reads a native YAML or JSON workflow into its `format` types (the one
+//! definition of the format, which the schema is derived from) and turns them into a draft,
+//! reporting what the types alone cannot: missing fields the reader goes on without, edges
+//! without exactly one target, repeated or unknown variable types, `set` and `checks` entries of
+//! the wrong shape.
 
+pub(crate) mod format;
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Deserialize;
+use serde::de::IntoDeserializer;
 use switchyard_core::workflow::{
-    DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, StatusReportMode, ValueType,
+    DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, StatusReportMode, ValueType,
 };
 
-use crate::diagnostic::{Report, codes};
+use self::format::{
+    Assignment, Assignments, Checks, NativeEdgeItem, NativeNext, NativeStep, NativeValueType, NativeWorkflow,
+    VariableDeclaration, VariableEntry, Variables,
+};
+use crate::diagnostic::{Loc, Report, codes, did_you_mean};
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftVariable, DraftWorkflow};
-use crate::fields::{Fields, Located};
+use crate::located::{self, Items, Located, Required, Scalar};
 use crate::tree::{Node, Value};
-
-pub(crate) const WORKFLOW_FIELDS: &[&str] = &[
-    "$schema",
-    "id",
-    "version",
-    "title",
-    "description",
-    "tags",
-    "variables",
-    "limits",
-    "start",
-    "strict_status",
-    "steps",
-];
-pub(crate) const VARIABLE_FIELDS: &[&str] = &["type", "default", "layer", "description"];
-pub(crate) const LIMITS_FIELDS: &[&str] = &["max_cycles", "max_revision_attempts", "max_replan_attempts"];
-pub(crate) const STEP_FIELDS: &[&str] = &[
-    "id",
-    "title",
-    "prompt",
-    "role",
-    "model",
-    "notes",
-    "output",
-    "gate",
-    "context_reset",
-    "phase",
-    "max_attempts",
-    "end",
-    "next",
-    "when",
-    "gate_when",
-    "checks",
-    "status_report",
-    "audit",
-];
-pub(crate) const EDGE_FIELDS: &[&str] =
-    &["to", "end", "label", "default", "when", "when_text", "max_traversals", "kind", "set"];
-
-pub(crate) const VALUE_TYPES: &[(&str, ValueType)] = &[
-    ("string", ValueType::String),
-    ("integer", ValueType::Integer),
-    ("number", ValueType::Number),
-    ("boolean", ValueType::Boolean),
-    ("array", ValueType::Array),
-    ("object", ValueType::Object),
-    ("any", ValueType::Any),
-];
-const LAYERS: &[(&str, Layer)] = &[
-    ("critical", Layer::Critical),
-    ("important", Layer::Important),
-    ("useful", Layer::Useful),
-    ("ephemeral", Layer::Ephemeral),
-];
-/// `status_report: true | false | strict`.
-const STATUS_REPORTS: &[(&str, Option<StatusReportMode>)] =
-    &[("true", Some(StatusReportMode::Graduated)), ("false", None), ("strict", Some(StatusReportMode::Strict))];
-const NOTES: &[(&str, NotesPolicy)] = &[("required", NotesPolicy::Required), ("optional", NotesPolicy::Optional)];
-const EDGE_KINDS: &[(&str, EdgeKind)] =
-    &[("normal", EdgeKind::Normal), ("loop", EdgeKind::Loop), ("replan", EdgeKind::Replan)];
 
 /// Reads a native workflow. Returns `None` only when the document is too broken to hold steps.
 pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<DraftWorkflow> {
-    let fields = Fields::read(root, "the workflow", WORKFLOW_FIELDS, source, report)?;
-    if let Some(schema) = fields.get("$schema")
-        && schema.as_str().is_none()
+    let workflow: NativeWorkflow = located::read(root, source, section_name, report)?;
+    if let Some(schema) = &workflow.schema
+        && !matches!(schema.value, Scalar::String(_))
     {
         report.error(schema.at, codes::INVALID_TYPE, "`$schema` must be a string", None);
     }
-    let id =
-        fields.required_string("id", "the workflow", report).unwrap_or_else(|| Located::new(String::new(), fields.at));
-    let version = fields.string("version", report).map_or_else(|| "1".to_owned(), |v| v.value);
-    let title = fields.string("title", report).map_or_else(|| id.value.clone(), |v| v.value);
-    let description = fields.string("description", report).map(|v| v.value).unwrap_or_default();
-    let start = fields.string("start", report);
-    let tags = read_tags(&fields, report);
-    let variables = fields.get("variables").map(|node| read_variables(node, source, report)).unwrap_or_default();
-    let limits = fields.get("limits").map(|node| read_limits(node, source, report)).unwrap_or_default();
-    let strict_status = fields.boolean("strict_status", report).is_some_and(|strict| strict.value);
-    let mut steps: Vec<DraftStep> = match fields.list("steps", report) {
-        Some(items) => items.iter().filter_map(|item| read_step(item, source, report)).collect(),
-        None => {
-            if fields.get("steps").is_none() {
-                report.error(
-                    fields.at,
-                    codes::NO_STEPS,
-                    "the workflow has no `steps`",
-                    Some("add a `steps:` list".into()),
-                );
-            }
+    let id = workflow
+        .id
+        .given("the workflow", "id", root.at, report)
+        .unwrap_or_else(|| Located::new(String::new(), root.at));
+    let version = workflow.version.unwrap_or_else(|| "1".to_owned());
+    let title = workflow.title.unwrap_or_else(|| id.value.clone());
+    let description = workflow.description.unwrap_or_default();
+    let tags = read_tags(workflow.tags.unwrap_or_default(), report);
+    let variables = workflow.variables.map(|variables| read_variables(variables, report)).unwrap_or_default();
+    let defaults = Limits::default();
+    let limits = workflow.limits.map_or(defaults, |limits| Limits {
+        max_cycles: limits.max_cycles.map_or(defaults.max_cycles, |count| count.0),
+        max_revision_attempts: limits.max_revision_attempts.map_or(defaults.max_revision_attempts, |count| count.0),
+        max_replan_attempts: limits.max_replan_attempts.map_or(defaults.max_replan_attempts, |count| count.0),
+    });
+    let strict_status = workflow.strict_status.unwrap_or(false);
+    let mut steps: Vec<DraftStep> = match workflow.steps {
+        Required::Given(Items(steps)) => {
+            let nodes = Nodes::items_of(root.get("steps"));
+            steps
+                .into_iter()
+                .map(|step| {
+                    let node = nodes.at(step.at);
+                    read_step(step, node, report)
+                })
+                .collect()
+        }
+        Required::Missing => {
+            report.error(root.at, codes::NO_STEPS, "the workflow has no `steps`", Some("add a `steps:` list".into()));
             Vec::new()
         }
+        Required::Wrong => Vec::new(),
     };
     if strict_status {
         // Workflow-wide strictness is written into each reporting step, so the IR says it once.
@@ -111,88 +72,24 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
             rules.status_report = Some(StatusReportMode::Strict);
         }
     }
-    Some(DraftWorkflow { id, version, title, description, tags, start, steps, variables, limits })
+    Some(DraftWorkflow { id, version, title, description, tags, start: workflow.start, steps, variables, limits })
 }
 
-/// `tags: [review, security]`: strings, returned sorted and without repeats.
-fn read_tags(fields: &Fields<'_>, report: &mut Report) -> Vec<String> {
-    let mut tags = Vec::new();
-    for item in fields.list("tags", report).unwrap_or_default() {
-        match item.scalar_text() {
-            Some(tag) if !tag.trim().is_empty() => tags.push(tag.trim().to_owned()),
-            _ => report.error(item.at, codes::INVALID_TYPE, "each tag must be a non-empty string", None),
-        }
+/// How diagnostics name each section of the format.
+fn section_name(section: &'static str, node: &Node, key: Option<&str>) -> String {
+    match section {
+        "NativeStep" => match node.get("id").and_then(Node::as_str) {
+            Some(id) => format!("step `{id}`"),
+            None => "a step".to_owned(),
+        },
+        "NativeEdge" => "an edge".to_owned(),
+        "NativeLimits" => "`limits`".to_owned(),
+        "NativeVariable" => format!("variable `{}`", key.unwrap_or_default()),
+        _ => "the workflow".to_owned(),
     }
-    tags.sort();
-    tags.dedup();
-    tags
 }
 
-fn read_variables(node: &Node, source: &str, report: &mut Report) -> Vec<DraftVariable> {
-    let Value::Mapping(entries) = &node.value else {
-        report.error(
-            node.at,
-            codes::INVALID_TYPE,
-            format!("`variables` must be a mapping of name to declaration, found {}", node.value.kind()),
-            Some("write `variables:` then one `name: {type: string}` per line".into()),
-        );
-        return Vec::new();
-    };
-    let mut variables: Vec<DraftVariable> = Vec::new();
-    for (key, spec) in entries {
-        let Some(name) = key.scalar_text() else {
-            report.error(key.at, codes::INVALID_TYPE, "a variable name must be a string", None);
-            continue;
-        };
-        if let Some(first) = variables.iter().find(|variable| variable.name.value == name) {
-            report.error(
-                key.at,
-                codes::DUPLICATE_VARIABLE,
-                format!("variable `{name}` is declared twice"),
-                Some(format!("the first declaration is at line {}; keep one", first.name.at.line)),
-            );
-            continue;
-        }
-        let name = Located::new(name, key.at);
-        // Shorthand: `name: string` declares the type only.
-        if let Value::String(word) = &spec.value {
-            let value_type = match VALUE_TYPES.iter().find(|(candidate, _)| candidate == word) {
-                Some((_, value_type)) => *value_type,
-                None => {
-                    let words = VALUE_TYPES.iter().map(|(word, _)| *word);
-                    report.error(
-                        spec.at,
-                        codes::INVALID_VALUE,
-                        format!("`{word}` is not a variable type"),
-                        crate::diagnostic::did_you_mean(word, words)
-                            .or_else(|| Some("use string, integer, number, boolean, array, object or any".into())),
-                    );
-                    ValueType::Any
-                }
-            };
-            variables.push(DraftVariable {
-                name,
-                value_type,
-                default: None,
-                layer: Layer::default(),
-                description: None,
-            });
-            continue;
-        }
-        let what = format!("variable `{}`", name.value);
-        let Some(fields) = Fields::read(spec, &what, VARIABLE_FIELDS, source, report) else {
-            continue;
-        };
-        let value_type = fields.choice("type", VALUE_TYPES, report).map_or(ValueType::Any, |v| v.value);
-        let default = fields.get("default").map(|node| Located::new(node.to_json(report), node.at));
-        let layer = fields.choice("layer", LAYERS, report).map(|v| v.value).unwrap_or_default();
-        let description = fields.string("description", report).map(|v| v.value);
-        variables.push(DraftVariable { name, value_type, default, layer, description });
-    }
-    variables
-}
-
-/// Which of the limits `[execution]` may default the source's `limits` sets.
+/// Which limits `[execution]` may default the source's `limits` sets.
 pub(crate) fn declared_limits(root: &Node) -> crate::DeclaredLimits {
     let limits = root.get("limits");
     let declared = |name: &str| limits.and_then(|limits| limits.get(name)).is_some();
@@ -202,131 +99,202 @@ pub(crate) fn declared_limits(root: &Node) -> crate::DeclaredLimits {
     }
 }
 
-fn read_limits(node: &Node, source: &str, report: &mut Report) -> Limits {
-    let defaults = Limits::default();
-    let Some(fields) = Fields::read(node, "`limits`", LIMITS_FIELDS, source, report) else {
-        return defaults;
+/// `tags: [review, security]`: scalars, returned sorted and without repeats.
+fn read_tags(written: Vec<Located<Scalar>>, report: &mut Report) -> Vec<String> {
+    let mut tags = Vec::new();
+    for tag in written {
+        match tag.value.text().map(str::trim) {
+            Some(text) if !text.is_empty() => tags.push(text.to_owned()),
+            _ => report.error(tag.at, codes::INVALID_TYPE, "each tag must be a non-empty string", None),
+        }
+    }
+    tags.sort();
+    tags.dedup();
+    tags
+}
+
+fn read_variables(variables: Located<Variables>, report: &mut Report) -> Vec<DraftVariable> {
+    let entries = match variables.value {
+        Variables::Declared(entries) => entries,
+        Variables::NotMapping(kind) => {
+            report.error(
+                variables.at,
+                codes::INVALID_TYPE,
+                format!("`variables` must be a mapping of name to declaration, found {kind}"),
+                Some("write `variables:` then one `name: {type: string}` per line".into()),
+            );
+            return Vec::new();
+        }
     };
-    Limits {
-        max_cycles: fields.count("max_cycles", 1, report).map_or(defaults.max_cycles, |v| v.value),
-        max_revision_attempts: fields
-            .count("max_revision_attempts", 0, report)
-            .map_or(defaults.max_revision_attempts, |v| v.value),
-        max_replan_attempts: fields
-            .count("max_replan_attempts", 0, report)
-            .map_or(defaults.max_replan_attempts, |v| v.value),
+    let mut read = Vec::new();
+    for entry in entries {
+        match entry {
+            VariableEntry::NameNotScalar { at } => {
+                report.error(at, codes::INVALID_TYPE, "a variable name must be a string", None);
+            }
+            VariableEntry::Repeated { name, first } => report.error(
+                name.at,
+                codes::DUPLICATE_VARIABLE,
+                format!("variable `{}` is declared twice", name.value),
+                Some(format!("the first declaration is at line {}; keep one", first.line)),
+            ),
+            VariableEntry::Unread => {}
+            VariableEntry::Declared { name, declaration: VariableDeclaration::Type(word) } => {
+                read.push(DraftVariable {
+                    name,
+                    value_type: shorthand_type(&word, report),
+                    default: None,
+                    layer: Layer::default(),
+                    description: None,
+                });
+            }
+            VariableEntry::Declared { name, declaration: VariableDeclaration::Full(declaration) } => {
+                read.push(DraftVariable {
+                    name,
+                    value_type: declaration.value_type.map_or(ValueType::Any, ValueType::from),
+                    default: declaration.default.map(|default| Located::new(default.value.0, default.at)),
+                    layer: declaration.layer.map(Layer::from).unwrap_or_default(),
+                    description: declaration.description,
+                });
+            }
+        }
+    }
+    read
+}
+
+/// `name: string` declares the type only; an unknown word reads as `any` once reported.
+fn shorthand_type(word: &Located<String>, report: &mut Report) -> ValueType {
+    let read: Result<NativeValueType, serde::de::value::Error> =
+        NativeValueType::deserialize(word.value.as_str().into_deserializer());
+    if let Ok(value_type) = read {
+        return value_type.into();
+    }
+    let words = located::words::<NativeValueType>();
+    let help = match words.split_last() {
+        Some((last, others)) => format!("use {} or {last}", others.join(", ")),
+        None => String::new(),
+    };
+    report.error(
+        word.at,
+        codes::INVALID_VALUE,
+        format!("`{}` is not a variable type", word.value),
+        did_you_mean(&word.value, words.iter().copied()).or(Some(help)),
+    );
+    ValueType::Any
+}
+
+/// The items of a list in the tree, by where each is written: what a step's messages call it,
+/// where each part of its `output` is written, and what an edge holds come from the tree.
+struct Nodes<'a>(HashMap<Loc, &'a Node>);
+
+impl<'a> Nodes<'a> {
+    fn items_of(list: Option<&'a Node>) -> Self {
+        match list.map(|list| &list.value) {
+            Some(Value::Sequence(items)) => Self(items.iter().map(|item| (item.at, item)).collect()),
+            _ => Self(HashMap::new()),
+        }
+    }
+
+    fn at(&self, at: Loc) -> Option<&'a Node> {
+        self.0.get(&at).copied()
     }
 }
 
-fn read_step(node: &Node, source: &str, report: &mut Report) -> Option<DraftStep> {
-    let label = match node.get("id").and_then(Node::as_str) {
-        Some(id) => format!("step `{id}`"),
-        None => "a step".to_owned(),
-    };
-    let fields = Fields::read(node, &label, STEP_FIELDS, source, report)?;
-    let id = fields.required_string("id", &label, report)?;
-    let prompt =
-        fields.required_string("prompt", &label, report).unwrap_or_else(|| Located::new(String::new(), fields.at));
-    let title = fields.string("title", report).map_or_else(|| id.value.clone(), |v| v.value);
-    let end = fields.boolean("end", report).filter(|end| end.value).map(|end| end.at);
-    let next_at = fields.key_at("next").filter(|_| fields.get("next").is_some());
-    let edges = match fields.get("next") {
+fn read_step(step: Located<NativeStep>, node: Option<&Node>, report: &mut Report) -> DraftStep {
+    let at = step.at;
+    let step = step.value;
+    let label = node.map_or_else(|| "a step".to_owned(), |node| section_name("NativeStep", node, None));
+    let id = step.id;
+    let prompt = step.prompt.given(&label, "prompt", at, report).unwrap_or_else(|| Located::new(String::new(), at));
+    let next_at = node.and_then(|node| key_at(node, "next")).filter(|_| step.next.is_some());
+    let edges = match step.next {
         None => Vec::new(),
-        Some(next) => read_next(next, source, report),
+        // `next: review` is one default edge.
+        Some(NativeNext::Step(target)) => {
+            vec![DraftEdge { default: true, ..DraftEdge::new(target.at, DraftTarget::Step(target.clone()), target) }]
+        }
+        Some(NativeNext::Edges(Items(items))) => {
+            let nodes = Nodes::items_of(node.and_then(|node| node.get("next")));
+            items.into_iter().filter_map(|item| read_edge(item, &nodes, report)).collect()
+        }
+        Some(NativeNext::Neither(at, kind)) => {
+            report.error(
+                at,
+                codes::INVALID_TYPE,
+                format!("`next` must be a step id or a list of edges, found {kind}"),
+                None,
+            );
+            Vec::new()
+        }
     };
     let mut rules = DraftRules {
-        run_when: fields.string("when", report),
-        gate_when: fields.string("gate_when", report),
-        status_report: fields.choice("status_report", STATUS_REPORTS, report).and_then(|mode| mode.value),
-        audit: fields.boolean("audit", report).is_some_and(|audit| audit.value),
+        run_when: step.when,
+        gate_when: step.gate_when,
+        status_report: step.status_report.and_then(Option::<StatusReportMode>::from),
+        audit: step.audit.unwrap_or(false),
         ..DraftRules::default()
     };
-    if let Some(node) = fields.get("checks") {
-        rules.checks_at = Some(node.at);
-        match serde_json::from_value::<Vec<OutputCheck>>(node.to_json(report)) {
-            Ok(checks) => rules.checks = checks,
-            Err(error) => report.error(
-                node.at,
+    if let Some(checks) = step.checks {
+        rules.checks_at = Some(checks.at);
+        match checks.value {
+            Checks::Checks(checks) => rules.checks = checks,
+            Checks::NotChecks(error) => report.error(
+                checks.at,
                 codes::INVALID_VALUE,
                 format!("`checks` of {label} is not a list of output checks: {error}"),
                 Some("each check is a mapping with `kind: contains|regex|length|schema|all|any|not`".into()),
             ),
         }
     }
-
-    Some(DraftStep {
-        title,
+    let output_locations = match (&step.output, node.and_then(|node| node.get("output"))) {
+        (Some(_), Some(output)) => output.pointer_locations(),
+        _ => Vec::new(),
+    };
+    DraftStep {
+        title: step.title.unwrap_or_else(|| id.value.clone()),
         prompt,
-        role: fields.string("role", report).map(|v| v.value),
-        model: fields.string("model", report).map(|v| v.value),
-        notes: fields.choice("notes", NOTES, report).map_or(NotesPolicy::Required, |v| v.value),
-        output: fields.get("output").map(|node| Located::new(node.to_json(report), node.at)),
-        output_locations: fields.get("output").map(Node::pointer_locations).unwrap_or_default(),
-        gate: fields.boolean("gate", report).is_some_and(|v| v.value),
-        context_reset: fields.boolean("context_reset", report).is_some_and(|v| v.value),
-        phase: fields.string("phase", report).map(|v| v.value),
-        max_attempts: fields.count("max_attempts", 1, report).map_or(DEFAULT_MAX_ATTEMPTS, |v| v.value),
-        end,
+        role: step.role,
+        model: step.model,
+        notes: step.notes.map_or(NotesPolicy::Required, NotesPolicy::from),
+        output: step.output.map(|output| Located::new(output.value.0, output.at)),
+        output_locations,
+        gate: step.gate.unwrap_or(false),
+        context_reset: step.context_reset.unwrap_or(false),
+        phase: step.phase,
+        max_attempts: step.max_attempts.map_or(DEFAULT_MAX_ATTEMPTS, |count| count.0),
+        end: step.end.filter(|end| end.value).map(|end| end.at),
         next_at,
         edges,
         id,
         rules,
-    })
-}
-
-fn read_next(next: &Node, source: &str, report: &mut Report) -> Vec<DraftEdge> {
-    match &next.value {
-        Value::Sequence(items) => items.iter().filter_map(|item| read_edge(item, source, report)).collect(),
-        _ => match next.spelled_text(source) {
-            // `next: review` is one default edge.
-            Some(target) => vec![DraftEdge {
-                at: next.at,
-                label: Located::new(target.clone(), next.at),
-                target: DraftTarget::Step(Located::new(target, next.at)),
-                default: true,
-                condition: None,
-                condition_text: None,
-                max_traversals: None,
-                kind: EdgeKind::Normal,
-                set: Vec::new(),
-            }],
-            None => {
-                report.error(
-                    next.at,
-                    codes::INVALID_TYPE,
-                    format!("`next` must be a step id or a list of edges, found {}", next.value.kind()),
-                    None,
-                );
-                Vec::new()
-            }
-        },
     }
 }
 
-fn read_edge(node: &Node, source: &str, report: &mut Report) -> Option<DraftEdge> {
-    // `- review` in a list is an edge to `review`, chosen by its label.
-    if let Some(target) = node.as_str() {
-        return Some(DraftEdge {
-            at: node.at,
-            label: Located::new(target.to_owned(), node.at),
-            target: DraftTarget::Step(Located::new(target.to_owned(), node.at)),
-            default: false,
-            condition: None,
-            condition_text: None,
-            max_traversals: None,
-            kind: EdgeKind::Normal,
-            set: Vec::new(),
-        });
+/// Where the first `key` of a mapping is written.
+fn key_at(node: &Node, key: &str) -> Option<Loc> {
+    match &node.value {
+        Value::Mapping(entries) => entries.iter().find(|(name, _)| name.as_str() == Some(key)).map(|(name, _)| name.at),
+        _ => None,
     }
-    let fields = Fields::read(node, "an edge", EDGE_FIELDS, source, report)?;
-    let to = fields.string("to", report);
-    let end = fields.boolean("end", report).filter(|end| end.value);
-    let target = match (to, end) {
+}
+
+fn read_edge(item: NativeEdgeItem, nodes: &Nodes<'_>, report: &mut Report) -> Option<DraftEdge> {
+    let edge = match item {
+        // `- review` in a list is an edge to `review`, chosen by its label.
+        NativeEdgeItem::Step(target) => {
+            return Some(DraftEdge::new(target.at, DraftTarget::Step(target.clone()), target));
+        }
+        NativeEdgeItem::Edge(edge) => edge,
+    };
+    let at = edge.at;
+    let edge = edge.value;
+    let target = match (edge.to, edge.end.filter(|end| *end)) {
         (Some(to), None) => DraftTarget::Step(to),
         (None, Some(_)) => DraftTarget::Complete,
         (Some(_), Some(_)) => {
+            left_unjudged(nodes.at(at), report);
             report.error(
-                fields.at,
+                at,
                 codes::EDGE_TARGET,
                 "an edge has both `to` and `end: true`",
                 Some("keep one of them".into()),
@@ -334,8 +302,9 @@ fn read_edge(node: &Node, source: &str, report: &mut Report) -> Option<DraftEdge
             return None;
         }
         (None, None) => {
+            left_unjudged(nodes.at(at), report);
             report.error(
-                fields.at,
+                at,
                 codes::EDGE_TARGET,
                 "an edge has neither `to` nor `end: true`",
                 Some("add `to: <step id>`, or `end: true` to complete the run".into()),
@@ -343,43 +312,81 @@ fn read_edge(node: &Node, source: &str, report: &mut Report) -> Option<DraftEdge
             return None;
         }
     };
-    let label = fields.string("label", report).unwrap_or_else(|| match &target {
+    let label = edge.label.unwrap_or_else(|| match &target {
         DraftTarget::Step(to) => to.clone(),
-        DraftTarget::Complete => Located::new("complete".to_owned(), fields.at),
+        DraftTarget::Complete => Located::new("complete".to_owned(), at),
     });
     Some(DraftEdge {
-        at: fields.at,
-        target,
-        label,
-        default: fields.boolean("default", report).is_some_and(|v| v.value),
-        condition: fields.string("when", report),
-        condition_text: fields.string("when_text", report).map(|v| v.value),
-        max_traversals: fields.count("max_traversals", 1, report).map(|v| v.value),
-        kind: fields.choice("kind", EDGE_KINDS, report).map_or(EdgeKind::Normal, |v| v.value),
-        set: read_set(fields.get("set"), report),
+        default: edge.default.unwrap_or(false),
+        condition: edge.when,
+        condition_text: edge.when_text,
+        max_traversals: edge.max_traversals.map(|count| count.0),
+        kind: edge.kind.map_or(EdgeKind::Normal, EdgeKind::from),
+        set: read_set(edge.set, report),
+        ..DraftEdge::new(at, target, label)
     })
 }
 
+/// An edge without exactly one target is left out with that one error: what its other fields
+/// hold is moot until it leads somewhere, so what the reader said of them is taken back.
+fn left_unjudged(edge: Option<&Node>, report: &mut Report) {
+    let Some(Value::Mapping(entries)) = edge.map(|edge| &edge.value) else { return };
+    let unjudged: HashSet<Loc> = entries
+        .iter()
+        .filter(|(key, _)| !matches!(key.as_str(), Some("to" | "end")))
+        .flat_map(|(_, value)| value.pointer_locations())
+        .map(|(_, at)| at)
+        .collect();
+    report.diagnostics.retain(|said| !unjudged.contains(&Loc { line: said.line, column: said.column }));
+}
+
 /// `set: {name: <cel>}` on an edge.
-fn read_set(node: Option<&Node>, report: &mut Report) -> Vec<(Located<String>, Located<String>)> {
-    let Some(node) = node else { return Vec::new() };
-    let Value::Mapping(entries) = &node.value else {
-        report.error(
-            node.at,
-            codes::INVALID_TYPE,
-            format!("`set` must be a mapping of variable name to CEL expression, found {}", node.value.kind()),
-            Some("write `set: {attempts: \"context.attempts + 1\"}`".into()),
-        );
-        return Vec::new();
+fn read_set(set: Option<Located<Assignments>>, report: &mut Report) -> Vec<(Located<String>, Located<String>)> {
+    let Some(set) = set else { return Vec::new() };
+    let assignments = match set.value {
+        Assignments::Written(assignments) => assignments,
+        Assignments::NotMapping(kind) => {
+            report.error(
+                set.at,
+                codes::INVALID_TYPE,
+                format!("`set` must be a mapping of variable name to CEL expression, found {kind}"),
+                Some("write `set: {attempts: \"context.attempts + 1\"}`".into()),
+            );
+            return Vec::new();
+        }
     };
-    let mut assignments = Vec::new();
-    for (key, value) in entries {
-        match (key.scalar_text(), value.scalar_text()) {
-            (Some(name), Some(expression)) => {
-                assignments.push((Located::new(name, key.at), Located::new(expression, value.at)));
+    let mut read = Vec::new();
+    for assignment in assignments {
+        match assignment {
+            Assignment::Set { name, expression } => read.push((name, expression)),
+            Assignment::NotText { at } => {
+                report.error(at, codes::INVALID_TYPE, "each `set` entry maps a name to a CEL expression", None);
             }
-            _ => report.error(value.at, codes::INVALID_TYPE, "each `set` entry maps a name to a CEL expression", None),
         }
     }
-    assignments
+    read
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Source, compile};
+
+    /// `section_name` knows the sections by the struct names serde passes; renaming a struct must
+    /// not leave its messages naming the workflow.
+    #[test]
+    fn every_section_is_named_in_its_messages() {
+        let text = "id: demo\nbogus: 1\nlimits: {bogus: 1}\nvariables:\n  n: {bogus: 1}\nsteps:\n  - id: a\n    bogus: 1\n    prompt: x\n    next: [{end: true, bogus: 1}]\n";
+        let compiled = compile(&Source::new("test.yaml", text));
+        let messages: Vec<&str> = compiled.diagnostics.iter().map(|diagnostic| diagnostic.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "unknown field `bogus` in the workflow",
+                "unknown field `bogus` in `limits`",
+                "unknown field `bogus` in variable `n`",
+                "unknown field `bogus` in step `a`",
+                "unknown field `bogus` in an edge",
+            ]
+        );
+    }
 }

@@ -1,32 +1,78 @@
 //! The stages front-end (seed 004): a linear list of stages with optional human gates and a
 //! loop-or-close decision after the last stage, compiled to the same draft as native files.
+//! The format is the types below, read through `located` as the native format is.
 
+use serde::Deserialize;
 use switchyard_core::workflow::{EdgeKind, Limits};
 
-use crate::diagnostic::{Report, codes, did_you_mean};
+use crate::diagnostic::{Loc, Report, codes, did_you_mean};
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget, DraftWorkflow};
-use crate::fields::{Fields, Located};
+use crate::located::{self, Count, Located, Maybe, Required, Scalar, lenient};
 use crate::tree::Node;
 
-pub(crate) const WORKFLOW_FIELDS: &[&str] = &["name", "description", "loop_on_changes", "max_cycles", "stages"];
-pub(crate) const STAGE_FIELDS: &[&str] =
-    &["name", "role", "model", "human_gate", "context_reset", "on_complete", "audit"];
 const ON_COMPLETE_WORDS: &[&str] = &["loop", "close"];
+
+/// A stages workflow as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StagesWorkflow {
+    #[serde(default)]
+    name: Required<Located<String>>,
+    #[serde(default, deserialize_with = "lenient")]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    loop_on_changes: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    max_cycles: Option<Count<1>>,
+    /// Each stage as written, `None` where it could not be read (and was reported).
+    #[serde(default, deserialize_with = "lenient")]
+    stages: Option<Vec<Maybe<Located<StageFields>>>>,
+}
+
+/// One stage as written; without a `name` it is left out.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StageFields {
+    name: Located<String>,
+    #[serde(default)]
+    role: Required<String>,
+    #[serde(default)]
+    model: Required<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    human_gate: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    context_reset: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    on_complete: Option<Vec<Located<Scalar>>>,
+    /// The stage is an audit: its artifacts are the audit-extended status report.
+    #[serde(default, deserialize_with = "lenient")]
+    audit: Option<bool>,
+}
+
+/// How diagnostics name each section of the format.
+fn section_name(section: &'static str, _: &Node, _: Option<&str>) -> String {
+    match section {
+        "StageFields" => "a stage".to_owned(),
+        _ => "the stages workflow".to_owned(),
+    }
+}
 
 /// Reads a stages workflow. Returns `None` only when the document is too broken to hold stages.
 pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<DraftWorkflow> {
-    let fields = Fields::read(root, "the stages workflow", WORKFLOW_FIELDS, source, report)?;
-    let id = fields
-        .required_string("name", "the stages workflow", report)
-        .unwrap_or_else(|| Located::new(String::new(), fields.at));
-    let description = fields.string("description", report).map(|v| v.value).unwrap_or_default();
-    let loop_on_changes = fields.boolean("loop_on_changes", report).is_some_and(|v| v.value);
-    let max_cycles = fields.count("max_cycles", 1, report).map_or(Limits::default().max_cycles, |v| v.value);
-    let items = fields.list("stages", report).unwrap_or_default();
+    let workflow: StagesWorkflow = located::read(root, source, section_name, report)?;
+    let id = workflow
+        .name
+        .given("the stages workflow", "name", root.at, report)
+        .unwrap_or_else(|| Located::new(String::new(), root.at));
+    let description = workflow.description.unwrap_or_default();
+    let loop_on_changes = workflow.loop_on_changes.unwrap_or(false);
+    let max_cycles = workflow.max_cycles.map_or(Limits::default().max_cycles, |count| count.0);
+    let items = workflow.stages.unwrap_or_default();
     if items.is_empty() {
-        report.error(fields.at, codes::NO_STEPS, "the workflow has no stages", Some("add a `stages:` list".into()));
+        report.error(root.at, codes::NO_STEPS, "the workflow has no stages", Some("add a `stages:` list".into()));
     }
-    let stages: Vec<Stage> = items.iter().filter_map(|item| read_stage(item, source, report)).collect();
+    let stages: Vec<Stage> =
+        items.into_iter().filter_map(|stage| stage.0).map(|stage| read_stage(stage, report)).collect();
 
     let first = stages.first().map(|stage| stage.name.clone());
     let count = stages.len();
@@ -91,7 +137,7 @@ pub(crate) fn read(root: &Node, source: &str, report: &mut Report) -> Option<Dra
 
 #[derive(Debug)]
 struct Stage {
-    at: crate::diagnostic::Loc,
+    at: Loc,
     name: Located<String>,
     role: String,
     model: String,
@@ -102,15 +148,15 @@ struct Stage {
     on_complete: Vec<Located<String>>,
 }
 
-fn read_stage(node: &Node, source: &str, report: &mut Report) -> Option<Stage> {
-    let fields = Fields::read(node, "a stage", STAGE_FIELDS, source, report)?;
-    let name = fields.required_string("name", "a stage", report)?;
-    let what = format!("stage `{}`", name.value);
-    let role = fields.required_string("role", &what, report).map(|v| v.value).unwrap_or_default();
-    let model = fields.required_string("model", &what, report).map(|v| v.value).unwrap_or_default();
+fn read_stage(stage: Located<StageFields>, report: &mut Report) -> Stage {
+    let at = stage.at;
+    let stage = stage.value;
+    let what = format!("stage `{}`", stage.name.value);
+    let role = stage.role.given(&what, "role", at, report).unwrap_or_default();
+    let model = stage.model.given(&what, "model", at, report).unwrap_or_default();
     let mut on_complete = Vec::new();
-    for word in fields.list("on_complete", report).unwrap_or_default() {
-        let text = word.scalar_text().unwrap_or_default();
+    for word in stage.on_complete.unwrap_or_default() {
+        let text = word.value.text().unwrap_or_default().to_owned();
         if ON_COMPLETE_WORDS.contains(&text.as_str()) {
             on_complete.push(Located::new(text, word.at));
         } else {
@@ -122,30 +168,20 @@ fn read_stage(node: &Node, source: &str, report: &mut Report) -> Option<Stage> {
             );
         }
     }
-    Some(Stage {
-        at: fields.at,
+    Stage {
+        at,
         role,
         model,
-        human_gate: fields.boolean("human_gate", report).is_some_and(|v| v.value),
-        context_reset: fields.boolean("context_reset", report).is_some_and(|v| v.value),
-        audit: fields.boolean("audit", report).is_some_and(|v| v.value),
+        human_gate: stage.human_gate.unwrap_or(false),
+        context_reset: stage.context_reset.unwrap_or(false),
+        audit: stage.audit.unwrap_or(false),
         on_complete,
-        name,
-    })
+        name: stage.name,
+    }
 }
 
 fn edge(target: DraftTarget, label: Located<String>, default: bool, kind: EdgeKind) -> DraftEdge {
-    DraftEdge {
-        at: label.at,
-        target,
-        label,
-        default,
-        condition: None,
-        condition_text: None,
-        max_traversals: None,
-        kind,
-        set: Vec::new(),
-    }
+    DraftEdge { default, kind, ..DraftEdge::new(label.at, target, label) }
 }
 
 /// The prompt of a stage: who the agent is, the goal, any rejection to address, and how to finish.

@@ -15,7 +15,7 @@ use switchyard_core::workflow::EdgeKind;
 
 use crate::diagnostic::{Loc, Report};
 use crate::draft::{DraftEdge, DraftTarget, DraftWorkflow};
-use crate::fields::Located;
+use crate::located::Located;
 
 /// How deep calls may nest: a workflow calling a workflow calling a workflow, and so on.
 pub(crate) const MAX_DEPTH: usize = 4;

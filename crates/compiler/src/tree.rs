@@ -31,15 +31,47 @@ pub(crate) enum Value {
 }
 
 impl Value {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            Self::Null => "null",
-            Self::Bool(_) => "a boolean",
-            Self::Number(_) => "a number",
-            Self::String(_) => "a string",
-            Self::Sequence(_) => "a list",
-            Self::Mapping(_) => "a mapping",
+            Self::Null => Kind::Null,
+            Self::Bool(_) => Kind::Bool,
+            Self::Number(_) => Kind::Number,
+            Self::String(_) => Kind::String,
+            Self::Sequence(_) => Kind::List,
+            Self::Mapping(_) => Kind::Mapping,
         }
+    }
+}
+
+/// What kind of value a node holds; displayed as diagnostics name it ("found a list").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    List,
+    Mapping,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 6] = [Kind::Null, Kind::Bool, Kind::Number, Kind::String, Kind::List, Kind::Mapping];
+
+    pub fn is_scalar(self) -> bool {
+        matches!(self, Self::Bool | Self::Number | Self::String)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Null => "null",
+            Self::Bool => "a boolean",
+            Self::Number => "a number",
+            Self::String => "a string",
+            Self::List => "a list",
+            Self::Mapping => "a mapping",
+        })
     }
 }
 

@@ -24,11 +24,11 @@
 use std::collections::BTreeMap;
 
 use serde_json::Value as Json;
-use switchyard_core::workflow::{EdgeKind, Limits};
+use switchyard_core::workflow::Limits;
 
 use crate::diagnostic::{Loc, Report, codes};
 use crate::draft::{DraftEdge, DraftStep, DraftTarget, DraftWorkflow};
-use crate::fields::Located;
+use crate::located::Located;
 use crate::tree::Node;
 
 mod checks;
@@ -211,19 +211,10 @@ impl Reader<'_> {
 
 /// The edge to `next` (none when the run completes there, making the step an end step).
 fn edge_to(next: &DraftTarget, label: &str, at: Loc) -> Option<DraftEdge> {
-    Some(DraftEdge {
-        at,
-        target: match next {
-            DraftTarget::Step(step) => DraftTarget::Step(step.clone()),
-            DraftTarget::Complete if label == "exit" => DraftTarget::Complete,
-            DraftTarget::Complete => return None,
-        },
-        label: Located::new(label.to_owned(), at),
-        default: false,
-        condition: None,
-        condition_text: None,
-        max_traversals: None,
-        kind: EdgeKind::Normal,
-        set: Vec::new(),
-    })
+    let target = match next {
+        DraftTarget::Step(step) => DraftTarget::Step(step.clone()),
+        DraftTarget::Complete if label == "exit" => DraftTarget::Complete,
+        DraftTarget::Complete => return None,
+    };
+    Some(DraftEdge::new(at, target, Located::new(label.to_owned(), at)))
 }

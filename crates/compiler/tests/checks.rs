@@ -499,3 +499,28 @@ fn stages_map_audit_to_an_audit_step() {
     assert!(workflow.rules(&StepId::new("check")).audit);
     assert!(!workflow.rules.contains_key(&StepId::new("write")));
 }
+
+#[test]
+fn an_edge_without_one_target_is_judged_by_its_target_alone() {
+    check(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n    next:\n      - {label: [x], kind: lop, bogus: 1}\n      - {to: [a]}\n",
+        &["6:9 error[edge-target]", "6:33 error[unknown-field]", "7:9 error[edge-target]", "7:14 error[invalid-type]"],
+    );
+}
+
+#[test]
+fn a_step_without_an_id_reports_its_key_problems_and_the_missing_id_alone() {
+    check(
+        "id: demo\nsteps:\n  - id: a\n    prompt: x\n  - prompt: [y]\n    promt: z\n    next: [{to: a, kind: lop}]\n",
+        &["5:5 error[missing-field]", "6:5 error[unknown-field]"],
+    );
+}
+
+#[test]
+fn a_step_id_written_as_a_number_is_its_spelling_and_next_follows_it() {
+    let workflow =
+        check("id: demo\nsteps:\n  - id: a\n    prompt: x\n    next: 1.10\n  - id: 1.10\n    prompt: y\n", &[])
+            .workflow
+            .unwrap();
+    assert_eq!(workflow.steps[1].id, StepId::new("1.10"));
+}

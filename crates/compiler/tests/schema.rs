@@ -1,8 +1,14 @@
-//! The published JSON Schema of the native format: pinned by a snapshot, valid, and accepting
-//! every native built-in and every complete example in `docs/workflow-format.md`, which must
-//! also compile without a diagnostic.
+//! The published JSON Schema of the native format: pinned by a snapshot, valid, accepting every
+//! native built-in and every complete example in `docs/workflow-format.md` (which must also
+//! compile without a diagnostic), and judging every native document the repository and the
+//! corpora hold as the schema did before the format was defined once.
 
-use switchyard_compiler::{Format, Source, builtins, codes, compile, native_schema};
+use std::path::{Path, PathBuf};
+
+use switchyard_compiler::{
+    Bundle, Format, Source, builtins, codes, compile, compile_bundle, detect_format, native_schema, to_native_yaml,
+};
+use switchyard_test_support::{corpora, method_bundles, testdata, text_files};
 
 const DOCS: &str = include_str!("../../../docs/workflow-format.md");
 
@@ -92,4 +98,153 @@ fn schema_rejects_unknown_fields() {
     let validator = jsonschema::validator_for(&native_schema()).unwrap();
     let document = serde_json::json!({"id": "x", "steps": [{"id": "a", "prompt": "p", "promt": "q"}]});
     assert!(!validator.is_valid(&document));
+}
+
+/// The schema `switchyard schema` printed while the reader and the schema were two models of
+/// the format (before issue 48): the derived one must accept and refuse what it did.
+const SCHEMA_BEFORE: &str = include_str!("fixtures/native-schema-before-issue-48.json");
+
+/// Documents that break the format in one place each, for both schemas to refuse (or accept) alike.
+const WRONG_DOCUMENTS: &[&str] = &[
+    "{}",
+    "[]",
+    "id: x",
+    "steps: [{id: a, prompt: p}]",
+    "id: x\nsteps: []",
+    "id: x\nsteps: 5",
+    "id: 5\nsteps: [{id: a, prompt: p}]",
+    "id: x\nsteps: [{id: a}]",
+    "id: x\nsteps: [{prompt: p}]",
+    "id: x\nsteps: [{id: a, prompt: p, promt: q}]",
+    "id: x\nsteps: [{id: '-a', prompt: p}]",
+    "id: x\nsteps: [{id: 'a b', prompt: p}]",
+    "id: x\nsteps: [{id: a, prompt: 5}]",
+    "id: x\nsteps: [{id: a, prompt: ~}]",
+    "id: x\nsteps: [{id: a, prompt: p, title: ~}]",
+    "id: x\nsteps: [{id: a, prompt: p, notes: sometimes}]",
+    "id: x\nsteps: [{id: a, prompt: p, notes: optional}]",
+    "id: x\nsteps: [{id: a, prompt: p, gate: yes}]",
+    "id: x\nsteps: [{id: a, prompt: p, max_attempts: 0}]",
+    "id: x\nsteps: [{id: a, prompt: p, max_attempts: 1.5}]",
+    "id: x\nsteps: [{id: a, prompt: p, max_attempts: -1}]",
+    "id: x\nsteps: [{id: a, prompt: p, max_attempts: 4294967296}]",
+    "id: x\nsteps: [{id: a, prompt: p, status_report: strict}]",
+    "id: x\nsteps: [{id: a, prompt: p, status_report: 'true'}]",
+    "id: x\nsteps: [{id: a, prompt: p, status_report: lenient}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: 5}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: {to: b}}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [b, 5]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, end: true}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, kind: lop}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, max_traversals: 0}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, set: {n: 1}}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, set: [n]}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, next: [{to: b, lable: c}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, checks: [{kind: contains}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, checks: [{kind: contains, value: v}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, checks: [{kind: nope}]}]",
+    "id: x\nsteps: [{id: a, prompt: p, checks: {kind: contains, value: v}}]",
+    "id: x\nsteps: [{id: a, prompt: p, output: 5}]",
+    "id: x\nsteps: [{id: a, prompt: p, when: [a]}]",
+    "id: x\nvariables: {n: strng}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: {n: string}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: {n: {type: number, default: 1, layer: useful}}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: {n: {type: number, layer: loud}}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: {n: {typ: number}}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: {n: 5}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nvariables: [n]\nsteps: [{id: a, prompt: p}]",
+    "id: x\nlimits: {max_cycles: 0}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nlimits: {max_revision_attempts: 0, max_replan_attempts: 0}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nlimits: {max_loops: 1}\nsteps: [{id: a, prompt: p}]",
+    "id: x\nlimits: 5\nsteps: [{id: a, prompt: p}]",
+    "id: x\ntags: [a, '']\nsteps: [{id: a, prompt: p}]",
+    "id: x\ntags: [a, 5]\nsteps: [{id: a, prompt: p}]",
+    "id: x\ntags: a\nsteps: [{id: a, prompt: p}]",
+    "id: x\nversion: 1.0\nsteps: [{id: a, prompt: p}]",
+    "id: x\nstrict_status: 1\nsteps: [{id: a, prompt: p}]",
+    "id: x\n$schema: 5\nsteps: [{id: a, prompt: p}]",
+    "id: x\n$schema: https://example.com/schema.json\nstart: a\nsteps: [{id: a, prompt: p}]",
+    "id: x\nstages: []\nsteps: [{id: a, prompt: p}]",
+];
+
+/// Every native document the repository and the corpora hold, as JSON: built-ins, docs
+/// examples, the test fixtures of every crate, and what `switchyard import --to native` writes
+/// for the WorkRail, BMad Method and CrewAgent corpora.
+fn native_documents() -> Vec<(String, serde_json::Value)> {
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for builtin in builtins() {
+        texts.push((builtin.name.to_owned(), builtin.source.text.clone()));
+    }
+    for (index, (_, body)) in docs_examples().into_iter().enumerate() {
+        texts.push((format!("docs example {index}"), body));
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for crate_folder in std::fs::read_dir(workspace.join("crates")).unwrap() {
+        source_files(&crate_folder.unwrap().path().join("tests"), &mut files);
+    }
+    source_files(&testdata(), &mut files);
+    for path in files {
+        texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+    }
+    let mut documents: Vec<(String, serde_json::Value)> = texts
+        .into_iter()
+        .filter(|(_, text)| detect_format(text) == Some(Format::Native))
+        .filter_map(|(name, text)| Some((name, serde_saphyr::from_str(&text).ok()?)))
+        .collect();
+    let mut imported = Vec::new();
+    let mut workrail = Vec::new();
+    source_files(&corpora().join("workrail"), &mut workrail);
+    for path in workrail {
+        let compiled = compile(&Source::new(path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+        imported.extend(compiled.workflow.map(|workflow| (path, workflow)));
+    }
+    let crewagent = std::fs::read_dir(testdata().join("crewagent")).unwrap().map(|entry| entry.unwrap().path());
+    for folder in method_bundles().into_iter().chain(crewagent.filter(|path| path.is_dir())) {
+        let bundle = Bundle { name: folder.display().to_string(), files: text_files(&folder) };
+        for compiled in compile_bundle(&bundle) {
+            imported.extend(compiled.compiled.workflow.map(|workflow| (folder.clone(), workflow)));
+        }
+    }
+    for (path, workflow) in imported {
+        let yaml = to_native_yaml(&workflow).unwrap();
+        documents.push((format!("{} as native", path.display()), serde_saphyr::from_str(&yaml).unwrap()));
+    }
+    documents
+}
+
+/// The YAML and JSON files below `folder`.
+fn source_files(folder: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else { return };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            source_files(&path, files);
+        } else if path.extension().is_some_and(|extension| ["yaml", "yml", "json"].iter().any(|e| extension == *e)) {
+            files.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_derived_schema_accepts_and_refuses_what_the_schema_before_did() {
+    let before: serde_json::Value = serde_json::from_str(SCHEMA_BEFORE).unwrap();
+    let before = jsonschema::validator_for(&before).unwrap();
+    let derived = jsonschema::validator_for(&native_schema()).unwrap();
+    let mut documents = native_documents();
+    let (mut accepted, mut refused) = (0, 0);
+    for (index, text) in WRONG_DOCUMENTS.iter().enumerate() {
+        documents.push((format!("wrong document {index}: {text}"), serde_saphyr::from_str(text).unwrap()));
+    }
+    for (name, document) in &documents {
+        let verdict = before.is_valid(document);
+        assert_eq!(derived.is_valid(document), verdict, "{name}: the schema before said valid = {verdict}");
+        if verdict {
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    assert!(accepted > 100 && refused > 40, "{accepted} accepted and {refused} refused: too few to prove much");
 }

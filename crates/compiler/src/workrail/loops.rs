@@ -12,7 +12,7 @@ use super::format::{Count, Item, LoopBody, StandardStep};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
 use crate::draft::{DraftEdge, DraftRules, DraftStep, DraftTarget};
-use crate::fields::Located;
+use crate::located::Located;
 
 impl Reader<'_> {
     pub(super) fn looped(

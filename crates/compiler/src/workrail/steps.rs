@@ -14,7 +14,7 @@ use super::prompts::{bullets, functions_section};
 use super::{Reader, edge_to};
 use crate::diagnostic::codes;
 use crate::draft::{DraftRules, DraftStep, DraftTarget};
-use crate::fields::Located;
+use crate::located::Located;
 
 impl Reader<'_> {
     pub(super) fn standard(
