@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the whole test suite on a machine that has Rust and little else. It
 //! provisions and starts what the tests need (each step says on stderr what it installs and why
-//! before it does), runs `cargo test --workspace --locked`, then runs the runtime's, the MCP
-//! door's and the CLI's integration tests again with each test home on a PostgreSQL database.
+//! before it does), runs `cargo test --workspace --locked --no-fail-fast`, then runs the runtime's,
+//! the MCP door's and the CLI's integration tests again with each test home on a PostgreSQL
+//! database.
 //! `.ci/run` calls exactly this after its format, lint and documentation checks.
 
 #![allow(clippy::print_stderr, reason = "a task runner's progress and advice go to stderr")]
@@ -17,8 +18,8 @@ use anyhow::{Context, Result, bail};
 const USAGE: &str = "usage: cargo xtask test
 
   test   provision what the test suite needs (MCP test clients, Chromium, tmux, man, Graphviz,
-         a PostgreSQL cluster and its hot standby), then run `cargo test --workspace --locked`
-         and the integration tests of the runtime, the MCP door and the CLI again on PostgreSQL";
+         a PostgreSQL cluster and its hot standby), then run
+         `cargo test --workspace --locked --no-fail-fast` and the integration tests of the runtime, the MCP door and the CLI again on PostgreSQL";
 
 fn main() -> ExitCode {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
@@ -47,11 +48,12 @@ fn test() -> Result<()> {
     std::env::set_current_dir(&root).with_context(|| format!("cannot enter {}", root.display()))?;
     let servers = provision::everything(&root)?;
 
-    eprintln!("== tests: cargo test --workspace --locked");
+    eprintln!("== tests: cargo test --workspace --locked --no-fail-fast");
     // Disk is what a cold build of ~90 test binaries runs out of first.
     run(Command::new("df").args(["-h", "."]), "df -h .")?;
+    // Every test binary runs, so one failure does not hide the results of the binaries after it.
     run(
-        Command::new(cargo()).args(["test", "--workspace", "--locked"]).envs(servers.clone()),
+        Command::new(cargo()).args(["test", "--workspace", "--locked", "--no-fail-fast"]).envs(servers.clone()),
         "cargo test --workspace",
     )?;
 
