@@ -14,7 +14,8 @@ use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, Target};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
-use crate::output::{Failure, Outcome, Printer, RunSummary, wire_name};
+use crate::output::{Failure, Outcome, Printer, RunSummary};
+use switchyard_core::wire_name;
 
 pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     let printer = Printer::new(cli.global.json, cli.global.color);

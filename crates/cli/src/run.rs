@@ -276,7 +276,7 @@ pub fn closing(progress: &Progress) -> String {
         Some(Ending::Paused { reason, message, resume }) => format!(
             "run {} paused ({}): {message}\n({spent})\nresume with: {resume}",
             progress.run,
-            crate::output::wire_name(reason)
+            switchyard_core::wire_name(reason)
         ),
         None => format!("run {} stopped before its end ({spent})", progress.run),
     }

@@ -200,7 +200,7 @@ pub fn plain_line(event: &RunnerEvent) -> String {
         RunnerEvent::WaitingForHuman { step, kind, how } => format!("step {step} waits for a person ({kind}): {how}"),
         RunnerEvent::HumanDecided { step, decision, by } => format!("step {step}: {decision} by {by}"),
         RunnerEvent::Paused { reason, message, resume } => {
-            format!("paused ({}): {message}; resume with: {resume}", crate::output::wire_name(reason))
+            format!("paused ({}): {message}; resume with: {resume}", switchyard_core::wire_name(reason))
         }
         RunnerEvent::Summary(summary) => summary_line(summary),
         RunnerEvent::Finished { status, turns, prompt_tokens, completion_tokens, cost_usd } => {

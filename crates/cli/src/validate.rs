@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use switchyard_config::Overrides;
 use switchyard_validate::{Report, Request};
 
-use crate::output::{Failure, Outcome, Printer, wire_name};
+use crate::output::{Failure, Outcome, Printer};
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
@@ -71,7 +71,9 @@ fn text(printer: &Printer, report: &Report) -> Result<(), Failure> {
         }
         if file.valid {
             let what = match (&file.workflow, &file.format) {
-                (Some(workflow), Some(format)) => format!("{} ({workflow}, {})", file.path, wire_name(format)),
+                (Some(workflow), Some(format)) => {
+                    format!("{} ({workflow}, {})", file.path, switchyard_core::wire_name(format))
+                }
                 _ => file.path.clone(),
             };
             printer.line(&format!("{} {what}", printer.green("ok")))?;

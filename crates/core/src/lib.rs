@@ -17,3 +17,14 @@ pub use event::{Event, EventKind};
 pub use id::{AttemptId, EventId, IdError, NodeId, RunId, SessionId};
 pub use state::{Control, Counters, NodeKind, NodeState, RunStatus};
 pub use workflow::{Workflow, WorkflowHash};
+
+/// The name a unit enum value has on the wire and in the store, its serde name
+/// (`RunStatus::WaitingGate` is `waiting_gate`): text for people uses the same words as JSON.
+/// A value that does not serialise as a string is written as its JSON text.
+pub fn wire_name<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        Ok(other) => other.to_string(),
+        Err(error) => format!("<unencodable: {error}>"),
+    }
+}

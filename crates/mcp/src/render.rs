@@ -20,7 +20,7 @@ pub fn execution(execution: &Execution) -> String {
         "switchyard · {} · run {} · {}{flags}",
         execution.workflow_id,
         execution.run_id,
-        kind_name(execution.kind)
+        switchyard_core::wire_name(&execution.kind)
     );
     match execution.kind {
         Kind::Ok | Kind::Blocked => step(&mut text, execution),
@@ -155,11 +155,6 @@ fn step(text: &mut String, execution: &Execution) {
             let _ = writeln!(text, "{line}");
         }
     }
-}
-
-/// The kind as the structured answer spells it.
-fn kind_name(kind: Kind) -> String {
-    serde_json::to_value(kind).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 fn compact(value: &Value) -> String {

@@ -15,9 +15,10 @@ use switchyard_store::{
 };
 
 use crate::pg_error::Context;
+use switchyard_core::wire_name;
 
 pub(crate) use switchyard_store::decode::{
-    Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
+    Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, sql_int,
 };
 
 /// A parameter list for the driver.
@@ -158,7 +159,7 @@ pub(crate) async fn token_at<C: GenericClient>(client: &C, record: &TokenRecord)
     one(
         client,
         &sql,
-        &[&enum_text(&record.kind), &record.node.to_string(), &attempt],
+        &[&wire_name(&record.kind), &record.node.to_string(), &attempt],
         decode_token,
         "reading a token position",
     )
@@ -173,7 +174,7 @@ pub(crate) async fn insert_token_if_free<C: GenericClient>(client: &C, record: &
         &sql,
         &[
             &record.nonce.to_hex(),
-            &enum_text(&record.kind),
+            &wire_name(&record.kind),
             &record.session.to_string(),
             &record.run.to_string(),
             &record.node.to_string(),
@@ -226,7 +227,7 @@ pub(crate) async fn list_sessions<C: GenericClient>(
     let mut conditions = Vec::new();
     let mut values: Vec<Box<dyn ToSql + Sync + Send>> = Vec::new();
     if let Some(status) = query.status {
-        values.push(Box::new(enum_text(&status)));
+        values.push(Box::new(wire_name(&status)));
         conditions.push(format!("status = ${}", values.len()));
     }
     for (column, value) in [
@@ -290,7 +291,7 @@ pub(crate) async fn write_session<C: GenericClient>(client: &C, record: &Session
         &record.title,
         &record.workflow_id,
         &record.run.map(|run| run.to_string()),
-        &record.status.map(|status| enum_text(&status)),
+        &record.status.map(|status| wire_name(&status)),
         &record.workspace,
         &record.git_branch,
         &record.git_head,
@@ -316,9 +317,9 @@ pub(crate) async fn write_run<C: GenericClient>(client: &C, record: &RunRecord) 
         &record.workflow_id,
         &record.workflow_hash.to_string(),
         &record.source,
-        &enum_text(&record.control),
+        &wire_name(&record.control),
         &record.tip.to_string(),
-        &enum_text(&record.status),
+        &wire_name(&record.status),
         &sql_int(record.node_count),
         &record.created_at_ms,
         &record.updated_at_ms,
@@ -341,10 +342,10 @@ pub(crate) async fn write_node<C: GenericClient>(client: &C, record: &NodeRecord
         &record.run.to_string(),
         &record.session.to_string(),
         &record.parent.map(|parent| parent.to_string()),
-        &enum_text(&record.kind),
-        &enum_text(&record.cause),
+        &wire_name(&record.kind),
+        &wire_name(&record.cause),
         &record.step.as_str(),
-        &enum_text(&record.status),
+        &wire_name(&record.status),
         &state,
         &sql_int(record.child_count),
         &sql_int(record.created_seq),

@@ -19,9 +19,10 @@ use switchyard_store::{
 };
 
 use crate::sql_error::Context;
+use switchyard_core::wire_name;
 
 pub(crate) use switchyard_store::decode::{
-    Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, enum_text, sql_int,
+    Decoder, NODE_COLUMNS, RUN_COLUMNS, SESSION_COLUMNS, TOKEN_COLUMNS, sql_int,
 };
 
 const CLAIM: &str = "SELECT key, session, payload_sha256, outcome FROM claims WHERE session = ?1 AND key = ?2";
@@ -180,7 +181,7 @@ pub(crate) fn token_at(connection: &Connection, record: &TokenRecord) -> Result<
     one(
         connection,
         &TOKEN_AT,
-        params![enum_text(&record.kind), &*record.node.text(), attempt.as_deref().unwrap_or_default()],
+        params![wire_name(&record.kind), &*record.node.text(), attempt.as_deref().unwrap_or_default()],
         decode_token,
         "reading a token position",
     )
@@ -194,7 +195,7 @@ pub(crate) fn insert_token_if_free(connection: &Connection, record: &TokenRecord
         .and_then(|mut statement| {
             statement.execute(params![
                 record.nonce.to_hex(),
-                enum_text(&record.kind),
+                wire_name(&record.kind),
                 &*record.session.text(),
                 &*record.run.text(),
                 &*record.node.text(),
@@ -239,7 +240,7 @@ fn list_sessions_sql(query: &SessionQuery) -> (String, Vec<rusqlite::types::Valu
     let mut conditions = Vec::new();
     let mut values: Vec<rusqlite::types::Value> = Vec::new();
     if let Some(status) = query.status {
-        values.push(enum_text(&status).into());
+        values.push(wire_name(&status).into());
         conditions.push(format!("status = ?{}", values.len()));
     }
     // The filters on the status and the workflow walk `sessions_by_recency`, which holds both
@@ -418,7 +419,7 @@ fn write_session(connection: &Connection, record: &SessionRecord) -> Result<(), 
                 record.title,
                 record.workflow_id,
                 run.as_deref(),
-                record.status.map(|status| enum_text(&status)),
+                record.status.map(|status| wire_name(&status)),
                 record.workspace,
                 record.git_branch,
                 record.git_head,
@@ -443,9 +444,9 @@ fn write_run(connection: &Connection, record: &RunRecord) -> Result<(), Error> {
                 record.workflow_id,
                 record.workflow_hash.to_string(),
                 record.source,
-                enum_text(&record.control),
+                wire_name(&record.control),
                 &*record.tip.text(),
-                enum_text(&record.status),
+                wire_name(&record.status),
                 sql_int(record.node_count),
                 record.created_at_ms,
                 record.updated_at_ms,
@@ -507,10 +508,10 @@ fn write_node(connection: &Connection, record: &NodeRecord) -> Result<(), Error>
                 &*record.run.text(),
                 &*record.session.text(),
                 parent.as_deref(),
-                enum_text(&record.kind),
-                enum_text(&record.cause),
+                wire_name(&record.kind),
+                wire_name(&record.cause),
                 record.step.as_str(),
-                enum_text(&record.status),
+                wire_name(&record.status),
                 state,
                 sql_int(record.child_count),
                 sql_int(record.created_seq),
@@ -567,10 +568,10 @@ mod tests {
     #[test]
     fn enum_names_are_the_serde_names() {
         for status in RunStatus::ALL {
-            assert_eq!(enum_text(&status), status.as_str());
+            assert_eq!(wire_name(&status), status.as_str());
         }
         for control in [Control::Running, Control::Paused, Control::Stopped] {
-            assert_eq!(enum_text(&control), control.as_str());
+            assert_eq!(wire_name(&control), control.as_str());
         }
     }
 

@@ -6,7 +6,6 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use switchyard_core::id::AttemptId;
@@ -37,15 +36,6 @@ pub trait Columns {
     /// backend whose rows hold the text lends it without a copy.
     fn read_text<T>(&self, index: usize, read: impl FnOnce(Option<&str>) -> T) -> Result<T, String> {
         self.text(index).map(|text| read(text.as_deref()))
-    }
-}
-
-/// The serde name of a unit enum value (`RunStatus::WaitingGate` → `waiting_gate`), as stored.
-pub fn enum_text<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(text)) => text,
-        Ok(other) => other.to_string(),
-        Err(error) => format!("<unencodable: {error}>"),
     }
 }
 

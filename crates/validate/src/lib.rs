@@ -36,7 +36,8 @@ use switchyard_config::{PROJECT_FOLDER, ValidateConfig};
 pub struct Request<'a> {
     /// Globs and mirror folders are relative to it; reports name its files relative to it.
     pub project_root: &'a Path,
-    /// Files and folders to check; none: the project.
+    /// Files and folders to check; none, or only the project root itself (`validate .` there):
+    /// the project.
     pub paths: &'a [PathBuf],
     /// Unknown prompt fields are errors, and (for the project) the mirrors are compared.
     pub strict: bool,
@@ -49,11 +50,12 @@ pub struct Request<'a> {
 pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
     let sets = RuleSet::of(request.config)?;
     let root = std::fs::canonicalize(request.project_root).unwrap_or_else(|_| request.project_root.to_owned());
+    let paths = if names_only(request.paths, &root) { &[] } else { request.paths };
     let mut checked = Vec::new();
     let mut not_workflows = Vec::new();
     let mut prompt_files: Vec<(PathBuf, String, usize)> = Vec::new();
     let mut status_files: Vec<(PathBuf, String)> = Vec::new();
-    if request.paths.is_empty() {
+    if paths.is_empty() {
         let workflows = request.project_root.join(PROJECT_FOLDER).join("workflows");
         if workflows.is_dir() {
             workflows::check(&workflows, &mut checked, &mut not_workflows);
@@ -65,7 +67,7 @@ pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
             prompt_files.push((path, shown, set));
         }
     } else {
-        for path in request.paths {
+        for path in paths {
             std::fs::metadata(path).map_err(|source| Error::Unreadable { path: path.clone(), source })?;
             if status_files::is_status_file(path) && !path.is_dir() {
                 status_files.push((path.clone(), path.display().to_string()));
@@ -90,7 +92,7 @@ pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
             .into_iter()
             .map(|(path, shown)| status_files::check_file(&path, &shown, request.strict, request.min_confidence)),
     );
-    if request.paths.is_empty() && request.strict {
+    if paths.is_empty() && request.strict {
         let shown = |path: &Path| relative_to(request.project_root, &path.display().to_string());
         checked.extend(mirrors::check_pairs(
             request.project_root,
@@ -100,7 +102,7 @@ pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
         let workflows = request.project_root.join(PROJECT_FOLDER).join("workflows");
         checked.extend(mirrors::check_builtins(&workflows, &shown));
     }
-    if request.paths.is_empty() {
+    if paths.is_empty() {
         for checked in &mut checked {
             relativize(request.project_root, checked);
         }
@@ -109,9 +111,15 @@ pub fn validate(request: &Request<'_>) -> Result<Report, Error> {
         }
     }
     if checked.is_empty() {
-        return Err(nothing_to_check(request, &sets, &not_workflows));
+        return Err(nothing_to_check(request, paths, &sets, &not_workflows));
     }
     Ok(Report::new(checked, not_workflows))
+}
+
+/// Whether every named path is `root` (the project root, canonical): naming the project is
+/// asking for the project's whole check, mirrors included.
+fn names_only(paths: &[PathBuf], root: &Path) -> bool {
+    !paths.is_empty() && paths.iter().all(|path| std::fs::canonicalize(path).is_ok_and(|path| path == root))
 }
 
 /// One named path: a prompt file a rule set matches, a Markdown file none matches (skipped), or
@@ -179,8 +187,13 @@ fn canonical_keeping_name(path: &Path) -> PathBuf {
     }
 }
 
-fn nothing_to_check(request: &Request<'_>, sets: &[RuleSet], not_workflows: &[NotAWorkflow]) -> Error {
-    if !request.paths.is_empty() {
+fn nothing_to_check(
+    request: &Request<'_>,
+    paths: &[PathBuf],
+    sets: &[RuleSet],
+    not_workflows: &[NotAWorkflow],
+) -> Error {
+    if !paths.is_empty() {
         let skipped = if not_workflows.is_empty() {
             String::new()
         } else {

@@ -196,3 +196,35 @@ fn builtin_text(name: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../compiler/builtins/{name}.yaml")))
         .unwrap()
 }
+
+/// `switchyard validate --strict .` in the project root is `switchyard validate --strict`: the
+/// root named as a path is the project, mirrors and all, and its report names files alike.
+#[test]
+fn the_project_root_named_as_a_path_is_the_project() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    write(root, "commands/a.md", "one");
+    write(root, "copy/a.md", "two");
+    write(root, ".switchyard/workflows/mine.yaml", "id: mine\nsteps:\n  - id: a\n    prompt: Do it.\n");
+    let config = mirrored(&[("commands", "copy")]);
+    let as_project = run(root, &config, true);
+    for named in [root.to_owned(), root.join("."), root.join("commands/..")] {
+        let request = Request {
+            project_root: root,
+            paths: std::slice::from_ref(&named),
+            strict: true,
+            config: &config,
+            min_confidence: 0.8,
+        };
+        let report = validate(&request).expect("validate runs");
+        assert_eq!(found(&report), found(&as_project), "{}", named.display());
+        assert_eq!(report.stats.files_checked, as_project.stats.files_checked, "{}", named.display());
+    }
+    assert_eq!(found(&as_project), ["mirror-divergent copy/a.md (commands/a.md)"]);
+
+    // A folder inside the project is only that folder: no mirrors, and here nothing to check.
+    let commands = [root.join("commands")];
+    let inside =
+        validate(&Request { project_root: root, paths: &commands, strict: true, config: &config, min_confidence: 0.8 });
+    assert!(matches!(inside, Err(switchyard_validate::Error::NothingToCheck(_))), "{inside:#?}");
+}

@@ -17,7 +17,6 @@ use switchyard_store::{NodeRecord, SessionQuery};
 use crate::ConsoleState;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
-use crate::pages::session::serde_name;
 use crate::security::BrowserSession;
 
 /// Runs listed of each kind (gates, decisions).
@@ -144,7 +143,7 @@ pub(crate) fn waiting_forms(
             (Phase::WaitingForHumanDecision { reason, options, .. }, Some(RunStatus::WaitingForHumanDecision)) => {
                 form.actions method="post" action="/gates/decide" data-testid="decision-actions" {
                     (hidden)
-                    p { "A limit was reached (" (serde_name(reason).replace('_', " ")) "). Decide how the run goes on:" }
+                    p { "A limit was reached (" (switchyard_core::wire_name(reason).replace('_', " ")) "). Decide how the run goes on:" }
                     label for={ "decide-note-" (suffix) } { "Note (optional)" }
                     input type="text" id={ "decide-note-" (suffix) } name="note" data-testid="decide-note";
                     div.options {

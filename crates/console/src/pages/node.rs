@@ -21,8 +21,9 @@ use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
 use crate::markdown;
 use crate::pages::parse_id;
-use crate::pages::session::{serde_name, validation_list};
+use crate::pages::session::validation_list;
 use crate::security::BrowserSession;
+use switchyard_core::wire_name;
 
 /// Events read from the store per call while looking for a node's events.
 const EVENTS_PER_READ: u32 = 1000;
@@ -72,16 +73,16 @@ pub(crate) async fn show(
         _ => false,
     };
     let related: Vec<&StoredEvent> = events.iter().filter(about_this).collect();
-    let title = format!("{} · {}", record.step, serde_name(&record.kind).replace('_', " "));
+    let title = format!("{} · {}", record.step, wire_name(&record.kind).replace('_', " "));
     let body = html! {
         nav.breadcrumbs aria-label="Breadcrumbs" {
             a href="/" { "Sessions" } " › " a href={ "/sessions/" (session) } { (session) } " › " span { (node) }
         }
-        h1 { "Step " code { (record.step) } " · " (serde_name(&record.kind).replace('_', " ")) }
+        h1 { "Step " code { (record.step) } " · " (wire_name(&record.kind).replace('_', " ")) }
         dl.facts data-testid="node-facts" {
             dt { "Status here" } dd { (layout::status_badge(Some(record.status))) }
             dt { "Created" } dd { (layout::time(now, record.created_at_ms)) " (event " (record.created_seq) ")" }
-            dt { "How" } dd { (serde_name(&record.cause)) }
+            dt { "How" } dd { (wire_name(&record.cause)) }
             @if let Some(parent) = record.parent {
                 dt { "Parent" } dd { a href={ "/sessions/" (session) "/nodes/" (parent) } { code { (parent) } } }
             }

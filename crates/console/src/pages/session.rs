@@ -18,6 +18,7 @@ use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
 use crate::pages::{gates, parse_id};
 use crate::security::BrowserSession;
+use switchyard_core::wire_name;
 
 pub(crate) async fn show(
     State(state): State<ConsoleState>,
@@ -134,17 +135,12 @@ fn phase_sentence(phase: &Phase, status: Option<RunStatus>) -> String {
         (_, Some(RunStatus::Stopped)) => "The run was stopped.".to_owned(),
         (Phase::WaitingGate { .. }, _) => "The step's result waits for a human to approve or reject it.".to_owned(),
         (Phase::WaitingForHumanDecision { reason, .. }, _) => {
-            format!("A limit was reached ({}): a human must decide how to go on.", serde_name(reason))
+            format!("A limit was reached ({}): a human must decide how to go on.", wire_name(reason))
         }
         (Phase::Completed, _) => "The run is complete.".to_owned(),
         (Phase::Failed { code, message }, _) => format!("The run failed ({}): {message}", code.as_str()),
         _ => "Nothing is pending.".to_owned(),
     }
-}
-
-/// The serde name of a unit variant (`revision_limit`).
-pub(crate) fn serde_name(value: &impl serde::Serialize) -> String {
-    serde_json::to_value(value).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 /// Validation issues as a list.
@@ -261,7 +257,7 @@ fn branch(tree: &Tree, start: &NodeRecord) -> Markup {
 }
 
 fn node_link(tree: &Tree, node: &NodeRecord) -> Markup {
-    let (session, kind, is_tip) = (tree.session, serde_name(&node.kind), node.id == tree.tip);
+    let (session, kind, is_tip) = (tree.session, wire_name(&node.kind), node.id == tree.tip);
     // A gate says where it stands now (waiting, decided, undecided), not the run's status when it
     // waited there; the run tree's box says the same.
     let gate = (node.kind == NodeKind::Gate).then(|| GateState::of(node, tree.tip, &tree.answered).as_str());
@@ -270,7 +266,7 @@ fn node_link(tree: &Tree, node: &NodeRecord) -> Markup {
             class={ "node node-" (kind) } data-testid="node-link" data-node=(node.id) aria-current=[is_tip.then_some("step")] {
             span.step { (node.step) }
             " " span.kind { (kind.replace('_', " ")) }
-            @if serde_name(&node.cause) == "fork" { " " span.fork { "fork" } }
+            @if wire_name(&node.cause) == "fork" { " " span.fork { "fork" } }
             @if let Some(state) = gate { " " span class={ "status status-gate-" (state) } { (state) } }
             @else { " " (layout::status_badge(Some(node.status))) }
             @if is_tip { " " strong.tip { "tip" } }

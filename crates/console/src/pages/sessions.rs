@@ -240,16 +240,11 @@ fn formats(state: &ConsoleState, rows: &[Row]) -> HashMap<String, String> {
         if formats.contains_key(workflow) {
             continue;
         }
-        let format = state.catalog.find(workflow).ok().map(|found| format_name(&found.compiled.format));
+        let format = state.catalog.find(workflow).ok().map(|found| switchyard_core::wire_name(&found.compiled.format));
         formats.insert(workflow.to_owned(), format.unwrap_or_default());
     }
     formats.retain(|_, format| !format.is_empty());
     formats
-}
-
-/// A source format's wire name (`native`, `workrail`, …).
-pub(crate) fn format_name(format: &switchyard_catalog::Format) -> String {
-    serde_json::to_value(format).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 
 #[cfg(test)]

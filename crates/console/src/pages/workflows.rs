@@ -14,9 +14,8 @@ use crate::ConsoleState;
 use crate::diagram;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
-use crate::pages::session::serde_name;
-use crate::pages::sessions::format_name;
 use crate::security::BrowserSession;
+use switchyard_core::wire_name;
 
 /// `work` with the catalog, on a blocking thread.
 pub(crate) async fn with_catalog<T: Send + 'static>(
@@ -55,7 +54,7 @@ pub(crate) async fn catalog(
                         tr id={ "workflow-" (workflow.name) } data-testid="workflow-row" {
                             td data-label="Name" { a href={ "/workflows/" (workflow.name) } data-testid="workflow-link" { (workflow.name) } }
                             td data-label="Source" { code.path { (workflow.location.describe()) } }
-                            td data-label="Format" { (format_name(&workflow.compiled.format)) }
+                            td data-label="Format" { (wire_name(&workflow.compiled.format)) }
                             td data-label="Hash" { (hash_of(workflow)) }
                             td data-label="Shadows" {
                                 @for shadowed in &workflow.shadows { code.path { (shadowed.describe()) } br; }
@@ -104,7 +103,7 @@ pub(crate) async fn show(
         dl.facts {
             dt { "Name" } dd { code { (found.name) } }
             dt { "Source" } dd { code.path { (found.location.describe()) } }
-            dt { "Format" } dd { (format_name(&found.compiled.format)) }
+            dt { "Format" } dd { (wire_name(&found.compiled.format)) }
             dt { "Hash" } dd { (hash_of(&found)) }
             @if !found.shadows.is_empty() {
                 dt { "Shadows" } dd { @for shadowed in &found.shadows { code.path { (shadowed.describe()) } br; } }
@@ -147,7 +146,7 @@ pub(crate) async fn show(
                                     li {
                                         code { (edge.label) } " → "
                                         @match &edge.target { EdgeTarget::Step(target) => { a href={ "#step-" (target) } { code { (target) } } } EdgeTarget::Complete => { "end" } }
-                                        @let kind = serde_name(&edge.kind);
+                                        @let kind = wire_name(&edge.kind);
                                         @if kind != "normal" { " " span.tag { (kind) } }
                                         @if edge.default { " " span.tag { "default" } }
                                         @if let Some(condition) = edge.condition_text.as_ref().or(edge.condition.as_ref()) { " when " code { (condition) } }

@@ -1,8 +1,7 @@
 //! The layouts' properties: no two boxes overlap, every edge runs from its source's box to its
 //! target's, ranks follow the edges but for marked back edges; and big trees stay readable and
-//! are laid out in bounded time.
-
-use std::time::{Duration, Instant};
+//! are laid out whole. How long a big run takes to draw is measured by the console bench
+//! (`session_1000_nodes`), not asserted here.
 
 use proptest::prelude::*;
 
@@ -138,8 +137,7 @@ fn branches_that_ended_give_their_lane_to_later_branches() {
 }
 
 #[test]
-fn a_thousand_node_run_and_a_thousand_step_graph_are_laid_out_within_two_seconds() {
-    let started = Instant::now();
+fn a_thousand_node_run_and_a_thousand_step_graph_are_laid_out_whole() {
     let (parents, tip) = forked_tree(1_000, 12);
     let placed = layout::tree(&parents, Some(tip), SPACING);
     assert_eq!(placed.boxes.len(), 1_000);
@@ -149,6 +147,4 @@ fn a_thousand_node_run_and_a_thousand_step_graph_are_laid_out_within_two_seconds
     edges.extend((0..990).step_by(7).map(|index| (index, index + 3)));
     let graph = layout::layered(1_000, &edges, 0, SPACING);
     check_layout(&graph, &edges, SPACING).unwrap();
-    let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_secs(2), "laying out took {elapsed:?}");
 }
