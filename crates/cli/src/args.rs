@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 
 use clap::builder::TypedValueParser;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use switchyard_core::RunStatus;
+
+use crate::inspect::InspectFormat;
+use crate::output::{ColorChoice, LogFormat};
 
 const AFTER_HELP: &str = "\
 Exit codes:
@@ -57,42 +60,6 @@ pub struct Global {
     /// How log lines on stderr look: `text` for people, `json` (one object a line) for log collectors.
     #[arg(long, global = true, value_enum, env = "SWITCHYARD_LOG_FORMAT", default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
-}
-
-/// What `inspect` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InspectFormat {
-    Text,
-    Json,
-    Mermaid,
-    Dot,
-    /// The workflow's source as written, byte for byte.
-    Source,
-}
-
-impl InspectFormat {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Json => "json",
-            Self::Mermaid => "mermaid",
-            Self::Dot => "dot",
-            Self::Source => "source",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Debug, Subcommand)]

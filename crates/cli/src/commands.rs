@@ -5,17 +5,16 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use switchyard_catalog::{Catalog, Diagnostic, Found};
-use switchyard_config::{ExecutionConfig, Overrides};
-use switchyard_core::RunId;
+use switchyard_catalog::{Catalog, Diagnostic};
+use switchyard_config::Overrides;
 use switchyard_core::state::DecisionOption;
-use switchyard_core::workflow::{Limits, OutputCheck};
-use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, Target};
+use switchyard_core::wire_name;
+use switchyard_runtime::{AdvanceInput, StartRequest};
 use switchyard_store::SessionQuery;
 
 use crate::args::{Cli, Commands, KeysAction, Report};
+use crate::named::{json_object, json_value, name_or_file, run_id};
 use crate::output::{Failure, Outcome, Printer, RunSummary};
-use switchyard_core::wire_name;
 
 pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
     let printer = Printer::new(cli.global.json, cli.global.color);
@@ -44,11 +43,11 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Config => crate::config_command::run(&printer, overrides),
         Commands::Store { action } => crate::store_copy::run(&printer, action).await,
         Commands::List => {
-            let config = crate::config_command::resolve(overrides)?;
+            let config = crate::opened::resolve(overrides)?;
             list(&printer, &Catalog::new(config.project_root.as_deref(), &config.home))
         }
         Commands::Inspect { name, file, builtin, format } => {
-            let config = crate::config_command::resolve(overrides)?;
+            let config = crate::opened::resolve(overrides)?;
             let catalog = Catalog::new(config.project_root.as_deref(), &config.home);
             let (name, file) = name_or_file(name, file);
             let found = match (name, file, builtin) {
@@ -60,7 +59,7 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
             crate::inspect::run(&printer, &found, &config.execution, format)
         }
         Commands::Keys { action: KeysAction::Rotate } => {
-            let config = crate::config_command::resolve(overrides)?;
+            let config = crate::opened::resolve(overrides)?;
             switchyard_runtime::keys::rotate(&config.home, &switchyard_runtime::clock::RandomIds)?;
             let key_file = switchyard_runtime::keys::key_file_path(&config.home);
             if printer.json {
@@ -74,11 +73,11 @@ pub async fn run(cli: Cli) -> Result<Outcome, Failure> {
         Commands::Run(args) => crate::run::run(&printer, overrides, project, args).await,
         Commands::Transcript(args) => crate::transcript::run(&printer, overrides, &args).await,
         Commands::Tool { name, arguments, run } => {
-            let config = crate::config_command::resolve(overrides)?;
+            let config = crate::opened::resolve(overrides)?;
             crate::tool::run(&printer, &config, &name, &arguments, run.as_deref()).await
         }
         command => {
-            let config = crate::config_command::resolve(overrides)?;
+            let config = crate::opened::resolve(overrides)?;
             let opened = crate::opened::Opened::open(&config).await?;
             run_command(&printer, &opened, command, project).await
         }
@@ -234,19 +233,6 @@ fn advanced(printer: &Printer, response: &switchyard_runtime::StepResponse) -> R
     })
 }
 
-/// A workflow named by an existing file's path (`./wf.yaml`, `dir/wf.json`) is that file, as if
-/// given with `--file`.
-pub(crate) fn name_or_file(name: Option<String>, file: Option<PathBuf>) -> (Option<String>, Option<PathBuf>) {
-    match name.as_deref().and_then(switchyard_catalog::file_named_as_workflow) {
-        Some(path) if file.is_none() => (None, Some(path)),
-        _ => (name, file),
-    }
-}
-
-pub(crate) async fn run_id(runtime: &Runtime, text: &str) -> Result<RunId, Failure> {
-    Ok(runtime.run(&text.parse::<Target>()?).await?.id)
-}
-
 fn parse_option(text: &str) -> Result<DecisionOption, Failure> {
     serde_json::from_value(Value::String(text.to_owned())).map_err(|_| {
         Failure::usage(format!("`{text}` is not a decision option: use accept, revise, replan, proceed or stop"))
@@ -276,40 +262,6 @@ fn read_notes(notes: Option<String>, notes_file: Option<PathBuf>) -> Result<Opti
             .map(Some)
             .map_err(|error| Failure::usage(format!("cannot read notes file {}: {error}", path.display()))),
         (None, None) => Ok(None),
-    }
-}
-
-/// A JSON argument given inline or as `@FILE`.
-fn json_value(flag: &str, text: &str) -> Result<Value, Failure> {
-    let (origin, body) = match text.strip_prefix('@') {
-        Some(path) => (
-            format!("{flag} file {path}"),
-            std::fs::read_to_string(path)
-                .map_err(|error| Failure::usage(format!("cannot read {flag} file {path}: {error}")))?,
-        ),
-        None => (flag.to_owned(), text.to_owned()),
-    };
-    serde_json::from_str(&body).map_err(|error| Failure::usage(format!("{origin} is not valid JSON: {error}")))
-}
-
-pub(crate) fn json_object(flag: &str, text: &str) -> Result<Map<String, Value>, Failure> {
-    match json_value(flag, text)? {
-        Value::Object(map) => Ok(map),
-        other => Err(Failure::usage(format!(
-            "{flag} must be a JSON object like {{\"key\": \"value\"}}, not {}",
-            kind_of(&other)
-        ))),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -374,174 +326,4 @@ impl ListedWorkflow<'_> {
             shadows: self.shadows.iter().map(|shadowed| shadowed.path.clone()).collect(),
         }
     }
-}
-
-#[derive(Serialize)]
-struct Inspected<'a> {
-    name: &'a str,
-    source: &'a switchyard_catalog::Location,
-    format: &'a switchyard_catalog::Format,
-    hash: String,
-    workflow: &'a switchyard_core::Workflow,
-    /// The limits a run started now gets: the workflow's own, `[execution]`'s where it declares
-    /// none (`workflow.limits` holds the engine's defaults there).
-    run_limits: Limits,
-    diagnostics: &'a [Diagnostic],
-}
-
-/// Where a limit the workflow does not declare comes from, said after its value.
-fn from_execution(declared: bool) -> &'static str {
-    if declared { "" } else { " ([execution])" }
-}
-
-/// One output check in a line: what it asks, its message, and when it applies.
-fn describe_check(check: &OutputCheck) -> String {
-    let (what, message) = match check {
-        OutputCheck::Contains { value, message, .. } => (format!("notes contain {value:?}"), message),
-        OutputCheck::Regex { pattern, flags, message, .. } => {
-            let flags = flags.as_deref().map(|flags| format!(" (flags {flags})")).unwrap_or_default();
-            (format!("notes match /{pattern}/{flags}"), message)
-        }
-        OutputCheck::Length { min, max, message, .. } => {
-            let bound = |bound: &Option<u64>| bound.map_or_else(|| "any".to_owned(), |bound| bound.to_string());
-            (format!("notes length {}..{} characters", bound(min), bound(max)), message)
-        }
-        OutputCheck::Schema { schema, message, .. } => (format!("notes are JSON satisfying {schema}"), message),
-        OutputCheck::Condition { condition, message, .. } => (format!("`{condition}` holds"), message),
-        OutputCheck::All { checks, .. } => {
-            (format!("all of ({})", checks.iter().map(describe_check).collect::<Vec<_>>().join("; ")), &None)
-        }
-        OutputCheck::Any { checks, .. } => {
-            (format!("any of ({})", checks.iter().map(describe_check).collect::<Vec<_>>().join("; ")), &None)
-        }
-        OutputCheck::Not { check, .. } => (format!("not ({})", describe_check(check)), &None),
-    };
-    let mut line = what;
-    if let Some(when) = check.when() {
-        line.push_str(&format!(" when `{when}`"));
-    }
-    if let Some(message) = message {
-        line.push_str(&format!(", else \"{message}\""));
-    }
-    line
-}
-
-pub(crate) fn inspect(printer: &Printer, found: &Found, execution: &ExecutionConfig) -> Result<Outcome, Failure> {
-    let workflow = crate::inspect::compiled_workflow(found)?;
-    let declared = found.compiled.declared_limits;
-    let run_limits = switchyard_runtime::limits_for(execution, declared, workflow.limits);
-    if printer.json {
-        printer.json(&Inspected {
-            name: &found.name,
-            source: &found.location,
-            format: &found.compiled.format,
-            hash: workflow.hash().to_string(),
-            workflow,
-            run_limits,
-            diagnostics: &found.compiled.diagnostics,
-        })?;
-        return Ok(Outcome::Success);
-    }
-    let mut text = format!(
-        "{} {} v{} — {}\n{}\nsource {} · hash {}\nlimits: max_cycles {} · max_revision_attempts {}{} · max_replan_attempts {}{}\nstart: {}\n",
-        printer.bold("workflow"),
-        workflow.id,
-        workflow.version,
-        workflow.title,
-        workflow.description.trim(),
-        found.location.path,
-        workflow.hash(),
-        run_limits.max_cycles,
-        run_limits.max_revision_attempts,
-        from_execution(declared.max_revision_attempts),
-        run_limits.max_replan_attempts,
-        from_execution(declared.max_replan_attempts),
-        workflow.entry
-    );
-    if !workflow.variables.is_empty() {
-        text.push_str(&format!("\n{}\n", printer.bold("variables")));
-        for variable in &workflow.variables {
-            text.push_str(&format!(
-                "  {}: {} ({}){}\n",
-                variable.name,
-                variable.value_type.name(),
-                wire_name(&variable.layer),
-                variable.default.as_ref().map(|value| format!(" = {value}")).unwrap_or_default()
-            ));
-        }
-    }
-    text.push_str(&format!("\n{}\n", printer.bold("steps")));
-    for step in &workflow.steps {
-        let mut facts = Vec::new();
-        if step.gate {
-            facts.push("gate".to_owned());
-        }
-        if step.context_reset {
-            facts.push("context reset".to_owned());
-        }
-        if let Some(phase) = &step.phase {
-            facts.push(format!("phase {phase}"));
-        }
-        if let Some(role) = &step.role {
-            facts.push(format!("role {role}"));
-        }
-        if step.output_schema.is_some() {
-            facts.push("output contract".to_owned());
-        }
-        facts.push(format!("notes {}", wire_name(&step.notes)));
-        facts.push(format!("max attempts {}", step.max_attempts));
-        if step.is_end() {
-            facts.push("end".to_owned());
-        }
-        text.push_str(&format!("  {} — {} [{}]\n", printer.bold(step.id.as_str()), step.title, facts.join(", ")));
-        let rules = workflow.rules(&step.id);
-        if let Some(condition) = &rules.run_when {
-            text.push_str(&format!("      runs only when `{condition}` (skipped otherwise)\n"));
-        }
-        if let Some(condition) = &rules.gate_when {
-            text.push_str(&format!("      gate when `{condition}`\n"));
-        }
-        for check in &rules.checks {
-            text.push_str(&format!("      check: {}\n", describe_check(check)));
-        }
-        match (rules.audit, rules.status_report) {
-            (true, mode) => text.push_str(&format!(
-                "      audit report{}: a validated blocked finding at or above the run's audit_min_confidence blocks, others are downgraded\n",
-                if mode == Some(switchyard_core::workflow::StatusReportMode::Strict) { " (strict)" } else { "" }
-            )),
-            (false, Some(mode)) => text.push_str(&format!("      status report ({mode:?})\n").to_lowercase()),
-            (false, None) => {}
-        }
-        for edge in &step.edges {
-            let to = match &edge.target {
-                switchyard_core::workflow::EdgeTarget::Step(step) => step.to_string(),
-                switchyard_core::workflow::EdgeTarget::Complete => "(complete)".to_owned(),
-            };
-            let mut line = format!("      {} → {to}", edge.label);
-            if edge.default {
-                line.push_str(" default");
-            }
-            if let Some(condition) = &edge.condition {
-                line.push_str(&format!(" when `{condition}`"));
-            }
-            if let Some(words) = &edge.condition_text {
-                line.push_str(&format!(" ({words})"));
-            }
-            if let Some(max) = edge.max_traversals {
-                line.push_str(&format!(" at most {max}×"));
-            }
-            if edge.kind != switchyard_core::workflow::EdgeKind::Normal {
-                line.push_str(&format!(" [{}]", wire_name(&edge.kind)));
-            }
-            if let Some(assignments) = rules.assign.get(&edge.label).filter(|assignments| !assignments.is_empty()) {
-                let assignments: Vec<String> =
-                    assignments.iter().map(|(name, expression)| format!("{name} = `{expression}`")).collect();
-                line.push_str(&format!(" sets {}", assignments.join(", ")));
-            }
-            text.push_str(&line);
-            text.push('\n');
-        }
-    }
-    printer.line(text.trim_end())?;
-    Ok(Outcome::Success)
 }

@@ -1,37 +1,17 @@
-//! `switchyard config`: every effective setting and where it came from; and the one way the CLI
-//! resolves its configuration, with the process's environment, naming the command a bad
-//! configuration stopped.
+//! `switchyard config`: every effective setting and where it came from.
 
 use serde_json::{Map, Value, json};
 use switchyard_config::settings::Setting;
-use switchyard_config::{Config, Environment, Origin, Overrides};
+use switchyard_config::{Origin, Overrides};
 
 use crate::output::{Failure, Outcome, Printer};
 
 /// The widest value the text output aligns the sources after.
 const MAX_ALIGNED_VALUE: usize = 48;
 
-/// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files, with
-/// its store URL checked as the Postgres store reads it: every command stops on a broken one, not
-/// only those that open the store.
-pub fn resolve(overrides: Overrides) -> Result<Config, Failure> {
-    let config = Config::resolve_with(overrides, &Environment::of_process())?;
-    switchyard_runtime::store::check_config(&config)?;
-    Ok(config)
-}
-
-/// A configuration failure names the command it stopped (printed as ``switchyard: `start` stopped: …``), since
-/// only the CLI knows the command; other failures pass unchanged.
-pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
-    if failure.code == "CONFIG_INVALID" {
-        failure.message = format!("`{command}` stopped: {}", failure.message);
-    }
-    failure
-}
-
 /// Prints every setting: key, value and where it came from, or the same as one JSON object.
 pub fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Failure> {
-    let mut settings = resolve(overrides)?.settings(&switchyard_runtime::store::describe_url);
+    let mut settings = crate::opened::resolve(overrides)?.settings(&switchyard_runtime::store::describe_url);
     // `serve`'s own defaults, where the configuration leaves a key to it: what `serve` would use.
     for setting in settings.iter_mut().filter(|setting| setting.value.is_null()) {
         if let Some(value) = crate::serve::default_of(&setting.key) {

@@ -95,7 +95,7 @@ pub async fn run(printer: &Printer, overrides: Overrides) -> Result<Outcome, Fai
         )));
     }
     let mut findings = vec![environment_variables()];
-    match crate::config_command::resolve(overrides) {
+    match crate::opened::resolve(overrides) {
         Ok(config) => {
             findings.push(config_loaded(&config));
             findings.push(key_file(&config.home));

@@ -9,6 +9,7 @@ mod generate;
 mod import;
 mod init;
 mod inspect;
+mod named;
 mod next;
 mod opened;
 mod output;
@@ -39,11 +40,11 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 ///
 /// Under JSON, `serve`'s start line is a log line too (stderr stays one object a line), so its
 /// target is on whatever the filter says, unless the filter names it.
-fn init_logs(format: args::LogFormat) {
+fn init_logs(format: output::LogFormat) {
     let mut filter = tracing_subscriber::EnvFilter::try_from_env("SWITCHYARD_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let filter_names_start = std::env::var("SWITCHYARD_LOG").is_ok_and(|text| text.contains(serve::START_TARGET));
-    if format == args::LogFormat::Json && !filter_names_start {
+    if format == output::LogFormat::Json && !filter_names_start {
         filter = filter.add_directive(
             format!("{}=info", serve::START_TARGET).parse().expect("a target and a level make a directive"),
         );
@@ -56,8 +57,8 @@ fn init_logs(format: args::LogFormat) {
         .with_ansi(false)
         .log_internal_errors(false);
     match format {
-        args::LogFormat::Text => logs.init(),
-        args::LogFormat::Json => logs.json().flatten_event(true).with_span_list(false).init(),
+        output::LogFormat::Text => logs.init(),
+        output::LogFormat::Json => logs.json().flatten_event(true).with_span_list(false).init(),
     }
 }
 
@@ -95,7 +96,7 @@ fn main() -> ExitCode {
     match runtime.block_on(commands::run(arguments)) {
         Ok(outcome) => ExitCode::from(outcome.exit_code()),
         Err(failure) => {
-            let failure = config_command::naming_the_command(failure, &command);
+            let failure = opened::naming_the_command(failure, &command);
             output::report_failure(&failure, json, colour);
             ExitCode::from(failure.exit_code())
         }

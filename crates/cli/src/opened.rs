@@ -1,11 +1,11 @@
 //! What a command that touches runs works on: the runtime opened from the configuration, the run
 //! output folders following its commits, and the workflow catalog of the project. Built once per
-//! process; the one place the CLI opens a runtime.
+//! process; the one place the CLI opens a runtime, and the one way it resolves its configuration.
 
 use std::sync::Arc;
 
 use switchyard_catalog::Catalog;
-use switchyard_config::Config;
+use switchyard_config::{Config, Environment, Overrides};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_run_folder::RunFolders;
 use switchyard_runtime::Runtime;
@@ -33,4 +33,22 @@ impl Opened {
     pub fn file_host(&self, config: &Config) -> FileHost {
         FileHost::new(Arc::clone(&self.runtime), Arc::clone(&self.folders), HostConfig::from_config(config))
     }
+}
+
+/// The configuration of the flags, the process's `SWITCHYARD_*` variables and the files, with
+/// its store URL checked as the Postgres store reads it: every command stops on a broken one, not
+/// only those that open the store.
+pub fn resolve(overrides: Overrides) -> Result<Config, Failure> {
+    let config = Config::resolve_with(overrides, &Environment::of_process())?;
+    switchyard_runtime::store::check_config(&config)?;
+    Ok(config)
+}
+
+/// A configuration failure names the command it stopped (printed as ``switchyard: `start` stopped: …``), since
+/// only the CLI knows the command; other failures pass unchanged.
+pub fn naming_the_command(mut failure: Failure, command: &str) -> Failure {
+    if failure.code == "CONFIG_INVALID" {
+        failure.message = format!("`{command}` stopped: {}", failure.message);
+    }
+    failure
 }

@@ -9,11 +9,24 @@ use switchyard_core::state::Control;
 use switchyard_runtime::StepResponse;
 use switchyard_store::{NodeRecord, RunRecord, SessionRecord, StoredEvent};
 
-use crate::args::ColorChoice;
-
 mod failure;
 
 pub use self::failure::{Failure, Outcome, print_error_envelope, report_failure};
+
+/// When to colour text (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// How log lines on stderr look (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 /// Writes to stdout, in colour only where that helps: styles are written with `anstyle`, and an
 /// `anstream` stream strips them unless `--color always`, or `auto` on a terminal without

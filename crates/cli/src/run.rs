@@ -81,7 +81,7 @@ pub struct RunArgs {
 /// ended.
 pub async fn run(printer: &Printer, overrides: Overrides, project: PathBuf, args: RunArgs) -> Result<Outcome, Failure> {
     let mode = Mode::choose(printer.json);
-    let config = crate::config_command::resolve(overrides)?;
+    let config = crate::opened::resolve(overrides)?;
     let opened = crate::opened::Opened::open(&config).await?;
     let (sender, receiver) = mpsc::unbounded_channel();
     let cancel = CancellationToken::new();
@@ -107,13 +107,13 @@ async fn drive(
     cancel: CancellationToken,
 ) -> Result<(), Failure> {
     let target = match &args.resume {
-        Some(run) => Target::Resume(crate::commands::run_id(&opened.runtime, run).await?),
+        Some(run) => Target::Resume(crate::named::run_id(&opened.runtime, run).await?),
         None => {
             let context = match &args.context {
-                Some(text) => crate::commands::json_object("--context", text)?,
+                Some(text) => crate::named::json_object("--context", text)?,
                 None => serde_json::Map::new(),
             };
-            let (workflow, file) = crate::commands::name_or_file(args.workflow.clone(), None);
+            let (workflow, file) = crate::named::name_or_file(args.workflow.clone(), None);
             Target::Start(StartRequest {
                 workflow,
                 file,

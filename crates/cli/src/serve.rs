@@ -15,8 +15,8 @@ use switchyard_mcp::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::args::LogFormat;
 use crate::opened::Opened;
+use crate::output::LogFormat;
 use crate::output::{Failure, Outcome};
 
 #[derive(Debug, Args)]
@@ -114,7 +114,7 @@ fn server_on(opened: &Opened, config: &Config, conformance_fixtures: bool, file_
 
 /// Serves MCP over stdio; returns when the client closes stdin.
 pub async fn mcp(args: &McpArgs, overrides: Overrides) -> Result<Outcome, Failure> {
-    let config = crate::config_command::resolve(overrides)?;
+    let config = crate::opened::resolve(overrides)?;
     let server = server(&config, args.conformance_fixtures, args.file_tools).await?;
     switchyard_mcp::serve_stdio(server).await.map_err(|error| Failure::environment(error.to_string()))?;
     Ok(Outcome::Success)
@@ -192,7 +192,7 @@ pub(crate) fn http_limits(configured: &ServeLimits) -> HttpLimits {
 
 /// Serves MCP over HTTP until interrupted (Ctrl-C).
 pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat) -> Result<Outcome, Failure> {
-    let config = crate::config_command::resolve(overrides)?;
+    let config = crate::opened::resolve(overrides)?;
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;

@@ -38,9 +38,9 @@ struct JsonTurn<'a> {
 }
 
 pub async fn run(printer: &Printer, overrides: Overrides, args: &TranscriptArgs) -> Result<Outcome, Failure> {
-    let config = crate::config_command::resolve(overrides)?;
+    let config = crate::opened::resolve(overrides)?;
     let runtime = Runtime::open(&config).await?;
-    let run = crate::commands::run_id(&runtime, &args.run).await?;
+    let run = crate::named::run_id(&runtime, &args.run).await?;
     let recorded = runtime.transcript(run).await?;
     let turns: Vec<&RecordedTurn> = match &args.step {
         Some(step) => {

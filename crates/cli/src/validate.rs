@@ -41,7 +41,7 @@ pub enum ReportFormat {
 pub fn run(printer: &Printer, args: &ValidateArgs, overrides: Overrides) -> Result<Outcome, Failure> {
     let format = args.format.unwrap_or(if printer.json { ReportFormat::Json } else { ReportFormat::Text });
     let project_root = overrides.project_root.clone().unwrap_or_else(|| PathBuf::from("."));
-    let config = crate::config_command::resolve(overrides)?;
+    let config = crate::opened::resolve(overrides)?;
     let request = Request {
         project_root: &project_root,
         paths: &args.paths,

@@ -6,8 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 use switchyard_runtime::{Error, ErrorClass};
 
-use super::{paint, style};
-use crate::args::ColorChoice;
+use super::{ColorChoice, paint, style};
 
 /// How a command ended when it ran to completion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
