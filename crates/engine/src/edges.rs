@@ -4,8 +4,9 @@
 use switchyard_core::state::{Counters, ValidationIssue};
 use switchyard_core::workflow::{Edge, EdgeTarget, Step};
 
+use crate::conditions::Conditions;
 use crate::error::Error;
-use crate::loaded::{Conditions, LoadedWorkflow};
+use crate::loaded::LoadedWorkflow;
 
 /// The outcome of choosing an edge.
 #[derive(Debug)]

@@ -6,6 +6,7 @@
 //! [`table::TRANSITIONS`]. Nothing here does IO, reads a clock or draws randomness: the ids a
 //! command may need come in through [`Fresh`].
 
+mod conditions;
 mod edges;
 mod error;
 mod functions;

@@ -18,9 +18,10 @@ use switchyard_core::state::{
 };
 use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, StatusReportMode, Step};
 
+use crate::conditions::{Conditions, Scope};
 use crate::edges::{self, Selection};
 use crate::error::{Error, list_options};
-use crate::loaded::{Conditions, LoadedWorkflow, Scope};
+use crate::loaded::LoadedWorkflow;
 use crate::status_report::{self, CheckOptions, ReportKind, Severity};
 use crate::table::{self, CommandKind, Outcome, Rejection};
 use crate::{Advance, Command, Fresh, RunView, Transition};

@@ -4,7 +4,7 @@
 
 use switchyard_core::workflow::OutputCheck;
 
-use crate::loaded::Conditions;
+use crate::conditions::Conditions;
 
 /// A check ready to evaluate.
 pub(crate) struct CompiledCheck {
@@ -31,7 +31,7 @@ impl CompiledCheck {
         let when = check
             .when()
             .map(|source| {
-                crate::loaded::compile_condition(source)
+                crate::conditions::compile_condition(source)
                     .map_err(|error| format!("the condition `{source}` of an output check {error}"))
             })
             .transpose()?;
@@ -49,7 +49,7 @@ impl CompiledCheck {
                 (Kind::Schema(Box::new(validator)), message.clone())
             }
             OutputCheck::Condition { condition, message, .. } => {
-                let program = crate::loaded::compile_condition(condition)
+                let program = crate::conditions::compile_condition(condition)
                     .map_err(|error| format!("the condition `{condition}` of an output check {error}"))?;
                 (Kind::Condition { source: condition.clone(), program }, message.clone())
             }

@@ -5,8 +5,9 @@ use serde::Serialize;
 use switchyard_core::state::{NodeState, Phase, Validation};
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, NotesPolicy, OutputCheck, StepId};
 
+use crate::conditions::{Conditions, Scope};
 use crate::edges;
-use crate::loaded::{Conditions, LoadedWorkflow, Scope};
+use crate::loaded::LoadedWorkflow;
 
 /// The step an agent should do now.
 #[derive(Debug, Clone, PartialEq, Serialize)]

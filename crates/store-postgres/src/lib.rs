@@ -223,7 +223,9 @@ impl PostgresStore {
     }
 
     async fn client(&self) -> Result<Object, Error> {
-        self.pool.get().await.map_err(|error| pg_error::pool(error, &self.target, self.options.wait_timeout, &self.tls))
+        self.pool.get().await.map_err(|error| {
+            pg_error::pool(error, &self.target, self.options.wait_timeout, |error| self.tls.explain(error))
+        })
     }
 
     async fn refuse_read_only(&self, client: &Object) -> Result<(), Error> {

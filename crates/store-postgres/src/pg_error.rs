@@ -6,8 +6,6 @@ use tokio_postgres::error::SqlState;
 
 use switchyard_store::Error;
 
-use crate::tls::Tls;
-
 /// Maps a driver error met while `doing` something.
 pub(crate) fn map(error: &tokio_postgres::Error, doing: &str) -> Error {
     let message = format!("{doing}: {}", describe(error));
@@ -103,9 +101,14 @@ pub(crate) fn unique_violation(error: &tokio_postgres::Error) -> Option<&str> {
 }
 
 /// Maps a failure to get a pooled connection to the database `target` (host, port, database,
-/// user: never the password); a TLS failure says which check failed and how to fix it, and is not
-/// retryable: the same server fails it again.
-pub(crate) fn pool(error: PoolError, target: &str, wait: std::time::Duration, tls: &Tls) -> Error {
+/// user: never the password); a TLS failure, as `explain_tls` words it, says which check failed
+/// and how to fix it, and is not retryable: the same server fails it again.
+pub(crate) fn pool(
+    error: PoolError,
+    target: &str,
+    wait: std::time::Duration,
+    explain_tls: impl FnOnce(&tokio_postgres::Error) -> Option<String>,
+) -> Error {
     match error {
         PoolError::Timeout(TimeoutType::Wait) => Error::Busy {
             message: format!(
@@ -116,7 +119,7 @@ pub(crate) fn pool(error: PoolError, target: &str, wait: std::time::Duration, tl
         PoolError::Timeout(_) => Error::Unavailable {
             message: format!("connecting to {target} timed out; check that the server runs and is reachable"),
         },
-        PoolError::Backend(error) => match tls.explain(&error) {
+        PoolError::Backend(error) => match explain_tls(&error) {
             Some(explained) => Error::Io { message: format!("connecting to {target}: {explained}") },
             None => map(&error, &format!("connecting to {target}")),
         },

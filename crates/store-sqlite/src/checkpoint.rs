@@ -34,8 +34,8 @@ use rusqlite::hooks::{CheckpointMode, Wal};
 
 use switchyard_store::Error;
 
+use crate::Counters;
 use crate::sql_error::Context;
-use crate::writer::Counters;
 
 /// WAL frames (pages) after which the checkpointer is nudged: SQLite's own default threshold.
 const CHECKPOINT_FRAMES: c_int = 1000;

@@ -15,7 +15,7 @@ mod watch;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, TryLockError, mpsc};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -35,7 +35,18 @@ pub use schema::{SCHEMA_VERSION, schema_v1};
 pub use search::INDEX_BATCH;
 
 use sql_error::Context;
-use writer::{Counters, Job, Reply, Writer};
+use writer::{Job, Reply, Writer};
+
+/// Counters the store exposes.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) requests: AtomicU64,
+    pub(crate) transactions: AtomicU64,
+    /// Passes of the background checkpoint thread, finished or stopped early.
+    pub(crate) checkpoints: AtomicU64,
+    /// Checkpoints the writer ran after its own commit.
+    pub(crate) inline_checkpoints: AtomicU64,
+}
 
 /// How to open a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

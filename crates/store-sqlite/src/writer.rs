@@ -7,7 +7,7 @@
 //! request. Callers get their answer only after the COMMIT, so an answer means durable.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 
 use rusqlite::config::DbConfig;
@@ -18,6 +18,7 @@ use switchyard_core::token::Nonce;
 use switchyard_store::projection::{ApplyError, Projector};
 use switchyard_store::{Appended, Batch, Change, Error, Feed, SessionCopy, StoredEvent, TokenRecord};
 
+use crate::Counters;
 use crate::checkpoint::{Checkpointer, Cycle};
 use crate::rows::{self, SqliteProjection};
 use crate::search;
@@ -131,17 +132,6 @@ impl Job {
             Job::IndexTexts { reply } => reply.send(commit_error),
         }
     }
-}
-
-/// Counters the store exposes.
-#[derive(Debug, Default)]
-pub(crate) struct Counters {
-    pub(crate) requests: AtomicU64,
-    pub(crate) transactions: AtomicU64,
-    /// Passes of the background checkpoint thread, finished or stopped early.
-    pub(crate) checkpoints: AtomicU64,
-    /// Checkpoints the writer ran after its own commit.
-    pub(crate) inline_checkpoints: AtomicU64,
 }
 
 /// The writer thread: commits what callers hand it, in groups, on the one connection that writes.
