@@ -218,7 +218,7 @@ impl<'a> Drive<'a> {
                 ResponseKind::Ok | ResponseKind::Blocked => {}
             }
             let Some(step) = shown.step.as_ref() else {
-                return Err(Error::Environment(format!("run {run} is {} without a pending step", shown.status)));
+                return Err(Error::NoPendingStep { run: run.to_string(), status: shown.status.to_string() });
             };
             if current.as_ref().is_none_or(|state| state.node != shown.node) {
                 let new_step = current.as_ref().is_none_or(|state| state.step != step.step);

@@ -20,9 +20,12 @@ pub enum Error {
     /// The workflow to start cannot be found or read.
     #[error(transparent)]
     Catalog(#[from] switchyard_catalog::Error),
-    /// Something around the runner failed (a file tool's worker thread).
-    #[error("{0}")]
-    Environment(String),
+    /// The runtime answered a running run without a pending step: a broken promise of the
+    /// runtime's, stopped on rather than guessed around.
+    #[error(
+        "run {run} is {status} without a pending step; this is a bug in switchyard: please report it with `switchyard log {run}`"
+    )]
+    NoPendingStep { run: String, status: String },
 }
 
 impl Error {
@@ -32,7 +35,7 @@ impl Error {
             Self::UnknownModel { .. } => "UNKNOWN_MODEL",
             Self::Runtime(error) => error.code(),
             Self::Catalog(error) => error.code(),
-            Self::Environment(_) => "RUNNER_ENVIRONMENT",
+            Self::NoPendingStep { .. } => "RUNNER_NO_PENDING_STEP",
         }
     }
 }
