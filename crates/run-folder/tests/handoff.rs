@@ -7,35 +7,7 @@ use serde_json::{Value, json};
 use switchyard_catalog::Catalog;
 use switchyard_run_folder::{DOWNGRADED_FINDINGS_HEADING, HANDOFF_FILE};
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
-
-const AUDITED: &str = "id: audited
-steps:
-  - id: audit
-    prompt: Audit the change.
-    notes: optional
-    audit: true
-    next: work
-  - id: work
-    prompt: Work.
-    notes: optional
-    status_report: true
-    next: done
-  - id: done
-    prompt: Done.
-    notes: optional
-";
-
-fn finding(status: &str, confidence: f64, validated: bool) -> Value {
-    json!({
-        "status": status,
-        "summary": format!("{status} at {confidence}"),
-        "confidence": confidence,
-        "validated": validated,
-        "skills_used": [],
-        "skills_missing": [],
-        "model_override_reason": null
-    })
-}
+use switchyard_test_support::{AUDITED_WORKFLOW, audit_finding};
 
 async fn send(runtime: &Runtime, response: &StepResponse, artifacts: Value) -> StepResponse {
     let token = response.tokens.continue_token.as_deref().unwrap();
@@ -48,13 +20,13 @@ async fn downgraded_findings_are_handed_off_once_under_one_heading() {
     let home = common::TestHome::new();
     let (runtime, folders) = common::open(&home).await;
     let file = home.path().join("audited.yaml");
-    std::fs::write(&file, AUDITED).unwrap();
+    std::fs::write(&file, AUDITED_WORKFLOW).unwrap();
     let request = StartRequest { file: Some(file), goal: "ship it".to_owned(), ..StartRequest::default() };
     let started = runtime.start(&Catalog::builtins_only(), request).await.unwrap();
     let report = json!({
         "status": "pass", "summary": "two findings", "confidence": 1.0, "validated": true,
         "skills_used": [], "skills_missing": [], "model_override_reason": null,
-        "findings": [finding("blocked", 0.79, true), finding("blocked", 0.95, false)]
+        "findings": [audit_finding("blocked", 0.79, true), audit_finding("blocked", 0.95, false)]
     });
     let advanced = send(&runtime, &started, report.clone()).await;
     let handoff_file = folders.folder(started.session).join(HANDOFF_FILE);

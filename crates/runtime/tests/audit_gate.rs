@@ -10,39 +10,11 @@ use switchyard_catalog::Catalog;
 use switchyard_core::state::ReportPolicy;
 use switchyard_core::{EventKind, RunStatus};
 use switchyard_runtime::{AdvanceInput, Runtime, StartRequest, StepResponse};
-
-const AUDITED: &str = "id: audited
-steps:
-  - id: audit
-    prompt: Audit the change.
-    notes: optional
-    audit: true
-    next: work
-  - id: work
-    prompt: Work.
-    notes: optional
-    status_report: true
-    next: done
-  - id: done
-    prompt: Done.
-    notes: optional
-";
-
-fn finding(status: &str, confidence: f64, validated: bool) -> Value {
-    json!({
-        "status": status,
-        "summary": format!("{status} at {confidence}"),
-        "confidence": confidence,
-        "validated": validated,
-        "skills_used": [],
-        "skills_missing": [],
-        "model_override_reason": null
-    })
-}
+use switchyard_test_support::{AUDITED_WORKFLOW, audit_finding};
 
 async fn start(runtime: &Runtime, dir: &std::path::Path, strict_status: bool) -> StepResponse {
     let file = dir.join("audited.yaml");
-    std::fs::write(&file, AUDITED).unwrap();
+    std::fs::write(&file, AUDITED_WORKFLOW).unwrap();
     runtime
         .start(
             &Catalog::builtins_only(),
@@ -70,7 +42,7 @@ async fn a_downgraded_finding_is_recorded_and_answered() {
     let report = json!({
         "status": "pass", "summary": "two findings", "confidence": 1.0, "validated": true,
         "skills_used": [], "skills_missing": [], "model_override_reason": null,
-        "findings": [finding("blocked", 0.79, true), finding("blocked", 0.95, false)]
+        "findings": [audit_finding("blocked", 0.79, true), audit_finding("blocked", 0.95, false)]
     });
     let advanced = send(&runtime, &started, report.clone()).await;
     assert_eq!(advanced.status, RunStatus::Active, "{advanced:?}");
@@ -104,7 +76,7 @@ async fn a_run_keeps_the_threshold_it_started_with() {
     let started = start(&runtime, dir.path(), false).await;
     // The configuration changes while the run is going.
     let later = runtime.with_audit_min_confidence(0.9);
-    let blocked = send(&later, &started, finding("blocked", 0.65, true)).await;
+    let blocked = send(&later, &started, audit_finding("blocked", 0.65, true)).await;
     assert_eq!(blocked.status, RunStatus::Blocked, "0.65 is at least the run's 0.6, whatever the config says now");
     let issues = blocked.validation.unwrap().issues;
     assert_eq!((issues[0].code.as_str(), issues[0].path.as_str()), ("AUDIT_FINDING", "/artifacts"));
@@ -116,7 +88,7 @@ async fn a_strict_run_blocks_a_report_with_only_core_fields() {
     let dir = common::TestHome::new();
     let runtime = common::runtime(&dir).await;
     let started = start(&runtime, dir.path(), true).await;
-    let audited = send(&runtime, &started, finding("pass", 1.0, true)).await;
+    let audited = send(&runtime, &started, audit_finding("pass", 1.0, true)).await;
     let blocked = send(&runtime, &audited, json!({"status": "pass", "summary": "done"})).await;
     assert_eq!(blocked.status, RunStatus::Blocked);
     let paths: Vec<String> = blocked.validation.unwrap().issues.into_iter().map(|issue| issue.path).collect();

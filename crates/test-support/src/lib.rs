@@ -230,3 +230,36 @@ mod tests {
         assert!(message.contains("SWITCHYARD_CORPORA") && message.contains("`shared/`"), "{message}");
     }
 }
+
+/// A workflow whose first step is an audit (`audit: true`) and whose second takes a status
+/// report, for the audit gate's tests.
+pub const AUDITED_WORKFLOW: &str = "id: audited
+steps:
+  - id: audit
+    prompt: Audit the change.
+    notes: optional
+    audit: true
+    next: work
+  - id: work
+    prompt: Work.
+    notes: optional
+    status_report: true
+    next: done
+  - id: done
+    prompt: Done.
+    notes: optional
+";
+
+/// One audit finding: `status` (`pass`, `blocked`) at `confidence`, `validated` or not, with the
+/// extended fields present.
+pub fn audit_finding(status: &str, confidence: f64, validated: bool) -> Value {
+    json!({
+        "status": status,
+        "summary": format!("{status} at {confidence}"),
+        "confidence": confidence,
+        "validated": validated,
+        "skills_used": [],
+        "skills_missing": [],
+        "model_override_reason": null
+    })
+}
