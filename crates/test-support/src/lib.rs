@@ -218,19 +218,6 @@ pub fn assessments(document: &Value, trigger: Option<&str>) -> Vec<Value> {
     artifacts
 }
 
-#[cfg(test)]
-mod tests {
-    use super::find_corpora;
-
-    #[test]
-    fn missing_corpora_are_reported_with_where_they_were_looked_for_and_what_to_do() {
-        let empty = std::env::temp_dir().join("switchyard-no-corpora-here");
-        let message = find_corpora(Some(empty.clone()), &empty).unwrap_err();
-        assert!(message.contains(&empty.display().to_string()), "{message}");
-        assert!(message.contains("SWITCHYARD_CORPORA") && message.contains("`shared/`"), "{message}");
-    }
-}
-
 /// A workflow whose first step is an audit (`audit: true`) and whose second takes a status
 /// report, for the audit gate's tests.
 pub const AUDITED_WORKFLOW: &str = "id: audited
@@ -262,4 +249,17 @@ pub fn audit_finding(status: &str, confidence: f64, validated: bool) -> Value {
         "skills_missing": [],
         "model_override_reason": null
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_corpora;
+
+    #[test]
+    fn missing_corpora_are_reported_with_where_they_were_looked_for_and_what_to_do() {
+        let empty = std::env::temp_dir().join("switchyard-no-corpora-here");
+        let message = find_corpora(Some(empty.clone()), &empty).unwrap_err();
+        assert!(message.contains(&empty.display().to_string()), "{message}");
+        assert!(message.contains("SWITCHYARD_CORPORA") && message.contains("`shared/`"), "{message}");
+    }
 }
