@@ -2,11 +2,10 @@
 //! and the C library here support them.
 //!
 //! A position-independent executable carries a relocation for every pointer in its static data
-//! (vtables, string tables); the ordinary format spends 24 bytes on each, some 80,000 of them,
-//! and the loader reads all 1.9 MB of them at start, so they stay resident for the life of the
-//! process. Packed, they take 28 KB, and a server at rest holds 2–3 MB less (BENCHMARKS.md,
-//! "Then: packed relocations"). The executable stays position-independent, so address randomisation is
-//! unchanged.
+//! (vtables, string tables); the ordinary format spends 24 bytes on each, and the loader reads
+//! them all at start, so they stay resident for the life of the process: about 1.9 MB of them,
+//! against 28 KB packed (BENCHMARKS.md, "Issue 48: the speed machinery weighed"). The executable
+//! stays position-independent, so address randomisation is unchanged.
 //!
 //! Packed relocations need a linker that writes them (GNU ld 2.38, lld 15, mold) and glibc 2.36 to
 //! load them: the binary gets the flag only if a small C program linked with it starts and finds
@@ -15,13 +14,12 @@
 //!
 //! An optimised build also places the functions the binary runs in its everyday work side by
 //! side, ahead of the rest of its code (`link/hot-code.txt`, written by `link/hot_code.py`). The
-//! kernel maps code in aligned stretches (64-128 KiB) around each page a process first runs, so
-//! when the 7 MiB of functions the doors run are spread over 32 MiB of code, a runner holds some
-//! 17 MiB of it; grouped, about 8 (BENCHMARKS.md, "Then: the hot-code layout"; ARCHITECTURE.md,
-//! "Code layout"). The list becomes a linker script that adds one output section before
-//! `.text`, used only when a probe linked with it finds its hot function placed first: a linker
-//! without linker scripts (mold) leaves the default layout, and so does
-//! `SWITCHYARD_CODE_LAYOUT=default`.
+//! kernel maps code in aligned stretches around each page a process first runs, so functions the
+//! doors run, spread over all of the code, keep most of it resident; grouped, a runner holds
+//! about half as much code (BENCHMARKS.md, "Issue 48: the speed machinery weighed"). The list
+//! becomes a linker script that adds one output section before `.text`, used only when a probe
+//! linked with it finds its hot function placed first: a linker without linker scripts (mold)
+//! leaves the default layout, and so does `SWITCHYARD_CODE_LAYOUT=default`.
 
 #[path = "link/linking.rs"]
 mod linking;

@@ -13,7 +13,8 @@ use super::read::read_bounded;
 /// The file a WorkRail source keeps its tag catalog in.
 pub const TAG_CATALOG_FILE: &str = "workflow-tags.json";
 
-/// The most bytes of a tag catalog read (WorkRail's own is about 7 KB).
+/// The most bytes of a tag catalog read: far more than a hand-written catalog needs (WorkRail's
+/// own, `spec/workflow-tags.json`, is about 7 KB), and a bound on a hostile file.
 const MAX_TAG_CATALOG_BYTES: usize = 1024 * 1024;
 
 /// What the tag catalogs of every discovery folder say, the first folder's word winning.

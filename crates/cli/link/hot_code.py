@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes `hot-code.txt`: the functions the `switchyard` binary runs in its everyday work, which
-an optimised link places side by side (see `../build.rs` and ARCHITECTURE.md, "Code layout").
+an optimised link places side by side (`../build.rs` says why).
 
 Usage: python3 crates/cli/link/hot_code.py BINARY [ALSO ...] [--from CALLGRIND_FOLDER]
 
@@ -10,7 +10,7 @@ asks for v0 names, so leave RUSTFLAGS unset). The script runs it under
 `valgrind --tool=callgrind` through four workloads:
 
 - `rest`: `switchyard mcp` over stdio and `switchyard serve` over HTTP, each initialized and its
-  tools listed, left a few seconds to warm its store, then stopped: what a server runs before its
+  tools listed, left a few seconds to settle, then stopped: what a server runs before its
   first tool call;
 - `mcp`: `switchyard mcp` over stdio, `list_workflows`, a `start_workflow` and 40
   `continue_workflow` advances of the MCP benchmarks' loop (`crates/mcp/benches/bench-loop.yaml`);
@@ -321,8 +321,8 @@ def under_callgrind(binary, out):
 def rest_workload(wrapper):
     """What a server runs before its first tool call, where the MCP benchmarks measure its memory
     at rest: `mcp` over stdio and `serve` over HTTP, each initialized and its tools listed, then
-    left for SETTLE seconds, time for what a server prepares in the background once it starts (the
-    store's statements) under valgrind."""
+    left for SETTLE seconds, time for the threads a server starts (the store's writer and
+    checkpointer) to reach their rest under valgrind."""
     sys.path.insert(0, os.path.join(ROOT, "crates", "mcp", "benches"))
     import instructions
 

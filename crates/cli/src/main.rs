@@ -29,8 +29,9 @@ use clap::{CommandFactory, FromArgMatches};
 
 /// mimalloc instead of glibc's malloc: an advance allocates and frees on three threads (the
 /// request's, the store writer's, the state writer's), and glibc's per-thread arenas made that a
-/// tenth of the server's CPU. Transparent huge pages are off (`no_thp`): with them, mimalloc's
-/// arenas took 8 MiB more resident memory at rest. Figures in BENCHMARKS.md.
+/// tenth of the server's CPU under 32 clients (BENCHMARKS.md, "Many clients and servers").
+/// Transparent huge pages are off (`no_thp`): with them, mimalloc's arenas took 8 MiB more
+/// resident memory at rest (BENCHMARKS.md, "Memory at rest and cold start").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

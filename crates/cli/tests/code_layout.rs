@@ -1,4 +1,4 @@
-//! The hot-code layout of an optimised build (ARCHITECTURE.md, "Code layout"): the checked-in list
+//! The hot-code layout of an optimised build (`build.rs` says why it exists): the checked-in list
 //! becomes a linker script that rustc's own linker takes, and the probe `build.rs` trusts tells
 //! a layout that took effect from one that did not. Dev builds (these tests') link in the
 //! default order, so this is where the script meets the linker in CI.

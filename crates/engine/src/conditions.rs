@@ -72,8 +72,8 @@ impl Scope<'_> {
 }
 
 /// Evaluates edge conditions of one step in one scope. The scope's variables are bound on the
-/// first evaluation: most steps have no condition, and binding them (the whole context, converted)
-/// was a tenth of a decision's work.
+/// first evaluation: most steps have no condition, and binding them converts the whole context,
+/// work a step without one would do for nothing.
 pub(crate) struct Conditions<'a> {
     workflow: &'a Workflow,
     scope: Scope<'a>,
@@ -86,9 +86,8 @@ impl fmt::Debug for Conditions<'_> {
     }
 }
 
-/// CEL's standard library and the engine's functions, built once: building them is most of the
-/// cost of a fresh `cel::Context` , while each scope only
-/// adds a few variables in a child context.
+/// CEL's standard library and the engine's functions, built once: building them is most of the cost
+/// of a fresh `cel::Context`, while each scope only adds a few variables in a child context.
 static FUNCTIONS: LazyLock<cel::Context<'static, 'static>> = LazyLock::new(|| {
     let mut context = cel::Context::default();
     crate::functions::register(&mut context);

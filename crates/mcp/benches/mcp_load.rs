@@ -175,7 +175,7 @@ impl Drop for Stdio2 {
 /// The process's resident memory, and how much of it is its own (anonymous) rather than pages of
 /// the executable and libraries, which the page cache shares and which vary with how much of the
 /// binary the cache holds (the same binary measured 20.9 and 23.0 MiB, with 3.9 MiB anonymous in
-/// both).
+/// both: BENCHMARKS.md, "Memory at rest and cold start").
 fn memory(pid: u32) -> Memory {
     let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
     let field = |name: &str| -> u64 {
@@ -195,9 +195,10 @@ fn memory(pid: u32) -> Memory {
 /// cache holds there, and a file just written sits in the cache in large blocks. A binary whose
 /// pages were dropped and read back since sits in smaller ones, and the same process then holds
 /// less of it: a build copied again measured 0.6–0.9 MB more at rest than the same build an hour
-/// after its copy, and reading it whole did not bring that back (BENCHMARKS.md, "Then: the
-/// writer's connection answers lookups"). A fresh copy measures every build in the state that
-/// holds the most, as just installed, so two builds compare on their code, not their history.
+/// after its copy, and reading it whole did not bring that back
+/// (BENCHMARKS.md, "Memory at rest and cold start"). A fresh copy measures every build in the
+/// state that holds the most, as just installed, so two builds compare on their code, not their
+/// history.
 fn fresh_copy() -> Home {
     let mut home = Home::new();
     let copy = home.home.path().join("switchyard");
@@ -225,8 +226,8 @@ impl std::fmt::Display for Memory {
     }
 }
 
-/// One fsync as BENCHMARKS.md defines it (pwrite 4 KiB at offset 0, then fdatasync), `samples`
-/// times, on a file in `dir`, `pause` apart.
+/// One fsync as BENCHMARKS.md defines it ("Advance (in process and over MCP)": pwrite 4 KiB at
+/// offset 0, then fdatasync), `samples` times, on a file in `dir`, `pause` apart.
 fn fsync_probe(dir: &Path, samples: usize, pause: Duration) -> Vec<Duration> {
     use std::os::unix::fs::FileExt;
     let file = std::fs::OpenOptions::new()
@@ -254,7 +255,8 @@ fn fsync_probe(dir: &Path, samples: usize, pause: Duration) -> Vec<Duration> {
 /// `MEMORY_WALK` buffer (in a scattered order, so no prefetcher hides it), `samples` times, `pause`
 /// apart. No file and no server is involved, so what a pause adds here the machine adds to every
 /// request that comes after one: on the virtual machine of BENCHMARKS.md, a walk 20 ms apart
-/// took three to four times as long as back to back (the host's other guests run in the gap).
+/// took three to four times as long as back to back, the host's other guests running in the gap
+/// (BENCHMARKS.md, "Advance (in process and over MCP)").
 fn memory_walk_probe(samples: usize, pause: Duration) -> Vec<Duration> {
     const LINE: usize = 64;
     let buffer = vec![1u8; MEMORY_WALK];
@@ -272,8 +274,9 @@ fn memory_walk_probe(samples: usize, pause: Duration) -> Vec<Duration> {
         .collect()
 }
 
-/// The buffer of [`memory_walk_probe`]: of the order of what an advance touches, code included (a
-/// fresh server's first call maps some 5 MB of the binary).
+/// The buffer of [`memory_walk_probe`]: of the order of what an advance touches, code included: a
+/// fresh server's first call maps some 5 MB of the binary
+/// (BENCHMARKS.md, "Memory at rest and cold start").
 const MEMORY_WALK: usize = 4 << 20;
 
 /// The memory walk probed back to back, `PAUSE` apart and `SETTLE` apart, printed.
@@ -436,7 +439,8 @@ fn cpu_time(pid: u32) -> Duration {
 
 /// An agent's pace: each of `runs` fresh runs advanced once, `pause` after the answer before.
 /// On this virtual machine everything is slower after a pause (one fsync took 37 µs back to back
-/// and 322 µs 20 ms apart), so these rows are judged against an fsync probed at the same pace.
+/// and 322 µs 20 ms apart: BENCHMARKS.md, "Advance (in process and over MCP)"), so these rows are
+/// judged against an fsync probed at the same pace.
 fn paced_advances(home: &Home, runs: usize, pause: Duration) -> Stats {
     let mut client = Stdio2::spawn(home.command(&["mcp"]));
     client.initialize();

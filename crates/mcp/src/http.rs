@@ -641,7 +641,7 @@ async fn serve_on(
         };
         // An answer leaves as several small writes (headers, the SSE event, the end of the
         // stream): with Nagle's algorithm on, the last waits for the client's delayed ACK, about
-        // 40 ms per call on a kept-alive connection.
+        // 40 ms per call on a kept-alive connection (BENCHMARKS.md, "Many clients and servers").
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "TCP_NODELAY not set on a connection");
         }

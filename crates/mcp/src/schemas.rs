@@ -26,7 +26,8 @@ pub const RESERVED_CONTEXT_KEYS: [&str; 4] =
 /// One tool: its wire definition and a validator for its arguments, compiled on the tool's first
 /// call. Compiling all seven at start was a third of a cold start's page faults (when they were
 /// read as 2020-12), paid by clients that only list the tools; compiling them on a thread of
-/// their own as the server starts held 3–4 MB more at rest (the compiler's code, paged in).
+/// their own as the server starts held 3–4 MB more at rest, the schema compiler's code paged in
+/// (BENCHMARKS.md, "Memory at rest and cold start").
 #[derive(Debug)]
 pub struct ToolSpec {
     pub tool: Tool,
@@ -38,12 +39,11 @@ pub struct ToolSpec {
 
 /// The keywords switchyard's own input schemas may use: each means the same in draft 7 as in
 /// 2020-12, so they are read as draft 7. Building a validator first checks the schema against
-/// its draft's meta-schema. jsonschema used to build that meta-schema's own validator on first
-/// use: for 2020-12 (eight documents, dynamic references, patterns) that was over half of the
-/// first `continue_workflow` in a fresh process, and draft 7's still 1.4 million instructions of
-/// it (the call went from 10.2 to 5.9 and then 5.6 million, `instructions.py BINARY first`). With
-/// jsonschema's `macros` feature the meta-schemas are checked by code generated at build time,
-/// and the first call fell to 4.2 million.
+/// its draft's meta-schema: checking against 2020-12's (eight documents, dynamic references,
+/// patterns) took over half of the first `continue_workflow` in a fresh process, against draft
+/// 7's far less (BENCHMARKS.md, "Memory at rest and cold start"). With jsonschema's `macros`
+/// feature the meta-schemas are checked by code generated at build time, not by a validator
+/// built on first use.
 pub const DRAFT_7_KEYWORDS: [&str; 12] = [
     "type",
     "properties",

@@ -1,12 +1,13 @@
 //! Writes state documents off the request path.
 //!
 //! Regenerating `state/workflow.md` after a commit is a rename over the previous file, and on ext4
-//! a rename over a file starts its writeback (`auto_da_alloc`): measured at 0.2–1.4 ms, as much as
-//! the commit itself. The answer to an advance does not depend on the document, so a thread of its
-//! own writes it: the latest text per document, in the order they were queued. Whoever reads a
-//! document first waits for what was queued before ([`StateWriter::flush`]); the runtime reads
-//! through `Runtime::state_document`, which does, and dropping the last runtime that shares the
-//! writer writes what is queued.
+//! a rename over a file starts its writeback (`auto_da_alloc`): 0.2–1.4 ms, as much as the commit
+//! itself (BENCHMARKS.md, "Advance (in process and over MCP)"). The answer to an advance does not
+//! depend on the document, so a thread of its own writes it: the latest text per document, in the
+//! order they were queued. Whoever reads a document first waits for what was queued before
+//! ([`StateWriter::flush`]). Reads go through
+//! [`RunFolders::state_document`](crate::RunFolders::state_document), which does, and dropping the
+//! run folders writes what is queued.
 //!
 //! A run that moves faster than [`REWRITE_INTERVAL`] has its document rewritten at most that
 //! often: the first document after a quiet spell is written at once, later ones wait out the

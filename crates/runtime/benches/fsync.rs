@@ -2,7 +2,8 @@
 //! (`target/tmp`), so durable advances can be read as a multiple of it.
 //!
 //! `overwrite_4k+sync_data` (pwrite 4 KiB at offset 0, then fdatasync) is the reference "one
-//! fsync" of BENCHMARKS.md; `sync_all` adds the metadata flush, `append` grows the file each time.
+//! fsync" of BENCHMARKS.md ("Advance (in process and over MCP)"); `sync_all` adds the metadata
+//! flush, `append` grows the file each time.
 //!
 //! `sqlite_commit/…` are the smallest durable SQLite commits in the store's settings (WAL,
 //! `synchronous=FULL`, 4 KiB pages) on the same file system: the floor under any advance SQLite

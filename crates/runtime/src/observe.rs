@@ -116,8 +116,8 @@ impl Default for Metrics {
             advances: Counter::default(),
             blocked_attempts: Counter::default(),
             gates_waiting: Gauge::default(),
-            // 100 µs to about 1.6 s: a grouped SQLite commit with `synchronous=FULL` takes a few
-            // milliseconds on an SSD, and a slow disk or a long writer queue shows in the top buckets.
+            // 100 µs to about 1.6 s: a grouped SQLite commit with `synchronous=FULL` on a fast disk
+            // lands in the bottom buckets, and a slow disk or a long writer queue in the top ones.
             commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 15)),
             runner: TurnMetrics::default(),
         }

@@ -76,8 +76,8 @@ struct ToolLabels {
     tool: &'static str,
 }
 
-/// 100 µs to about 26 s: a file read takes well under a millisecond, a `complete_step` a commit,
-/// a large patch or a slow disk shows in the top buckets.
+/// 100 µs to about 26 s: from a file read at the bottom, through a `complete_step`'s commit, to a
+/// large patch or a slow disk in the top buckets.
 fn tool_call_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0001, 4.0, 10))
 }

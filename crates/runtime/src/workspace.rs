@@ -13,10 +13,11 @@ type Facts = (Option<String>, Option<String>);
 /// installed. Never fails: a workspace that is not a repository, or a repository without a commit
 /// yet, simply has no git facts. A detached HEAD's branch is `HEAD`, as git names it.
 ///
-/// Asking git starts a process (1–3 ms, most of a `start_workflow`), so each workspace's answer is
-/// remembered for the process with the files it was read from (the repository's `HEAD`, the
-/// branch's ref, `packed-refs`, and where git looked for a repository on the way up), and given
-/// again while none of them has changed: a commit, a checkout or a new repository changes one.
+/// Asking git starts a process, 1–3 ms and most of a `start_workflow`
+/// (BENCHMARKS.md, "Advance (in process and over MCP)"), so each workspace's answer is remembered
+/// for the process with the files it was read from (the repository's `HEAD`, the branch's ref,
+/// `packed-refs`, and where git looked for a repository on the way up), and given again while
+/// none of them has changed: a commit, a checkout or a new repository changes one.
 /// git runs on a blocking thread, so the caller's async thread keeps serving others meanwhile.
 pub async fn git_facts(dir: &Path) -> Facts {
     if let Some(facts) = remembered(dir) {

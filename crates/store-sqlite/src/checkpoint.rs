@@ -2,8 +2,8 @@
 //!
 //! SQLite's automatic checkpoint runs inside the commit that crosses its threshold: that commit
 //! copies about a thousand pages into the database file and syncs it, so one advance in fifty
-//! waited ten milliseconds or more. The writer connection instead registers a WAL hook that
-//! checkpoints each WAL once, in two passes:
+//! waited ten milliseconds or more (BENCHMARKS.md, "Advance (in process and over MCP)"). The writer
+//! connection instead registers a WAL hook that checkpoints each WAL once, in two passes:
 //!
 //! 1. Past [`CHECKPOINT_FRAMES`] it nudges a thread of its own, which runs a `PASSIVE` checkpoint
 //!    on a separate connection: the bulk of the copy, off the commit path. A passive checkpoint

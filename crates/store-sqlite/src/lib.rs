@@ -367,10 +367,10 @@ impl SqliteStore {
             .map_err(|error| Error::Io { message: format!("a read task failed: {error}") })?
     }
 
-    /// Runs a point lookup (a few rows by key, tens of microseconds) on the caller's thread, on
-    /// an idle read connection: cheaper than handing it to a blocking thread and waking the caller
-    /// again, which every advance would pay twice. With every connection busy, it waits on a
-    /// blocking thread like any read.
+    /// Runs a point lookup (a few rows by key) on the caller's thread, on an idle read
+    /// connection: it takes less than handing it to a blocking thread and waking the caller
+    /// again, and every advance starts with one (its token's scope). With every connection busy,
+    /// it waits on a blocking thread like any read.
     async fn lookup<T: Send + 'static>(
         &self,
         read: impl FnOnce(&mut Connection) -> Result<T, Error> + Send + 'static,

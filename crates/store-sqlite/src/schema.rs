@@ -174,9 +174,10 @@ DROP TABLE claims_by_key;
 /// Sessions by recency: `sessions_by_recency` holds the update time and id, then the status and
 /// workflow id, so a list filtered by either walks it newest first and tests each entry without
 /// reading the row, reading a page's worth of rows when the value is common and the whole index
-/// when it is rare (about half a millisecond for 10,000 sessions). Version 1 had an index for
-/// each filter with the update time after the value instead, which an advance moved in all three
-/// (a page of the log each per commit); `sessions_by_workflow_id` serves the distinct workflow ids
+/// when it is rare (about half a millisecond for 10,000 sessions:
+/// BENCHMARKS.md, "Store at scale (search, resume, long runs)"). Version 1 had an index for each
+/// filter with the update time after the value instead, which an advance moved in all three (a page
+/// of the log each per commit); `sessions_by_workflow_id` serves the distinct workflow ids
 /// (`rows.rs`) and never moves.
 ///
 /// Then the indexes dropped since, each of which cost every advance a page of the log:
@@ -350,12 +351,11 @@ pub(crate) fn open_reader(path: &Path, busy_timeout: Duration) -> Result<Connect
     Ok(connection)
 }
 
-/// One plan per statement, whatever its parameters hold. Without this, SQLite plans `LIMIT ?n`
-/// with the value bound, and binding any value to it marks the statement expired, so every use of
-/// such a cached statement parsed and planned it again (the watcher's read of new events and a
-/// session's pages of events among them: 3% of a server's CPU under 32 HTTP clients). The other
-/// plans that depend on bound values (`LIKE` prefixes, `sqlite_stat4` samples) are ones this
-/// schema never uses.
+/// One plan per statement, whatever its parameters hold. Without this, SQLite plans `LIMIT ?n` with
+/// the value bound, and binding any value to it marks the statement expired, so every use of such a
+/// cached statement parsed and planned it again (the watcher's read of new events and a session's
+/// pages of events among them). The other plans that depend on bound values (`LIKE` prefixes,
+/// `sqlite_stat4` samples) are ones this schema never uses.
 pub(crate) fn one_plan_per_statement(connection: &Connection) -> Result<(), Error> {
     connection
         .set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)

@@ -3,13 +3,14 @@
 //! it (external content, so the text is stored once).
 //!
 //! The FTS5 index takes its texts in batches. Each commit that adds to an FTS5 index writes a new
-//! segment of it (two pages of the log, and a tenth of an advance's instructions spent flushing
-//! and merging segments), so an advance only records its text, and the append that leaves
-//! [`INDEX_BATCH`] texts waiting indexes them all in its transaction. `texts_indexed` holds the
-//! newest text indexed. A search first has the writer index whatever still waits, so it always
-//! sees every text, and a writer that closes indexes what waits before it goes. Only a store
-//! opened for reading only, after a writer that stopped without closing, can have texts its
-//! searches miss: at most [`INDEX_BATCH`] - 1, the newest, until a writer opens it again.
+//! segment of it: two pages of the log, and a tenth of an advance's instructions spent flushing and
+//! merging segments (BENCHMARKS.md, "Advance (in process and over MCP)"). So an advance only
+//! records its text, and the append that leaves [`INDEX_BATCH`] texts waiting indexes them all in
+//! its transaction. `texts_indexed` holds the newest text indexed. A search first has the writer
+//! index whatever still waits, so it always sees every text, and a writer that closes indexes what
+//! waits before it goes. Only a store opened for reading only, after a writer that stopped without
+//! closing, can have texts its searches miss: at most [`INDEX_BATCH`] - 1, the newest, until a
+//! writer opens it again.
 //!
 //! Stores created before the index existed get it on open: the tables are created and filled from
 //! the events once, inside the writer's schema transaction. Stores whose FTS5 index predates

@@ -215,7 +215,8 @@ fn commit_group(
         Err(error) => return fail_all(group, error),
     };
     // Every request straight into the transaction: a savepoint would copy each page a request
-    // touches before it writes it (a fifth of the writer's work with 32 concurrent writers).
+    // touches before it writes it, a fifth of the writer's work with 32 concurrent writers
+    // (BENCHMARKS.md, "Many clients and servers").
     // The first failure ends the pass: the group runs again below, and SQLite may have rolled the
     // transaction back itself (a full disk, an I/O error), leaving later statements to commit alone.
     for job in &mut group {

@@ -1,11 +1,11 @@
 //! Canonical JSON written straight from a `Serialize` value, without building a `serde_json::Value`
 //! first: object keys sorted byte-wise, no whitespace, scalars exactly as serde_json writes them.
 //!
-//! Every event body, node state and workflow hash goes through canonical JSON, and going through a
-//! `Value` tree cost an allocation per string, number and map entry (a tenth of a durable advance's
-//! instructions). An object's members are written into one buffer per object, then copied out in
-//! key order. Whatever this writer does not handle exactly as the `Value` route does (non-string map
-//! keys, 128-bit integers, serde_json's private raw values) makes it give up, and
+//! Every event body, node state and workflow hash goes through canonical JSON, several times per
+//! advance, and going through a `Value` tree costs an allocation per string, number and map entry.
+//! An object's members are written into one buffer per object, then copied out in key order.
+//! Whatever this writer does not handle exactly as the `Value` route does (non-string map keys,
+//! 128-bit integers, serde_json's private raw values) makes it give up, and
 //! [`super::canonical_json`] takes the `Value` route instead, so the bytes never differ.
 
 use std::borrow::Cow;
