@@ -27,6 +27,14 @@ fn mirrored(pairs: &[(&str, &str)]) -> ValidateConfig {
     }
 }
 
+/// A project with a workflow and one mirror pair, `commands` → `copy`, whose one file differs.
+fn one_diverging_pair(root: &Path) -> ValidateConfig {
+    write(root, "commands/a.md", "one");
+    write(root, "copy/a.md", "two");
+    write(root, ".switchyard/workflows/mine.yaml", "id: mine\nsteps:\n  - id: a\n    prompt: Do it.\n");
+    mirrored(&[("commands", "copy")])
+}
+
 fn run(root: &Path, config: &ValidateConfig, strict: bool) -> Report {
     validate(&Request { project_root: root, paths: &[], strict, config, min_confidence: 0.8 }).expect("validate runs")
 }
@@ -87,10 +95,7 @@ fn a_pair_reports_missing_extra_divergent_and_symlinked_files_as_pairs() {
 fn mirrors_are_compared_only_in_strict_mode_and_equal_folders_pass() {
     let project = tempfile::tempdir().unwrap();
     let root = project.path();
-    write(root, "commands/a.md", "one");
-    write(root, "copy/a.md", "two");
-    write(root, ".switchyard/workflows/mine.yaml", "id: mine\nsteps:\n  - id: a\n    prompt: Do it.\n");
-    let config = mirrored(&[("commands", "copy")]);
+    let config = one_diverging_pair(root);
     assert!(run(root, &config, false).ok, "without --strict mirrors are not compared");
     assert!(!run(root, &config, true).ok);
     write(root, "copy/a.md", "one");
@@ -203,10 +208,7 @@ fn builtin_text(name: &str) -> String {
 fn the_project_root_named_as_a_path_is_the_project() {
     let project = tempfile::tempdir().unwrap();
     let root = project.path();
-    write(root, "commands/a.md", "one");
-    write(root, "copy/a.md", "two");
-    write(root, ".switchyard/workflows/mine.yaml", "id: mine\nsteps:\n  - id: a\n    prompt: Do it.\n");
-    let config = mirrored(&[("commands", "copy")]);
+    let config = one_diverging_pair(root);
     let as_project = run(root, &config, true);
     for named in [root.to_owned(), root.join("."), root.join("commands/..")] {
         let request = Request {
