@@ -46,8 +46,8 @@ const INLINE_CHECKPOINT_FRAMES: c_int = 4 * CHECKPOINT_FRAMES;
 
 thread_local! {
     /// The checkpoint cycle of the writer connection committing on this thread. The WAL hook is a
-    /// plain function, so the cycle is put here while the writer thread commits
-    /// ([`Cycle::around`]): a thread commits for one store at a time.
+    /// plain function, so the cycle is put here for the length of each commit ([`Cycle::around`]):
+    /// a thread commits for one store at a time.
     static CYCLE: RefCell<Option<Cycle>> = const { RefCell::new(None) };
 }
 
@@ -124,7 +124,7 @@ fn after_commit(wal: &Wal, frames: c_int) -> rusqlite::Result<()> {
 
 impl Cycle {
     /// Runs `commit` (statements of the writer connection this cycle was attached to) with the
-    /// cycle where the WAL hook finds it, and takes it back after.
+    /// cycle where the WAL hook finds it, on whichever thread commits, and takes it back after.
     pub(crate) fn around<T>(cycle: &mut Option<Cycle>, commit: impl FnOnce() -> T) -> T {
         /// Takes the cycle back even if `commit` panics.
         struct TakeBack<'a>(&'a mut Option<Cycle>);

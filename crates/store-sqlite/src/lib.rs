@@ -1,5 +1,6 @@
 //! The embedded SQLite backend of the switchyard store: one file in WAL mode, one writer thread
-//! doing grouped commits, a small pool of read connections.
+//! doing grouped commits (a write that finds it idle commits on its caller's thread), a small pool
+//! of read connections.
 //!
 //! Several processes may share the file: every sequence number and previous hash is read inside
 //! the `BEGIN IMMEDIATE` write transaction, and idempotency keys are primary keys.
@@ -35,12 +36,14 @@ pub use schema::{SCHEMA_VERSION, schema_v1};
 pub use search::INDEX_BATCH;
 
 use sql_error::Context;
-use writer::{Job, Reply, Writer};
+use writer::{Core, Job, Reply, Shared, Writer};
 
 /// Counters the store exposes.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) requests: AtomicU64,
+    /// Requests run on the caller's own thread, which found the writer idle.
+    pub(crate) on_caller_thread: AtomicU64,
     pub(crate) transactions: AtomicU64,
     /// Passes of the background checkpoint thread, finished or stopped early.
     pub(crate) checkpoints: AtomicU64,
@@ -68,8 +71,11 @@ impl Default for SqliteOptions {
 /// What the writer has done since the store was opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteStats {
-    /// Write requests (appends, token claims, rebuilds, imports).
+    /// Write requests (appends, token claims, rebuilds, imports), wherever they ran.
     pub requests: u64,
+    /// Requests run on the caller's own thread, which found the writer idle (each in a transaction
+    /// of its own); the others went to the writer thread.
+    pub on_caller_thread: u64,
     /// Transactions committed; several requests share one when they arrive together.
     pub commits: u64,
     /// Checkpoint passes the background checkpoint thread ran.
@@ -144,10 +150,12 @@ impl ReadPool {
     }
 }
 
-/// The way to a store's writer: its queue and its thread.
+/// The way to a store's writer: its queue, the connection an idle writer lets a caller commit on,
+/// and its thread.
 #[derive(Debug)]
 struct WriterHandle {
     jobs: mpsc::Sender<Job>,
+    shared: Arc<Shared>,
     thread: JoinHandle<()>,
 }
 
@@ -267,23 +275,23 @@ impl SqliteStore {
         let feed = Feed::default();
         let published = Arc::new(watch::Published::default());
         let checkpointer = checkpoint::Checkpointer::start(path, options.busy_timeout, Arc::clone(&counters))?;
-        let writer = Writer {
-            connection,
-            jobs: receiver,
-            checkpointer,
+        let cycle = Some(checkpointer.attach(&connection));
+        let shared = Arc::new(Shared {
+            core: Mutex::new(Core { connection, cycle }),
             max_group: options.max_group.max(1),
             counters: Arc::clone(&counters),
             gate: Arc::clone(&gate),
             feed: feed.clone(),
             published: Arc::clone(&published),
-        };
+        });
+        let writer = Writer { shared: Arc::clone(&shared), jobs: receiver, checkpointer };
         let thread = std::thread::Builder::new()
             .name("switchyard-store-writer".to_owned())
             .spawn(move || writer.run())
             .map_err(|error| Error::Io { message: format!("starting the writer thread: {error}") })?;
         Ok(SqliteStore {
             path: path.to_owned(),
-            writer: Some(WriterHandle { jobs: sender, thread }),
+            writer: Some(WriterHandle { jobs: sender, shared, thread }),
             readers: Some(Arc::new(readers)),
             counters,
             gate,
@@ -303,6 +311,7 @@ impl SqliteStore {
     pub fn write_stats(&self) -> WriteStats {
         WriteStats {
             requests: self.counters.requests.load(Ordering::SeqCst),
+            on_caller_thread: self.counters.on_caller_thread.load(Ordering::SeqCst),
             commits: self.counters.transactions.load(Ordering::SeqCst),
             background_checkpoints: self.counters.checkpoints.load(Ordering::SeqCst),
             inline_checkpoints: self.counters.inline_checkpoints.load(Ordering::SeqCst),
@@ -323,7 +332,9 @@ impl SqliteStore {
         let closed = || Error::Closed { message: format!("the writer of {} has stopped", self.path.display()) };
         let (reply, answer) = oneshot::channel();
         let writer = self.writer.as_ref().ok_or_else(closed)?;
-        writer.jobs.send(job(Reply::new(reply))).map_err(|_| closed())?;
+        if let Some(job) = writer.shared.commit_here(job(Reply::new(reply))) {
+            writer.jobs.send(job).map_err(|_| closed())?;
+        }
         self.counters.requests.fetch_add(1, Ordering::SeqCst);
         answer.await.map_err(|_| closed())?
     }
@@ -390,13 +401,14 @@ impl Drop for SqliteStore {
         // Read-only connections can neither checkpoint nor remove the WAL when they close, so they
         // close first; the writer, closing last, checkpoints and removes it (see `Writer::run`).
         drop(self.readers.take());
-        if let Some(WriterHandle { jobs, thread }) = self.writer.take() {
-            // Closing the channel lets the writer finish what is queued, close its connection last
-            // and stop.
+        if let Some(WriterHandle { jobs, shared, thread }) = self.writer.take() {
+            // Closing the channel lets the writer finish what is queued and stop.
             drop(jobs);
             if thread.join().is_err() {
                 tracing::error!(path = %self.path.display(), "the store writer thread panicked");
             }
+            // The writer connection closes last.
+            drop(shared);
         }
     }
 }

@@ -5,13 +5,17 @@
 //! of them fail, its rows may be half written: the transaction rolls back and the group runs
 //! again, each request in its own savepoint, so one request's failure rolls back only that
 //! request. Callers get their answer only after the COMMIT, so an answer means durable.
+//!
+//! A request that finds the writer idle commits on its caller's thread instead, as a group of one
+//! ([`Shared::commit_here`]): the same connection and the same code, without two thread hand-offs.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::oneshot;
 
 use switchyard_core::token::Nonce;
@@ -134,11 +138,17 @@ impl Job {
     }
 }
 
-/// The writer thread: commits what callers hand it, in groups, on the one connection that writes.
-pub(crate) struct Writer {
+/// The writer connection and what it keeps between commits. One thread at a time uses it: the
+/// writer thread, or a caller that found it idle ([`Shared::commit_here`]).
+pub(crate) struct Core {
     pub(crate) connection: Connection,
-    pub(crate) jobs: Receiver<Job>,
-    pub(crate) checkpointer: Checkpointer,
+    /// Where the connection stands in checkpointing its WAL; `None` only while a commit has it.
+    pub(crate) cycle: Option<Cycle>,
+}
+
+/// What the writer thread and the store's callers share to commit.
+pub(crate) struct Shared {
+    pub(crate) core: Mutex<Core>,
     pub(crate) max_group: usize,
     pub(crate) counters: Arc<Counters>,
     /// Held for the whole of each group; `SqliteStore::pause_writes` takes it to hold writes.
@@ -149,35 +159,102 @@ pub(crate) struct Writer {
     pub(crate) published: Arc<Published>,
 }
 
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Shared").field("max_group", &self.max_group).finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    /// The writer connection, once nobody else holds it.
+    fn lock_core(&self) -> MutexGuard<'_, Core> {
+        // A panic while committing leaves no transaction open: rusqlite's transaction rolls back
+        // when dropped.
+        self.core.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The writer connection if nobody holds it now.
+    fn try_core(&self) -> Option<MutexGuard<'_, Core>> {
+        match self.core.try_lock() {
+            Ok(core) => Some(core),
+            Err(TryLockError::WouldBlock) => None,
+            Err(TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+        }
+    }
+
+    /// Commits `job` on the calling thread when nothing else is writing: one request at a time (an
+    /// agent's calls over stdio or HTTP, the CLI, a library caller) then pays no hand-off to the
+    /// writer thread and back. Gives the job back, for the writer thread, when it cannot: another
+    /// commit is running (requests that arrive meanwhile are grouped there), writes are paused, or
+    /// the job is a rebuild or an import, which may take long.
+    ///
+    /// On a worker of a multi-threaded tokio runtime the commit runs in `block_in_place`, so the
+    /// worker's other tasks move to another thread instead of waiting for the sync.
+    pub(crate) fn commit_here(&self, job: Job) -> Option<Job> {
+        if !matches!(job, Job::Append { .. } | Job::ClaimToken { .. }) {
+            return Some(job);
+        }
+        let Ok(_gate) = self.gate.try_lock() else { return Some(job) };
+        let Some(mut core) = self.try_core() else { return Some(job) };
+        self.counters.on_caller_thread.fetch_add(1, Ordering::SeqCst);
+        if on_runtime_worker() {
+            tokio::task::block_in_place(|| self.commit_group(&mut core, vec![job]));
+        } else {
+            self.commit_group(&mut core, vec![job]);
+        }
+        None
+    }
+
+    fn commit_group(&self, core: &mut Core, group: Vec<Job>) {
+        let Core { connection, cycle } = core;
+        Cycle::around(cycle, || commit_group(connection, group, &self.counters, &self.feed, &self.published));
+    }
+}
+
+/// Whether the calling thread is a worker of a multi-threaded tokio runtime, running one of its
+/// tasks. A future that runtime's `block_on` polls runs outside any task, on a thread of its own;
+/// a current-thread runtime has no other thread to move its tasks to.
+fn on_runtime_worker() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread && tokio::task::try_id().is_some())
+}
+
+/// The writer thread: commits what callers hand it, in groups.
+pub(crate) struct Writer {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) jobs: Receiver<Job>,
+    pub(crate) checkpointer: Checkpointer,
+}
+
 impl Writer {
     /// Runs until every sender is gone and the queue is empty.
     pub(crate) fn run(self) {
-        let Writer { mut connection, jobs, checkpointer, max_group, counters, gate, feed, published } = self;
-        let mut cycle = Some(checkpointer.attach(&connection));
-        Cycle::around(&mut cycle, || {
-            while let Ok(first) = jobs.recv() {
-                let _gate = gate.blocking_lock();
-                let mut group = vec![first];
-                while group.len() < max_group {
-                    match jobs.try_recv() {
-                        Ok(job) => group.push(job),
-                        Err(_) => break,
-                    }
+        let Writer { shared, jobs, checkpointer } = self;
+        while let Ok(first) = jobs.recv() {
+            let _gate = shared.gate.blocking_lock();
+            let mut core = shared.lock_core();
+            let mut group = vec![first];
+            while group.len() < shared.max_group {
+                match jobs.try_recv() {
+                    Ok(job) => group.push(job),
+                    Err(_) => break,
                 }
-                commit_group(&mut connection, group, &counters, &feed, &published);
             }
-        });
+            shared.commit_group(&mut core, group);
+        }
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
         // from a long file. Failing here loses nothing: the WAL stays valid and is checkpointed
         // later.
+        let mut core = shared.lock_core();
         // Texts left waiting for the index are indexed now, so the next process to open the
         // file, even one that can only read it, finds every text.
-        if let Err(error) = index_waiting_texts(&mut connection) {
+        if let Err(error) = index_waiting_texts(&mut core.connection) {
             tracing::debug!(%error, "texts left waiting for the index are indexed by the next writer");
         }
-        checkpointer.stop(&connection, cycle);
-        if let Err(error) = connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
+        let cycle = core.cycle.take();
+        checkpointer.stop(&core.connection, cycle);
+        if let Err(error) = core.connection.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);") {
             tracing::debug!(%error, "closing checkpoint skipped; the WAL is checkpointed later");
         }
     }

@@ -200,6 +200,91 @@ async fn concurrent_appends_are_grouped_into_fewer_commits() {
     assert_eq!(projections(&*store).await.sessions.len(), BATCHES as usize);
 }
 
+/// A request that finds the writer idle commits on its caller's thread, whatever runs it: a
+/// current-thread runtime (stdio, the CLI), a task of a multi-threaded one (`serve`), the future
+/// its `block_on` polls, a blocking thread. Requests that arrive while writes are paused wait for
+/// the writer thread and commit there together. Then callers of every kind at once on one store:
+/// each request commits whole, and the chains verify.
+#[test]
+fn a_request_commits_on_its_callers_thread_when_the_writer_is_idle() {
+    const EACH: u64 = 20;
+    async fn start(store: &SqliteStore, n: u64) -> Result<Appended, switchyard_store::Error> {
+        let mut script = SessionScript::new(n);
+        store.append(script.start(node_id(n * 100 + 1))).await
+    }
+    async fn one_after_another(store: &SqliteStore, sessions: std::ops::Range<u64>) {
+        for n in sessions {
+            assert!(matches!(start(store, n).await.unwrap(), Appended::Committed { first_seq: 1, last_seq: 3 }));
+        }
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(&folder.path().join("store.db")));
+    let current = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let multi = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let sessions = |round: u64| round * EACH..(round + 1) * EACH;
+    let on_caller = |store: &SqliteStore| {
+        let stats = store.write_stats();
+        assert_eq!(stats.requests, stats.commits, "{stats:?}");
+        stats.on_caller_thread
+    };
+
+    current.block_on(one_after_another(&store, sessions(0)));
+    assert_eq!(on_caller(&store), EACH, "on a current-thread runtime");
+    multi.block_on(async {
+        let task = tokio::spawn({
+            let store = Arc::clone(&store);
+            async move { one_after_another(&store, sessions(1)).await }
+        });
+        task.await.unwrap();
+    });
+    assert_eq!(on_caller(&store), 2 * EACH, "in a task of a multi-threaded runtime");
+    multi.block_on(one_after_another(&store, sessions(2)));
+    assert_eq!(on_caller(&store), 3 * EACH, "in a multi-threaded runtime's `block_on`");
+    multi.block_on(async {
+        let store = Arc::clone(&store);
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || runtime.block_on(one_after_another(&store, sessions(3)))).await.unwrap();
+    });
+    assert_eq!(on_caller(&store), 4 * EACH, "on a blocking thread");
+
+    let before = store.write_stats();
+    multi.block_on(async {
+        let pause = store.pause_writes().await;
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in sessions(4) {
+            let store = Arc::clone(&store);
+            tasks.spawn(async move { start(&store, n).await });
+        }
+        while store.write_stats().requests < before.requests + EACH {
+            tokio::task::yield_now().await;
+        }
+        drop(pause);
+        while let Some(joined) = tasks.join_next().await {
+            assert!(matches!(joined.unwrap().unwrap(), Appended::Committed { first_seq: 1, last_seq: 3 }));
+        }
+    });
+    let after = store.write_stats();
+    assert_eq!(after.on_caller_thread, before.on_caller_thread, "paused writes wait for the writer thread");
+    assert_eq!(after.commits - before.commits, 1, "and commit there together");
+
+    multi.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for n in sessions(5) {
+            let store = Arc::clone(&store);
+            tasks.spawn(async move { start(&store, n).await });
+        }
+        one_after_another(&store, sessions(6)).await;
+        while let Some(joined) = tasks.join_next().await {
+            assert!(matches!(joined.unwrap().unwrap(), Appended::Committed { first_seq: 1, last_seq: 3 }));
+        }
+    });
+    assert_eq!(store.write_stats().requests, 7 * EACH);
+    current.block_on(async {
+        assert_eq!(projections(&*store).await.sessions.len(), 7 * EACH as usize);
+        assert!(store.verify().await.unwrap().is_clean());
+    });
+}
+
 /// A group first runs straight into its transaction; when a request fails there, part of its rows
 /// may be written, and the group runs again, each request in a savepoint. Wherever the failing
 /// request stands in the group, the others commit whole and it leaves no row behind.
@@ -506,6 +591,9 @@ async fn checkpoints_keep_the_wal_short_under_a_writer_that_never_pauses() {
     let frames_in_wal = std::fs::metadata(folder.path().join("store.db-wal")).unwrap().len() / FRAME_BYTES;
     assert!(frames_in_wal < 5000, "the WAL holds {frames_in_wal} frames after {SESSIONS} commits");
     let stats = store.write_stats();
+    // The test's body is outside the runtime's tasks, so each commit ran on its thread: the
+    // checkpoint cycle follows the connection to whichever thread commits.
+    assert_eq!(stats.on_caller_thread, SESSIONS, "{stats:?}");
     assert!(stats.background_checkpoints > 0 && stats.inline_checkpoints > 0, "{stats:?}");
     let checkpoints = stats.background_checkpoints + stats.inline_checkpoints;
     assert!(checkpoints * 10 < stats.commits, "{checkpoints} checkpoints for {} commits: {stats:?}", stats.commits);
