@@ -198,14 +198,15 @@ impl Shared {
         let Some(mut core) = self.try_core() else { return Some(job) };
         self.counters.on_caller_thread.fetch_add(1, Ordering::SeqCst);
         if on_runtime_worker() {
-            tokio::task::block_in_place(|| self.commit_group(&mut core, vec![job]));
+            tokio::task::block_in_place(|| self.commit(&mut core, vec![job]));
         } else {
-            self.commit_group(&mut core, vec![job]);
+            self.commit(&mut core, vec![job]);
         }
         None
     }
 
-    fn commit_group(&self, core: &mut Core, group: Vec<Job>) {
+    /// Commits `group` on `core`'s connection, its checkpoint cycle where the WAL hook finds it.
+    fn commit(&self, core: &mut Core, group: Vec<Job>) {
         let Core { connection, cycle } = core;
         Cycle::around(cycle, || commit_group(connection, group, &self.counters, &self.feed, &self.published));
     }
@@ -240,7 +241,7 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            shared.commit_group(&mut core, group);
+            shared.commit(&mut core, group);
         }
         // Every sender is gone. The checkpointer's connection closes first; then fold the WAL back
         // into the database and truncate it, so the next process does not rebuild its WAL index
