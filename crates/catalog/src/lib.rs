@@ -448,15 +448,14 @@ impl Catalog {
     }
 }
 
-/// The name a bundle folder or archive is listed under: its file name without `.bmad`/`.zip`,
-/// when that is a valid workflow id.
 /// The workflow file a name given where a workflow name goes stands for: a name that looks like
-/// a path (see [`looks_like_path`]) and is an existing file. A command line, which may name any
-/// file with `--file`, takes it as that file; an agent's door never does (names only find
+/// a path (see [`looks_like_path`]) and is an existing file or a bundle folder. A command line,
+/// which may name any file with `--file`, takes it as that file (`switchyard run`, which has no
+/// `--file`, takes workflows this way only); an agent's door never does (names only find
 /// workflows through discovery).
 pub fn file_named_as_workflow(name: &str) -> Option<PathBuf> {
     let path = Path::new(name);
-    (looks_like_path(name) && path.is_file()).then(|| path.to_owned())
+    (looks_like_path(name) && (path.is_file() || looks_like_bundle(path))).then(|| path.to_owned())
 }
 
 /// Whether a workflow name is really a file path: it holds a path separator, or ends in a
@@ -497,6 +496,8 @@ fn path_given_as_name(name: &str, listed: &[String]) -> Error {
     Error::InvalidName { message }
 }
 
+/// The name a bundle folder or archive is listed under: its file name without `.bmad`/`.zip`,
+/// when that is a valid workflow id.
 fn bundle_stem(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let stem =

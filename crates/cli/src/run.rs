@@ -282,17 +282,29 @@ pub fn closing(progress: &Progress) -> String {
     }
 }
 
-/// Watches for Ctrl-C while the runner drives: the first one cancels `cancel` (the runner pauses
-/// the run at the next safe point and says how to resume), the second quits at once, which is
-/// safe too: everything done so far is in the store, and `--resume` continues from there.
+/// Watches for Ctrl-C and SIGTERM while the runner drives: the first one cancels `cancel` (the
+/// runner pauses the run at the next safe point and says how to resume), a second quits at once,
+/// which is safe too: everything done so far is in the store, and `--resume` continues from
+/// there. SIGTERM is what `kill`, systemd and container runtimes send: it pauses the same way.
 pub fn pause_on_ctrl_c(cancel: CancellationToken) {
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_err() {
-            return;
-        }
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(terminate) => Some(terminate),
+            Err(error) => {
+                tracing::warn!(%error, "SIGTERM cannot be watched; only Ctrl-C pauses the run cleanly");
+                None
+            }
+        };
+        let mut stop = async || {
+            tokio::select! {
+                signal = tokio::signal::ctrl_c() => signal.is_ok().then_some("Ctrl-C"),
+                Some(()) = async { terminate.as_mut()?.recv().await } => Some("SIGTERM"),
+            }
+        };
+        let Some(first) = stop().await else { return };
         cancel.cancel();
-        say("\nswitchyard: pausing the run after the current request (Ctrl-C again to quit now)");
-        if tokio::signal::ctrl_c().await.is_ok() {
+        say(&format!("\nswitchyard: {first}: pausing the run after the current request (Ctrl-C again to quit now)"));
+        if stop().await.is_some() {
             say("switchyard: quit; the run resumes with `switchyard run --resume <run>`");
             std::process::exit(130);
         }

@@ -62,6 +62,11 @@ pub struct Progress {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
     pub cost_usd: Option<f64>,
+    /// Some token counts are the runner's estimates (a server that reports none).
+    pub tokens_estimated: bool,
+    /// A request failing and about to be sent again: what the status line says until the next
+    /// turn comes back.
+    pub retrying: Option<String>,
     /// The last tool call: its name, whether it went through, and what it touched.
     pub last_tool: Option<(String, bool, String)>,
     /// What the run waits on, while it waits for a person: the step, the kind, what to type.
@@ -89,8 +94,10 @@ impl Progress {
                 self.last_tool = None;
                 self.waiting = None;
             }
-            RunnerEvent::Turn { prompt_tokens, completion_tokens, cost_usd, .. } => {
+            RunnerEvent::Turn { prompt_tokens, completion_tokens, cost_usd, tokens_estimated, .. } => {
                 self.turns += 1;
+                self.tokens_estimated |= tokens_estimated;
+                self.retrying = None;
                 self.prompt_tokens += prompt_tokens;
                 self.completion_tokens += completion_tokens;
                 if cost_usd.is_some() {
@@ -119,7 +126,8 @@ impl Progress {
                 self.ending = Some(Ending::Finished { status: status.clone() });
             }
             RunnerEvent::Summary(summary) => self.summary = Some(summary.clone()),
-            RunnerEvent::StepBlocked { .. } | RunnerEvent::StepCompleted { .. } | RunnerEvent::Retrying { .. } => {}
+            RunnerEvent::Retrying { .. } => self.retrying = Some(plain_line(event)),
+            RunnerEvent::StepBlocked { .. } | RunnerEvent::StepCompleted { .. } => {}
         }
     }
 
@@ -147,18 +155,23 @@ impl Progress {
     pub fn work_line(&self) -> String {
         let mut parts = vec![
             format!("{} turn{}", self.turns, if self.turns == 1 { "" } else { "s" }),
-            format!("{} tokens", tokens(self.prompt_tokens + self.completion_tokens)),
+            format!(
+                "{}{} tokens",
+                if self.tokens_estimated { "~" } else { "" },
+                tokens(self.prompt_tokens + self.completion_tokens)
+            ),
         ];
         if let Some(cost) = self.cost_usd {
             parts.push(dollars(cost));
         }
-        match (&self.waiting, &self.last_tool) {
-            (Some((step, kind, how)), _) => parts.push(format!("{step} waits ({kind}): {how}")),
-            (None, Some((tool, ok, summary))) => {
+        match (&self.waiting, &self.retrying, &self.last_tool) {
+            (Some((step, kind, how)), _, _) => parts.push(format!("{step} waits ({kind}): {how}")),
+            (None, Some(retrying), _) => parts.push(cut(retrying, SUMMARY_WIDTH * 2)),
+            (None, None, Some((tool, ok, summary))) => {
                 let mark = if *ok { "ok" } else { "refused" };
                 parts.push(format!("last: {tool} {mark} {}", cut(summary, SUMMARY_WIDTH)).trim_end().to_owned());
             }
-            (None, None) => {}
+            (None, None, None) => {}
         }
         parts.join(" · ")
     }
@@ -179,9 +192,12 @@ pub fn plain_line(event: &RunnerEvent) -> String {
             let role = role.as_deref().map(|role| format!("role {role}, ")).unwrap_or_default();
             format!("{place}: {title} ({role}model {model})")
         }
-        RunnerEvent::Turn { step, turn, prompt_tokens, completion_tokens, latency_ms, cost_usd } => {
+        RunnerEvent::Turn { step, turn, prompt_tokens, completion_tokens, tokens_estimated, latency_ms, cost_usd } => {
             let cost = cost_usd.map(|cost| format!(", {} so far", dollars(cost))).unwrap_or_default();
-            format!("turn {turn} of {step}: {prompt_tokens} in, {completion_tokens} out, {latency_ms} ms{cost}")
+            let estimated = if *tokens_estimated { " (estimated: the server reported no usage)" } else { "" };
+            format!(
+                "turn {turn} of {step}: {prompt_tokens} in, {completion_tokens} out{estimated}, {latency_ms} ms{cost}"
+            )
         }
         RunnerEvent::ToolCalled { step, tool, ok, summary } => {
             let mark = if *ok { "ok" } else { "refused" };
@@ -291,11 +307,11 @@ fn draw(bar: &ProgressBar, progress: &Progress, event: &RunnerEvent) {
         | RunnerEvent::StepStarted { .. }
         | RunnerEvent::StepBlocked { .. }
         | RunnerEvent::StepCompleted { .. }
-        | RunnerEvent::Retrying { .. }
         | RunnerEvent::HumanDecided { .. } => bar.println(format!("  {}", plain_line(event))),
-        // The closing summary goes to stdout (see `run`); turns and tool calls only move the
-        // status lines.
+        // The closing summary goes to stdout (see `run`); turns, tool calls and retries only move
+        // the status lines.
         RunnerEvent::Turn { .. }
+        | RunnerEvent::Retrying { .. }
         | RunnerEvent::ToolCalled { .. }
         | RunnerEvent::Summary(_)
         | RunnerEvent::Paused { .. }
@@ -373,6 +389,7 @@ mod tests {
                 turn: 1,
                 prompt_tokens: 1200,
                 completion_tokens: 300,
+                tokens_estimated: false,
                 latency_ms: 850,
                 cost_usd: Some(0.0015),
             },

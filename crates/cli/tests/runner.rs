@@ -131,17 +131,32 @@ fn assert_paused_before_any_report(sandbox: &Sandbox, run: &str) {
     assert!(reported_steps(sandbox, run).is_empty());
 }
 
-/// The step a request is about, from its system prompt (`## Step: Title (`id`)`).
+/// Whether a message hands out a step's task (`## Step: Title (`id`)`).
+fn is_task(message: &Value) -> bool {
+    message["role"] == "user" && message["content"].as_str().is_some_and(|text| text.contains("## Step: "))
+}
+
+/// The task of the step a request is about: its latest user message that hands one out.
+fn task_of(request: &RecordedRequest) -> &str {
+    request
+        .messages()
+        .iter()
+        .rev()
+        .find(|message| is_task(message))
+        .and_then(|task| task["content"].as_str())
+        .unwrap_or_default()
+}
+
+/// The step a request is about, from its task (`## Step: Title (`id`)`).
 fn step_of(request: &RecordedRequest) -> String {
-    let system = request.messages()[0]["content"].as_str().unwrap_or_default();
-    let start = system.find("## Step: ").map(|at| &system[at..]).unwrap_or_default();
+    let task = task_of(request);
+    let start = task.find("## Step: ").map(|at| &task[at..]).unwrap_or_default();
     start.split('`').nth(1).unwrap_or_default().to_owned()
 }
 
 /// The last choice the step offers (`choice` (required): one of a, b.): the way out of a loop.
 fn last_choice(request: &RecordedRequest) -> Option<String> {
-    let system = request.messages()[0]["content"].as_str().unwrap_or_default();
-    let line = system.lines().find(|line| line.contains("`choice` (required): one of "))?;
+    let line = task_of(request).lines().find(|line| line.contains("`choice` (required): one of "))?;
     let labels = line.split("one of ").nth(1)?.trim_end_matches('.');
     labels.split(", ").last().map(str::to_owned)
 }
@@ -366,10 +381,14 @@ fn a_runner_killed_mid_step_resumes_without_repeating_a_completed_step() {
 fn the_turn_limit_pauses_the_run_and_resume_goes_on() {
     let bench = Bench::new();
     bench.sandbox.write_workflow("greeting.yaml", GREETING);
-    bench.server.otherwise(|request| match request.messages().len() {
-        // The first turn of a drive lists files; any later one completes the step.
-        1 => Reply::tool_call("list_files", json!({"path": "{project-root}"})),
-        _ => complete_any_step(request),
+    bench.server.otherwise(|request| {
+        // The first turn of the run lists files; any later one (a resumed drive's restores it)
+        // completes the step.
+        if request.messages().iter().any(|message| message["role"] == "assistant") {
+            complete_any_step(request)
+        } else {
+            Reply::tool_call("list_files", json!({"path": "{project-root}"}))
+        }
     });
     let driven = bench.run(&["greeting", "--goal", "greet", "--max-turns", "1"]);
     let message = driven.paused_at_a_limit(1);
@@ -525,7 +544,7 @@ fn preload_then_complete(request: &RecordedRequest) -> Reply {
         .messages()
         .iter()
         .rev()
-        .take_while(|message| message["role"] != "system")
+        .take_while(|message| !is_task(message))
         .any(|message| message["role"] == "tool");
     if preloaded_in_this_step { complete_any_step(request) } else { Reply::tool_call("preload_workflow", json!({})) }
 }

@@ -57,11 +57,11 @@ fn a_folder_or_a_workflow_name_with_its_extension_is_refused_with_what_to_pass()
         assert!(said.contains("is a folder, not a workflow") && said.contains("--file PATH"), "{command:?}: {said}");
         assert!(!said.contains("no such file"), "{said}");
     }
-    // A bundle folder is a workflow: `--file` takes it.
+    // A bundle folder is a workflow: `--file` takes it, and so does the place of a name (where
+    // `run`, which has no `--file`, takes it).
     let bundle = switchyard_test_support::testdata().join("crewagent/hello-branch").display().to_string();
-    let said = message(&["inspect", &bundle]);
-    assert!(said.contains("is a workflow bundle folder") && said.contains(&format!("`--file {bundle}`")), "{said}");
     sandbox.run(&["inspect", "--file", &bundle]).ok();
+    assert_eq!(sandbox.run(&["inspect", &bundle]).ok(), sandbox.run(&["inspect", "--file", &bundle]).ok());
 
     // The name of a workflow with its file's extension: the workflow it means is named.
     let said = message(&["start", "small-change.yaml", "--goal", "x"]);

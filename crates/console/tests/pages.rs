@@ -615,7 +615,7 @@ async fn a_node_page_shows_the_runners_turns_on_it_and_their_text_is_inert() {
             micros: 120,
             refusal: None,
         }],
-        usage: TurnUsage { prompt_tokens: 812, completion_tokens: 40 },
+        usage: TurnUsage { prompt_tokens: 812, completion_tokens: 40, estimated: false },
         latency_ms: 950,
         cost_usd: Some(0.0021),
     };

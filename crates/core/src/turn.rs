@@ -126,11 +126,16 @@ pub enum Refusal {
     Violation,
 }
 
-/// Tokens as the server counted them.
+/// Tokens as the server counted them, or as the runner estimated them when the server said
+/// nothing (from the request's and the answer's sizes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TurnUsage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// The counts are the runner's estimate. Absent in turns recorded before estimates existed,
+    /// which were all counted by their servers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// `text` cut to [`MAX_TURN_TEXT_BYTES`] at a character boundary, with a marker saying how much

@@ -88,7 +88,9 @@ impl Client {
             }
             retries += 1;
             let delay = policy.delay(retries, error.retry_after, rand::random::<f64>());
-            tracing::warn!(
+            // `on_retry` tells the caller, who shows it where its user looks (the runner's status
+            // line); a warning here would be printed across that display.
+            tracing::info!(
                 attempt = retries,
                 max_retries = policy.max_retries,
                 delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),

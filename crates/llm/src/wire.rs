@@ -30,18 +30,52 @@ pub enum Role {
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "WireMessage")]
 pub struct Message {
-    #[serde(default = "assistant_role", deserialize_with = "role_or_assistant")]
     pub role: Role,
     /// Text; an assistant message that only calls tools may have none (servers send `null`).
-    #[serde(default, deserialize_with = "text_content")]
     pub content: Option<String>,
     /// The tools an assistant message calls.
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// On a tool message: the call it answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// The reasoning a server sent beside an assistant's answer, sent back as
+    /// `reasoning_content` while it is kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_content: Option<String>,
+}
+
+/// A message as servers send it: the reasoning under either name (vLLM sends both, DeepSeek and
+/// llama.cpp `reasoning_content`, OpenRouter `reasoning`), so both are read and one is kept.
+#[derive(Deserialize)]
+struct WireMessage {
+    #[serde(default = "assistant_role", deserialize_with = "role_or_assistant")]
+    role: Role,
+    #[serde(default, deserialize_with = "text_content")]
+    content: Option<String>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    tool_calls: Vec<ToolCall>,
+    #[serde(default)]
+    tool_call_id: Option<String>,
+    #[serde(default, deserialize_with = "text_content")]
+    reasoning_content: Option<String>,
+    #[serde(default, deserialize_with = "text_content")]
+    reasoning: Option<String>,
+}
+
+impl From<WireMessage> for Message {
+    fn from(wire: WireMessage) -> Self {
+        let reasoning = wire.reasoning_content.or(wire.reasoning).filter(|text| !text.is_empty());
+        Self {
+            role: wire.role,
+            content: wire.content,
+            tool_calls: wire.tool_calls,
+            tool_call_id: wire.tool_call_id,
+            reasoning_content: reasoning,
+        }
+    }
 }
 
 fn assistant_role() -> Role {
@@ -89,21 +123,25 @@ fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, 
 
 impl Message {
     pub fn system(text: impl Into<String>) -> Self {
-        Self { role: Role::System, content: Some(text.into()), tool_calls: Vec::new(), tool_call_id: None }
+        Self::with_role(Role::System, text.into())
     }
 
     pub fn user(text: impl Into<String>) -> Self {
-        Self { role: Role::User, content: Some(text.into()), tool_calls: Vec::new(), tool_call_id: None }
+        Self::with_role(Role::User, text.into())
     }
 
     /// The answer to the tool call `call_id`.
     pub fn tool(call_id: impl Into<String>, text: impl Into<String>) -> Self {
-        Self {
-            role: Role::Tool,
-            content: Some(text.into()),
-            tool_calls: Vec::new(),
-            tool_call_id: Some(call_id.into()),
-        }
+        Self { tool_call_id: Some(call_id.into()), ..Self::with_role(Role::Tool, text.into()) }
+    }
+
+    /// An assistant message calling `calls`, without text.
+    pub fn calling(calls: Vec<ToolCall>) -> Self {
+        Self { content: None, tool_calls: calls, ..Self::with_role(Role::Assistant, String::new()) }
+    }
+
+    fn with_role(role: Role, text: String) -> Self {
+        Self { role, content: Some(text), tool_calls: Vec::new(), tool_call_id: None, reasoning_content: None }
     }
 }
 

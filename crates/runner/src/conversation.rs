@@ -2,15 +2,26 @@
 //! a step resets its context), trimmed to the model's context window by replacing the oldest tool
 //! answers with a visible marker, then by dropping the oldest whole exchanges behind another, and
 //! the new messages each turn records.
+//!
+//! The current step's task (a user message, see [`crate::prompt::task`]) is pinned: trimming
+//! never drops it, wherever in the conversation it was handed out.
 
-use switchyard_core::turn::{TurnMessage, bounded};
-use switchyard_llm::{Message, Role};
+use std::collections::HashSet;
+
+use switchyard_core::turn::{TRUNCATED_MARKER, TurnMessage, bounded};
+use switchyard_llm::{FunctionCall, Message, Role, ToolCall};
+use switchyard_runtime::RecordedTurn;
 
 /// What replaces a tool answer trimmed away to fit the context window.
 pub(crate) const TRIMMED_MARKER: &str = "[switchyard: this older tool answer was removed to fit the model's context window; call the tool again if you need it]";
 
 /// A rough count of bytes per token: conservative, so a trimmed conversation fits.
-const BYTES_PER_TOKEN: u64 = 3;
+pub(crate) const BYTES_PER_TOKEN: u64 = 3;
+
+/// What a message costs beyond its text, in bytes: the role and the template's markers around it
+/// (a few tokens in every chat template), and a tool call's id and type.
+const MESSAGE_OVERHEAD_BYTES: u64 = 24;
+const CALL_OVERHEAD_BYTES: u64 = 48;
 
 #[derive(Debug, Default)]
 pub(crate) struct Conversation {
@@ -24,17 +35,30 @@ pub(crate) struct Conversation {
     unrecorded: Vec<TurnMessage>,
     /// The conversation started afresh since the last recorded turn.
     fresh: bool,
+    /// Where the current step's task is; trimming keeps it.
+    task: Option<usize>,
+    /// Every tool call id the conversation holds or held, so an id a server sends again is
+    /// renamed before it goes back (a repeated id leaves a tool answer matching two calls).
+    call_ids: HashSet<String>,
 }
 
 impl Conversation {
-    /// A fresh conversation holding only `system` and, when there is one, the recap.
-    pub(crate) fn fresh(system: String, recap: Option<String>) -> Self {
+    /// A fresh conversation holding `system`, the recap when there is one, and the step's task.
+    pub(crate) fn fresh(system: String, recap: Option<String>, task: String) -> Self {
         let mut conversation = Self { fresh: true, ..Self::default() };
         conversation.push_recorded(Message::system(system));
         if let Some(recap) = recap {
             conversation.push_recorded(Message::user(recap));
         }
+        conversation.hand_out(task);
         conversation
+    }
+
+    /// Hands out a step's task: a user message, pinned in place of the previous step's (which
+    /// becomes ordinary history, trimmed like any other).
+    pub(crate) fn hand_out(&mut self, task: String) {
+        self.push_recorded(Message::user(task));
+        self.task = Some(self.messages.len() - 1);
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -71,9 +95,91 @@ impl Conversation {
         self.push_recorded(Message::user(text));
     }
 
-    /// The model's answer, recorded in the turn's response.
-    pub(crate) fn push_assistant(&mut self, message: Message) {
+    /// The model's answer, recorded in the turn's response. A tool call id that is empty or
+    /// already in the conversation is renamed (`<id>_2`, ...); the calls are returned as sent
+    /// back from now on.
+    pub(crate) fn push_assistant(&mut self, mut message: Message) -> Vec<ToolCall> {
+        for call in &mut message.tool_calls {
+            if call.id.is_empty() {
+                call.id = "call".to_owned();
+            }
+            if !self.call_ids.insert(call.id.clone()) {
+                let unique = (2..).map(|n| format!("{}_{n}", call.id)).find(|id| !self.call_ids.contains(id));
+                call.id = unique.expect("an unbounded range holds an unused id");
+                self.call_ids.insert(call.id.clone());
+            }
+        }
+        let calls = message.tool_calls.clone();
         self.push(message);
+        calls
+    }
+
+    /// Replaces the arguments of the latest call `call_id` with a short note: a call that was
+    /// refused need not be sent again with every later request (a refused oversized write would
+    /// fill the window turn after turn). Arguments of `keep_below` bytes or fewer are kept.
+    pub(crate) fn forget_arguments(&mut self, call_id: &str, keep_below: usize) {
+        let Some(message) = self.messages.iter_mut().rev().find(|message| message.role == Role::Assistant) else {
+            return;
+        };
+        let before = message_bytes(message);
+        let Some(call) = message.tool_calls.iter_mut().find(|call| call.id == call_id) else { return };
+        if call.function.arguments.len() <= keep_below {
+            return;
+        }
+        call.function.arguments = serde_json::json!({
+            "switchyard": format!(
+                "the {} bytes of arguments of this refused call were removed; its answer says why",
+                call.function.arguments.len()
+            )
+        })
+        .to_string();
+        self.bytes = self.bytes - before + message_bytes(message);
+    }
+
+    /// Restores a step's recorded turns after a fresh start (system prompt, recap, task): the
+    /// messages each turn added (but the first's and a fresh one's, which the fresh start stands
+    /// for), the model's answers and the tool answers, none recorded again. Recorded texts were
+    /// bounded: arguments cut short are replaced by a note, since a server parsing them as JSON
+    /// would refuse the whole request.
+    pub(crate) fn restore(&mut self, turns: &[RecordedTurn]) {
+        for (index, recorded) in turns.iter().enumerate() {
+            let turn = &recorded.turn;
+            if index > 0 && !turn.request.fresh {
+                for message in turn.request.new_messages.iter().filter(|message| message.role == "user") {
+                    self.push(Message::user(message.content.clone()));
+                }
+            }
+            let calls: Vec<ToolCall> = turn
+                .response
+                .tool_calls
+                .iter()
+                .map(|call| ToolCall {
+                    id: call.id.clone(),
+                    kind: "function".to_owned(),
+                    function: FunctionCall {
+                        name: call.name.clone(),
+                        arguments: if call.arguments.contains(TRUNCATED_MARKER) {
+                            cut_arguments_note(call.arguments.len())
+                        } else {
+                            call.arguments.clone()
+                        },
+                    },
+                })
+                .collect();
+            let text = turn.response.text.clone().filter(|text| !text.trim().is_empty());
+            if calls.is_empty() && text.is_none() {
+                continue;
+            }
+            self.push_assistant(Message { content: text, ..Message::calling(calls) });
+            for result in &turn.tool_results {
+                self.push_tool(&result.call_id, result.content.clone());
+            }
+        }
+    }
+
+    /// The estimate of the messages' size in bytes, overhead included.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
     }
 
     /// A tool's answer, recorded in the turn's tool results.
@@ -163,7 +269,9 @@ impl Conversation {
             // One exchange: the message at the cut and everything up to the next assistant message.
             loop {
                 let message = &self.messages[cut];
-                size -= message_bytes(message);
+                if self.task != Some(cut) {
+                    size -= message_bytes(message);
+                }
                 dropped += u32::from(message.role == Role::Assistant);
                 cut += 1;
                 if cut == latest || self.messages[cut].role == Role::Assistant {
@@ -177,7 +285,14 @@ impl Conversation {
         self.dropped_turns = self.dropped_turns.saturating_add(dropped);
         let marker = marker_message(self.dropped_turns);
         self.bytes = size + message_bytes(&marker);
-        self.messages.splice(start..cut, [marker]);
+        let task = self.task.filter(|task| (start..cut).contains(task));
+        let kept = task.map(|task| self.messages[task].clone());
+        self.messages.splice(start..cut, std::iter::once(marker).chain(kept));
+        match (task, self.task) {
+            (Some(_), _) => self.task = Some(start + 1),
+            (None, Some(later)) if later >= cut => self.task = Some(later + start + 1 - cut),
+            (None, _) => {}
+        }
         dropped
     }
 
@@ -194,6 +309,14 @@ impl Conversation {
     }
 }
 
+/// What stands in for a restored call's arguments that the record cut short.
+fn cut_arguments_note(bytes: usize) -> String {
+    serde_json::json!({
+        "switchyard": format!("the arguments of this earlier call ({bytes} bytes as recorded) were too long to restore")
+    })
+    .to_string()
+}
+
 /// What stands in for the oldest exchanges dropped to fit the context window.
 fn marker_message(dropped_turns: u32) -> Message {
     Message::user(format!(
@@ -202,9 +325,16 @@ fn marker_message(dropped_turns: u32) -> Message {
 }
 
 fn message_bytes(message: &Message) -> u64 {
-    let calls: usize =
-        message.tool_calls.iter().map(|call| call.function.name.len() + call.function.arguments.len()).sum();
-    (message.content.as_deref().map_or(0, str::len) + calls) as u64
+    let calls: u64 = message
+        .tool_calls
+        .iter()
+        .map(|call| {
+            (call.id.len() + call.function.name.len() + call.function.arguments.len()) as u64 + CALL_OVERHEAD_BYTES
+        })
+        .sum();
+    let text =
+        message.content.as_deref().map_or(0, str::len) + message.reasoning_content.as_deref().map_or(0, str::len);
+    MESSAGE_OVERHEAD_BYTES + text as u64 + calls + message.tool_call_id.as_deref().map_or(0, str::len) as u64
 }
 
 #[cfg(test)]
@@ -223,17 +353,18 @@ mod tests {
             kind: "function".to_owned(),
             function: FunctionCall { name: "read_file".to_owned(), arguments: "{}".to_owned() },
         };
-        Message { role: Role::Assistant, content: None, tool_calls: ids.iter().map(call).collect(), tool_call_id: None }
+        Message::calling(ids.iter().map(call).collect())
     }
 
     #[test]
     fn trimming_replaces_the_oldest_tool_answers_first_and_keeps_the_latest() {
-        let mut conversation = Conversation::fresh("system".to_owned(), None);
+        let mut conversation = Conversation::fresh("system".to_owned(), None, "task".to_owned());
         for (id, size) in [("short", 20), ("a", 3000), ("b", 3000), ("c", 3000)] {
             conversation.push_assistant(assistant_calling(id));
             conversation.push_tool(id, "x".repeat(size));
         }
-        // 9 000 bytes of answers in a window of 2 500 tokens (7 500 bytes): one must go.
+        // 9 000 bytes of answers (and their overhead) in a window of 2 500 tokens (7 500 bytes):
+        // one must go.
         assert_eq!(conversation.trim_to(2500), 1);
         let answers: Vec<&str> = conversation
             .messages()
@@ -247,7 +378,8 @@ mod tests {
         // Far too small a window: the other long answer is replaced, then the three older
         // exchanges are dropped, and the latest answer is kept whole.
         assert_eq!(conversation.trim_to(10), 1 + 3);
-        assert_eq!(conversation.messages().len(), 4, "system, marker, the latest call and its answer");
+        assert_eq!(conversation.messages().len(), 5, "system, task, marker, the latest call and its answer");
+        assert_eq!(conversation.messages()[1].content.as_deref(), Some("task"));
         assert_eq!(conversation.messages().last().unwrap().content.as_deref().map(str::len), Some(3000));
     }
 
@@ -269,7 +401,7 @@ mod tests {
     #[test]
     fn a_long_conversation_of_short_tool_answers_drops_its_oldest_exchanges_to_fit_the_window() {
         let window_tokens = 2000;
-        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()));
+        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()), "task".to_owned());
         for turn in 0..1000 {
             conversation.trim_to(window_tokens);
             conversation.push_assistant(assistant_calling(&format!("call-{turn}")));
@@ -290,6 +422,7 @@ mod tests {
         assert!(marker.contains("earlier turns of this conversation were removed"), "{marker}");
         let kept = messages.iter().filter(|message| message.role == Role::Assistant).count();
         assert!(marker.contains(&format!(" {} earlier turns", 1000 - kept)), "{marker}");
+        assert_eq!((messages[3].role, messages[3].content.as_deref()), (Role::User, Some("task")), "the task is kept");
         let [.., call, answer] = messages else { panic!("too short: {messages:?}") };
         assert_eq!(call.tool_calls[0].id, "call-999", "the latest exchange is kept");
         assert_eq!(answer.content.as_deref(), Some("short answer 999"));
@@ -297,7 +430,7 @@ mod tests {
 
     #[test]
     fn a_window_too_small_for_anything_keeps_the_system_prompt_and_the_latest_exchange_whole() {
-        let mut conversation = Conversation::fresh("system".to_owned(), None);
+        let mut conversation = Conversation::fresh("system".to_owned(), None, "task".to_owned());
         for turn in 0..5 {
             let id = format!("call-{turn}");
             conversation.push_assistant(assistant_calling_each(&[&format!("{id}a"), &format!("{id}b")]));
@@ -308,25 +441,83 @@ mod tests {
 
         assert_eq!(conversation.trim_to(1), 4, "every exchange but the latest is dropped");
         let roles: Vec<Role> = conversation.messages().iter().map(|message| message.role).collect();
-        assert_eq!(roles, [Role::System, Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::User]);
-        assert!(conversation.messages()[1].content.as_deref().unwrap().starts_with("[switchyard: 4 earlier turns"));
+        assert_eq!(roles, [Role::System, Role::User, Role::User, Role::Assistant, Role::Tool, Role::Tool, Role::User]);
+        assert!(conversation.messages()[2].content.as_deref().unwrap().starts_with("[switchyard: 4 earlier turns"));
         assert_every_answer_has_its_call(conversation.messages());
         // A later trim counts on from the earlier marker and still keeps only one.
         conversation.push_assistant(assistant_calling("later"));
         conversation.push_tool("later", "answer".to_owned());
         assert_eq!(conversation.trim_to(1), 1);
         let messages = conversation.messages();
-        assert_eq!(messages.len(), 4, "{messages:#?}");
-        assert!(messages[1].content.as_deref().unwrap().starts_with("[switchyard: 5 earlier turns"));
+        assert_eq!(messages.len(), 5, "{messages:#?}");
+        assert!(messages[2].content.as_deref().unwrap().starts_with("[switchyard: 5 earlier turns"));
         assert_every_answer_has_its_call(messages);
     }
 
     #[test]
-    fn a_fresh_conversation_records_its_system_prompt_and_recap_once() {
-        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()));
+    fn a_task_handed_out_mid_conversation_survives_every_trim() {
+        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()), "first".to_owned());
+        for turn in 0..3 {
+            conversation.push_assistant(assistant_calling(&format!("old-{turn}")));
+            conversation.push_tool(&format!("old-{turn}"), "x".repeat(500));
+        }
+        conversation.hand_out("second step's task".to_owned());
+        for turn in 0..50 {
+            conversation.push_assistant(assistant_calling(&format!("new-{turn}")));
+            conversation.push_tool(&format!("new-{turn}"), "y".repeat(500));
+            conversation.trim_to(400);
+            let messages = conversation.messages();
+            let tasks: Vec<usize> = (0..messages.len())
+                .filter(|&index| messages[index].content.as_deref() == Some("second step's task"))
+                .collect();
+            assert_eq!(tasks.len(), 1, "turn {turn}: the task is kept once: {messages:#?}");
+            assert!(tasks[0] < conversation.latest_exchange(), "turn {turn}: the task stays before the latest call");
+            assert_every_answer_has_its_call(messages);
+            let size: u64 = messages.iter().map(message_bytes).sum();
+            assert_eq!(conversation.bytes, size, "turn {turn}: the running count matches the messages");
+        }
+        let messages = conversation.messages();
+        assert!(!messages.iter().any(|message| message.content.as_deref() == Some("first")), "the old task went");
+    }
+
+    #[test]
+    fn repeated_and_missing_call_ids_are_made_unique_before_they_go_back() {
+        let mut conversation = Conversation::fresh("system".to_owned(), None, "task".to_owned());
+        let first = conversation.push_assistant(assistant_calling_each(&["call_0", "call_0", ""]));
+        let ids: Vec<&str> = first.iter().map(|call| call.id.as_str()).collect();
+        assert_eq!(ids, ["call_0", "call_0_2", "call"]);
+        let second = conversation.push_assistant(assistant_calling_each(&["call_0", "call_1"]));
+        let ids: Vec<&str> = second.iter().map(|call| call.id.as_str()).collect();
+        assert_eq!(ids, ["call_0_3", "call_1"], "ids of earlier answers stay taken");
+        let last = conversation.messages().last().unwrap();
+        assert_eq!(last.tool_calls[0].id, "call_0_3", "the conversation holds the renamed ids");
+    }
+
+    #[test]
+    fn a_refused_calls_long_arguments_are_not_sent_again() {
+        let mut conversation = Conversation::fresh("system".to_owned(), None, "task".to_owned());
+        let mut message = assistant_calling_each(&["big", "small"]);
+        message.tool_calls[0].function.arguments = serde_json::json!({ "content": "z".repeat(100_000) }).to_string();
+        conversation.push_assistant(message);
+        let before = conversation.bytes();
+        conversation.forget_arguments("big", 2048);
+        conversation.forget_arguments("small", 2048);
+        let calls = &conversation.messages().last().unwrap().tool_calls;
+        let note: serde_json::Value = serde_json::from_str(&calls[0].function.arguments).unwrap();
+        assert!(note["switchyard"].as_str().unwrap().contains("100014 bytes of arguments"), "{note}");
+        assert_eq!(calls[1].function.arguments, "{}", "short arguments stay");
+        assert!(conversation.bytes() < before - 99_000);
+        let size: u64 = conversation.messages().iter().map(message_bytes).sum();
+        assert_eq!(conversation.bytes(), size);
+    }
+
+    #[test]
+    fn a_fresh_conversation_records_its_system_prompt_recap_and_task_once() {
+        let mut conversation = Conversation::fresh("system".to_owned(), Some("recap".to_owned()), "task".to_owned());
         let (messages, fresh) = conversation.take_unrecorded();
         assert!(fresh);
-        assert_eq!(messages.iter().map(|message| message.role.as_str()).collect::<Vec<_>>(), ["system", "user"]);
+        let roles: Vec<&str> = messages.iter().map(|message| message.role.as_str()).collect();
+        assert_eq!(roles, ["system", "user", "user"], "the system prompt, the recap and the task");
         conversation.set_system("system".to_owned());
         assert_eq!(conversation.take_unrecorded(), (Vec::new(), false));
         conversation.set_system("another step".to_owned());

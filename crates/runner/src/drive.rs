@@ -7,6 +7,7 @@
 //! `Runtime::pause`. The loop reads the run's tip at the top of every step, so a runner killed
 //! anywhere picks the run up where its log says it is.
 
+use std::fmt::Write as _;
 use std::time::Instant;
 
 use serde_json::json;
@@ -16,23 +17,30 @@ use switchyard_core::turn::{
 };
 use switchyard_core::workflow::StepId;
 use switchyard_core::{Control, NodeId, RunId, SessionId};
-use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Message, Retry, Role, ToolCall};
+use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Finish, Message, Retry, ToolCall, Usage};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::conversation::Conversation;
+use crate::conversation::{BYTES_PER_TOKEN, Conversation};
 use crate::event::{PauseReason, RunSummary, RunnerEvent};
 use crate::models::ModelSpec;
-use crate::prompt::{PromptFacts, system_prompt};
-use crate::tools::{self, Parsed};
+use crate::prompt::{self, PromptFacts, system_prompt};
+use crate::tools::{self, Parsed, StepTools};
 use crate::watch::{Budget, Scope, StuckWatch};
 use crate::{Error, Outcome, Runner, Target};
 
 /// The note an approval by `--auto-approve` carries, so the log says who approved.
 pub(crate) const AUTO_APPROVAL_NOTE: &str = "approved automatically by switchyard run --auto-approve";
+
+/// The most turns of a step a resumed conversation restores from the transcript (then trimmed
+/// to the model's window like any conversation).
+const RESTORED_TURNS: usize = 200;
+
+/// Arguments of a refused call longer than this are not sent back with later requests.
+const KEEP_REFUSED_ARGUMENTS_BYTES: usize = 2048;
 
 /// What the runner adds when the model answers with text instead of a tool call.
 const CALL_A_TOOL: &str = "Answer with tool calls only: use the file tools to do the step, `checkpoint` to record progress, and `complete_step` when the step is done.";
@@ -56,6 +64,10 @@ struct StepState {
     tool_errors: u32,
     continue_token: Option<String>,
     checkpoint_token: Option<String>,
+    /// The tools offered, `complete_step`'s schema marking what this step requires.
+    tools: StepTools,
+    /// Answers of this step cut at `max_tokens`.
+    cut_answers: u32,
     span: tracing::Span,
 }
 
@@ -244,6 +256,8 @@ impl<'a> Drive<'a> {
                         tool_errors: 0,
                         continue_token: None,
                         checkpoint_token: None,
+                        tools: StepTools::for_step(step),
+                        cut_answers: 0,
                         span: tracing::info_span!("step", step = %step.step, model = name),
                     });
                 }
@@ -253,7 +267,8 @@ impl<'a> Drive<'a> {
                 state.checkpoint_token = shown.tokens.checkpoint_token.clone();
                 let persona = step.role.as_deref().and_then(|role| self.runner.options.personas.get(role));
                 let facts = PromptFacts { workflow_title: &shape.title, goal, persona: persona.map(String::as_str) };
-                let system = system_prompt(&shown, facts).unwrap_or_default();
+                let system = system_prompt(step.role.as_deref(), facts);
+                let task = prompt::task(&shown).unwrap_or_default();
                 let reset = new_step && step.context_reset;
                 if conversation.is_empty() || reset {
                     // A fresh conversation knows the run only from the recap: give it one unless
@@ -265,13 +280,19 @@ impl<'a> Drive<'a> {
                     } else {
                         None
                     };
-                    conversation = Conversation::fresh(system, recap);
+                    let first = conversation.is_empty();
+                    conversation = Conversation::fresh(system, recap, task);
+                    if first && resumed && !reset {
+                        // The step's turns before the runner stopped: the model need not redo
+                        // the reads it had done.
+                        let turns = runtime.step_transcript(run, &step.step, RESTORED_TURNS).await?;
+                        conversation.restore(&turns);
+                    }
                 } else {
                     conversation.set_system(system);
                     if new_step {
-                        conversation.push_user(format!(
-                            "The previous step is done. The run is now at step `{}` ({}): the system prompt describes it.",
-                            step.step, step.title
+                        conversation.hand_out(format!(
+                            "The previous step is done; the run moved on to the next one.\n\n{task}"
                         ));
                     } else if let Some(reason) = &step.rejection {
                         conversation.push_user(format!(
@@ -315,16 +336,18 @@ impl<'a> Drive<'a> {
         state: &mut StepState,
     ) -> Result<Next, Error> {
         let turn = self.next_turn;
-        let trimmed = state.spec.context_window_tokens.map_or(0, |window| conversation.trim_to(window));
+        let room = state.spec.context_window_tokens.map(|window| room_for_messages(window, &state.spec, &state.tools));
+        let trimmed = room.map_or(0, |room| conversation.trim_to(room));
         let request = ChatRequest {
             model: state.spec.model_id.clone(),
             messages: conversation.messages().into(),
-            tools: tools::specs().into(),
+            tools: state.tools.specs().into(),
             temperature: state.spec.temperature,
             max_tokens: state.spec.max_tokens,
         };
         let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
         let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
+        let sent_bytes = conversation.bytes() + state.tools.bytes();
         let sent = Instant::now();
         let response = match self.send(&state.model_name, &state.spec, &request).await? {
             Ok(response) => response,
@@ -332,32 +355,51 @@ impl<'a> Drive<'a> {
         };
         let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.next_turn += 1;
-        let usage = response.usage.unwrap_or_default();
-        let tokens = usage.prompt_tokens + usage.completion_tokens;
+        let (message, finish, finish_reason) = match response.choices.into_iter().next() {
+            Some(choice) => {
+                let finish = choice.finish();
+                (choice.message, finish, choice.finish_reason)
+            }
+            None => (Message::calling(Vec::new()), Finish::Other, None),
+        };
+        let (usage, estimated) = counted_usage(response.usage, sent_bytes, &message);
         for budget in [&mut self.budget, &mut state.budget] {
             budget.turns += 1;
-            budget.tokens += tokens;
+            budget.tokens += usage.total();
         }
         self.summary.turns += 1;
         self.summary.prompt_tokens += usage.prompt_tokens;
         self.summary.completion_tokens += usage.completion_tokens;
+        self.summary.tokens_estimated |= estimated;
         let cost = state.spec.price.map(|price| price.cost(&usage));
         match cost {
             Some(cost) => *self.summary.cost_usd.get_or_insert(0.0) += cost,
             None => self.priced = false,
         }
-        let (message, finish_reason) = match response.choices.into_iter().next() {
-            Some(choice) => (choice.message, choice.finish_reason),
-            None => {
-                (Message { role: Role::Assistant, content: None, tool_calls: Vec::new(), tool_call_id: None }, None)
-            }
-        };
         let (new_messages, fresh) = conversation.take_unrecorded();
         let recorded_request = TurnRequest { messages: sent_messages, tools: sent_tools, fresh, trimmed, new_messages };
+        let text = message.content.as_deref().filter(|text| !text.trim().is_empty()).map(bounded);
+        let cut = finish == Finish::Length;
+        state.cut_answers += u32::from(cut);
+        let calls = if message.tool_calls.is_empty() && text.is_none() {
+            // An empty answer goes back as nothing: a message with neither text nor calls is
+            // one strict servers refuse. The nudge says what happened.
+            state.tool_errors += 1;
+            self.summary.tool_errors += 1;
+            conversation.push_user(empty_answer(&state.spec, finish, finish_reason.as_deref()));
+            Vec::new()
+        } else {
+            let calls = conversation.push_assistant(message);
+            if calls.is_empty() {
+                state.tool_errors += 1;
+                self.summary.tool_errors += 1;
+                conversation.push_user(if cut { answer_cut(&state.spec) } else { CALL_A_TOOL.to_owned() });
+            }
+            calls
+        };
         let recorded_response = TurnResponse {
-            text: message.content.as_deref().map(bounded),
-            tool_calls: message
-                .tool_calls
+            text,
+            tool_calls: calls
                 .iter()
                 .map(|call| TurnToolCall {
                     id: bounded(&call.id),
@@ -367,17 +409,10 @@ impl<'a> Drive<'a> {
                 .collect(),
             finish_reason,
         };
-        let calls = message.tool_calls.clone();
-        conversation.push_assistant(Message { role: Role::Assistant, ..message });
         let mut results = Vec::with_capacity(calls.len());
         let mut progressed = false;
         let mut moved = false;
         let mut stuck: Option<String> = None;
-        if calls.is_empty() {
-            state.tool_errors += 1;
-            self.summary.tool_errors += 1;
-            conversation.push_user(CALL_A_TOOL.to_owned());
-        }
         for call in &calls {
             let started = Instant::now();
             let outcome = if moved {
@@ -391,8 +426,11 @@ impl<'a> Drive<'a> {
                     ));
                 }
                 let span = tracing::info_span!("tool_call", tool = %call.function.name, call = %call.id);
-                self.call_tool(run, state, call).instrument(span).await?
+                self.call_tool(run, state, call, cut).instrument(span).await?
             };
+            if !outcome.ok {
+                conversation.forget_arguments(&call.id, KEEP_REFUSED_ARGUMENTS_BYTES);
+            }
             let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             self.summary.tool_calls += 1;
             self.summary.tool_call_ms += micros / 1000;
@@ -422,7 +460,11 @@ impl<'a> Drive<'a> {
             request: recorded_request,
             response: recorded_response,
             tool_results: results,
-            usage: TurnUsage { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens },
+            usage: TurnUsage {
+                prompt_tokens: usage.prompt_tokens,
+                completion_tokens: usage.completion_tokens,
+                estimated,
+            },
             latency_ms,
             cost_usd: cost,
         };
@@ -432,6 +474,7 @@ impl<'a> Drive<'a> {
             turn,
             prompt_tokens: usage.prompt_tokens,
             completion_tokens: usage.completion_tokens,
+            tokens_estimated: estimated,
             latency_ms,
             cost_usd: self.cost(),
         });
@@ -449,22 +492,41 @@ impl<'a> Drive<'a> {
             return Ok(Next::Pause(PauseReason::Stuck, message));
         }
         if state.tool_errors >= self.runner.options.max_tool_errors {
-            let message = format!(
+            let mut message = format!(
                 "the model made {} malformed or unknown tool calls (or answered without one) in step `{}`",
                 state.tool_errors, state.step
             );
+            if state.cut_answers > 0 {
+                let _ = write!(
+                    message,
+                    "; {} of its answers were cut at max_tokens: {}",
+                    state.cut_answers,
+                    raise_max_tokens(&state.model_name, &state.spec)
+                );
+            }
             return Ok(Next::Pause(PauseReason::ToolErrors, message));
         }
         Ok(Next::Continue)
     }
 
     /// Runs one tool call.
-    async fn call_tool(&mut self, run: RunId, state: &mut StepState, call: &ToolCall) -> Result<ToolOutcome, Error> {
-        let parsed = match tools::parse(&call.function.name, &call.function.arguments) {
+    /// Runs one tool call; `cut` says the answer holding it was cut at `max_tokens`.
+    async fn call_tool(
+        &mut self,
+        run: RunId,
+        state: &mut StepState,
+        call: &ToolCall,
+        cut: bool,
+    ) -> Result<ToolOutcome, Error> {
+        let parsed = match state.tools.parse(&call.function.name, &call.function.arguments) {
             Ok(parsed) => parsed,
             Err(message) => {
                 state.tool_errors += 1;
                 self.summary.tool_errors += 1;
+                if cut {
+                    let message = format!("{message}. {}", answer_cut(&state.spec));
+                    return Ok(ToolOutcome::error("ANSWER_CUT", message));
+                }
                 return Ok(ToolOutcome::error("INVALID_TOOL_CALL", message));
             }
         };
@@ -569,7 +631,7 @@ impl<'a> Drive<'a> {
             }
         };
         ToolOutcome {
-            ok: response.kind != ResponseKind::Blocked,
+            ok: !matches!(response.kind, ResponseKind::Blocked | ResponseKind::Failed),
             content: content.to_string(),
             progressed: true,
             moved: true,
@@ -763,4 +825,63 @@ fn refused(error: switchyard_runtime::Error) -> Result<ToolOutcome, Error> {
 fn summary_of(content: &str) -> String {
     let line = content.lines().next().unwrap_or("");
     switchyard_core::turn::bounded_to(line, 160)
+}
+
+/// How many tokens of the window the messages may take: the rest holds the tool schemas and the
+/// answer (`max_tokens`, or an eighth of the window when the model sets none), which the server
+/// counts against the same window.
+fn room_for_messages(window: u64, spec: &ModelSpec, tools: &StepTools) -> u64 {
+    let answer = spec.max_tokens.map_or(window / 8, u64::from);
+    window.saturating_sub(answer).saturating_sub(tools.bytes().div_ceil(BYTES_PER_TOKEN))
+}
+
+/// The tokens a turn used, and whether they are estimated: as the server counted them; its total
+/// alone (counted as prompt tokens) when it gave no parts; estimated from the request's and the
+/// answer's sizes when it gave nothing.
+fn counted_usage(reported: Option<Usage>, sent_bytes: u64, answer: &Message) -> (Usage, bool) {
+    match reported {
+        Some(usage) if usage.prompt_tokens + usage.completion_tokens > 0 => (usage, false),
+        Some(usage) if usage.total_tokens > 0 => {
+            (Usage { prompt_tokens: usage.total_tokens, completion_tokens: 0, total_tokens: usage.total_tokens }, false)
+        }
+        _ => {
+            let answer_bytes = answer.content.as_deref().map_or(0, str::len)
+                + answer.reasoning_content.as_deref().map_or(0, str::len)
+                + answer
+                    .tool_calls
+                    .iter()
+                    .map(|call| call.function.name.len() + call.function.arguments.len())
+                    .sum::<usize>();
+            let prompt_tokens = sent_bytes.div_ceil(BYTES_PER_TOKEN);
+            let completion_tokens = (answer_bytes as u64).div_ceil(BYTES_PER_TOKEN);
+            (Usage { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens }, true)
+        }
+    }
+}
+
+/// What to do about answers cut at `max_tokens`.
+fn raise_max_tokens(model_name: &str, spec: &ModelSpec) -> String {
+    match spec.max_tokens {
+        Some(max) => format!("raise `max_tokens` (now {max}) in `[models.{model_name}]`"),
+        None => format!("set a larger `max_tokens` in `[models.{model_name}]` (the server's default applies now)"),
+    }
+}
+
+/// What the model reads when its answer was cut at `max_tokens`.
+fn answer_cut(spec: &ModelSpec) -> String {
+    let limit = spec.max_tokens.map_or_else(|| "the server's limit".to_owned(), |max| format!("max_tokens = {max}"));
+    format!(
+        "Your answer was cut at {limit} (finish_reason `length`), so it is incomplete. Answer in smaller pieces: one tool call at a time, and a long file in several writes."
+    )
+}
+
+/// What the model reads after an answer with neither text nor a tool call.
+fn empty_answer(spec: &ModelSpec, finish: Finish, finish_reason: Option<&str>) -> String {
+    match finish {
+        Finish::Length => format!("Your answer was empty. {}", answer_cut(spec)),
+        Finish::ContentFilter => {
+            format!("Your answer was empty: the server's content filter stopped it. {CALL_A_TOOL}")
+        }
+        _ => format!("Your answer was empty (finish_reason `{}`). {CALL_A_TOOL}", finish_reason.unwrap_or("none")),
+    }
 }

@@ -28,6 +28,9 @@ pub enum RunnerEvent {
         turn: u32,
         prompt_tokens: u64,
         completion_tokens: u64,
+        /// The server reported no token counts: they are the runner's estimate.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        tokens_estimated: bool,
         latency_ms: u64,
         /// Cost so far for the whole run, in US dollars, when the model has prices.
         cost_usd: Option<f64>,
@@ -99,6 +102,9 @@ pub struct RunSummary {
     pub turns: u32,
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Some turns' token counts are estimates: their server reported none.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tokens_estimated: bool,
     /// In US dollars, when every model used has prices.
     pub cost_usd: Option<f64>,
     pub tool_calls: u32,

@@ -1,6 +1,10 @@
-//! The system prompt of a step: what the workflow is, the role, the step's prompt as the runtime
-//! renders it, what to report and where the run can go next. Built from the runtime's answer
-//! alone, so it holds no token and no id: the runner keeps those.
+//! What the model reads about a step, in two parts. The system prompt frames the work: the
+//! workflow, the run's goal, the role, how to work. The task, sent as a user message, is the step
+//! itself: its prompt as the runtime renders it, what to report and where the run can go next.
+//! The task is a user message because chat templates of several model families (Qwen3's among
+//! them) refuse a request without one, and a model treats its instructions as the user's there.
+//! Both are built from the runtime's answer alone, so they hold no token and no id: the runner
+//! keeps those.
 
 use std::fmt::Write as _;
 
@@ -21,9 +25,9 @@ pub(crate) struct PromptFacts<'a> {
     pub persona: Option<&'a str>,
 }
 
-/// The system prompt for the step `response` has pending; `None` when it has none.
-pub(crate) fn system_prompt(response: &StepResponse, facts: PromptFacts<'_>) -> Option<String> {
-    let step = response.step.as_ref()?;
+/// The system prompt of a step whose role is `role`: the same for every step of that role, so a
+/// carried-over conversation's prefix stays as it was from one step to the next.
+pub(crate) fn system_prompt(role: Option<&str>, facts: PromptFacts<'_>) -> String {
     let mut text = String::new();
     let _ = writeln!(
         text,
@@ -31,7 +35,7 @@ pub(crate) fn system_prompt(response: &StepResponse, facts: PromptFacts<'_>) -> 
         facts.workflow_title
     );
     let _ = writeln!(text, "The run's goal: {}", facts.goal.trim());
-    match (&step.role, facts.persona) {
+    match (role, facts.persona) {
         (Some(role), Some(persona)) => {
             let _ = writeln!(text, "\nYour role: {role}.\n{}", persona.trim());
         }
@@ -40,7 +44,25 @@ pub(crate) fn system_prompt(response: &StepResponse, facts: PromptFacts<'_>) -> 
         }
         (None, _) => {}
     }
-    let _ = writeln!(text, "\n## Step: {} (`{}`)\n\n{}", step.title, step.step, step.prompt.trim());
+    let _ = write!(
+        text,
+        "\n## How to work\n\n\
+         - The user's message names the step to do now and what to report; it changes as the run moves on.\n\
+         - Work only through the tools; answer every turn with tool calls, not with text alone.\n\
+         - Paths start at a mount: `{{project-root}}/…` (the project), `{{output-root}}/…` (this run's output folder), `{{bundle-root}}/…` (the workflow's files).\n\
+         - Call `{CHECKPOINT}` to record progress on a long step.\n\
+         - Call `{COMPLETE_STEP}` once, when the step is done; if it is blocked, fix what the answer says and call it again.\n"
+    );
+    text
+}
+
+/// The task of the step `response` has pending, for the user message that hands it out; `None`
+/// when it has none. A person's rejection and a blocked report are part of it, so a conversation
+/// that starts afresh on a reworked step (a resumed run) still reads why.
+pub(crate) fn task(response: &StepResponse) -> Option<String> {
+    let step = response.step.as_ref()?;
+    let mut text = String::new();
+    let _ = writeln!(text, "## Step: {} (`{}`)\n\n{}", step.title, step.step, step.prompt.trim());
     if let Some(reason) = &step.rejection {
         let _ =
             writeln!(text, "\n## Sent back by a person\n\nA person rejected the last result of this step: {reason}");
@@ -104,14 +126,6 @@ pub(crate) fn system_prompt(response: &StepResponse, facts: PromptFacts<'_>) -> 
     if step.gate {
         text.push_str("\nA person reviews this step's result before the run moves on.\n");
     }
-    let _ = write!(
-        text,
-        "\n## How to work\n\n\
-         - Work only through the tools; answer every turn with tool calls, not with text alone.\n\
-         - Paths start at a mount: `{{project-root}}/…` (the project), `{{output-root}}/…` (this run's output folder), `{{bundle-root}}/…` (the workflow's files).\n\
-         - Call `{CHECKPOINT}` to record progress on a long step.\n\
-         - Call `{COMPLETE_STEP}` once, when the step is done; if it is blocked, fix what the answer says and call it again ({} attempt(s) left).\n",
-        step.attempts_left
-    );
+    let _ = writeln!(text, "\n{} attempt(s) left for this step's report.", step.attempts_left);
     Some(text)
 }

@@ -1,14 +1,19 @@
 //! The tools the model is offered: the file door's tools (through the same `FileHost`, with the
 //! run supplied by the runner, so the model never sees or sends a run id), plus `complete_step`
 //! and `checkpoint`, whose schemas are derived from the structs that parse their calls.
+//!
+//! Each step gets its own `complete_step` schema ([`StepTools`]): what the step requires (notes,
+//! artifacts, a choice among its edges) is marked required there, and a call that lacks it is
+//! refused by the runner as a tool error, before it reaches the runtime and costs an attempt.
 
 use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+use switchyard_core::workflow::NotesPolicy;
 use switchyard_llm::ToolSpec;
-use switchyard_runtime::{AdvanceInput, tool_schema};
+use switchyard_runtime::{AdvanceInput, PendingStep, tool_schema};
 
 pub(crate) const COMPLETE_STEP: &str = "complete_step";
 pub(crate) const CHECKPOINT: &str = "checkpoint";
@@ -17,16 +22,20 @@ pub(crate) const CHECKPOINT: &str = "checkpoint";
 const WRITING_TOOLS: [&str; 4] = ["save_output", "write_file", "apply_patch", "update_frontmatter"];
 
 /// `complete_step`: the report on the current step, as every door sends it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CompleteStepArguments {
     /// What you did, decided and why, in Markdown.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     /// Structured results, checked against the step's output schema when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub artifacts: Option<Value>,
     /// Variables to set for later steps; a `null` value deletes one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Map<String, Value>>,
     /// The label of the next edge to take, where the step asks you to choose.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub choice: Option<String>,
 }
 
@@ -81,6 +90,92 @@ pub(crate) fn specs() -> &'static [ToolSpec] {
         ));
         specs
     })
+}
+
+/// The tools of one step: the common ones with `complete_step`'s schema marking what the step
+/// requires.
+#[derive(Debug)]
+pub(crate) struct StepTools {
+    specs: Vec<ToolSpec>,
+    complete_step: Option<jsonschema::Validator>,
+    /// The specs' JSON size: part of every request, counted against the context window.
+    bytes: u64,
+}
+
+impl StepTools {
+    pub(crate) fn for_step(step: &PendingStep) -> Self {
+        let mut specs = specs().to_vec();
+        let mut required = Vec::new();
+        let complete = specs.iter_mut().find(|spec| spec.function.name == COMPLETE_STEP);
+        let mut schema = complete.map(|spec| &mut spec.function.parameters);
+        if let Some(properties) = schema.as_deref_mut().and_then(|schema| schema["properties"].as_object_mut()) {
+            if step.notes == NotesPolicy::Required {
+                properties.insert(
+                    "notes".to_owned(),
+                    json!({"type": "string", "pattern": "\\S", "description": "What you did, decided and why, in Markdown (this step requires notes)."}),
+                );
+                required.push("notes");
+            }
+            let lists_required = |schema: &Value| schema["required"].as_array().is_some_and(|names| !names.is_empty());
+            if step.output_schema.as_ref().is_some_and(lists_required) {
+                properties.insert(
+                    "artifacts".to_owned(),
+                    json!({"type": "object", "description": "Structured results; this step's output schema requires some."}),
+                );
+                required.push("artifacts");
+            }
+            if step.needs_choice {
+                let labels: Vec<&str> = step.allowed_next.iter().map(|edge| edge.label.as_str()).collect();
+                properties.insert(
+                    "choice".to_owned(),
+                    json!({"type": "string", "enum": labels, "description": "The label of the edge to take next (this step asks you to choose)."}),
+                );
+                required.push("choice");
+            }
+        }
+        let validator = match schema {
+            Some(schema) if !required.is_empty() => {
+                schema["required"] = json!(required);
+                jsonschema::validator_for(schema)
+                    .inspect_err(|error| tracing::warn!(%error, "complete_step's schema for this step does not compile; the runtime checks the report alone"))
+                    .ok()
+            }
+            _ => None,
+        };
+        let bytes = serde_json::to_string(&specs).map_or(0, |text| text.len() as u64);
+        Self { specs, complete_step: validator, bytes }
+    }
+
+    pub(crate) fn specs(&self) -> &[ToolSpec] {
+        &self.specs
+    }
+
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Parses one call as [`parse`] does, and refuses a `complete_step` lacking what the step
+    /// requires, saying what is missing.
+    pub(crate) fn parse(&self, name: &str, arguments: &str) -> Result<Parsed, String> {
+        let parsed = parse(name, arguments)?;
+        if let (Parsed::CompleteStep(report), Some(validator)) = (&parsed, &self.complete_step) {
+            let sent = serde_json::to_value(report).unwrap_or_default();
+            let problems: Vec<String> = validator
+                .iter_errors(&sent)
+                .map(|error| {
+                    let at = error.instance_path().as_str();
+                    if at.is_empty() { error.to_string() } else { format!("{at}: {error}") }
+                })
+                .collect();
+            if !problems.is_empty() {
+                return Err(format!(
+                    "`{COMPLETE_STEP}` was not sent (no attempt used): {}; send it again with what this step requires",
+                    problems.join("; ")
+                ));
+            }
+        }
+        Ok(parsed)
+    }
 }
 
 /// A file tool's schema without its `run` argument: the runner names the run.

@@ -95,8 +95,8 @@ async fn a_context_reset_step_starts_with_only_the_system_prompt_and_the_recap()
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed));
     let requests = world.server.requests();
-    assert_eq!(roles(&requests[1]), ["system", "user"], "only the system prompt and the recap");
-    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."));
+    assert_eq!(roles(&requests[1]), ["system", "user", "user"], "only the system prompt, the recap and the task");
+    assert!(contents(&requests[1], "user")[1].contains("Finish the draft."));
     assert!(contents(&requests[1], "user")[0].contains("zebra-42"), "the recap holds the first step's notes");
     let transcript = world.runtime.transcript(outcome.run()).await.unwrap();
     assert!(transcript[1].turn.request.fresh);
@@ -109,8 +109,11 @@ async fn without_a_context_reset_the_conversation_carries_over_to_the_next_step(
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed));
     let requests = world.server.requests();
-    assert_eq!(roles(&requests[1]), ["system", "assistant", "tool", "user"]);
-    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the system prompt is the new step's");
+    assert_eq!(roles(&requests[0]), ["system", "user"], "the system prompt and the first step's task");
+    assert_eq!(roles(&requests[1]), ["system", "user", "assistant", "tool", "user"]);
+    assert_eq!(contents(&requests[1], "system"), contents(&requests[0], "system"), "the prefix stays");
+    let task = contents(&requests[1], "user").pop().unwrap();
+    assert!(task.contains("The previous step is done") && task.contains("Finish the draft."), "{task}");
 }
 
 const TWO_MODELS: &str = r#"id: two-models
@@ -418,7 +421,10 @@ async fn a_runner_killed_mid_step_is_picked_up_at_the_tip_without_repeating_a_co
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
     assert_eq!(requests.len(), 3);
-    assert!(contents(&requests[2], "system")[0].contains("Finish the draft."), "picked up at the second step");
+    assert!(
+        contents(&requests[2], "user").last().unwrap().contains("Finish the draft."),
+        "picked up at the second step"
+    );
     let advances = world.event_kinds(&outcome).await.iter().filter(|kind| *kind == "advance_recorded").count();
     assert_eq!(advances, 2, "each step completed once");
     let turns: Vec<u32> =
@@ -513,9 +519,10 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
         ])
         .models(|world| {
             let mut model = world.model("small-window");
-            // Room for the system prompt, the saved content and one long answer but not two:
-            // replacing the older answer is enough, and no exchange is dropped.
-            model.context_window_tokens = Some(5000);
+            // Room for the tool schemas, the answer, the system prompt, the task, the saved content
+            // and one long answer but not two: replacing the older answer is enough, and no
+            // exchange is dropped.
+            model.context_window_tokens = Some(9000);
             model.price = Some(switchyard_runner::Price { prompt_usd_per_token: 1e-6, completion_usd_per_token: 2e-6 });
             Models::single("small", model)
         })
@@ -545,9 +552,10 @@ async fn a_long_conversation_is_trimmed_to_the_context_window_oldest_tool_answer
 }
 
 #[tokio::test]
-async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit_the_context_window() {
+async fn a_long_conversation_fits_a_4k_window_counted_whole_with_the_tool_schemas_and_the_answer() {
     let turns = 60;
-    let window_tokens = 2500;
+    let window_tokens: u64 = 4096;
+    let answer_tokens: u32 = 512;
     let Driven { world, outcome, .. } = Scenario::new("counted", COUNTED)
         .replies(
             (0..turns).map(|turn| call("save_output", json!({ "path": format!("note-{turn}.md"), "content": "n" }))),
@@ -556,6 +564,7 @@ async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit
         .models(move |world| {
             let mut model = world.model("small-window");
             model.context_window_tokens = Some(window_tokens);
+            model.max_tokens = Some(answer_tokens);
             Models::single("small", model)
         })
         .drive()
@@ -563,24 +572,18 @@ async fn a_long_conversation_of_short_tool_answers_drops_its_oldest_turns_to_fit
 
     assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
     let requests = world.server.requests();
+    // A server counts the whole request against the window: every message, the tool schemas, the
+    // template around them, and the answer's `max_tokens`. Read as a tokenizer reads JSON, about
+    // 4 bytes a token, every request fits.
+    for (index, request) in requests.iter().enumerate() {
+        let counted = request.body_text.len() as u64 / 4 + u64::from(answer_tokens);
+        assert!(
+            counted <= window_tokens,
+            "request {}: {counted} tokens counted in a {window_tokens} window",
+            index + 1
+        );
+    }
     let last = requests.last().unwrap().messages();
-    let bytes: u64 = last
-        .iter()
-        .map(|message| {
-            let calls: usize = message["tool_calls"].as_array().map_or(0, |calls| {
-                calls
-                    .iter()
-                    .map(|call| {
-                        let function = &call["function"];
-                        function["name"].as_str().unwrap().len() + function["arguments"].as_str().unwrap().len()
-                    })
-                    .sum()
-            });
-            (message["content"].as_str().map_or(0, str::len) + calls) as u64
-        })
-        .sum();
-    // The runner counts 3 bytes a token, conservatively.
-    assert!(bytes <= window_tokens * 3, "{bytes} bytes in {} messages", last.len());
     assert_eq!(last[0]["role"], "system");
     let users = contents(requests.last().unwrap(), "user");
     assert!(users.iter().any(|text| text.contains("earlier turns of this conversation were removed")), "{users:?}");
@@ -649,7 +652,10 @@ async fn another_door_completes_the_first_step_during(first: Reply) -> Vec<Recor
     assert_eq!(advances, 2, "each step was completed once");
     let requests = world.server.requests();
     assert_eq!(requests.len(), 2);
-    assert!(contents(&requests[1], "system")[0].contains("Finish the draft."), "the second turn is at the new tip");
+    assert!(
+        contents(&requests[1], "user").last().unwrap().contains("Finish the draft."),
+        "the second turn is at the new tip"
+    );
     requests
 }
 

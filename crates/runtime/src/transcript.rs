@@ -1,7 +1,7 @@
 //! The agent runner's turns in a run's log: [`Runtime::record_turn`] appends one `model_turn`
 //! event in its own small batch. [`Runtime::transcript`] reads them back, in order, for
-//! `switchyard transcript`; [`Runtime::last_turn`] reads the newest from the end of the log, for a
-//! runner picking a run up again.
+//! `switchyard transcript`; [`Runtime::last_turn`] and [`Runtime::step_transcript`] read from
+//! the end of the log, for a runner picking a run up again.
 //!
 //! A turn changes no engine state: its event is a record, never read by the engine, so recording
 //! one takes no token, claims no idempotency key and is written whatever the run's control (a
@@ -10,6 +10,7 @@
 use switchyard_core::RunId;
 use switchyard_core::event::EventKind;
 use switchyard_core::turn::ModelTurn;
+use switchyard_core::workflow::StepId;
 use switchyard_store::{Batch, MAX_PAGE};
 
 use crate::{Error, Runtime};
@@ -86,5 +87,31 @@ impl Runtime {
             before = after;
         }
         Ok(None)
+    }
+
+    /// The turns of `run`'s latest stretch on `step`, oldest first, at most `limit` (the newest):
+    /// read from the end of the log back to the first turn of another step, so a runner picking
+    /// the run up mid-step gives the model the conversation it had, reading only that stretch.
+    pub async fn step_transcript(&self, run: RunId, step: &StepId, limit: usize) -> Result<Vec<RecordedTurn>, Error> {
+        let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
+        let mut before = self.store.session(record.session).await?.map_or(0, |session| session.last_seq);
+        let mut turns = Vec::new();
+        'pages: while before > 0 && turns.len() < limit {
+            let after = before.saturating_sub(u64::from(MAX_PAGE));
+            let count = u32::try_from(before - after).unwrap_or(MAX_PAGE);
+            for event in self.store.events(record.session, after, count).await?.into_iter().rev() {
+                let (Some(event_run), EventKind::ModelTurn(turn)) = (event.run, event.kind) else { continue };
+                if event_run != run {
+                    continue;
+                }
+                if turn.step != *step || turns.len() == limit {
+                    break 'pages;
+                }
+                turns.push(RecordedTurn { seq: event.seq, at_ms: event.at_ms, turn: *turn });
+            }
+            before = after;
+        }
+        turns.reverse();
+        Ok(turns)
     }
 }

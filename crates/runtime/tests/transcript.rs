@@ -18,7 +18,7 @@ fn turn(node: switchyard_core::NodeId, number: u32, text: &str) -> ModelTurn {
         request: TurnRequest { messages: 1, tools: 9, fresh: number == 1, trimmed: 0, new_messages: Vec::new() },
         response: TurnResponse { text: Some(text.to_owned()), ..TurnResponse::default() },
         tool_results: Vec::new(),
-        usage: TurnUsage { prompt_tokens: 100, completion_tokens: 10 },
+        usage: TurnUsage { prompt_tokens: 100, completion_tokens: 10, estimated: false },
         latency_ms: 5,
         cost_usd: None,
     }

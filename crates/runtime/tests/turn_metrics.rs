@@ -33,7 +33,7 @@ fn turn(node: NodeId, number: u32, calls: &[Call]) -> ModelTurn {
                 refusal: *refusal,
             })
             .collect(),
-        usage: TurnUsage { prompt_tokens: 100, completion_tokens: 10 },
+        usage: TurnUsage { prompt_tokens: 100, completion_tokens: 10, estimated: false },
         latency_ms: 5,
         cost_usd: None,
     }

@@ -151,7 +151,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
                     refusal: Some(Refusal::Blocked),
                 },
             ],
-            usage: TurnUsage { prompt_tokens: 1200, completion_tokens: 40 },
+            usage: TurnUsage { prompt_tokens: 1200, completion_tokens: 40, estimated: false },
             latency_ms: 850,
             cost_usd: Some(0.0125),
         })),
