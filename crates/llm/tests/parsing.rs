@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use switchyard_llm::{ChatResponse, ErrorKind, Finish, Price, Usage, classify};
+use switchyard_llm::{ChatResponse, ErrorKind, Finish, Message, Price, Usage, classify};
 
 /// A response in one line: text, tool calls (name, arguments, id), finish, usage.
 fn summary(response: &ChatResponse) -> String {
@@ -145,6 +145,30 @@ fn content_as_a_list_of_parts() {
         r#"{"choices":[{"message":{"role":"assistant","content":[{"type":"text","text":"one "},{"type":"text","text":"two"}]},"finish_reason":"stop"}]}"#,
         r#"Assistant text=Some("one two") calls=[] finish=Stop usage=none"#,
     );
+}
+
+#[test]
+fn reasoning_is_read_under_either_name_and_sent_back_as_reasoning_content() {
+    let reasoning = |message: Value| {
+        let response: ChatResponse =
+            serde_json::from_value(json!({"choices": [{"message": message}]})).expect("parses");
+        response.choices[0].message.reasoning_content.clone()
+    };
+    assert_eq!(reasoning(json!({"content": "a", "reasoning_content": "DeepSeek's"})).as_deref(), Some("DeepSeek's"));
+    assert_eq!(reasoning(json!({"content": "a", "reasoning": "OpenRouter's"})).as_deref(), Some("OpenRouter's"));
+    // vLLM while renaming the field sends both; neither is refused as a duplicate.
+    assert_eq!(
+        reasoning(json!({"reasoning_content": "old name", "reasoning": "new name"})).as_deref(),
+        Some("old name")
+    );
+    assert_eq!(reasoning(json!({"content": "a", "reasoning": null})), None);
+
+    let thought = Message { reasoning_content: Some("because".to_owned()), ..Message::user("x") };
+    assert_eq!(
+        serde_json::to_value(&thought).expect("serializes"),
+        json!({"role": "user", "content": "x", "reasoning_content": "because"})
+    );
+    assert_eq!(serde_json::to_value(Message::user("x")).expect("serializes"), json!({"role": "user", "content": "x"}));
 }
 
 #[test]

@@ -155,6 +155,7 @@ impl Bench {
             tools: serde_json::from_value::<Vec<_>>(body["tools"].clone()).expect("the kept tools").into(),
             temperature: None,
             max_tokens: None,
+            stream: false,
         }
     }
 

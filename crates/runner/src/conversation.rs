@@ -223,7 +223,13 @@ mod tests {
             kind: "function".to_owned(),
             function: FunctionCall { name: "read_file".to_owned(), arguments: "{}".to_owned() },
         };
-        Message { role: Role::Assistant, content: None, tool_calls: ids.iter().map(call).collect(), tool_call_id: None }
+        Message {
+            role: Role::Assistant,
+            content: None,
+            tool_calls: ids.iter().map(call).collect(),
+            tool_call_id: None,
+            reasoning_content: None,
+        }
     }
 
     #[test]

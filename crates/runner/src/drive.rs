@@ -322,6 +322,7 @@ impl<'a> Drive<'a> {
             tools: tools::specs().into(),
             temperature: state.spec.temperature,
             max_tokens: state.spec.max_tokens,
+            stream: false,
         };
         let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
         let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
@@ -348,9 +349,16 @@ impl<'a> Drive<'a> {
         }
         let (message, finish_reason) = match response.choices.into_iter().next() {
             Some(choice) => (choice.message, choice.finish_reason),
-            None => {
-                (Message { role: Role::Assistant, content: None, tool_calls: Vec::new(), tool_call_id: None }, None)
-            }
+            None => (
+                Message {
+                    role: Role::Assistant,
+                    content: None,
+                    tool_calls: Vec::new(),
+                    tool_call_id: None,
+                    reasoning_content: None,
+                },
+                None,
+            ),
         };
         let (new_messages, fresh) = conversation.take_unrecorded();
         let recorded_request = TurnRequest { messages: sent_messages, tools: sent_tools, fresh, trimmed, new_messages };
