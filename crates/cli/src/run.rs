@@ -10,7 +10,7 @@ use std::time::Duration;
 use clap::Args;
 use switchyard_catalog::Catalog;
 use switchyard_config::{Config, Overrides};
-use switchyard_config::{ModelFlags, ResolvedModel, RunnerConfig};
+use switchyard_config::{ModelFlags, ResolvedModel, RunnerConfig, SendReasoning};
 use switchyard_llm::{ApiKey, Endpoint};
 use switchyard_runner::{
     Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
@@ -197,6 +197,12 @@ fn spec(model: &ResolvedModel, timeout: Duration) -> Result<ModelSpec, Failure> 
             prompt_usd_per_token: price.input_per_mtok / 1e6,
             completion_usd_per_token: price.output_per_mtok / 1e6,
         }),
+        stream: model.stream,
+        send_reasoning: match model.send_reasoning {
+            SendReasoning::Auto => None,
+            SendReasoning::Always => Some(true),
+            SendReasoning::Never => Some(false),
+        },
     })
 }
 
@@ -254,7 +260,10 @@ pub fn outcome(progress: &Progress) -> Outcome {
         Some(Ending::Finished { .. }) | None => Outcome::RuleViolation,
         Some(Ending::Paused { reason, .. }) => match reason {
             PauseReason::Interrupted => Outcome::Interrupted,
-            PauseReason::ModelRefused | PauseReason::ModelUnavailable => Outcome::EnvironmentProblem,
+            PauseReason::ModelRefused
+            | PauseReason::ModelUnavailable
+            | PauseReason::RequestRejected
+            | PauseReason::ContextFull => Outcome::EnvironmentProblem,
             PauseReason::LimitReached | PauseReason::Stuck | PauseReason::ToolErrors | PauseReason::PausedElsewhere => {
                 Outcome::RuleViolation
             }
@@ -352,6 +361,8 @@ mod tests {
         assert_eq!(code(&paused(PauseReason::ToolErrors)), 1);
         assert_eq!(code(&paused(PauseReason::ModelRefused)), 2);
         assert_eq!(code(&paused(PauseReason::ModelUnavailable)), 2);
+        assert_eq!(code(&paused(PauseReason::RequestRejected)), 2);
+        assert_eq!(code(&paused(PauseReason::ContextFull)), 2);
         assert_eq!(code(&paused(PauseReason::Interrupted)), 130);
         assert_eq!(code(&Progress::default()), 1);
     }

@@ -120,6 +120,8 @@ pub const KEYS: &[Key] = &[
     key("models.<name>", "context_window", Kind::Integer),
     key("models.<name>", "input_price_per_mtok", Kind::Float),
     key("models.<name>", "output_price_per_mtok", Kind::Float),
+    key("models.<name>", "stream", Kind::Boolean),
+    key("models.<name>", "send_reasoning", Kind::Text),
     key("validate", "prompts", Kind::Tables),
     key("validate", "keep_presets", Kind::Boolean),
     key("validate", "mirrors", Kind::Tables),

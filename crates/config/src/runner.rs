@@ -116,6 +116,37 @@ pub struct ModelConfig {
     pub input_price_per_mtok: Option<f64>,
     /// `output_price_per_mtok`: US dollars per million completion tokens.
     pub output_price_per_mtok: Option<f64>,
+    /// `stream`: ask for the answer as server-sent events (servers and gateways that only
+    /// stream); else one JSON answer.
+    pub stream: Option<bool>,
+    /// `send_reasoning`: whether the reasoning a server sent beside an answer goes back with the
+    /// conversation; else `auto`.
+    pub send_reasoning: Option<SendReasoning>,
+}
+
+/// What happens to a reasoning model's reasoning (`reasoning_content`) in later requests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SendReasoning {
+    /// Sent back as the server sent it (DeepSeek's thinking mode refuses a tool-call history
+    /// without it), until a server refuses the field: then never again to that model.
+    #[default]
+    Auto,
+    /// Always sent back.
+    Always,
+    /// Never sent back (a server that refuses the field on the first try).
+    Never,
+}
+
+impl SendReasoning {
+    /// The value as `switchyard.toml` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Always => "always",
+            Self::Never => "never",
+        }
+    }
 }
 
 impl ModelConfig {
@@ -130,6 +161,8 @@ impl ModelConfig {
             context_window: self.context_window.or(fallback.context_window),
             input_price_per_mtok: self.input_price_per_mtok.or(fallback.input_price_per_mtok),
             output_price_per_mtok: self.output_price_per_mtok.or(fallback.output_price_per_mtok),
+            stream: self.stream.or(fallback.stream),
+            send_reasoning: self.send_reasoning.or(fallback.send_reasoning),
         }
     }
 }
@@ -337,6 +370,9 @@ pub struct ResolvedModel {
     pub context_window: Option<u64>,
     /// `None` when neither price is configured: no cost estimate.
     pub price: Option<ModelPrice>,
+    /// Ask for streamed answers.
+    pub stream: bool,
+    pub send_reasoning: SendReasoning,
 }
 
 impl ResolvedModel {
@@ -447,6 +483,8 @@ impl Config {
             max_tokens: table.max_tokens,
             context_window: table.context_window,
             price,
+            stream: table.stream.unwrap_or(false),
+            send_reasoning: table.send_reasoning.unwrap_or_default(),
         })
     }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::keys::{self, KEYS};
-use super::{Config, Origin, ServeTokenSource};
+use super::{Config, Origin, SendReasoning, ServeTokenSource};
 
 /// What a secret's value shows.
 pub const REDACTED: &str = "<redacted>";
@@ -125,6 +125,8 @@ impl Config {
             "context_window" => json!(model.context_window),
             "input_price_per_mtok" => json!(model.input_price_per_mtok),
             "output_price_per_mtok" => json!(model.output_price_per_mtok),
+            "stream" => json!(model.stream),
+            "send_reasoning" => json!(model.send_reasoning.map(SendReasoning::as_str)),
             _ => Value::Null,
         }
     }

@@ -5,7 +5,9 @@
 use std::fs;
 
 use switchyard_config::Error;
-use switchyard_config::{Config, Environment, ModelFlags, ModelPrice, Origin, Overrides, ResolvedModel, RunnerConfig};
+use switchyard_config::{
+    Config, Environment, ModelFlags, ModelPrice, Origin, Overrides, ResolvedModel, RunnerConfig, SendReasoning,
+};
 
 struct Folders {
     home: tempfile::TempDir,
@@ -102,7 +104,7 @@ fn runner_keys_and_model_tables_layer_key_by_key() {
     assert!(setting("models.hosted.base_url").value.is_null());
     let model_keys: Vec<&str> =
         settings.iter().map(|setting| setting.key.as_str()).filter(|key| key.starts_with("models.")).collect();
-    assert_eq!(model_keys.len(), 16, "every key of each of the two tables: {model_keys:?}");
+    assert_eq!(model_keys.len(), 20, "every key of each of the two tables: {model_keys:?}");
     assert!(model_keys.windows(2).all(|pair| pair[0].split('.').nth(1) <= pair[1].split('.').nth(1)), "{model_keys:?}");
 }
 
@@ -144,7 +146,7 @@ fn an_unknown_key_in_a_model_table_is_located_with_the_closest_key() {
     check("[modles.local]\nmodel = \"x\"\n", "[file]:1:2: unknown section [modles]; did you mean [models.<name>]?");
     check(
         "[models]\nlocal = \"llama\"\n",
-        "[file]:2:9: `local` in [models] is not a table: each entry is a table of its own, [models.local], with the keys `base_url`, `model`, `api_key_env`, `temperature`, `max_tokens`, `context_window`, `input_price_per_mtok`, `output_price_per_mtok`",
+        "[file]:2:9: `local` in [models] is not a table: each entry is a table of its own, [models.local], with the keys `base_url`, `model`, `api_key_env`, `temperature`, `max_tokens`, `context_window`, `input_price_per_mtok`, `output_price_per_mtok`, `stream`, `send_reasoning`",
     );
     check(
         "[models.local]\ntemperature = \"hot\"\n",
@@ -208,6 +210,10 @@ fn values_no_run_could_use_are_refused_where_they_are_written() {
     check("[models.m]\nmax_tokens = 0\n", "[file]:2:1: [models.m] max_tokens = 0 leaves no room");
     check("[models.m]\ncontext_window = 0\n", "[file]:2:1: [models.m] context_window = 0");
     check(
+        "[models.m]\nsend_reasoning = \"sometimes\"\n",
+        "[file]:2:18: [models.m] send_reasoning: unknown variant `sometimes`: it takes one of `auto`, `always`, `never`",
+    );
+    check(
         "[models.m]\noutput_price_per_mtok = -1.0\n",
         "[file]:2:1: [models.m] output_price_per_mtok = -1 is not a price",
     );
@@ -237,6 +243,8 @@ model = "big-1"
 api_key_env = "HOSTED_KEY"
 input_price_per_mtok = 2.0
 output_price_per_mtok = 8.0
+stream = true
+send_reasoning = "never"
 
 [models.bare]
 "#;
@@ -264,6 +272,8 @@ fn a_runs_model_is_the_flag_else_runner_model_with_the_flags_over_its_table_over
             max_tokens: Some(2048),
             context_window: Some(32768),
             price: None,
+            stream: false,
+            send_reasoning: SendReasoning::Auto,
         }
     );
     assert_eq!(default.label(), "local (qwen2.5-coder:14b)");
@@ -271,6 +281,7 @@ fn a_runs_model_is_the_flag_else_runner_model_with_the_flags_over_its_table_over
     let hosted = config.run_model(&flags(Some("hosted"), None, None)).unwrap();
     assert_eq!((hosted.model.as_str(), hosted.api_key_env.as_deref()), ("big-1", Some("HOSTED_KEY")));
     assert_eq!(hosted.price, Some(ModelPrice { input_per_mtok: 2.0, output_per_mtok: 8.0 }));
+    assert_eq!((hosted.stream, hosted.send_reasoning), (true, SendReasoning::Never));
 
     let overridden =
         config.run_model(&flags(Some("hosted"), Some("http://proxy.example/v1"), Some("OTHER_KEY"))).unwrap();

@@ -17,6 +17,14 @@ pub enum ErrorKind {
     Timeout,
     /// The connection could not be made or broke.
     Transport,
+    /// The request is longer than the model's context window: a shorter one may pass.
+    ContextExceeded,
+    /// The server answers only streamed requests (`stream: true`).
+    StreamRequired,
+    /// The server or the model does not take tools: its tool calling is not switched on.
+    ToolsUnsupported,
+    /// The server refused a message of the conversation: the request is malformed.
+    InvalidMessage,
     /// Another 4xx: the request itself is wrong. Retrying cannot help.
     Rejected,
     /// The answer is not a chat-completions response.
@@ -38,6 +46,10 @@ impl ErrorKind {
             ErrorKind::Server => "LLM_SERVER_ERROR",
             ErrorKind::Timeout => "LLM_TIMEOUT",
             ErrorKind::Transport => "LLM_TRANSPORT",
+            ErrorKind::ContextExceeded => "LLM_CONTEXT_EXCEEDED",
+            ErrorKind::StreamRequired => "LLM_STREAM_REQUIRED",
+            ErrorKind::ToolsUnsupported => "LLM_TOOLS_UNSUPPORTED",
+            ErrorKind::InvalidMessage => "LLM_INVALID_MESSAGE",
             ErrorKind::Rejected => "LLM_REJECTED",
             ErrorKind::Malformed => "LLM_MALFORMED_RESPONSE",
         }

@@ -7,6 +7,10 @@
 //! `extra` rather than refused ([`wire`] lists the variations). `async-openai` was not chosen: its
 //! types follow OpenAI's own API closely and refuse the variations the other servers send.
 //!
+//! An answer may come as one JSON body or streamed as server-sent events, asked for with
+//! [`ChatRequest::stream`] or sent unasked by a server that always streams; the client puts a
+//! stream back together into the same [`ChatResponse`], so callers never tell the two apart.
+//!
 //! Failures are sorted by what a caller can do ([`ErrorKind`]): [`Client::complete_with_retries`]
 //! retries what may mend (429, 5xx, timeouts, broken connections) with backoff and jitter,
 //! honouring `Retry-After`, and stops at once on what cannot (401/403, an unknown model, other
@@ -19,6 +23,7 @@
 pub mod client;
 pub mod error;
 pub mod retry;
+mod stream;
 pub mod wire;
 
 pub use client::{ApiKey, Client, Endpoint, classify};

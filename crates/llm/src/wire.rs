@@ -11,6 +11,10 @@
 //! - `finish_reason` values other than OpenAI's (`eos`, `tool_call`, ...): kept as sent, and
 //!   sorted by [`Choice::finish`];
 //! - no `usage`, or a `usage` with fields missing: `None`, or zeros;
+//! - a model's reasoning as `reasoning_content` (DeepSeek, older vLLM) or `reasoning` (OpenRouter,
+//!   newer vLLM), or both: [`Message::reasoning_content`], from `reasoning_content` when both come;
+//! - the answer streamed as server-sent events, asked for or not: assembled into the same
+//!   [`ChatResponse`] (the client's `stream` module);
 //! - fields no type declares, at any level: ignored (kept in `ChatResponse::extra` at the top).
 
 use std::borrow::Cow;
@@ -29,8 +33,10 @@ pub enum Role {
 }
 
 /// One message of a conversation.
+///
+/// Read as a `ReceivedMessage`, which holds the tolerant reading of each field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "WireMessage")]
+#[serde(from = "ReceivedMessage")]
 pub struct Message {
     pub role: Role,
     /// Text; an assistant message that only calls tools may have none (servers send `null`).
@@ -41,16 +47,18 @@ pub struct Message {
     /// On a tool message: the call it answers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
-    /// The reasoning a server sent beside an assistant's answer, sent back as
-    /// `reasoning_content` while it is kept.
+    /// What a reasoning model thought before it answered, when the server returns it apart from
+    /// the answer. Kept so a conversation can hand it back: some models lose the thread of a
+    /// chain of tool calls without their earlier reasoning.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
 }
 
-/// A message as servers send it: the reasoning under either name (vLLM sends both, DeepSeek and
-/// llama.cpp `reasoning_content`, OpenRouter `reasoning`), so both are read and one is kept.
+/// A message as a server may send it. Not a serde alias for the reasoning: servers moving from
+/// `reasoning_content` to `reasoning` send both for a while, and an alias would refuse the
+/// message as holding a duplicate field.
 #[derive(Deserialize)]
-struct WireMessage {
+struct ReceivedMessage {
     #[serde(default = "assistant_role", deserialize_with = "role_or_assistant")]
     role: Role,
     #[serde(default, deserialize_with = "text_content")]
@@ -65,15 +73,14 @@ struct WireMessage {
     reasoning: Option<String>,
 }
 
-impl From<WireMessage> for Message {
-    fn from(wire: WireMessage) -> Self {
-        let reasoning = wire.reasoning_content.or(wire.reasoning).filter(|text| !text.is_empty());
+impl From<ReceivedMessage> for Message {
+    fn from(received: ReceivedMessage) -> Self {
         Self {
-            role: wire.role,
-            content: wire.content,
-            tool_calls: wire.tool_calls,
-            tool_call_id: wire.tool_call_id,
-            reasoning_content: reasoning,
+            role: received.role,
+            content: received.content,
+            tool_calls: received.tool_calls,
+            tool_call_id: received.tool_call_id,
+            reasoning_content: received.reasoning_content.or(received.reasoning).filter(|text| !text.is_empty()),
         }
     }
 }
@@ -87,7 +94,7 @@ fn role_or_assistant<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Role,
 }
 
 /// A `null` read as the type's empty value, as if the field were missing.
-fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
@@ -96,7 +103,7 @@ where
 }
 
 /// A message's text: a string, `null`, or a list of parts whose text is joined.
-fn text_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+pub(crate) fn text_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::Null => None,
         Value::String(text) => Some(text),
@@ -113,7 +120,7 @@ fn text_content<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Str
 
 /// A tool call's arguments as JSON text: a string as sent, anything else (an object, as Ollama
 /// sends) as its JSON text, `null` as nothing.
-fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+pub(crate) fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     Ok(match Value::deserialize(deserializer)? {
         Value::Null => String::new(),
         Value::String(text) => text,
@@ -123,24 +130,24 @@ fn arguments_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, 
 
 impl Message {
     pub fn system(text: impl Into<String>) -> Self {
-        Self::with_role(Role::System, text.into())
+        Self::plain(Role::System, text.into())
     }
 
     pub fn user(text: impl Into<String>) -> Self {
-        Self::with_role(Role::User, text.into())
+        Self::plain(Role::User, text.into())
     }
 
     /// The answer to the tool call `call_id`.
     pub fn tool(call_id: impl Into<String>, text: impl Into<String>) -> Self {
-        Self { tool_call_id: Some(call_id.into()), ..Self::with_role(Role::Tool, text.into()) }
+        Self { tool_call_id: Some(call_id.into()), ..Self::plain(Role::Tool, text.into()) }
     }
 
     /// An assistant message calling `calls`, without text.
     pub fn calling(calls: Vec<ToolCall>) -> Self {
-        Self { content: None, tool_calls: calls, ..Self::with_role(Role::Assistant, String::new()) }
+        Self { content: None, tool_calls: calls, ..Self::plain(Role::Assistant, String::new()) }
     }
 
-    fn with_role(role: Role, text: String) -> Self {
+    fn plain(role: Role, text: String) -> Self {
         Self { role, content: Some(text), tool_calls: Vec::new(), tool_call_id: None, reasoning_content: None }
     }
 }
@@ -213,6 +220,23 @@ pub struct ChatRequest<'a> {
     pub temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Asks the server to stream its answer as server-sent events, for servers and gateways that
+    /// only stream; [`crate::Client::complete`] returns the same [`ChatResponse`] either way.
+    /// Sent only when true, with `stream_options.include_usage` so the last event carries the
+    /// token counts (without it OpenAI's streams count none).
+    #[serde(flatten, serialize_with = "streaming_fields")]
+    pub stream: bool,
+}
+
+/// `"stream": true, "stream_options": {"include_usage": true}` when streaming, nothing otherwise.
+fn streaming_fields<S: serde::Serializer>(stream: &bool, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut fields = serializer.serialize_map(None)?;
+    if *stream {
+        fields.serialize_entry("stream", &true)?;
+        fields.serialize_entry("stream_options", &serde_json::json!({"include_usage": true}))?;
+    }
+    fields.end()
 }
 
 /// A chat-completions response.

@@ -95,9 +95,15 @@ async fn an_answer_that_is_not_a_completion_is_malformed_and_not_retried() {
     assert!(error.message.contains("<html>a login page</html>"), "{}", error.message);
     assert!(retries.is_empty());
 
+    // A 200 with an error body is the error it stands for, not a malformed answer.
     let error = client.complete(&request()).await.expect_err("no choices");
-    assert_eq!(error.kind, ErrorKind::Malformed);
-    assert!(error.message.contains("upstream said no"), "{}", error.message);
+    assert_eq!(error.kind, ErrorKind::Rejected);
+    assert!(error.message.contains("upstream said no") && error.message.contains("200 with an error body"));
+    server.push(Reply::json(json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 5210 tokens.", "code": 400}})));
+    let error = client.complete(&request()).await.expect_err("too long");
+    assert_eq!(error.kind, ErrorKind::ContextExceeded, "{}", error.message);
+    server.push(Reply::json(json!({"choices": []})));
+    assert_eq!(client.complete(&request()).await.expect_err("no choices").kind, ErrorKind::Malformed);
 }
 
 #[tokio::test]

@@ -136,3 +136,93 @@ fn forgetting_bodies_keeps_each_request_but_not_what_it_sent_while_replies_still
     assert_eq!(requests[0].header("x-test"), Some("yes"));
     assert_eq!((&requests[0].body, requests[0].body_text.as_str()), (&serde_json::Value::Null, ""));
 }
+
+/// The events of a streamed answer to `body`, each event's data, and the content type.
+fn post_for_events(server: &FakeLlm, body: &serde_json::Value) -> (u16, String, Vec<String>) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let response = reqwest::Client::new()
+            .post(format!("{}/chat/completions", server.base_url()))
+            .json(body)
+            .send()
+            .await
+            .expect("the fake server answers");
+        let status = response.status().as_u16();
+        let content_type = response.headers()["content-type"].to_str().expect("a text header").to_owned();
+        let text = response.text().await.expect("a body");
+        let events = text
+            .split_terminator("\n\n")
+            .map(|event| event.strip_prefix("data: ").unwrap_or(event).to_owned())
+            .collect();
+        (status, content_type, events)
+    })
+}
+
+#[test]
+fn streams_a_helpers_completion_in_pieces_as_openai_does() {
+    let server = FakeLlm::start();
+    server.push(Reply::tool_calls(&[("read_file", json!({"path": "a.md"})), ("checkpoint", json!({}))]).streamed());
+    server.push(Reply::text("Hello, streaming").usage(3, 4));
+
+    let (status, content_type, events) = post_for_events(&server, &json!({"model": "m", "messages": []}));
+    assert_eq!((status, content_type.as_str()), (200, "text/event-stream"));
+    assert_eq!(events.last().map(String::as_str), Some("[DONE]"));
+    let chunks: Vec<serde_json::Value> =
+        events[..events.len() - 1].iter().map(|event| serde_json::from_str(event).expect("a JSON chunk")).collect();
+    assert!(chunks.iter().all(|chunk| chunk["object"] == "chat.completion.chunk" && chunk["model"] == "m"));
+    let usage_only = chunks.last().expect("chunks");
+    assert_eq!((&usage_only["choices"], &usage_only["usage"]["total_tokens"]), (&json!([]), &json!(15)));
+    let choice_chunks = &chunks[..chunks.len() - 1];
+    assert_eq!(choice_chunks.last().expect("chunks")["choices"][0]["finish_reason"], "tool_calls");
+    assert!(
+        choice_chunks[..choice_chunks.len() - 1].iter().all(|chunk| chunk["choices"][0]["finish_reason"].is_null())
+    );
+    for (index, (name, arguments)) in
+        [("read_file", r#"{"path":"a.md"}"#), ("checkpoint", "{}")].into_iter().enumerate()
+    {
+        let deltas: Vec<&serde_json::Value> = choice_chunks
+            .iter()
+            .flat_map(|chunk| chunk["choices"][0]["delta"]["tool_calls"].as_array().into_iter().flatten())
+            .filter(|call| call["index"] == index)
+            .collect();
+        assert_eq!(deltas[0]["id"], format!("call_1_{index}"));
+        assert_eq!(deltas[0]["function"]["name"], name);
+        let pieces: Vec<&str> = deltas
+            .iter()
+            .filter_map(|call| call["function"]["arguments"].as_str())
+            .filter(|piece| !piece.is_empty())
+            .collect();
+        assert!(pieces.len() >= 2, "the arguments of call {index} come in one piece: {pieces:?}");
+        assert_eq!(pieces.concat(), arguments);
+    }
+
+    // Asked to stream, a helper's completion streams without being marked.
+    let (_, content_type, events) = post_for_events(&server, &json!({"model": "m", "messages": [], "stream": true}));
+    assert_eq!(content_type, "text/event-stream");
+    let pieces: Vec<String> = events
+        .iter()
+        .filter_map(|event| serde_json::from_str::<serde_json::Value>(event).ok())
+        .filter_map(|chunk| chunk["choices"][0]["delta"]["content"].as_str().map(str::to_owned))
+        .collect();
+    assert!(pieces.len() > 1 && pieces.iter().all(|piece| piece.chars().count() <= 4), "{pieces:?}");
+    assert_eq!(pieces.concat(), "Hello, streaming");
+}
+
+#[test]
+fn sends_raw_events_exactly_and_refuses_unstreamed_requests_when_stream_only() {
+    let server = FakeLlm::start();
+    server.stream_only();
+    server.push(Reply::sse([": keep-alive", "data: {\"choices\": [", "event: error\ndata: x"]));
+
+    let (status, refusal) = post(&server, &json!({"model": "m", "messages": []}));
+    assert_eq!(status, 400);
+    assert_eq!(refusal["error"]["message"], "this endpoint only supports streaming: set stream=true");
+    assert_eq!(server.remaining(), 1);
+
+    let (status, content_type, events) =
+        post_for_events(&server, &json!({"model": "m", "messages": [], "stream": true}));
+    assert_eq!((status, content_type.as_str()), (200, "text/event-stream"));
+    assert_eq!(events, [": keep-alive", "{\"choices\": [", "event: error\ndata: x"]);
+    assert_eq!(server.remaining(), 0);
+    assert_eq!(server.requests().len(), 2);
+}

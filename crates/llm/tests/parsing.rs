@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use switchyard_llm::{ChatResponse, ErrorKind, Finish, Price, Usage, classify};
+use switchyard_llm::{ChatResponse, ErrorKind, Finish, Message, Price, Usage, classify};
 
 /// A response in one line: text, tool calls (name, arguments, id), finish, usage.
 fn summary(response: &ChatResponse) -> String {
@@ -148,6 +148,30 @@ fn content_as_a_list_of_parts() {
 }
 
 #[test]
+fn reasoning_is_read_under_either_name_and_sent_back_as_reasoning_content() {
+    let reasoning = |message: Value| {
+        let response: ChatResponse =
+            serde_json::from_value(json!({"choices": [{"message": message}]})).expect("parses");
+        response.choices[0].message.reasoning_content.clone()
+    };
+    assert_eq!(reasoning(json!({"content": "a", "reasoning_content": "DeepSeek's"})).as_deref(), Some("DeepSeek's"));
+    assert_eq!(reasoning(json!({"content": "a", "reasoning": "OpenRouter's"})).as_deref(), Some("OpenRouter's"));
+    // vLLM while renaming the field sends both; neither is refused as a duplicate.
+    assert_eq!(
+        reasoning(json!({"reasoning_content": "old name", "reasoning": "new name"})).as_deref(),
+        Some("old name")
+    );
+    assert_eq!(reasoning(json!({"content": "a", "reasoning": null})), None);
+
+    let thought = Message { reasoning_content: Some("because".to_owned()), ..Message::user("x") };
+    assert_eq!(
+        serde_json::to_value(&thought).expect("serializes"),
+        json!({"role": "user", "content": "x", "reasoning_content": "because"})
+    );
+    assert_eq!(serde_json::to_value(Message::user("x")).expect("serializes"), json!({"role": "user", "content": "x"}));
+}
+
+#[test]
 fn finish_reasons_other_than_openais() {
     let cases = [
         ("eos", Finish::Stop),
@@ -210,11 +234,56 @@ fn error_answers_are_sorted_by_what_a_retry_can_do() {
     check(400, r#"{"error":{"message":"vendor/nothing is not a valid model ID","code":400}}"#, ErrorKind::UnknownModel);
     check(400, r#"{"error":"Invalid model identifier \"x\""}"#, ErrorKind::UnknownModel);
     check(404, "model 'x' not found", ErrorKind::UnknownModel);
-    // A 400 about a model that exists is the request's fault, not an unknown model.
+    // A 400 about a model that exists is the request's fault, not an unknown model: here, the
+    // context window, as each family words it.
+    for (status, body) in [
+        (
+            400,
+            r#"{"error":{"message":"This model's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}"#,
+        ),
+        (
+            400,
+            r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","code":400}"#,
+        ),
+        (
+            400,
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}"#,
+        ),
+        (
+            400,
+            r#"{"error":{"message":"litellm.ContextWindowExceededError: litellm.BadRequestError: prompt is too long: 210000 tokens > 200000 maximum","type":null,"param":null,"code":"400"}}"#,
+        ),
+        (413, "Request Entity Too Large"),
+    ] {
+        check(status, body, ErrorKind::ContextExceeded);
+    }
+    // What the other refusals need, as the servers word them.
     check(
         400,
-        r#"{"error":{"message":"This model's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}"#,
-        ErrorKind::Rejected,
+        r#"{"object":"error","message":"\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError","code":400}"#,
+        ErrorKind::ToolsUnsupported,
+    );
+    check(500, r#"{"error":{"code":500,"message":"tools param requires --jinja flag"}}"#, ErrorKind::Server);
+    check(400, r#"{"error":{"message":"tools param requires --jinja flag"}}"#, ErrorKind::ToolsUnsupported);
+    check(
+        400,
+        r#"{"error":"registry.ollama.ai/library/gemma2:2b does not support tools"}"#,
+        ErrorKind::ToolsUnsupported,
+    );
+    check(
+        400,
+        r#"{"error":{"message":"this endpoint only supports streaming: set stream=true"}}"#,
+        ErrorKind::StreamRequired,
+    );
+    check(
+        400,
+        r#"{"error":{"message":"Invalid value for 'content': expected a string, got null.","param":"messages.[2].content","code":null}}"#,
+        ErrorKind::InvalidMessage,
+    );
+    check(
+        400,
+        r#"{"error":{"message":"Invalid 'messages[1].tool_calls[0].id': string too long.","type":"invalid_request_error"}}"#,
+        ErrorKind::InvalidMessage,
     );
     check(404, "404 page not found", ErrorKind::Rejected);
     check(401, r#"{"error":{"message":"Incorrect API key provided"}}"#, ErrorKind::Unauthorized);

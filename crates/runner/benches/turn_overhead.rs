@@ -92,6 +92,8 @@ impl Bench {
             max_tokens: None,
             context_window_tokens,
             price: Some(Price { prompt_usd_per_token: 3e-6, completion_usd_per_token: 15e-6 }),
+            stream: false,
+            send_reasoning: None,
         }
     }
 
@@ -155,6 +157,7 @@ impl Bench {
             tools: serde_json::from_value::<Vec<_>>(body["tools"].clone()).expect("the kept tools").into(),
             temperature: None,
             max_tokens: None,
+            stream: false,
         }
     }
 

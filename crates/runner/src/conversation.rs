@@ -177,6 +177,20 @@ impl Conversation {
         }
     }
 
+    /// Whether a message holds reasoning sent back to the server.
+    pub(crate) fn holds_reasoning(&self) -> bool {
+        self.messages.iter().any(|message| message.reasoning_content.is_some())
+    }
+
+    /// Takes the reasoning out of every message (a server refused it).
+    pub(crate) fn forget_reasoning(&mut self) {
+        for message in &mut self.messages {
+            if let Some(reasoning) = message.reasoning_content.take() {
+                self.bytes -= reasoning.len() as u64;
+            }
+        }
+    }
+
     /// The estimate of the messages' size in bytes, overhead included.
     pub(crate) fn bytes(&self) -> u64 {
         self.bytes

@@ -39,6 +39,10 @@ pub(crate) const AUTO_APPROVAL_NOTE: &str = "approved automatically by switchyar
 /// to the model's window like any conversation).
 const RESTORED_TURNS: usize = 200;
 
+/// How many times one turn's request is trimmed and sent again after a server refused it as
+/// longer than the model's context window.
+const MAX_CONTEXT_TRIMS: u32 = 4;
+
 /// Arguments of a refused call longer than this are not sent back with later requests.
 const KEEP_REFUSED_ARGUMENTS_BYTES: usize = 2048;
 
@@ -69,6 +73,21 @@ struct StepState {
     /// Answers of this step cut at `max_tokens`.
     cut_answers: u32,
     span: tracing::Span,
+}
+
+/// What sending a request came to.
+enum Sent {
+    Answer(ChatResponse),
+    /// The server failed in a way the retries did not mend.
+    Failed(switchyard_llm::Error),
+    /// Ctrl-C or SIGTERM while waiting.
+    Interrupted,
+}
+
+/// The remedies one turn's request has had.
+#[derive(Debug, Default)]
+struct Remedies {
+    trims: u32,
 }
 
 /// What one tool call came to.
@@ -336,22 +355,36 @@ impl<'a> Drive<'a> {
         state: &mut StepState,
     ) -> Result<Next, Error> {
         let turn = self.next_turn;
-        let room = state.spec.context_window_tokens.map(|window| room_for_messages(window, &state.spec, &state.tools));
-        let trimmed = room.map_or(0, |room| conversation.trim_to(room));
-        let request = ChatRequest {
-            model: state.spec.model_id.clone(),
-            messages: conversation.messages().into(),
-            tools: state.tools.specs().into(),
-            temperature: state.spec.temperature,
-            max_tokens: state.spec.max_tokens,
-        };
-        let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
-        let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
-        let sent_bytes = conversation.bytes() + state.tools.bytes();
+        let mut trimmed = 0;
+        let mut remedies = Remedies::default();
         let sent = Instant::now();
-        let response = match self.send(&state.model_name, &state.spec, &request).await? {
-            Ok(response) => response,
-            Err((reason, message)) => return Ok(Next::Pause(reason, message)),
+        let (response, sent_messages, sent_tools, sent_bytes) = loop {
+            let quirks = self.runner.quirks(&state.model_name);
+            let window =
+                state.spec.context_window_tokens.map(|window| room_for_messages(window, &state.spec, &state.tools));
+            if let Some(room) = window.into_iter().chain(quirks.room).min() {
+                trimmed += conversation.trim_to(room);
+            }
+            let request = ChatRequest {
+                model: state.spec.model_id.clone(),
+                messages: conversation.messages().into(),
+                tools: state.tools.specs().into(),
+                temperature: state.spec.temperature,
+                max_tokens: state.spec.max_tokens,
+                stream: state.spec.stream || quirks.stream,
+            };
+            let sent_messages = u32::try_from(request.messages.len()).unwrap_or(u32::MAX);
+            let sent_tools = u32::try_from(request.tools.len()).unwrap_or(u32::MAX);
+            let sent_bytes = conversation.bytes() + state.tools.bytes();
+            let error = match self.send(&state.model_name, &state.spec, &request).await? {
+                Sent::Answer(response) => break (response, sent_messages, sent_tools, sent_bytes),
+                Sent::Interrupted => return Ok(Next::Pause(PauseReason::Interrupted, "interrupted".to_owned())),
+                Sent::Failed(error) => error,
+            };
+            drop(request);
+            if let Some(pause) = self.remedy(&error, conversation, state, &mut remedies) {
+                return Ok(Next::Pause(pause.0, pause.1));
+            }
         };
         let latency_ms = u64::try_from(sent.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.next_turn += 1;
@@ -389,6 +422,13 @@ impl<'a> Drive<'a> {
             conversation.push_user(empty_answer(&state.spec, finish, finish_reason.as_deref()));
             Vec::new()
         } else {
+            let mut message = message;
+            let quirks = self.runner.quirks(&state.model_name);
+            if state.spec.send_reasoning == Some(false)
+                || (state.spec.send_reasoning.is_none() && quirks.refuses_reasoning)
+            {
+                message.reasoning_content = None;
+            }
             let calls = conversation.push_assistant(message);
             if calls.is_empty() {
                 state.tool_errors += 1;
@@ -640,17 +680,12 @@ impl<'a> Drive<'a> {
     }
 
     /// Sends a request, again after a retryable failure as the retry policy says (the model
-    /// client's backoff, jitter and `Retry-After`). The outer error stops the drive; the inner
-    /// one pauses the run.
-    async fn send(
-        &mut self,
-        model_name: &str,
-        spec: &ModelSpec,
-        request: &ChatRequest<'_>,
-    ) -> Result<Result<ChatResponse, (PauseReason, String)>, Error> {
+    /// client's backoff, jitter and `Retry-After`). The error stops the drive; a failure the
+    /// retries did not mend is the model's answer, for [`Self::remedy`].
+    async fn send(&mut self, model_name: &str, spec: &ModelSpec, request: &ChatRequest<'_>) -> Result<Sent, Error> {
         let client = match self.runner.client(model_name, spec) {
             Ok(client) => client,
-            Err(error) => return Ok(Err((PauseReason::ModelUnavailable, error.message))),
+            Err(error) => return Ok(Sent::Failed(error)),
         };
         let events = self.events.clone();
         let on_retry = move |retry: Retry| {
@@ -661,35 +696,92 @@ impl<'a> Drive<'a> {
             });
         };
         let policy = self.runner.options.retry.for_client();
-        let result = tokio::select! {
+        tokio::select! {
             biased;
-            () = self.cancel.cancelled() => return Ok(Err((PauseReason::Interrupted, "interrupted".to_owned()))),
-            result = client.complete_with_retries(request, &policy, on_retry) => result,
-        };
-        let error = match result {
-            Ok(response) => return Ok(Ok(response)),
-            Err(error) => error,
-        };
-        let reason = if error.kind.is_retryable() || error.kind == ErrorKind::Malformed {
-            PauseReason::ModelUnavailable
-        } else {
-            PauseReason::ModelRefused
-        };
-        let message = match reason {
-            PauseReason::ModelRefused => format!(
-                "model `{model_name}` ({}) refused the request ({}): {}. Check the API key's variable and the model's id, then resume",
-                spec.model_id,
-                error.kind.code(),
-                error.message
-            ),
-            _ => format!(
-                "model `{model_name}` ({}) is unavailable ({}): {}",
-                spec.model_id,
-                error.kind.code(),
-                error.message
-            ),
-        };
-        Ok(Err((reason, message)))
+            () = self.cancel.cancelled() => Ok(Sent::Interrupted),
+            result = client.complete_with_retries(request, &policy, on_retry) => Ok(match result {
+                Ok(response) => Sent::Answer(response),
+                Err(error) => Sent::Failed(error),
+            }),
+        }
+    }
+
+    /// What a failed request comes to: `None` when the conversation or the request was mended
+    /// and the request goes again (a context window too small for it, a server that streams
+    /// only, a server that refuses the reasoning sent back), each remedy bounded; otherwise why
+    /// the run pauses, in words that say what to do.
+    fn remedy(
+        &mut self,
+        error: &switchyard_llm::Error,
+        conversation: &mut Conversation,
+        state: &StepState,
+        remedies: &mut Remedies,
+    ) -> Option<(PauseReason, String)> {
+        let model = format!("model `{}` ({})", state.model_name, state.spec.model_id);
+        let quirks = self.runner.quirks(&state.model_name);
+        match error.kind {
+            ErrorKind::ContextExceeded if remedies.trims < MAX_CONTEXT_TRIMS => {
+                remedies.trims += 1;
+                // The server counts more than the estimate did: aim a quarter lower than what
+                // was sent, and trim to that.
+                let sent = conversation.bytes().div_ceil(BYTES_PER_TOKEN);
+                let room = sent.saturating_mul(3) / 4;
+                let before = conversation.bytes();
+                conversation.trim_to(room);
+                self.runner.learn(&state.model_name, |quirks| {
+                    quirks.room = Some(quirks.room.map_or(room, |known| known.min(room)))
+                });
+                if conversation.bytes() < before {
+                    self.emit(RunnerEvent::Retrying { attempt: remedies.trims, delay_ms: 0, reason: format!("{model}: the request was longer than its context window; trimmed the conversation and sending it again") });
+                    return None;
+                }
+                Some((
+                    PauseReason::ContextFull,
+                    format!(
+                        "{model} refused the request as longer than its context window, and nothing is left to trim: the system prompt, the step's task and the latest exchange alone are too long ({}). Give the model a larger window (`context_window` in `[models.{}]` and the server's own setting) or a smaller `max_tokens`",
+                        error.message, state.model_name
+                    ),
+                ))
+            }
+            ErrorKind::ContextExceeded => Some((
+                PauseReason::ContextFull,
+                format!(
+                    "{model} still refused the request as too long after {MAX_CONTEXT_TRIMS} trims: {}",
+                    error.message
+                ),
+            )),
+            ErrorKind::StreamRequired if !state.spec.stream && !quirks.stream => {
+                self.runner.learn(&state.model_name, |quirks| quirks.stream = true);
+                self.emit(RunnerEvent::Retrying { attempt: 1, delay_ms: 0, reason: format!("{model} answers only streamed requests: streaming from now on (set `stream = true` in `[models.{}]` to start so)", state.model_name) });
+                None
+            }
+            ErrorKind::Rejected | ErrorKind::InvalidMessage
+                if state.spec.send_reasoning.is_none()
+                    && error.message.contains("reasoning_content")
+                    && conversation.holds_reasoning() =>
+            {
+                self.runner.learn(&state.model_name, |quirks| quirks.refuses_reasoning = true);
+                conversation.forget_reasoning();
+                self.emit(RunnerEvent::Retrying { attempt: 1, delay_ms: 0, reason: format!("{model} refuses the reasoning sent back: sending it no more (`send_reasoning = \"never\"` in `[models.{}]` says so from the start)", state.model_name) });
+                None
+            }
+            ErrorKind::Unauthorized | ErrorKind::UnknownModel => Some((
+                PauseReason::ModelRefused,
+                format!(
+                    "{model} refused the request ({}): {}. Check the API key's variable and the model's id, then resume",
+                    error.kind.code(),
+                    error.message
+                ),
+            )),
+            kind if kind.is_retryable() || kind == ErrorKind::Malformed => Some((
+                PauseReason::ModelUnavailable,
+                format!("{model} is unavailable ({}): {}", error.kind.code(), error.message),
+            )),
+            _ => Some((
+                PauseReason::RequestRejected,
+                format!("{model} rejected the request ({}): {}", error.kind.code(), error.message),
+            )),
+        }
     }
 
     /// Waits for a person to approve or reject a gate, or to decide past a limit, on the store's

@@ -70,6 +70,12 @@ pub enum PauseReason {
     ModelRefused,
     /// Retries of a failing server ran out.
     ModelUnavailable,
+    /// The server refused the request for a reason other than the key or the model (its tool
+    /// calling is off, a message it will not take): the message names its words and a fix.
+    RequestRejected,
+    /// The server refused the request as longer than the model's context window, and trimming
+    /// the conversation left nothing more to take out.
+    ContextFull,
     /// Turn, token or time limit of the run or the step.
     LimitReached,
     /// The same call repeated, or turns without progress.
@@ -88,6 +94,8 @@ impl PauseReason {
             Self::Interrupted => "interrupted",
             Self::ModelRefused => "model_refused",
             Self::ModelUnavailable => "model_unavailable",
+            Self::RequestRejected => "request_rejected",
+            Self::ContextFull => "context_full",
             Self::LimitReached => "limit_reached",
             Self::Stuck => "stuck",
             Self::ToolErrors => "tool_errors",

@@ -75,6 +75,20 @@ pub struct Runner {
     /// One HTTP client per model name, made on its first request and kept across drives, so
     /// its connection pool (and TLS sessions) outlive one run.
     clients: Arc<Mutex<HashMap<String, Client>>>,
+    /// What each model's server was found to need, by model name, kept across drives.
+    quirks: Arc<Mutex<HashMap<String, Quirks>>>,
+}
+
+/// What a model's server turned out to need, learned from its refusals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Quirks {
+    /// It answers only streamed requests.
+    pub(crate) stream: bool,
+    /// It refuses the reasoning sent back (`reasoning_content` in a request's messages).
+    pub(crate) refuses_reasoning: bool,
+    /// The most tokens of messages it took, learned from a refusal as too long: lower than the
+    /// configured window's room, or the only bound when none is configured.
+    pub(crate) room: Option<u64>,
 }
 
 impl Runner {
@@ -88,7 +102,20 @@ impl Runner {
         models: Models,
         options: RunOptions,
     ) -> Self {
-        Self { runtime, catalog, files, models, options, clients: Arc::default() }
+        Self { runtime, catalog, files, models, options, clients: Arc::default(), quirks: Arc::default() }
+    }
+
+    /// What the model named `name`'s server was found to need so far.
+    pub(crate) fn quirks(&self, name: &str) -> Quirks {
+        // A cache of observations: a panic elsewhere leaves it usable.
+        self.quirks.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).get(name).copied().unwrap_or_default()
+    }
+
+    /// Records what the model named `name`'s server needs.
+    pub(crate) fn learn(&self, name: &str, learned: impl FnOnce(&mut Quirks)) {
+        learned(
+            self.quirks.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).entry(name.to_owned()).or_default(),
+        );
     }
 
     /// The client of the model named `name`, made from `spec` the first time.

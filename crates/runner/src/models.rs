@@ -36,6 +36,12 @@ pub struct ModelSpec {
     /// How many tokens the model reads at most; a carried-over conversation is trimmed to fit.
     pub context_window_tokens: Option<u64>,
     pub price: Option<Price>,
+    /// Ask for streamed answers (servers and gateways that only stream); a server that refuses
+    /// an unstreamed request is streamed to anyway, once it has said so.
+    pub stream: bool,
+    /// Whether the reasoning a server sent goes back with the conversation: always (`Some(true)`),
+    /// never (`Some(false)`), or until the server refuses it (`None`, the default).
+    pub send_reasoning: Option<bool>,
 }
 
 /// The models of a runner: the default, used by steps that name none, and the named ones.
@@ -104,6 +110,8 @@ mod tests {
             max_tokens: None,
             context_window_tokens: None,
             price: None,
+            stream: false,
+            send_reasoning: None,
         }
     }
 

@@ -26,12 +26,20 @@
 //!   - [`Reply::error`] (JSON body) and [`Reply::error_text`] (text body): an HTTP error;
 //!   - [`Reply::computed`]: a closure given the [`RecordedRequest`] that returns the reply, to
 //!     echo what the client sent;
+//!   - [`Reply::sse`]: a 200 streaming these events (`text/event-stream`), each sent exactly as
+//!     given and followed by the blank line that ends an event (`"data: {...}"`, `": keep-alive"`,
+//!     `"event: error\ndata: ..."`): for cut streams, malformed events and errors mid-stream;
 //!   - modifiers: [`Reply::header`] (such as `Retry-After`), [`Reply::delayed`] (answer after a
 //!     wait, for timeouts), [`Reply::usage`] (the token counts of a completion; helpers default
-//!     to 10 prompt and 5 completion tokens).
+//!     to 10 prompt and 5 completion tokens), [`Reply::streamed`] (a helper's completion streamed
+//!     even though the request did not ask, as gateways that always stream do).
 //!
 //!   The helpers' bodies carry `id`, `object`, `created`, `model` (the request's model) and
-//!   `usage`, as OpenAI's do.
+//!   `usage`, as OpenAI's do. A helper's completion is streamed as server-sent events when the
+//!   request asked for it (`"stream": true`) or the reply is [`Reply::streamed`], split as OpenAI
+//!   splits it: a first delta with the role, the content a few characters a chunk, each tool call
+//!   named in one chunk and its arguments spread over at least two more, `finish_reason` in the
+//!   choice's last chunk, then a chunk with the usage and `"choices": []`, then `data: [DONE]`.
 //! - [`FakeLlm::requests()`] returns every request so far as [`RecordedRequest`]s (method, path,
 //!   headers with lower-case names, body as JSON and as text, arrival [`Instant`]);
 //!   [`FakeLlm::wait_for_requests`] blocks until a number of requests has arrived (with a
@@ -45,6 +53,10 @@
 //!   (arrival times, headers): the bodies are still parsed and given to replies, not kept.
 //! - [`FakeLlm::remaining()`] is how many scripted replies are left: a test ends with
 //!   `assert_eq!(server.remaining(), 0)` to check the client used all of them.
+//! - [`FakeLlm::stream_only()`] makes the server a gateway that only streams: a chat-completions
+//!   request without `"stream": true` is recorded and answered 400 `{"error": {"message": "this
+//!   endpoint only supports streaming: set stream=true"}}` without taking a reply; the others get
+//!   their scripted reply, a helper's completion streamed.
 //!
 //! ```no_run
 //! use serde_json::json;
@@ -67,7 +79,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::Bytes;
+use axum::body::{Body as HttpBody, Bytes};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -75,6 +87,9 @@ use tokio::sync::oneshot;
 
 /// The path that plays the script.
 const CHAT_COMPLETIONS: &str = "/v1/chat/completions";
+
+/// What a server that only streams answers a request that did not ask to stream.
+const STREAM_ONLY_REFUSAL: &str = "this endpoint only supports streaming: set stream=true";
 
 /// A running fake server; dropping it stops the server.
 pub struct FakeLlm {
@@ -112,6 +127,11 @@ impl RecordedRequest {
         self.headers.get(&name.to_ascii_lowercase()).map(String::as_str)
     }
 
+    /// Whether the request asked for a streamed answer (`body.stream` is `true`).
+    pub fn asks_to_stream(&self) -> bool {
+        self.body["stream"] == Value::Bool(true)
+    }
+
     /// The model the request asked for (`body.model`), or "" when it named none.
     pub fn model(&self) -> &str {
         self.body["model"].as_str().unwrap_or_default()
@@ -142,6 +162,8 @@ pub struct Reply {
     content: Content,
     headers: Vec<(String, String)>,
     delay: Option<Duration>,
+    /// A helper's completion is streamed even when the request did not ask.
+    streamed: bool,
 }
 
 enum Content {
@@ -153,6 +175,8 @@ enum Content {
         status: u16,
         body: Body,
     },
+    /// Server-sent events sent exactly as given, each followed by a blank line.
+    Events(Vec<String>),
     Computed(Computed),
 }
 
@@ -167,6 +191,7 @@ impl fmt::Debug for Reply {
             Content::Completion(body) => format!("completion {body}"),
             Content::Exact { status, body: Body::Json(body) } => format!("{status} {body}"),
             Content::Exact { status, body: Body::Text(body) } => format!("{status} {body}"),
+            Content::Events(events) => format!("events {events:?}"),
             Content::Computed(_) => "computed from the request".to_owned(),
         };
         formatter
@@ -174,13 +199,14 @@ impl fmt::Debug for Reply {
             .field("content", &content)
             .field("headers", &self.headers)
             .field("delay", &self.delay)
+            .field("streamed", &self.streamed)
             .finish()
     }
 }
 
 impl Reply {
     fn new(content: Content) -> Self {
-        Self { content, headers: Vec::new(), delay: None }
+        Self { content, headers: Vec::new(), delay: None, streamed: false }
     }
 
     /// A completion whose assistant message says `text`.
@@ -232,6 +258,12 @@ impl Reply {
         Self::new(Content::Exact { status, body: Body::Text(body.into()) })
     }
 
+    /// A 200 streaming these events (`text/event-stream`), each sent exactly as given and followed
+    /// by a blank line; nothing is added, not even `data: [DONE]`.
+    pub fn sse(events: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self::new(Content::Events(events.into_iter().map(Into::into).collect()))
+    }
+
     /// The reply the closure computes from the request it answers.
     pub fn computed(compute: impl FnOnce(&RecordedRequest) -> Reply + Send + 'static) -> Self {
         Self::new(Content::Computed(Box::new(compute)))
@@ -246,6 +278,13 @@ impl Reply {
     /// Answers only after `delay` (to outlast a client's timeout).
     pub fn delayed(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
+        self
+    }
+
+    /// Streams a helper-built completion as server-sent events even when the request did not ask
+    /// to stream (ignored on other replies).
+    pub fn streamed(mut self) -> Self {
+        self.streamed = true;
         self
     }
 
@@ -286,6 +325,8 @@ struct State {
     fallback: Option<Fallback>,
     /// Recorded requests keep their bodies (see [`FakeLlm::forget_bodies`]).
     forget_bodies: bool,
+    /// Requests that do not ask to stream are refused (see [`FakeLlm::stream_only`]).
+    stream_only: bool,
 }
 
 impl Shared {
@@ -360,6 +401,14 @@ impl FakeLlm {
     /// megabytes in all, which the server need not hold.
     pub fn forget_bodies(&self) -> &Self {
         self.shared.lock().forget_bodies = true;
+        self
+    }
+
+    /// From now on, answers a chat-completions request that does not ask to stream with a 400
+    /// saying the endpoint only streams, as gateways that only stream do, without taking a
+    /// reply; requests that ask get their reply, a helper's completion streamed.
+    pub fn stream_only(&self) -> &Self {
+        self.shared.lock().stream_only = true;
         self
     }
 
@@ -455,7 +504,9 @@ async fn answer(
         let recorded = if state.forget_bodies { request.clone_without_body() } else { request.clone() };
         state.requests.push(recorded);
         shared.arrived.notify_all();
-        if is_completion {
+        if is_completion && state.stream_only && !request.asks_to_stream() {
+            (Reply::error(400, json!({"error": {"message": STREAM_ONLY_REFUSAL}})), 0)
+        } else if is_completion {
             state.completions += 1;
             let number = state.completions;
             let reply = match state.script.pop_front() {
@@ -484,14 +535,19 @@ async fn answer(
 /// Turns a computed reply into what it computes; headers and a delay set on the computed reply
 /// itself still apply.
 fn resolve(reply: Reply, request: &RecordedRequest) -> Reply {
-    let Reply { content, mut headers, delay } = reply;
+    let Reply { content, mut headers, delay, streamed } = reply;
     match content {
         Content::Computed(compute) => {
             let computed = resolve(compute(request), request);
             headers.extend(computed.headers);
-            Reply { content: computed.content, headers, delay: delay.or(computed.delay) }
+            Reply {
+                content: computed.content,
+                headers,
+                delay: delay.or(computed.delay),
+                streamed: streamed || computed.streamed,
+            }
         }
-        content => Reply { content, headers, delay },
+        content => Reply { content, headers, delay, streamed },
     }
 }
 
@@ -508,12 +564,17 @@ fn respond(reply: Reply, request: &RecordedRequest, number: usize) -> Response {
     let (status, body, content_type) = match reply.content {
         Content::Completion(mut body) => {
             fill_completion(&mut body, request, number);
-            (200, body.to_string().into_bytes(), "application/json")
+            if reply.streamed || request.asks_to_stream() {
+                (200, event_stream(completion_events(&body)), "text/event-stream")
+            } else {
+                (200, HttpBody::from(body.to_string()), "application/json")
+            }
         }
         Content::Exact { status, body: Body::Json(body) } => {
-            (status, body.to_string().into_bytes(), "application/json")
+            (status, HttpBody::from(body.to_string()), "application/json")
         }
-        Content::Exact { status, body: Body::Text(body) } => (status, body.into_bytes(), "text/plain"),
+        Content::Exact { status, body: Body::Text(body) } => (status, HttpBody::from(body), "text/plain"),
+        Content::Events(events) => (200, event_stream(events), "text/event-stream"),
         Content::Computed(_) => unreachable!("computed replies are resolved before responding"),
     };
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -526,6 +587,64 @@ fn respond(reply: Reply, request: &RecordedRequest, number: usize) -> Response {
         }
     }
     response
+}
+
+/// A body sending each event as a piece of its own, as a server streaming them does.
+fn event_stream(events: Vec<String>) -> HttpBody {
+    let pieces = events.into_iter().map(|event| Ok::<_, std::convert::Infallible>(format!("{event}\n\n")));
+    HttpBody::from_stream(futures::stream::iter(pieces))
+}
+
+/// A filled completion as the `data:` events OpenAI streams it in (see the module's doc).
+fn completion_events(completion: &Value) -> Vec<String> {
+    let chunk = |choices: Value| {
+        json!({
+            "id": completion["id"],
+            "object": "chat.completion.chunk",
+            "created": completion["created"],
+            "model": completion["model"],
+            "choices": choices,
+        })
+    };
+    let mut events = Vec::new();
+    for choice in completion["choices"].as_array().into_iter().flatten() {
+        let message = &choice["message"];
+        let mut send = |delta: Value, finish_reason: &Value| {
+            let choices = json!([{"index": choice["index"], "delta": delta, "finish_reason": finish_reason}]);
+            events.push(format!("data: {}", chunk(choices)));
+        };
+        send(json!({"role": message["role"]}), &Value::Null);
+        for piece in pieces(message["content"].as_str().unwrap_or_default(), 4) {
+            send(json!({"content": piece}), &Value::Null);
+        }
+        for (index, call) in message["tool_calls"].as_array().into_iter().flatten().enumerate() {
+            let function = &call["function"];
+            send(
+                json!({"tool_calls": [{"index": index, "id": call["id"], "type": call["type"],
+                    "function": {"name": function["name"], "arguments": ""}}]}),
+                &Value::Null,
+            );
+            let arguments = function["arguments"].as_str().unwrap_or_default();
+            // In three pieces, so even `{}` comes in two.
+            for piece in pieces(arguments, arguments.chars().count().div_ceil(3)) {
+                send(json!({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}), &Value::Null);
+            }
+        }
+        send(json!({}), &choice["finish_reason"]);
+    }
+    if !completion["usage"].is_null() {
+        let mut usage_only = chunk(json!([]));
+        usage_only["usage"] = completion["usage"].clone();
+        events.push(format!("data: {usage_only}"));
+    }
+    events.push("data: [DONE]".to_owned());
+    events
+}
+
+/// `text` in pieces of `size` characters (at least one).
+fn pieces(text: &str, size: usize) -> Vec<String> {
+    let characters: Vec<char> = text.chars().collect();
+    characters.chunks(size.max(1)).map(|piece| piece.iter().collect()).collect()
 }
 
 /// Fills what a helper-built completion leaves to the server: the model asked for, and tool call

@@ -29,6 +29,7 @@ pub fn request() -> ChatRequest<'static> {
         .into(),
         temperature: Some(0.2),
         max_tokens: Some(256),
+        stream: false,
     }
 }
 

@@ -53,6 +53,8 @@ impl World {
             max_tokens: None,
             context_window_tokens: None,
             price: None,
+            stream: false,
+            send_reasoning: None,
         }
     }
 
