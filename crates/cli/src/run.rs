@@ -3,7 +3,7 @@
 //! with `--resume`), hands it to the runner and shows what the runner tells (see
 //! [`crate::run_display`]). Ctrl-C asks the runner to pause cleanly; a second one quits at once.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,8 +12,9 @@ use switchyard_catalog::Catalog;
 use switchyard_config::{Config, Overrides};
 use switchyard_config::{ModelFlags, ResolvedModel, RunnerConfig, SendReasoning};
 use switchyard_llm::{ApiKey, Endpoint};
+use switchyard_command::{Allowlist, Confinement};
 use switchyard_runner::{
-    Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
+    Commands, Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
 };
 use switchyard_runtime::{Runtime, StartRequest};
 use tokio::sync::mpsc;
@@ -119,13 +120,14 @@ async fn drive(
                 file,
                 goal: args.goal.clone().unwrap_or_default(),
                 context,
-                workspace: Some(args.workspace.clone().unwrap_or(project)),
+                workspace: Some(args.workspace.clone().unwrap_or_else(|| project.clone())),
                 strict_status: args.strict_status,
             })
         }
     };
     let models = models(config, &args, &step_models(&opened.runtime, &opened.catalog, &target).await)?;
-    let options = options(&config.runner, &args);
+    let mut options = options(&config.runner, &args);
+    options.commands = commands(config, &project);
     let files = Arc::new(opened.file_host(config));
     let runner = Runner::new(Arc::clone(&opened.runtime), opened.catalog.clone(), files, models, options);
     runner.drive(target, events, cancel).await.map_err(runner_failure)?;
@@ -225,6 +227,54 @@ fn options(runner: &RunnerConfig, args: &RunArgs) -> RunOptions {
         max_tool_errors: runner.max_tool_errors,
         retry: RetryPolicy { max_attempts: runner.max_retries + 1, ..RetryPolicy::default() },
         ..RunOptions::default()
+    }
+}
+
+/// The project's commands the model may run, from `[runner.commands]`; `None` when it allows
+/// none. Says at start how they will be confined, or that the kernel cannot confine them.
+fn commands(config: &Config, project: &Path) -> Option<Commands> {
+    let configured = &config.runner.commands;
+    if configured.allow.is_empty() {
+        return None;
+    }
+    say(&format!("switchyard: the model may run {}", describe_confinement(switchyard_command::confinement())));
+    let home = dirs::home_dir();
+    let place = |path: &PathBuf| match (path.strip_prefix("~"), &home) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => project.join(path),
+    };
+    let places = config.protected_places();
+    let mut unwritable = places.unwritable;
+    unwritable.push(project.join(".git"));
+    let mut secret = places.secret;
+    // Credentials a command has no business reading: what it reads, the model reads.
+    secret.extend(home.iter().flat_map(|home| CREDENTIALS.iter().map(move |place| home.join(place))));
+    Some(Commands {
+        allow: Allowlist::new(configured.allow.clone()),
+        limits: switchyard_command::Limits { timeout: configured.timeout(), max_output_bytes: configured.max_output_bytes },
+        workspace: project.to_owned(),
+        writable: configured.writable.iter().map(place).collect(),
+        unwritable,
+        secret,
+        network: configured.network,
+        env: configured.env.clone(),
+    })
+}
+
+/// Places under the home folder that hold credentials, kept from commands.
+const CREDENTIALS: [&str; 9] =
+    [".ssh", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".gnupg", ".netrc", ".git-credentials"];
+
+/// The start-up line about commands' confinement: where the kernel cannot confine them, only
+/// the allowlist stands between the model and the machine, which the person starting a run must
+/// know.
+fn describe_confinement(confinement: &Confinement) -> String {
+    let allowed = "the commands [runner.commands] allows";
+    match confinement {
+        Confinement::Landlock { .. } => {
+            format!("{allowed}; {confinement}: writes only in the workspace and a private temporary folder")
+        }
+        Confinement::Unavailable { .. } => format!("{allowed}, and only those: {confinement}"),
     }
 }
 

@@ -644,3 +644,109 @@ fn without_a_terminal_each_event_is_a_plain_line_and_stdout_closes_with_how_the_
         ran.stdout
     );
 }
+
+const FIX_AND_TEST: &str = r#"id: fix-and-test
+version: "1"
+title: Fix and test
+description: One step whose model fixes a bug and runs the tests.
+steps:
+  - id: fix
+    title: Fix the bug and run the tests
+    prompt: Make the tests in pkg pass.
+"#;
+
+/// The answer to the request's latest tool call, parsed.
+fn last_answer(request: &RecordedRequest) -> Value {
+    let message = request.messages().iter().rev().find(|message| message["role"] == "tool").expect("a tool answer");
+    serde_json::from_str(message["content"].as_str().unwrap()).expect("a JSON tool answer")
+}
+
+#[test]
+fn the_model_runs_the_projects_tests_through_run_command_confined_by_the_kernel() {
+    let bench = Bench::new();
+    let project = bench.sandbox.project.path();
+    let outside = tempfile::tempdir().unwrap();
+    let escaped = outside.path().join("escaped.txt");
+    std::fs::create_dir(project.join("pkg")).unwrap();
+    std::fs::write(project.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(project.join("pkg/calc.py"), "def add(a, b):\n    return a - b\n").unwrap();
+    std::fs::write(
+        project.join("pkg/test_calc.py"),
+        "import unittest\nfrom pkg.calc import add\n\nclass Add(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("pkg/test_escape.py"),
+        format!(
+            "import unittest\n\nclass Escape(unittest.TestCase):\n    def test_writes_outside(self):\n        open({:?}, 'w').write('out')\n",
+            escaped.display().to_string()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("pkg/test_hang.py"),
+        "import time, unittest\n\nclass Hang(unittest.TestCase):\n    def test_hangs(self):\n        time.sleep(600)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("switchyard.toml"),
+        "[files]\nproject_writable = true\n\n[runner.commands]\nallow = [\"python3 -m unittest\"]\ntimeout_seconds = 3\n",
+    )
+    .unwrap();
+    bench.sandbox.write_workflow("fix-and-test.yaml", FIX_AND_TEST);
+    let unittest = |module: &str| Reply::tool_call("run_command", json!({"argv": ["python3", "-m", "unittest", module]}));
+    bench.server.push_all([
+        unittest("pkg.test_calc"),
+        Reply::tool_call(
+            "write_file",
+            json!({"path": "{project-root}/pkg/calc.py", "content": "def add(a, b):\n    return a + b\n"}),
+        ),
+        unittest("pkg.test_calc"),
+        Reply::tool_call("run_command", json!({"argv": ["python3", "-c", "print('not a test')"]})),
+        unittest("pkg.test_escape"),
+        unittest("pkg.test_hang"),
+        Reply::tool_call("complete_step", json!({"notes": "Fixed `add`; the tests pass."})),
+    ]);
+    let driven = bench.run(&["fix-and-test", "--goal", "fix the adder"]);
+    driven.completed();
+    let said = "the model may run the commands [runner.commands] allows; commands are confined by Landlock";
+    assert!(driven.ran.stderr.contains(said), "{}", driven.ran.stderr);
+    let requests = bench.server.requests();
+    assert_eq!(bench.server.remaining(), 0);
+    let tools = &requests[0].body["tools"];
+    let offered = tools.as_array().unwrap().iter().find(|tool| tool["function"]["name"] == "run_command").unwrap();
+    assert!(offered["function"]["description"].as_str().unwrap().contains("`python3 -m unittest`"));
+
+    let failing = last_answer(&requests[1]);
+    assert_eq!(failing["exit_code"], 1, "{failing}");
+    assert!(failing["stderr"].as_str().unwrap().contains("AssertionError: -1 != 5"), "{failing}");
+    let passing = last_answer(&requests[3]);
+    assert_eq!(passing["exit_code"], 0, "{passing}");
+    assert!(passing["stderr"].as_str().unwrap().contains("OK"), "{passing}");
+
+    let refused = last_answer(&requests[4]);
+    assert_eq!(refused["error"]["code"], "COMMAND_NOT_ALLOWED", "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("python3 -m unittest"), "{refused}");
+    assert!(driven.ran.stderr.contains("security: command refused"), "the security log has it: {}", driven.ran.stderr);
+
+    let escape = last_answer(&requests[5]);
+    assert_eq!(escape["exit_code"], 1, "{escape}");
+    assert!(escape["stderr"].as_str().unwrap().contains("PermissionError"), "the kernel refused: {escape}");
+    assert!(!escaped.exists(), "nothing was written outside the workspace");
+
+    let hang = last_answer(&requests[6]);
+    assert_eq!((&hang["timed_out"], &hang["exit_code"]), (&json!(true), &Value::Null), "{hang}");
+    assert!(hang["what_happened"].as_str().unwrap().contains("killed after 3 s"), "{hang}");
+
+    let run = driven.run_id();
+    let transcript = bench.sandbox.run(&["transcript", &run]).ok();
+    let results: Vec<&Value> = transcript["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|turn| turn["tool_results"].as_array().unwrap())
+        .filter(|result| result["name"] == "run_command")
+        .collect();
+    assert_eq!(results.len(), 5, "every command is in the transcript");
+    assert_eq!(results[2]["refusal"], "violation");
+}

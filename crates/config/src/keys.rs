@@ -67,7 +67,7 @@ impl Key {
         }
         let prefix = format!("{}_", self.section);
         let name = self.name.strip_prefix(&prefix).unwrap_or(self.name);
-        Some(format!("SWITCHYARD_{}_{}", self.section, name).to_uppercase())
+        Some(format!("SWITCHYARD_{}_{}", self.section, name).to_uppercase().replace('.', "_"))
     }
 }
 
@@ -112,6 +112,12 @@ pub const KEYS: &[Key] = &[
     key("runner", "stuck_turns", Kind::Integer),
     key("runner", "max_tool_errors", Kind::Integer),
     key("runner", "auto_approve", Kind::Boolean),
+    key("runner.commands", "allow", Kind::List),
+    key("runner.commands", "timeout_seconds", Kind::Integer),
+    key("runner.commands", "max_output_bytes", Kind::Integer),
+    key("runner.commands", "network", Kind::Boolean),
+    key("runner.commands", "writable", Kind::List),
+    key("runner.commands", "env", Kind::List),
     key("models.<name>", "base_url", Kind::Text),
     key("models.<name>", "model", Kind::Text),
     key("models.<name>", "api_key_env", Kind::Text),
@@ -304,11 +310,34 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
             check_family(file, text, section_name, pattern, table, &mut positions)?;
             continue;
         }
-        let names: Vec<&str> = KEYS.iter().filter(|key| key.section == section_name).map(|key| key.name).collect();
+        let inner = |name: &str| format!("{section_name}.{name}");
+        let mut names: Vec<&str> = KEYS.iter().filter(|key| key.section == section_name).map(|key| key.name).collect();
+        let subsections: Vec<&str> = KEYS
+            .iter()
+            .filter_map(|key| key.section.strip_prefix(section_name)?.strip_prefix('.'))
+            .filter(|name| !name.contains('.'))
+            .collect();
+        names.extend(&subsections);
         for (name, value) in table {
             let at = position(text, name.span().start);
             let name: &str = name.get_ref();
             check_name(file, at, name, &names, &format!("[{section_name}]"))?;
+            if subsections.contains(&name) {
+                let sub_name = inner(name);
+                let DeValue::Table(sub) = value.get_ref() else {
+                    return Err(located(file, at, &format!("[{sub_name}] is a table: write it as a section, [{sub_name}]")));
+                };
+                let sub_names: Vec<&str> = KEYS.iter().filter(|key| key.section == sub_name).map(|key| key.name).collect();
+                for (key_name, key_value) in sub {
+                    let at = position(text, key_name.span().start);
+                    let key_name: &str = key_name.get_ref();
+                    check_name(file, at, key_name, &sub_names, &format!("[{sub_name}]"))?;
+                    let key = find(&sub_name, key_name).expect("a checked name is a key");
+                    check_value(file, text, &format!("[{sub_name}] {key_name}"), key.kind, key_value)?;
+                    positions.insert(format!("{sub_name}.{key_name}"), at);
+                }
+                continue;
+            }
             let key = find(section_name, name).expect("a checked name is a key");
             check_value(file, text, &format!("[{section_name}] {name}"), key.kind, value)?;
             positions.insert(format!("{section_name}.{name}"), at);
@@ -329,8 +358,11 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
 }
 
 /// The sections, in the order of [`KEYS`]; a family of named tables by its own name (`models`).
+/// A section within a section (`runner.commands`) is not one of them: its keys are checked
+/// where its table sits.
 pub fn section_names() -> Vec<&'static str> {
-    let mut sections: Vec<&str> = KEYS.iter().map(|key| key.family().unwrap_or(key.section)).collect();
+    let mut sections: Vec<&str> =
+        KEYS.iter().map(|key| key.family().unwrap_or(key.section)).filter(|section| !section.contains('.')).collect();
     sections.dedup();
     sections
 }

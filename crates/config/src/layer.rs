@@ -120,18 +120,12 @@ impl Layer {
             let value =
                 env_value(key.kind, text).ok_or_else(|| bad_variable(&variable, key, text, expected(key.kind)))?;
             let mut one = toml::Table::new();
-            one.insert(
-                key.section.to_owned(),
-                toml::Value::Table(toml::Table::from_iter([(key.name.to_owned(), value.clone())])),
-            );
+            insert_at(&mut one, key.section, key.name, value.clone());
             // Each variable alone first, so a value out of range names its own variable.
             if let Err(error) = toml::Value::Table(one).try_into::<FileConfig>() {
                 return Err(bad_variable(&variable, key, text, &in_plain_words(error.message().trim_end())));
             }
-            let section = sections.entry(key.section).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-            if let toml::Value::Table(section) = section {
-                section.insert(key.name.to_owned(), value);
-            }
+            insert_at(&mut sections, key.section, key.name, value);
             origins.insert(key.dotted(), Origin::Environment(variable));
         }
         let config = toml::Value::Table(sections).try_into().map_err(|error: toml::de::Error| {
@@ -165,6 +159,18 @@ impl Layer {
             (None, _) => "the environment".to_owned(),
         }
     }
+}
+
+/// Sets `name` in the table of `section` (`runner.commands`: the `commands` table within
+/// `runner`) of `root`, making the tables on the way.
+fn insert_at(root: &mut toml::Table, section: &str, name: &str, value: toml::Value) {
+    let mut table = root;
+    for part in section.split('.') {
+        let entry = table.entry(part.to_owned()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let toml::Value::Table(inner) = entry else { return };
+        table = inner;
+    }
+    table.insert(name.to_owned(), value);
 }
 
 /// `SWITCHYARD_STORE` is kept as an alias of `SWITCHYARD_STORE_PATH`; both set, they must agree.

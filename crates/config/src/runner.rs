@@ -8,6 +8,7 @@
 //! key itself. Resolution checks that the variable is set, naming it, and never reads its value
 //! into anything it returns.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -56,6 +57,47 @@ pub struct RunnerConfig {
     pub max_tool_errors: u32,
     /// `auto_approve`: whether the runner approves human gates itself (and records that it did).
     pub auto_approve: bool,
+    /// `[runner.commands]`: the project's commands the model may run.
+    pub commands: CommandsConfig,
+}
+
+/// `[runner.commands]`: the commands the model may run with its `run_command` tool. Empty
+/// `allow` (the default) offers no such tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandsConfig {
+    /// `allow`: argv prefixes, each written as its words separated by spaces (`"cargo test"`,
+    /// `"python3 -m unittest"`); a command runs only when its first words are one of them.
+    pub allow: Vec<Vec<String>>,
+    /// `timeout_seconds`: how long one command may run before its process group is killed.
+    pub timeout_seconds: u64,
+    /// `max_output_bytes`: the tail of each of stdout and stderr the model reads.
+    pub max_output_bytes: usize,
+    /// `network`: whether commands may open TCP connections.
+    pub network: bool,
+    /// `writable`: places beside the workspace commands may write (a toolchain's cache).
+    pub writable: Vec<PathBuf>,
+    /// `env`: names of environment variables passed to commands beside the base set (never a
+    /// key's, a token's or switchyard's own).
+    pub env: Vec<String>,
+}
+
+impl Default for CommandsConfig {
+    fn default() -> Self {
+        Self {
+            allow: Vec::new(),
+            timeout_seconds: 600,
+            max_output_bytes: 32 * 1024,
+            network: false,
+            writable: Vec::new(),
+            env: Vec::new(),
+        }
+    }
+}
+
+impl CommandsConfig {
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout_seconds)
+    }
 }
 
 impl Default for RunnerConfig {
@@ -76,6 +118,7 @@ impl Default for RunnerConfig {
             stuck_turns: 12,
             max_tool_errors: 5,
             auto_approve: false,
+            commands: CommandsConfig::default(),
         }
     }
 }
@@ -186,6 +229,20 @@ pub(super) struct RunnerSection {
     pub(super) stuck_turns: Option<u32>,
     pub(super) max_tool_errors: Option<u32>,
     pub(super) auto_approve: Option<bool>,
+    #[serde(default)]
+    pub(super) commands: CommandsSection,
+}
+
+/// `[runner.commands]` as one layer writes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CommandsSection {
+    pub(super) allow: Option<Vec<String>>,
+    pub(super) timeout_seconds: Option<u64>,
+    pub(super) max_output_bytes: Option<usize>,
+    pub(super) network: Option<bool>,
+    pub(super) writable: Option<Vec<PathBuf>>,
+    pub(super) env: Option<Vec<String>>,
 }
 
 impl RunnerSection {
@@ -207,6 +264,16 @@ impl RunnerSection {
             stuck_turns: self.stuck_turns.unwrap_or(fallback.stuck_turns),
             max_tool_errors: self.max_tool_errors.unwrap_or(fallback.max_tool_errors),
             auto_approve: self.auto_approve.unwrap_or(fallback.auto_approve),
+            commands: CommandsConfig {
+                allow: self.commands.allow.as_ref().map_or(fallback.commands.allow, |allow| {
+                    allow.iter().map(|prefix| prefix.split_whitespace().map(str::to_owned).collect()).collect()
+                }),
+                timeout_seconds: self.commands.timeout_seconds.unwrap_or(fallback.commands.timeout_seconds),
+                max_output_bytes: self.commands.max_output_bytes.unwrap_or(fallback.commands.max_output_bytes),
+                network: self.commands.network.unwrap_or(fallback.commands.network),
+                writable: self.commands.writable.clone().unwrap_or(fallback.commands.writable),
+                env: self.commands.env.clone().unwrap_or(fallback.commands.env),
+            },
         }
     }
 
@@ -234,6 +301,24 @@ impl RunnerSection {
             return Err(Error::invalid(format!(
                 "{}: [runner] stuck_repeats = {repeats} would call any tool call a repeat: set 2 or more, or remove the line for the default 3",
                 at("runner.stuck_repeats")
+            )));
+        }
+        let commands = &self.commands;
+        for (name, value) in [
+            ("timeout_seconds", commands.timeout_seconds),
+            ("max_output_bytes", commands.max_output_bytes.map(|bytes| bytes as u64)),
+        ] {
+            if value == Some(0) {
+                return Err(Error::invalid(format!(
+                    "{}: [runner.commands] {name} = 0 leaves a command nothing: set a positive number, or remove the line for the default",
+                    at(&format!("runner.commands.{name}"))
+                )));
+            }
+        }
+        if commands.allow.iter().flatten().any(|prefix| prefix.trim().is_empty()) {
+            return Err(Error::invalid(format!(
+                "{}: [runner.commands] allow holds an empty command, which would allow every command: write each as its words, such as \"cargo test\"",
+                at("runner.commands.allow")
             )));
         }
         check_text(self.model.as_deref(), "[runner] model", || at("runner.model"))?;

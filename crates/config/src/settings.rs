@@ -92,6 +92,16 @@ impl Config {
             "validate.keep_presets" => json!(self.validate.keep_presets),
             "validate.mirrors" => json!(self.validate.mirrors),
             "runner.model" => json!(self.runner.model),
+            "runner.commands.allow" => {
+                json!(self.runner.commands.allow.iter().map(|prefix| prefix.join(" ")).collect::<Vec<_>>())
+            }
+            "runner.commands.timeout_seconds" => json!(self.runner.commands.timeout_seconds),
+            "runner.commands.max_output_bytes" => json!(self.runner.commands.max_output_bytes),
+            "runner.commands.network" => json!(self.runner.commands.network),
+            "runner.commands.writable" => {
+                json!(self.runner.commands.writable.iter().map(|place| place.display().to_string()).collect::<Vec<_>>())
+            }
+            "runner.commands.env" => json!(self.runner.commands.env),
             "runner.base_url" => json!(self.runner.base_url),
             "runner.api_key_env" => json!(self.runner.api_key_env),
             "runner.max_turns" => json!(self.runner.max_turns),

@@ -371,3 +371,37 @@ fn a_missing_key_variable_is_named_and_no_value_is_ever_held() {
     assert!(keyless.check_key(|_| false).is_ok(), "no variable named, no key needed");
     assert!(keyless.check_key_in_environment().is_ok());
 }
+
+#[test]
+fn the_commands_a_model_may_run_are_a_section_within_runner_or_variables() {
+    let folders = Folders::new();
+    fs::write(
+        folders.project_file(),
+        "[runner]\nmax_turns = 9\n\n[runner.commands]\nallow = [\"cargo test\", \"python3  -m unittest\"]\ntimeout_seconds = 30\nnetwork = true\nenv = [\"CARGO_HOME\"]\n",
+    )
+    .unwrap();
+    let config = folders.resolve(&[]).unwrap();
+    let commands = &config.runner.commands;
+    let words = |text: &str| text.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(commands.allow, [words("cargo test"), words("python3 -m unittest")], "words split at any space");
+    assert_eq!((commands.timeout_seconds, commands.network, commands.max_output_bytes), (30, true, 32 * 1024));
+    assert_eq!(config.runner.max_turns, 9, "the section within does not hide [runner]'s own keys");
+    assert_eq!(
+        config.origin("runner.commands.timeout_seconds"),
+        Origin::File { path: folders.project_file(), line: 6, column: 1 }
+    );
+
+    let variables = [("SWITCHYARD_RUNNER_COMMANDS_ALLOW", "npm test,make check")];
+    let config = folders.resolve(&variables).unwrap();
+    assert_eq!(config.runner.commands.allow, [words("npm test"), words("make check")], "the variable wins");
+    assert_eq!(config.runner.commands.timeout_seconds, 30, "the file's other keys stay");
+
+    let check = |text: &str, expected: &str| {
+        let (_, message) = folders.project_error(text);
+        assert!(message.starts_with(expected), "{text}: {message}");
+    };
+    check("[runner.commands]\nallow_all = true\n", "[file]:2:1: unknown key `allow_all` in [runner.commands]");
+    check("[runner.commands]\nallow = [\"cargo test\", \" \"]\n", "[file]:2:1: [runner.commands] allow holds an empty command");
+    check("[runner.commands]\ntimeout_seconds = 0\n", "[file]:2:1: [runner.commands] timeout_seconds = 0");
+    check("[runner]\ncommands = 3\n", "[file]:2:1: [runner.commands] is a table");
+}

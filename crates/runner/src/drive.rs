@@ -8,7 +8,11 @@
 //! anywhere picks the run up where its log says it is.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
 use std::time::Instant;
+
+use switchyard_command::{CommandSpec, Sandbox};
+use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
 
 use serde_json::json;
 use switchyard_catalog::Catalog;
@@ -28,7 +32,7 @@ use crate::conversation::{BYTES_PER_TOKEN, Conversation};
 use crate::event::{PauseReason, RunSummary, RunnerEvent};
 use crate::models::ModelSpec;
 use crate::prompt::{self, PromptFacts, system_prompt};
-use crate::tools::{self, Parsed, StepTools};
+use crate::tools::{self, Parsed, RUN_COMMAND, StepTools};
 use crate::watch::{Budget, Scope, StuckWatch};
 use crate::{Error, Outcome, Runner, Target};
 
@@ -48,6 +52,9 @@ const KEEP_REFUSED_ARGUMENTS_BYTES: usize = 2048;
 
 /// What the runner adds when the model answers with text instead of a tool call.
 const CALL_A_TOOL: &str = "Answer with tool calls only: use the file tools to do the step, `checkpoint` to record progress, and `complete_step` when the step is done.";
+
+/// The security log's event for a command the model ran.
+const COMMAND_RAN: &str = "command_ran";
 
 /// Where a turn or a wait leaves the loop.
 enum Next {
@@ -127,6 +134,8 @@ pub(crate) struct Drive<'a> {
     /// Every turn so far had a price: the cost is known.
     priced: bool,
     next_turn: u32,
+    /// The run's workspace, where its commands run (`None`: the configured default).
+    workspace: Option<PathBuf>,
 }
 
 impl<'a> Drive<'a> {
@@ -140,6 +149,7 @@ impl<'a> Drive<'a> {
             budget: Budget::new(),
             priced: true,
             next_turn: 1,
+            workspace: None,
         }
     }
 
@@ -180,6 +190,7 @@ impl<'a> Drive<'a> {
         };
         let record = runtime.run(&RunTarget::Run(run)).await?;
         let session = runtime.session(record.session).await?;
+        self.workspace = session.workspace.as_deref().map(PathBuf::from);
         let loaded = runtime.pinned_workflow(record.workflow_hash).await?;
         let shape = Shape {
             title: loaded.workflow.title.clone(),
@@ -275,7 +286,10 @@ impl<'a> Drive<'a> {
                         tool_errors: 0,
                         continue_token: None,
                         checkpoint_token: None,
-                        tools: StepTools::for_step(step),
+                        tools: StepTools::for_step(
+                            step,
+                            self.runner.options.commands.as_ref().map(|commands| commands.allow.prefixes()),
+                        ),
                         cut_answers: 0,
                         span: tracing::info_span!("step", step = %step.step, model = name),
                     });
@@ -614,6 +628,7 @@ impl<'a> Drive<'a> {
                     Err(error) => refused(error),
                 }
             }
+            Parsed::RunCommand(arguments) => Ok(self.run_command(run, state, arguments.argv).await),
             Parsed::CompleteStep(arguments) => {
                 let Some(token) = state.continue_token.clone() else {
                     return Ok(ToolOutcome::error("NO_STEP", "the run takes no report now"));
@@ -631,6 +646,71 @@ impl<'a> Drive<'a> {
                 Ok(self.completed(state, &response))
             }
         }
+    }
+
+    /// Runs one of the project's commands, if the allowlist permits it, in the run's workspace
+    /// under the kernel's confinement (`switchyard_command`). Every call, allowed or refused,
+    /// goes to the security log; the model reads the exit code and the output's tails.
+    async fn run_command(&mut self, run: RunId, state: &StepState, argv: Vec<String>) -> ToolOutcome {
+        let Some(commands) = self.runner.options.commands.as_ref() else {
+            return ToolOutcome::error("NO_COMMANDS", "this project allows no commands");
+        };
+        let shown = argv.join(" ");
+        if let Err(error) = commands.allow.check(&argv) {
+            self.summary.violations += 1;
+            tracing::warn!(target: LIFECYCLE_TARGET, event = SECURITY_REFUSED, run = %run, step = %state.step, tool = RUN_COMMAND, command = %shown, code = error.code(), "security: command refused");
+            let mut outcome = ToolOutcome::error(error.code(), error.to_string());
+            outcome.refusal = Some(Refusal::Violation);
+            return outcome;
+        }
+        let sandbox = Sandbox {
+            workspace: self.workspace.clone().unwrap_or_else(|| commands.workspace.clone()),
+            writable: commands.writable.clone(),
+            unwritable: commands.unwritable.clone(),
+            secret: commands.secret.clone(),
+            network: commands.network,
+        };
+        let spec = CommandSpec { argv, env: commands.env.clone() };
+        let outcome = match switchyard_command::run(&spec, &sandbox, &commands.limits, &self.cancel).await {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                tracing::info!(target: LIFECYCLE_TARGET, event = COMMAND_RAN, run = %run, step = %state.step, command = %shown, code = error.code(), "command did not start: {error}");
+                return ToolOutcome::error(error.code(), error.to_string());
+            }
+        };
+        tracing::info!(
+            target: LIFECYCLE_TARGET,
+            event = COMMAND_RAN,
+            run = %run,
+            step = %state.step,
+            command = %shown,
+            exit_code = outcome.exit_code,
+            timed_out = outcome.timed_out,
+            confined = outcome.confined,
+            millis = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+            stdout_sha256 = %outcome.stdout.sha256,
+            "command ran"
+        );
+        let content = json!({
+            "exit_code": outcome.exit_code,
+            "signal": outcome.signal,
+            "timed_out": outcome.timed_out,
+            "seconds": (outcome.duration.as_secs_f64() * 10.0).round() / 10.0,
+            "stdout": captured(&outcome.stdout),
+            "stderr": captured(&outcome.stderr),
+            "what_happened": if outcome.timed_out {
+                format!("killed after {} s, its time limit", commands.limits.timeout.as_secs())
+            } else if outcome.cancelled {
+                "killed: the run is pausing".to_owned()
+            } else {
+                match outcome.exit_code {
+                    Some(0) => "it succeeded".to_owned(),
+                    Some(code) => format!("it failed with exit code {code}"),
+                    None => "it was killed by a signal".to_owned(),
+                }
+            },
+        });
+        ToolOutcome { ok: outcome.succeeded(), content: content.to_string(), progressed: true, moved: false, refusal: None }
     }
 
     /// What an accepted, blocked or failing `complete_step` tells the model and the watchers.
@@ -965,6 +1045,15 @@ fn answer_cut(spec: &ModelSpec) -> String {
     format!(
         "Your answer was cut at {limit} (finish_reason `length`), so it is incomplete. Answer in smaller pieces: one tool call at a time, and a long file in several writes."
     )
+}
+
+/// A command's output as the model reads it: the tail, and how much there was.
+fn captured(captured: &switchyard_command::Captured) -> serde_json::Value {
+    if captured.truncated {
+        json!({ "tail": captured.tail, "bytes": captured.total_bytes, "note": "only the end is shown" })
+    } else {
+        json!(captured.tail)
+    }
 }
 
 /// What the model reads after an answer with neither text nor a tool call.

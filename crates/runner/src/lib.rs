@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 pub use crate::error::Error;
 pub use crate::event::{PauseReason, RunSummary, RunnerEvent};
 pub use crate::models::{ModelSpec, Models, Price};
-pub use crate::options::{Limits, RetryPolicy, RunOptions};
+pub use crate::options::{Commands, Limits, RetryPolicy, RunOptions};
 
 /// What to drive: a new run, or a run that exists (started by any door) picked up at its tip.
 #[derive(Debug, Clone)]

@@ -3,7 +3,10 @@
 //! with; the CLI fills it from `[runner]` and its flags.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use switchyard_command::{Allowlist, Limits as CommandLimits};
 
 /// Limits on a run (one drive of it) or on one step. `None`: no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -67,6 +70,27 @@ pub struct RunOptions {
     pub recap_budget_bytes: usize,
     /// The persona text of each role, by role name; a role without one is named in the prompt.
     pub personas: BTreeMap<String, String>,
+    /// The project's commands the model may run (`run_command`); `None` offers no such tool.
+    pub commands: Option<Commands>,
+}
+
+/// The project's commands a model may run with `run_command`, and the sandbox they run in
+/// (see `switchyard_command`): the run's workspace writable, nothing it must not write or read.
+#[derive(Debug, Clone)]
+pub struct Commands {
+    pub allow: Allowlist,
+    pub limits: CommandLimits,
+    /// The workspace of a run that names none (the project).
+    pub workspace: PathBuf,
+    /// Places besides the workspace commands may write.
+    pub writable: Vec<PathBuf>,
+    /// Places commands never write: switchyard's configuration and workflow folders, `.git`.
+    pub unwritable: Vec<PathBuf>,
+    /// Places commands never read: keys, the store, credentials.
+    pub secret: Vec<PathBuf>,
+    pub network: bool,
+    /// Names of environment variables passed beside the base set.
+    pub env: Vec<String>,
 }
 
 impl Default for RunOptions {
@@ -81,6 +105,7 @@ impl Default for RunOptions {
             retry: RetryPolicy::default(),
             recap_budget_bytes: switchyard_runtime::RECAP_BUDGET_BYTES,
             personas: BTreeMap::new(),
+            commands: None,
         }
     }
 }

@@ -17,6 +17,7 @@ use switchyard_runtime::{AdvanceInput, PendingStep, tool_schema};
 
 pub(crate) const COMPLETE_STEP: &str = "complete_step";
 pub(crate) const CHECKPOINT: &str = "checkpoint";
+pub(crate) const RUN_COMMAND: &str = "run_command";
 
 /// File tools whose success changes a file: progress, for stuck detection.
 const WRITING_TOOLS: [&str; 4] = ["save_output", "write_file", "apply_patch", "update_frontmatter"];
@@ -58,6 +59,15 @@ pub(crate) struct CheckpointArguments {
     pub notes: String,
 }
 
+/// `run_command`: one of the project's allowed commands.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RunCommandArguments {
+    /// The command as its words (no shell: no pipes, redirections or variables), such as
+    /// ["cargo", "test", "--lib"]; it runs in the project's folder.
+    pub argv: Vec<String>,
+}
+
 /// A tool call the model made, parsed.
 #[derive(Debug)]
 pub(crate) enum Parsed {
@@ -68,6 +78,7 @@ pub(crate) enum Parsed {
     },
     CompleteStep(CompleteStepArguments),
     Checkpoint(CheckpointArguments),
+    RunCommand(RunCommandArguments),
 }
 
 /// The tools offered with every request, derived once per process.
@@ -103,8 +114,21 @@ pub(crate) struct StepTools {
 }
 
 impl StepTools {
-    pub(crate) fn for_step(step: &PendingStep) -> Self {
+    /// The tools of `step`, with `run_command` when the project allows commands (`allowed`, the
+    /// prefixes as words).
+    pub(crate) fn for_step(step: &PendingStep, allowed: Option<&[Vec<String>]>) -> Self {
         let mut specs = specs().to_vec();
+        if let Some(allowed) = allowed {
+            let allowed: Vec<String> = allowed.iter().map(|prefix| format!("`{}`", prefix.join(" "))).collect();
+            specs.push(ToolSpec::function(
+                RUN_COMMAND,
+                format!(
+                    "Run one of the project's commands in the project's folder and read its exit code and the end of its output. Allowed: commands starting with {}. No shell; writes only inside the project; a command that runs too long is killed.",
+                    allowed.join(", ")
+                ),
+                Value::Object(tool_schema::input_schema::<RunCommandArguments>()),
+            ));
+        }
         let mut required = Vec::new();
         let complete = specs.iter_mut().find(|spec| spec.function.name == COMPLETE_STEP);
         let mut schema = complete.map(|spec| &mut spec.function.parameters);
@@ -157,6 +181,12 @@ impl StepTools {
     /// Parses one call as [`parse`] does, and refuses a `complete_step` lacking what the step
     /// requires, saying what is missing.
     pub(crate) fn parse(&self, name: &str, arguments: &str) -> Result<Parsed, String> {
+        if name == RUN_COMMAND && self.specs.iter().any(|spec| spec.function.name == RUN_COMMAND) {
+            let text = if arguments.trim().is_empty() { "{}" } else { arguments };
+            return serde_json::from_str(text)
+                .map(Parsed::RunCommand)
+                .map_err(|error| format!("the arguments of `{RUN_COMMAND}` do not fit its schema: {error}; send {{\"argv\": [\"word\", ...]}}"));
+        }
         let parsed = parse(name, arguments)?;
         if let (Parsed::CompleteStep(report), Some(validator)) = (&parsed, &self.complete_step) {
             let sent = serde_json::to_value(report).unwrap_or_default();

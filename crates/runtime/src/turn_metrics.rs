@@ -36,7 +36,7 @@ pub struct Outcome {
 
 /// The tools a runner offers a model, each a label value of its own; any other name a model
 /// calls (an unknown tool) counts as `other`.
-pub const RUNNER_TOOLS: [&str; 9] = [
+pub const RUNNER_TOOLS: [&str; 10] = [
     "read_file",
     "list_files",
     "save_output",
@@ -46,6 +46,7 @@ pub const RUNNER_TOOLS: [&str; 9] = [
     "preload_workflow",
     "complete_step",
     "checkpoint",
+    "run_command",
 ];
 
 /// The label of a tool name outside [`RUNNER_TOOLS`].
