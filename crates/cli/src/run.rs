@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use clap::Args;
 use switchyard_catalog::Catalog;
+use switchyard_command::{Allowlist, Confinement};
 use switchyard_config::{Config, Overrides};
 use switchyard_config::{ModelFlags, ResolvedModel, RunnerConfig, SendReasoning};
 use switchyard_llm::{ApiKey, Endpoint};
-use switchyard_command::{Allowlist, Confinement};
 use switchyard_runner::{
     Commands, Limits, ModelSpec, Models, PauseReason, Price, RetryPolicy, RunOptions, Runner, RunnerEvent, Target,
 };
@@ -251,7 +251,10 @@ fn commands(config: &Config, project: &Path) -> Option<Commands> {
     secret.extend(home.iter().flat_map(|home| CREDENTIALS.iter().map(move |place| home.join(place))));
     Some(Commands {
         allow: Allowlist::new(configured.allow.clone()),
-        limits: switchyard_command::Limits { timeout: configured.timeout(), max_output_bytes: configured.max_output_bytes },
+        limits: switchyard_command::Limits {
+            timeout: configured.timeout(),
+            max_output_bytes: configured.max_output_bytes,
+        },
         workspace: project.to_owned(),
         writable: configured.writable.iter().map(place).collect(),
         unwritable,

@@ -694,12 +694,14 @@ fn the_model_runs_the_projects_tests_through_run_command_confined_by_the_kernel(
     )
     .unwrap();
     bench.sandbox.write_workflow("fix-and-test.yaml", FIX_AND_TEST);
-    let unittest = |module: &str| Reply::tool_call("run_command", json!({"argv": ["python3", "-m", "unittest", module]}));
+    let unittest =
+        |module: &str| Reply::tool_call("run_command", json!({"argv": ["python3", "-m", "unittest", module]}));
     bench.server.push_all([
         unittest("pkg.test_calc"),
         Reply::tool_call(
             "write_file",
-            json!({"path": "{project-root}/pkg/calc.py", "content": "def add(a, b):\n    return a + b\n"}),
+            // A size of its own: Python trusts a cached module of the same size and second.
+            json!({"path": "{project-root}/pkg/calc.py", "content": "def add(a, b):\n    return b + a  # fixed\n"}),
         ),
         unittest("pkg.test_calc"),
         Reply::tool_call("run_command", json!({"argv": ["python3", "-c", "print('not a test')"]})),

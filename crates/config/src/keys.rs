@@ -325,9 +325,14 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
             if subsections.contains(&name) {
                 let sub_name = inner(name);
                 let DeValue::Table(sub) = value.get_ref() else {
-                    return Err(located(file, at, &format!("[{sub_name}] is a table: write it as a section, [{sub_name}]")));
+                    return Err(located(
+                        file,
+                        at,
+                        &format!("[{sub_name}] is a table: write it as a section, [{sub_name}]"),
+                    ));
                 };
-                let sub_names: Vec<&str> = KEYS.iter().filter(|key| key.section == sub_name).map(|key| key.name).collect();
+                let sub_names: Vec<&str> =
+                    KEYS.iter().filter(|key| key.section == sub_name).map(|key| key.name).collect();
                 for (key_name, key_value) in sub {
                     let at = position(text, key_name.span().start);
                     let key_name: &str = key_name.get_ref();

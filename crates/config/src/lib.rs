@@ -52,7 +52,9 @@ use switchyard_core::workflow::Limits;
 
 use self::layer::Layer;
 pub use self::layer::{Environment, Origin};
-pub use self::runner::{CommandsConfig, ModelConfig, ModelFlags, ModelPrice, ResolvedModel, RunnerConfig, SendReasoning};
+pub use self::runner::{
+    CommandsConfig, ModelConfig, ModelFlags, ModelPrice, ResolvedModel, RunnerConfig, SendReasoning,
+};
 pub use crate::error::Error;
 
 /// The file name of the store inside the home folder.

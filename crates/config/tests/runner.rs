@@ -401,7 +401,10 @@ fn the_commands_a_model_may_run_are_a_section_within_runner_or_variables() {
         assert!(message.starts_with(expected), "{text}: {message}");
     };
     check("[runner.commands]\nallow_all = true\n", "[file]:2:1: unknown key `allow_all` in [runner.commands]");
-    check("[runner.commands]\nallow = [\"cargo test\", \" \"]\n", "[file]:2:1: [runner.commands] allow holds an empty command");
+    check(
+        "[runner.commands]\nallow = [\"cargo test\", \" \"]\n",
+        "[file]:2:1: [runner.commands] allow holds an empty command",
+    );
     check("[runner.commands]\ntimeout_seconds = 0\n", "[file]:2:1: [runner.commands] timeout_seconds = 0");
     check("[runner]\ncommands = 3\n", "[file]:2:1: [runner.commands] is a table");
 }

@@ -95,6 +95,8 @@ enum Sent {
 #[derive(Debug, Default)]
 struct Remedies {
     trims: u32,
+    /// Tool answers replaced and exchanges dropped by those trims.
+    trimmed: u32,
 }
 
 /// What one tool call came to.
@@ -424,7 +426,13 @@ impl<'a> Drive<'a> {
             None => self.priced = false,
         }
         let (new_messages, fresh) = conversation.take_unrecorded();
-        let recorded_request = TurnRequest { messages: sent_messages, tools: sent_tools, fresh, trimmed, new_messages };
+        let recorded_request = TurnRequest {
+            messages: sent_messages,
+            tools: sent_tools,
+            fresh,
+            trimmed: trimmed + remedies.trimmed,
+            new_messages,
+        };
         let text = message.content.as_deref().filter(|text| !text.trim().is_empty()).map(bounded);
         let cut = finish == Finish::Length;
         state.cut_answers += u32::from(cut);
@@ -710,7 +718,13 @@ impl<'a> Drive<'a> {
                 }
             },
         });
-        ToolOutcome { ok: outcome.succeeded(), content: content.to_string(), progressed: true, moved: false, refusal: None }
+        ToolOutcome {
+            ok: outcome.succeeded(),
+            content: content.to_string(),
+            progressed: true,
+            moved: false,
+            refusal: None,
+        }
     }
 
     /// What an accepted, blocked or failing `complete_step` tells the model and the watchers.
@@ -807,7 +821,7 @@ impl<'a> Drive<'a> {
                 let sent = conversation.bytes().div_ceil(BYTES_PER_TOKEN);
                 let room = sent.saturating_mul(3) / 4;
                 let before = conversation.bytes();
-                conversation.trim_to(room);
+                remedies.trimmed += conversation.trim_to(room);
                 self.runner.learn(&state.model_name, |quirks| {
                     quirks.room = Some(quirks.room.map_or(room, |known| known.min(room)))
                 });

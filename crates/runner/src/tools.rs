@@ -261,7 +261,9 @@ mod tests {
 
     #[test]
     fn the_model_is_offered_the_file_tools_and_the_step_tools_without_a_run_argument() {
-        let mut names: Vec<&str> = specs().iter().map(|spec| spec.function.name.as_str()).collect();
+        // `run_command` is offered where the project allows commands.
+        let mut names: Vec<&str> =
+            specs().iter().map(|spec| spec.function.name.as_str()).chain([RUN_COMMAND]).collect();
         names.sort_unstable();
         // The same list labels the runner's metrics on a server's `/metrics`.
         let mut expected = switchyard_runtime::turn_metrics::RUNNER_TOOLS.to_vec();

@@ -57,6 +57,26 @@
 //!   request without `"stream": true` is recorded and answered 400 `{"error": {"message": "this
 //!   endpoint only supports streaming: set stream=true"}}` without taking a reply; the others get
 //!   their scripted reply, a helper's completion streamed.
+//! - Servers that refuse what they are strict about, each a check run on every chat-completions
+//!   request before the script (a refused request is recorded and takes no reply), the refusal
+//!   worded as the named server family words it ([`Says`]):
+//!   - [`FakeLlm::needs_user_turn()`]: a Qwen3-family chat template (llama.cpp `--jinja`, vLLM,
+//!     LiteLLM) refuses a request without a user message;
+//!   - [`FakeLlm::wants_reasoning_back()`]: DeepSeek's thinking mode refuses an assistant message
+//!     calling tools without the `reasoning_content` it was sent;
+//!   - [`FakeLlm::strict_messages()`]: OpenAI's and Azure's validation refuses an assistant
+//!     message with neither content nor tool calls, a field a message does not have
+//!     (`reasoning_content`), a tool call id used twice, and a tool answer to no call;
+//!   - [`FakeLlm::context_window(tokens)`](FakeLlm::context_window): the whole request counted as
+//!     a tokenizer reads JSON (4 bytes a token) plus the answer's `max_tokens`, refused past the
+//!     window as OpenAI words it;
+//!   - [`FakeLlm::refuse_when(check)`](FakeLlm::refuse_when): any other check.
+//! - [`Reply::says(Says::...)`](Reply::says): a refusal as one family words it (context windows
+//!   of OpenAI, vLLM, llama.cpp and LiteLLM; tool calling off in vLLM, llama.cpp and Ollama).
+//! - Answers that test a client's care: [`Reply::empty`] (neither content nor tool calls),
+//!   [`Reply::finish`] (another `finish_reason`, such as `length`), [`Reply::reasoning`] (the
+//!   message's `reasoning_content`), [`Reply::call_ids`] (tool call ids as given, duplicates
+//!   allowed), [`Reply::total_tokens_only`] and [`Reply::no_usage`].
 //!
 //! ```no_run
 //! use serde_json::json;
@@ -90,6 +110,88 @@ const CHAT_COMPLETIONS: &str = "/v1/chat/completions";
 
 /// What a server that only streams answers a request that did not ask to stream.
 const STREAM_ONLY_REFUSAL: &str = "this endpoint only supports streaming: set stream=true";
+
+/// A refusal as a server family words it, for [`Reply::says`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Says {
+    /// OpenAI and Azure: the request is longer than the context window.
+    OpenAiContext,
+    /// vLLM: the messages and the completion are longer than the window.
+    VllmContext,
+    /// llama.cpp's server: the request exceeds the context size it runs with.
+    LlamaCppContext,
+    /// LiteLLM in front of another API.
+    LiteLlmContext,
+    /// vLLM started without tool calling.
+    VllmToolsOff,
+    /// llama.cpp's server started without `--jinja`.
+    LlamaCppToolsOff,
+    /// Ollama serving a model without tool support.
+    OllamaNoTools,
+    /// A Qwen3-family chat template given no user message.
+    NoUserQuery,
+    /// DeepSeek's thinking mode given a tool-calling assistant message without its reasoning.
+    MissingReasoning,
+    /// OpenAI given an assistant message with `content: null` and no tool calls.
+    NullContent,
+    /// OpenAI given a message field it does not know.
+    UnknownMessageField,
+}
+
+impl Says {
+    /// The status and the body the family answers with.
+    pub fn answer(self) -> (u16, Value) {
+        match self {
+            Self::OpenAiContext => (
+                400,
+                json!({"error": {"message": "This model's maximum context length is 4096 tokens. However, your messages resulted in 5210 tokens. Please reduce the length of the messages.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}),
+            ),
+            Self::VllmContext => (
+                400,
+                json!({"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5210 tokens (4698 in the messages, 512 in the completion). Please reduce the length of the messages or completion.", "type": "BadRequestError", "param": null, "code": 400}),
+            ),
+            Self::LlamaCppContext => (
+                400,
+                json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5210, "n_ctx": 4096}}),
+            ),
+            Self::LiteLlmContext => (
+                400,
+                json!({"error": {"message": "litellm.ContextWindowExceededError: litellm.BadRequestError: prompt is too long: 5210 tokens > 4096 maximum", "type": null, "param": null, "code": "400"}}),
+            ),
+            Self::VllmToolsOff => (
+                400,
+                json!({"object": "error", "message": "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", "type": "BadRequestError", "param": null, "code": 400}),
+            ),
+            Self::LlamaCppToolsOff => (
+                400,
+                json!({"error": {"code": 400, "message": "tools param requires --jinja flag", "type": "invalid_request_error"}}),
+            ),
+            Self::OllamaNoTools => (
+                400,
+                json!({"error": {"message": "registry.ollama.ai/library/gemma2:2b does not support tools", "type": "api_error", "param": null, "code": null}}),
+            ),
+            Self::NoUserQuery => (
+                400,
+                json!({"error": {"code": 400, "message": "No user query found in messages.", "type": "invalid_request_error"}}),
+            ),
+            Self::MissingReasoning => (
+                400,
+                json!({"error": {"message": "Missing `reasoning_content` field in the assistant message at message index 2. For more information, please refer to the thinking mode documentation.", "type": "invalid_request_error", "param": null, "code": "invalid_request_error"}}),
+            ),
+            Self::NullContent => (
+                400,
+                json!({"error": {"message": "Invalid value for 'content': expected a string, got null.", "type": "invalid_request_error", "param": "messages.[2].content", "code": null}}),
+            ),
+            Self::UnknownMessageField => (
+                400,
+                json!({"error": {"message": "Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.2'", "type": "invalid_request_error", "param": null, "code": null}}),
+            ),
+        }
+    }
+}
+
+/// A check a strict server runs on each request: the refusal, or `None` to serve it.
+type Refusal = Box<dyn Fn(&RecordedRequest) -> Option<Reply> + Send>;
 
 /// A running fake server; dropping it stops the server.
 pub struct FakeLlm {
@@ -288,6 +390,65 @@ impl Reply {
         self
     }
 
+    /// A refusal as a server family words it.
+    pub fn says(says: Says) -> Self {
+        let (status, body) = says.answer();
+        Self::error(status, body)
+    }
+
+    /// A completion whose assistant message has neither content nor tool calls (a content
+    /// filter, or a reasoning model that spent `max_tokens` thinking).
+    pub fn empty() -> Self {
+        Self::new(Content::Completion(completion(&json!({"role": "assistant", "content": null}), "stop")))
+    }
+
+    /// Sets a helper-built completion's `finish_reason` (`length`: the answer was cut).
+    pub fn finish(mut self, reason: &str) -> Self {
+        if let Content::Completion(body) = &mut self.content {
+            body["choices"][0]["finish_reason"] = json!(reason);
+        }
+        self
+    }
+
+    /// Sets a helper-built completion's `reasoning_content`, as reasoning models send it.
+    pub fn reasoning(mut self, text: &str) -> Self {
+        if let Content::Completion(body) = &mut self.content {
+            body["choices"][0]["message"]["reasoning_content"] = json!(text);
+        }
+        self
+    }
+
+    /// Gives a helper-built completion's tool calls these ids, in order (duplicates allowed, as
+    /// some servers send them).
+    pub fn call_ids(mut self, ids: &[&str]) -> Self {
+        if let Content::Completion(body) = &mut self.content
+            && let Some(calls) = body["choices"][0]["message"]["tool_calls"].as_array_mut()
+        {
+            for (call, id) in calls.iter_mut().zip(ids) {
+                call["id"] = json!(id);
+            }
+        }
+        self
+    }
+
+    /// A helper-built completion whose usage gives only `total_tokens`.
+    pub fn total_tokens_only(mut self, total: u64) -> Self {
+        if let Content::Completion(body) = &mut self.content {
+            body["usage"] = json!({"total_tokens": total});
+        }
+        self
+    }
+
+    /// A helper-built completion without `usage`.
+    pub fn no_usage(mut self) -> Self {
+        if let Content::Completion(body) = &mut self.content
+            && let Some(fields) = body.as_object_mut()
+        {
+            fields.remove("usage");
+        }
+        self
+    }
+
     /// Sets the token counts of a helper-built completion (ignored on other replies).
     pub fn usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> Self {
         if let Content::Completion(body) = &mut self.content {
@@ -325,8 +486,8 @@ struct State {
     fallback: Option<Fallback>,
     /// Recorded requests keep their bodies (see [`FakeLlm::forget_bodies`]).
     forget_bodies: bool,
-    /// Requests that do not ask to stream are refused (see [`FakeLlm::stream_only`]).
-    stream_only: bool,
+    /// What the server is strict about, checked in order on each chat-completions request.
+    refusals: Vec<Refusal>,
 }
 
 impl Shared {
@@ -408,8 +569,95 @@ impl FakeLlm {
     /// saying the endpoint only streams, as gateways that only stream do, without taking a
     /// reply; requests that ask get their reply, a helper's completion streamed.
     pub fn stream_only(&self) -> &Self {
-        self.shared.lock().stream_only = true;
+        self.refuse_when(|request| {
+            (!request.asks_to_stream()).then(|| Reply::error(400, json!({"error": {"message": STREAM_ONLY_REFUSAL}})))
+        })
+    }
+
+    /// Refuses a chat-completions request when `check` returns a reply (which answers it; no
+    /// scripted reply is taken).
+    pub fn refuse_when(&self, check: impl Fn(&RecordedRequest) -> Option<Reply> + Send + 'static) -> &Self {
+        self.shared.lock().refusals.push(Box::new(check));
         self
+    }
+
+    /// Refuses a request without a user message, as Qwen3-family chat templates do.
+    pub fn needs_user_turn(&self) -> &Self {
+        self.refuse_when(|request| {
+            let has_user = request.messages().iter().any(|message| message["role"] == "user");
+            (!has_user).then(|| Reply::says(Says::NoUserQuery))
+        })
+    }
+
+    /// Refuses an assistant message calling tools without `reasoning_content`, as DeepSeek's
+    /// thinking mode does.
+    pub fn wants_reasoning_back(&self) -> &Self {
+        self.refuse_when(|request| {
+            let missing = request.messages().iter().any(|message| {
+                message["role"] == "assistant"
+                    && message["tool_calls"].as_array().is_some_and(|calls| !calls.is_empty())
+                    && !message["reasoning_content"].is_string()
+            });
+            missing.then(|| Reply::says(Says::MissingReasoning))
+        })
+    }
+
+    /// Validates messages as OpenAI and Azure do: an assistant message needs content or tool
+    /// calls, a message has no field but the protocol's, a tool call id is used once, and a tool
+    /// answer answers a call of the assistant message before it.
+    pub fn strict_messages(&self) -> &Self {
+        self.refuse_when(|request| {
+            const FIELDS: [&str; 5] = ["role", "content", "tool_calls", "tool_call_id", "name"];
+            let mut seen_ids = std::collections::HashSet::new();
+            let mut open_calls: Vec<String> = Vec::new();
+            for message in request.messages() {
+                let fields = message.as_object().map(|fields| fields.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+                if fields.iter().any(|field| !FIELDS.contains(&field.as_str())) {
+                    return Some(Reply::says(Says::UnknownMessageField));
+                }
+                match message["role"].as_str() {
+                    Some("assistant") => {
+                        let calls = message["tool_calls"].as_array().cloned().unwrap_or_default();
+                        if calls.is_empty() && !message["content"].is_string() {
+                            return Some(Reply::says(Says::NullContent));
+                        }
+                        open_calls.clear();
+                        for call in calls {
+                            let id = call["id"].as_str().unwrap_or_default().to_owned();
+                            if !seen_ids.insert(id.clone()) {
+                                let message = format!("Duplicate value for 'tool_call_id' of {id} in messages.");
+                                return Some(Reply::error(400, json!({"error": {"message": message, "type": "invalid_request_error"}})));
+                            }
+                            open_calls.push(id);
+                        }
+                    }
+                    Some("tool") => {
+                        let id = message["tool_call_id"].as_str().unwrap_or_default();
+                        if !open_calls.iter().any(|open| open == id) {
+                            let message = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.";
+                            return Some(Reply::error(400, json!({"error": {"message": message, "type": "invalid_request_error"}})));
+                        }
+                    }
+                    _ => open_calls.clear(),
+                }
+            }
+            None
+        })
+    }
+
+    /// Counts each request whole against a window of `tokens`, as a tokenizer reads JSON (4
+    /// bytes a token) plus the answer's `max_tokens`, and refuses one past it as OpenAI does.
+    pub fn context_window(&self, tokens: u64) -> &Self {
+        self.refuse_when(move |request| {
+            let answer = request.body["max_tokens"].as_u64().unwrap_or(0);
+            let counted = request.body_text.len() as u64 / 4 + answer;
+            (counted > tokens).then(|| {
+                let message = format!(
+                    "This model's maximum context length is {tokens} tokens. However, your messages resulted in {counted} tokens. Please reduce the length of the messages."
+                );
+                Reply::error(400, json!({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}))
+            })
+        })
     }
 
     /// How many scripted replies have not been played.
@@ -504,8 +752,9 @@ async fn answer(
         let recorded = if state.forget_bodies { request.clone_without_body() } else { request.clone() };
         state.requests.push(recorded);
         shared.arrived.notify_all();
-        if is_completion && state.stream_only && !request.asks_to_stream() {
-            (Reply::error(400, json!({"error": {"message": STREAM_ONLY_REFUSAL}})), 0)
+        let refused = if is_completion { state.refusals.iter().find_map(|check| check(&request)) } else { None };
+        if let Some(refusal) = refused {
+            (refusal, 0)
         } else if is_completion {
             state.completions += 1;
             let number = state.completions;
