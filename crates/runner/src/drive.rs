@@ -11,9 +11,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use switchyard_command::{CommandSpec, Sandbox};
-use switchyard_runtime::observe::{LIFECYCLE_TARGET, SECURITY_REFUSED};
-
 use serde_json::json;
 use switchyard_catalog::Catalog;
 use switchyard_core::turn::{
@@ -21,7 +18,7 @@ use switchyard_core::turn::{
 };
 use switchyard_core::workflow::StepId;
 use switchyard_core::{Control, NodeId, RunId, SessionId};
-use switchyard_llm::{ChatRequest, ChatResponse, ErrorKind, Finish, Message, Retry, ToolCall, Usage};
+use switchyard_llm::{ChatRequest, ChatResponse, Finish, Message, Retry, ToolCall, Usage};
 use switchyard_runtime::{ResponseKind, StepResponse, Target as RunTarget};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::UnboundedSender;
@@ -32,9 +29,14 @@ use crate::conversation::{BYTES_PER_TOKEN, Conversation};
 use crate::event::{PauseReason, RunSummary, RunnerEvent};
 use crate::models::ModelSpec;
 use crate::prompt::{self, PromptFacts, system_prompt};
-use crate::tools::{self, Parsed, RUN_COMMAND, StepTools};
+use crate::tools::{self, Parsed, StepTools};
 use crate::watch::{Budget, Scope, StuckWatch};
 use crate::{Error, Outcome, Runner, Target};
+
+mod command;
+mod remedy;
+
+use self::remedy::Remedies;
 
 /// The note an approval by `--auto-approve` carries, so the log says who approved.
 pub(crate) const AUTO_APPROVAL_NOTE: &str = "approved automatically by switchyard run --auto-approve";
@@ -43,18 +45,11 @@ pub(crate) const AUTO_APPROVAL_NOTE: &str = "approved automatically by switchyar
 /// to the model's window like any conversation).
 const RESTORED_TURNS: usize = 200;
 
-/// How many times one turn's request is trimmed and sent again after a server refused it as
-/// longer than the model's context window.
-const MAX_CONTEXT_TRIMS: u32 = 4;
-
 /// Arguments of a refused call longer than this are not sent back with later requests.
 const KEEP_REFUSED_ARGUMENTS_BYTES: usize = 2048;
 
 /// What the runner adds when the model answers with text instead of a tool call.
 const CALL_A_TOOL: &str = "Answer with tool calls only: use the file tools to do the step, `checkpoint` to record progress, and `complete_step` when the step is done.";
-
-/// The security log's event for a command the model ran.
-const COMMAND_RAN: &str = "command_ran";
 
 /// Where a turn or a wait leaves the loop.
 enum Next {
@@ -89,14 +84,6 @@ enum Sent {
     Failed(switchyard_llm::Error),
     /// Ctrl-C or SIGTERM while waiting.
     Interrupted,
-}
-
-/// The remedies one turn's request has had.
-#[derive(Debug, Default)]
-struct Remedies {
-    trims: u32,
-    /// Tool answers replaced and exchanges dropped by those trims.
-    trimmed: u32,
 }
 
 /// What one tool call came to.
@@ -397,7 +384,6 @@ impl<'a> Drive<'a> {
                 Sent::Interrupted => return Ok(Next::Pause(PauseReason::Interrupted, "interrupted".to_owned())),
                 Sent::Failed(error) => error,
             };
-            drop(request);
             if let Some(pause) = self.remedy(&error, conversation, state, &mut remedies) {
                 return Ok(Next::Pause(pause.0, pause.1));
             }
@@ -490,7 +476,8 @@ impl<'a> Drive<'a> {
                 let span = tracing::info_span!("tool_call", tool = %call.function.name, call = %call.id);
                 self.call_tool(run, state, call, cut).instrument(span).await?
             };
-            if !outcome.ok {
+            // A blocked report stays: the model mends it from what it sent.
+            if !outcome.ok && outcome.refusal != Some(Refusal::Blocked) {
                 conversation.forget_arguments(&call.id, KEEP_REFUSED_ARGUMENTS_BYTES);
             }
             let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -571,7 +558,6 @@ impl<'a> Drive<'a> {
         Ok(Next::Continue)
     }
 
-    /// Runs one tool call.
     /// Runs one tool call; `cut` says the answer holding it was cut at `max_tokens`.
     async fn call_tool(
         &mut self,
@@ -656,77 +642,6 @@ impl<'a> Drive<'a> {
         }
     }
 
-    /// Runs one of the project's commands, if the allowlist permits it, in the run's workspace
-    /// under the kernel's confinement (`switchyard_command`). Every call, allowed or refused,
-    /// goes to the security log; the model reads the exit code and the output's tails.
-    async fn run_command(&mut self, run: RunId, state: &StepState, argv: Vec<String>) -> ToolOutcome {
-        let Some(commands) = self.runner.options.commands.as_ref() else {
-            return ToolOutcome::error("NO_COMMANDS", "this project allows no commands");
-        };
-        let shown = argv.join(" ");
-        if let Err(error) = commands.allow.check(&argv) {
-            self.summary.violations += 1;
-            tracing::warn!(target: LIFECYCLE_TARGET, event = SECURITY_REFUSED, run = %run, step = %state.step, tool = RUN_COMMAND, command = %shown, code = error.code(), "security: command refused");
-            let mut outcome = ToolOutcome::error(error.code(), error.to_string());
-            outcome.refusal = Some(Refusal::Violation);
-            return outcome;
-        }
-        let sandbox = Sandbox {
-            workspace: self.workspace.clone().unwrap_or_else(|| commands.workspace.clone()),
-            writable: commands.writable.clone(),
-            unwritable: commands.unwritable.clone(),
-            secret: commands.secret.clone(),
-            network: commands.network,
-        };
-        let spec = CommandSpec { argv, env: commands.env.clone() };
-        let outcome = match switchyard_command::run(&spec, &sandbox, &commands.limits, &self.cancel).await {
-            Ok(outcome) => outcome,
-            Err(error) => {
-                tracing::info!(target: LIFECYCLE_TARGET, event = COMMAND_RAN, run = %run, step = %state.step, command = %shown, code = error.code(), "command did not start: {error}");
-                return ToolOutcome::error(error.code(), error.to_string());
-            }
-        };
-        tracing::info!(
-            target: LIFECYCLE_TARGET,
-            event = COMMAND_RAN,
-            run = %run,
-            step = %state.step,
-            command = %shown,
-            exit_code = outcome.exit_code,
-            timed_out = outcome.timed_out,
-            confined = outcome.confined,
-            millis = u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
-            stdout_sha256 = %outcome.stdout.sha256,
-            "command ran"
-        );
-        let content = json!({
-            "exit_code": outcome.exit_code,
-            "signal": outcome.signal,
-            "timed_out": outcome.timed_out,
-            "seconds": (outcome.duration.as_secs_f64() * 10.0).round() / 10.0,
-            "stdout": captured(&outcome.stdout),
-            "stderr": captured(&outcome.stderr),
-            "what_happened": if outcome.timed_out {
-                format!("killed after {} s, its time limit", commands.limits.timeout.as_secs())
-            } else if outcome.cancelled {
-                "killed: the run is pausing".to_owned()
-            } else {
-                match outcome.exit_code {
-                    Some(0) => "it succeeded".to_owned(),
-                    Some(code) => format!("it failed with exit code {code}"),
-                    None => "it was killed by a signal".to_owned(),
-                }
-            },
-        });
-        ToolOutcome {
-            ok: outcome.succeeded(),
-            content: content.to_string(),
-            progressed: true,
-            moved: false,
-            refusal: None,
-        }
-    }
-
     /// What an accepted, blocked or failing `complete_step` tells the model and the watchers.
     fn completed(&mut self, state: &StepState, response: &StepResponse) -> ToolOutcome {
         let content = match response.kind {
@@ -797,84 +712,6 @@ impl<'a> Drive<'a> {
                 Ok(response) => Sent::Answer(response),
                 Err(error) => Sent::Failed(error),
             }),
-        }
-    }
-
-    /// What a failed request comes to: `None` when the conversation or the request was mended
-    /// and the request goes again (a context window too small for it, a server that streams
-    /// only, a server that refuses the reasoning sent back), each remedy bounded; otherwise why
-    /// the run pauses, in words that say what to do.
-    fn remedy(
-        &mut self,
-        error: &switchyard_llm::Error,
-        conversation: &mut Conversation,
-        state: &StepState,
-        remedies: &mut Remedies,
-    ) -> Option<(PauseReason, String)> {
-        let model = format!("model `{}` ({})", state.model_name, state.spec.model_id);
-        let quirks = self.runner.quirks(&state.model_name);
-        match error.kind {
-            ErrorKind::ContextExceeded if remedies.trims < MAX_CONTEXT_TRIMS => {
-                remedies.trims += 1;
-                // The server counts more than the estimate did: aim a quarter lower than what
-                // was sent, and trim to that.
-                let sent = conversation.bytes().div_ceil(BYTES_PER_TOKEN);
-                let room = sent.saturating_mul(3) / 4;
-                let before = conversation.bytes();
-                remedies.trimmed += conversation.trim_to(room);
-                self.runner.learn(&state.model_name, |quirks| {
-                    quirks.room = Some(quirks.room.map_or(room, |known| known.min(room)))
-                });
-                if conversation.bytes() < before {
-                    self.emit(RunnerEvent::Retrying { attempt: remedies.trims, delay_ms: 0, reason: format!("{model}: the request was longer than its context window; trimmed the conversation and sending it again") });
-                    return None;
-                }
-                Some((
-                    PauseReason::ContextFull,
-                    format!(
-                        "{model} refused the request as longer than its context window, and nothing is left to trim: the system prompt, the step's task and the latest exchange alone are too long ({}). Give the model a larger window (`context_window` in `[models.{}]` and the server's own setting) or a smaller `max_tokens`",
-                        error.message, state.model_name
-                    ),
-                ))
-            }
-            ErrorKind::ContextExceeded => Some((
-                PauseReason::ContextFull,
-                format!(
-                    "{model} still refused the request as too long after {MAX_CONTEXT_TRIMS} trims: {}",
-                    error.message
-                ),
-            )),
-            ErrorKind::StreamRequired if !state.spec.stream && !quirks.stream => {
-                self.runner.learn(&state.model_name, |quirks| quirks.stream = true);
-                self.emit(RunnerEvent::Retrying { attempt: 1, delay_ms: 0, reason: format!("{model} answers only streamed requests: streaming from now on (set `stream = true` in `[models.{}]` to start so)", state.model_name) });
-                None
-            }
-            ErrorKind::Rejected | ErrorKind::InvalidMessage
-                if state.spec.send_reasoning.is_none()
-                    && error.message.contains("reasoning_content")
-                    && conversation.holds_reasoning() =>
-            {
-                self.runner.learn(&state.model_name, |quirks| quirks.refuses_reasoning = true);
-                conversation.forget_reasoning();
-                self.emit(RunnerEvent::Retrying { attempt: 1, delay_ms: 0, reason: format!("{model} refuses the reasoning sent back: sending it no more (`send_reasoning = \"never\"` in `[models.{}]` says so from the start)", state.model_name) });
-                None
-            }
-            ErrorKind::Unauthorized | ErrorKind::UnknownModel => Some((
-                PauseReason::ModelRefused,
-                format!(
-                    "{model} refused the request ({}): {}. Check the API key's variable and the model's id, then resume",
-                    error.kind.code(),
-                    error.message
-                ),
-            )),
-            kind if kind.is_retryable() || kind == ErrorKind::Malformed => Some((
-                PauseReason::ModelUnavailable,
-                format!("{model} is unavailable ({}): {}", error.kind.code(), error.message),
-            )),
-            _ => Some((
-                PauseReason::RequestRejected,
-                format!("{model} rejected the request ({}): {}", error.kind.code(), error.message),
-            )),
         }
     }
 
@@ -1059,15 +896,6 @@ fn answer_cut(spec: &ModelSpec) -> String {
     format!(
         "Your answer was cut at {limit} (finish_reason `length`), so it is incomplete. Answer in smaller pieces: one tool call at a time, and a long file in several writes."
     )
-}
-
-/// A command's output as the model reads it: the tail, and how much there was.
-fn captured(captured: &switchyard_command::Captured) -> serde_json::Value {
-    if captured.truncated {
-        json!({ "tail": captured.tail, "bytes": captured.total_bytes, "note": "only the end is shown" })
-    } else {
-        json!(captured.tail)
-    }
 }
 
 /// What the model reads after an answer with neither text nor a tool call.
