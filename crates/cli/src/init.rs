@@ -121,6 +121,21 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # Whether the runner approves human gates itself (and records that it did).
 #auto_approve = false
 
+# The project's commands the model may run with its run_command tool; none by default. Each is
+# an argv prefix, word for word, run without a shell in the workspace, its process group killed
+# after timeout_seconds, and on Linux confined by Landlock to writing in the workspace.
+# [runner.commands]
+# allow = ["cargo test", "python3 -m unittest"]
+# timeout_seconds = 600
+# The tail of stdout and of stderr the model reads.
+# max_output_bytes = 32768
+# Whether commands may open TCP connections.
+# network = false
+# Places besides the workspace they may write (~/ is the home folder).
+# writable = ["~/.cargo"]
+# Variables passed beside PATH, HOME, USER, LANG and TZ; never a key's, a token's or switchyard's.
+# env = ["CARGO_HOME"]
+
 # Named models, one table each: [models.<name>], the name yours. No model by default.
 # [models.<name>]
 # base_url = "https://api.openai.com/v1"
@@ -135,6 +150,10 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # US dollars per million tokens, for cost estimates.
 # input_price_per_mtok = 2.0
 # output_price_per_mtok = 8.0
+# Ask for streamed answers, for servers and gateways that only stream.
+# stream = false
+# Send a reasoning model's reasoning back: "auto" until the server refuses it, "always", "never".
+# send_reasoning = "auto"
 
 [validate]
 # What `switchyard validate` checks besides workflows. Globs and folders are relative to the

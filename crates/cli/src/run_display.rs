@@ -79,6 +79,10 @@ pub struct Progress {
 impl Progress {
     /// Takes one event into account.
     pub fn apply(&mut self, event: &RunnerEvent) {
+        // A retry is news until anything else happens.
+        if !matches!(event, RunnerEvent::Retrying { .. }) {
+            self.retrying = None;
+        }
         match event {
             RunnerEvent::RunStarted { run, workflow, .. } => {
                 self.run.clone_from(run);
@@ -97,7 +101,6 @@ impl Progress {
             RunnerEvent::Turn { prompt_tokens, completion_tokens, cost_usd, tokens_estimated, .. } => {
                 self.turns += 1;
                 self.tokens_estimated |= tokens_estimated;
-                self.retrying = None;
                 self.prompt_tokens += prompt_tokens;
                 self.completion_tokens += completion_tokens;
                 if cost_usd.is_some() {
@@ -444,7 +447,7 @@ mod tests {
 
     /// The status lines after each event of the script, as the live display shows them.
     #[test]
-    fn status_lines_follow_the_run_and_show_a_waiting_gate() {
+    fn status_lines_follow_the_run_and_show_a_waiting_gate_and_a_retry() {
         let mut progress = Progress::default();
         let mut seen = Vec::new();
         for event in scripted() {
@@ -459,7 +462,7 @@ mod tests {
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015",
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · last: write_file ok plan.md",
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · last: write_file ok plan.md",
-                "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · last: write_file ok plan.md",
+                "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · retrying in 1.5 s (attempt 2): 429 Too Many Requests",
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · plan waits (gate): switchyard approve run_1",
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · last: write_file ok plan.md",
                 "dev-cycle · step 1/2 plan · planner on qwen2.5 | 1 turn · 1.5k tokens · $0.0015 · last: write_file ok plan.md",

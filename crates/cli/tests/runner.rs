@@ -752,3 +752,21 @@ fn the_model_runs_the_projects_tests_through_run_command_confined_by_the_kernel(
     assert_eq!(results.len(), 5, "every command is in the transcript");
     assert_eq!(results[2]["refusal"], "violation");
 }
+
+#[test]
+fn sigterm_pauses_the_run_as_ctrl_c_does_and_says_how_to_resume() {
+    let bench = Bench::new();
+    bench.sandbox.write_workflow("greeting.yaml", GREETING);
+    // The first answer never comes in time: the runner is stopped while it waits for it.
+    bench.server.push(Reply::text("too late").delayed(Duration::from_secs(600)));
+    let child = bench.spawn(&["greeting", "--goal", "greet"]);
+    bench.server.wait_for_requests(1, BOUND);
+    rustix::process::kill_process(rustix::process::Pid::from_child(&child), rustix::process::Signal::TERM)
+        .expect("SIGTERM reaches switchyard run");
+    let driven = Driven::from(ran(&child.wait_with_output().unwrap()));
+    driven.expect(130);
+    assert_eq!(driven.last()["reason"], "interrupted", "{:#?}", driven.events);
+    assert!(driven.ran.stderr.contains("SIGTERM: pausing the run"), "{}", driven.ran.stderr);
+    let run = driven.run_id();
+    assert_eq!(bench.sandbox.run(&["status", &run]).ok()["control"], "paused");
+}

@@ -68,15 +68,7 @@ async fn what_a_command_leaves_running_is_killed_when_it_is_over() {
 async fn cancelling_kills_the_command() {
     require_landlock(1);
     let workspace = tempfile::tempdir().unwrap();
-    let ready = workspace.path().join("ready");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &ready,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
-        0,
-    )
-    .unwrap();
+    let ready = ready_pipe(workspace.path());
     let cancel = CancellationToken::new();
     let sandbox = Sandbox::new(workspace.path());
     let command = spec(&["sh", "-c", "echo $$ > ready; exec sleep 60"]);
@@ -99,15 +91,7 @@ async fn cancelling_kills_the_command() {
 #[tokio::test]
 async fn dropping_the_call_kills_the_command() {
     let workspace = tempfile::tempdir().unwrap();
-    let ready = workspace.path().join("ready");
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        &ready,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
-        0,
-    )
-    .unwrap();
+    let ready = ready_pipe(workspace.path());
     let sandbox = Sandbox::new(workspace.path());
     let command = spec(&["sh", "-c", "echo $$ > ready; exec sleep 60"]);
     let started = Instant::now();
@@ -175,4 +159,13 @@ async fn a_cut_inside_a_character_starts_the_tail_at_the_next_one() {
     assert_eq!(outcome.stdout.total_bytes, 2001);
     assert!(outcome.stdout.truncated);
     assert_eq!(outcome.stdout.tail, format!("{}\n", "é".repeat(50)));
+}
+
+/// A named pipe `ready` in `folder`: a command writes its process group there once it runs, and
+/// a reader opening it waits until then, so no test sleeps to let a command start.
+fn ready_pipe(folder: &std::path::Path) -> std::path::PathBuf {
+    let ready = folder.join("ready");
+    let mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+    rustix::fs::mknodat(rustix::fs::CWD, &ready, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    ready
 }
