@@ -317,7 +317,7 @@ fn fill_call_ids(response: &mut ChatResponse) {
 ///   must be true");
 /// - tools: vLLM without `--enable-auto-tool-choice`/`--tool-call-parser`, llama.cpp without
 ///   `--jinja`, Ollama's "does not support tools";
-/// - a message the server refuses ("Invalid 'messages[3]'", "messages ... invalid").
+/// - a message the server refuses (`Invalid 'messages[3]'`, "messages ... invalid").
 pub fn classify(status: u16, body: &str) -> ErrorKind {
     match status {
         401 | 403 => ErrorKind::Unauthorized,

@@ -46,7 +46,7 @@ pub(crate) enum Fault<E> {
     /// Reading the body failed (a timeout, a broken connection).
     Transport(E),
     /// The server sent an error event: its data, to be read as an error answer's body, and the
-    /// HTTP status it stands for (see [`error_event_status`]).
+    /// HTTP status it stands for (see [`error_status`]).
     ErrorEvent { data: String, status: u16 },
     /// Not a chat-completions stream: what is wrong, as the end of a sentence beginning "a
     /// stream that ...".
