@@ -126,13 +126,10 @@ impl Conversation {
         if call.function.arguments.len() <= keep_below {
             return;
         }
-        call.function.arguments = serde_json::json!({
-            "switchyard": format!(
-                "the {} bytes of arguments of this refused call were removed; its answer says why",
-                call.function.arguments.len()
-            )
-        })
-        .to_string();
+        call.function.arguments = arguments_note(&format!(
+            "the {} bytes of arguments of this refused call were removed; its answer says why",
+            call.function.arguments.len()
+        ));
         self.bytes = self.bytes - before + message_bytes(message);
     }
 
@@ -159,7 +156,10 @@ impl Conversation {
                     function: FunctionCall {
                         name: call.name.clone(),
                         arguments: if call.arguments.contains(TRUNCATED_MARKER) {
-                            cut_arguments_note(call.arguments.len())
+                            arguments_note(&format!(
+                                "the arguments of this earlier call ({} bytes as recorded) were too long to restore",
+                                call.arguments.len()
+                            ))
                         } else {
                             call.arguments.clone()
                         },
@@ -323,12 +323,10 @@ impl Conversation {
     }
 }
 
-/// What stands in for a restored call's arguments that the record cut short.
-fn cut_arguments_note(bytes: usize) -> String {
-    serde_json::json!({
-        "switchyard": format!("the arguments of this earlier call ({bytes} bytes as recorded) were too long to restore")
-    })
-    .to_string()
+/// What stands in for a call's arguments that are not sent: a JSON object, since servers that
+/// render tool calls through a chat template parse the arguments and refuse what is not JSON.
+fn arguments_note(note: &str) -> String {
+    serde_json::json!({ "switchyard": note }).to_string()
 }
 
 /// What stands in for the oldest exchanges dropped to fit the context window.

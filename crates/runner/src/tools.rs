@@ -9,7 +9,7 @@
 use std::sync::OnceLock;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use switchyard_core::workflow::NotesPolicy;
 use switchyard_llm::ToolSpec;
@@ -23,7 +23,7 @@ pub(crate) const RUN_COMMAND: &str = "run_command";
 const WRITING_TOOLS: [&str; 4] = ["save_output", "write_file", "apply_patch", "update_frontmatter"];
 
 /// `complete_step`: the report on the current step, as every door sends it.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CompleteStepArguments {
     /// What you did, decided and why, in Markdown.
