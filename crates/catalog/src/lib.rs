@@ -473,7 +473,7 @@ pub fn looks_like_path(name: &str) -> bool {
 fn path_given_as_name(name: &str, listed: &[String]) -> Error {
     let path = Path::new(name);
     let shown = name.escape_debug();
-    let instead = "on the command line pass a workflow file with `--file PATH`, or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it";
+    let instead = "on the command line give a workflow file's path (in place of the name, or with `--file`), or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it";
     let message = if path.is_file() {
         format!("`{shown}` is a file path, not a workflow name: {instead}")
     } else if looks_like_bundle(path) {
@@ -482,13 +482,13 @@ fn path_given_as_name(name: &str, listed: &[String]) -> Error {
         )
     } else if path.is_dir() {
         format!(
-            "`{shown}` is a folder, not a workflow: on the command line pass one workflow file in it with `--file PATH` (`switchyard validate {shown}` checks every one it holds), or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it"
+            "`{shown}` is a folder, not a workflow: on the command line give the path of one workflow file in it (in place of the name, or with `--file`; `switchyard validate {shown}` checks every one it holds), or name a workflow as `switchyard list` (MCP: `list_workflows`) shows it"
         )
     } else if let Some(stem) =
         path.file_stem().and_then(|stem| stem.to_str()).filter(|stem| listed.iter().any(|listed| listed == stem))
     {
         format!(
-            "`{shown}` looks like a file path, but there is no such file; did you mean the workflow `{stem}`? Name it as `{stem}`, or on the command line pass a workflow file with `--file PATH`"
+            "`{shown}` looks like a file path, but there is no such file; did you mean the workflow `{stem}`? Name it as `{stem}`, or on the command line give a workflow file's path"
         )
     } else {
         format!("`{shown}` looks like a file path, not a workflow name, and there is no such file: {instead}")

@@ -52,9 +52,14 @@ fn a_folder_or_a_workflow_name_with_its_extension_is_refused_with_what_to_pass()
         assert_eq!(error["code"], "INVALID_NAME", "{args:?}: {error}");
         string(&error["message"])
     };
-    for command in [&["inspect", "./flows"][..], &["start", "flows/", "--goal", "x"]] {
+    for command in [
+        &["inspect", "./flows"][..],
+        &["start", "flows/", "--goal", "x"],
+        &["run", "flows/", "--goal", "x", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"],
+    ] {
         let said = message(command);
-        assert!(said.contains("is a folder, not a workflow") && said.contains("--file PATH"), "{command:?}: {said}");
+        let what_to_give = "give the path of one workflow file in it (in place of the name, or with `--file`";
+        assert!(said.contains("is a folder, not a workflow") && said.contains(what_to_give), "{command:?}: {said}");
         assert!(!said.contains("no such file"), "{said}");
     }
     // A bundle folder is a workflow: `--file` takes it, and so does the place of a name (where
