@@ -237,7 +237,8 @@ fn commands(config: &Config, project: &Path) -> Option<Commands> {
     if configured.allow.is_empty() {
         return None;
     }
-    say(&format!("switchyard: the model may run {}", describe_confinement(switchyard_command::confinement())));
+    let confinement = describe_confinement(switchyard_command::confinement(), configured.network);
+    say(&format!("switchyard: the model may run {confinement}"));
     let home = dirs::home_dir();
     let place = |path: &PathBuf| match (path.strip_prefix("~"), &home) {
         (Ok(rest), Some(home)) => home.join(rest),
@@ -271,13 +272,22 @@ const CREDENTIALS: [&str; 9] =
 /// The start-up line about commands' confinement: where the kernel cannot confine them, only
 /// the allowlist stands between the model and the machine, which the person starting a run must
 /// know.
-fn describe_confinement(confinement: &Confinement) -> String {
+fn describe_confinement(confinement: &Confinement, network: bool) -> String {
     let allowed = "the commands [runner.commands] allows";
     match confinement {
-        Confinement::Landlock { .. } => {
-            format!("{allowed}; {confinement}: writes only in the workspace and a private temporary folder")
+        Confinement::Landlock { abi, network: closable } => {
+            let tcp = match (network, closable) {
+                (true, _) => "TCP allowed (network = true)",
+                (false, true) => "no TCP",
+                (false, false) => "TCP open all the same: this kernel's Landlock cannot close it (ABI 4 can)",
+            };
+            format!(
+                "{allowed}, confined by Landlock (ABI {abi}): writes only in the workspace and a private temporary folder, {tcp}"
+            )
         }
-        Confinement::Unavailable { .. } => format!("{allowed}, and only those: {confinement}"),
+        Confinement::Unavailable { reason } => {
+            format!("{allowed} UNCONFINED ({reason}): only the allowlist limits what runs")
+        }
     }
 }
 

@@ -711,8 +711,8 @@ fn the_model_runs_the_projects_tests_through_run_command_confined_by_the_kernel(
     ]);
     let driven = bench.run(&["fix-and-test", "--goal", "fix the adder"]);
     driven.completed();
-    let said = "the model may run the commands [runner.commands] allows; commands are confined by Landlock";
-    assert!(driven.ran.stderr.contains(said), "{}", driven.ran.stderr);
+    let said = "the model may run the commands [runner.commands] allows, confined by Landlock (ABI ";
+    assert!(driven.ran.stderr.contains(said) && driven.ran.stderr.contains("no TCP"), "{}", driven.ran.stderr);
     let requests = bench.server.requests();
     assert_eq!(bench.server.remaining(), 0);
     let tools = &requests[0].body["tools"];
