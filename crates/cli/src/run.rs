@@ -338,8 +338,9 @@ pub fn outcome(progress: &Progress) -> Outcome {
 /// pick it up again.
 pub fn closing(progress: &Progress) -> String {
     let spent = format!(
-        "{} turns, {} tokens{}",
+        "{} turns, {}{} tokens{}",
         progress.turns,
+        if progress.tokens_estimated { "~" } else { "" },
         crate::run_display::tokens(progress.prompt_tokens + progress.completion_tokens),
         progress.cost_usd.map(|cost| format!(", {}", crate::run_display::dollars(cost))).unwrap_or_default()
     );
@@ -437,5 +438,8 @@ mod tests {
             text,
             "run run_1 paused (limit_reached): why\n(0 turns, 0 tokens)\nresume with: switchyard run --resume run_1"
         );
+        let estimated =
+            Progress { turns: 3, prompt_tokens: 9000, tokens_estimated: true, ..paused(PauseReason::Stuck) };
+        assert!(closing(&estimated).contains("(3 turns, ~9.0k tokens)"), "{}", closing(&estimated));
     }
 }
