@@ -318,34 +318,23 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
             .filter(|name| !name.contains('.'))
             .collect();
         names.extend(&subsections);
-        for (name, value) in table {
-            let at = position(text, name.span().start);
-            let name: &str = name.get_ref();
-            check_name(file, at, name, &names, &format!("[{section_name}]"))?;
+        for (spanned, value) in table {
+            let name: &str = spanned.get_ref();
             if subsections.contains(&name) {
                 let sub_name = inner(name);
                 let DeValue::Table(sub) = value.get_ref() else {
-                    return Err(located(
-                        file,
-                        at,
-                        &format!("[{sub_name}] is a table: write it as a section, [{sub_name}]"),
-                    ));
+                    let at = position(text, spanned.span().start);
+                    let message = format!("[{sub_name}] is a table: write it as a section, [{sub_name}]");
+                    return Err(located(file, at, &message));
                 };
                 let sub_names: Vec<&str> =
                     KEYS.iter().filter(|key| key.section == sub_name).map(|key| key.name).collect();
-                for (key_name, key_value) in sub {
-                    let at = position(text, key_name.span().start);
-                    let key_name: &str = key_name.get_ref();
-                    check_name(file, at, key_name, &sub_names, &format!("[{sub_name}]"))?;
-                    let key = find(&sub_name, key_name).expect("a checked name is a key");
-                    check_value(file, text, &format!("[{sub_name}] {key_name}"), key.kind, key_value)?;
-                    positions.insert(format!("{sub_name}.{key_name}"), at);
+                for key in sub {
+                    check_key(file, text, &sub_name, &sub_names, key, &mut positions)?;
                 }
                 continue;
             }
-            let key = find(section_name, name).expect("a checked name is a key");
-            check_value(file, text, &format!("[{section_name}] {name}"), key.kind, value)?;
-            positions.insert(format!("{section_name}.{name}"), at);
+            check_key(file, text, section_name, &names, (spanned, value), &mut positions)?;
             let dotted = format!("{section_name}.{name}");
             let label = format!("[[{dotted}]]");
             match (section_name, name) {
@@ -360,6 +349,25 @@ pub fn check_keys(file: &Path, text: &str) -> Result<Written, Error> {
         }
     }
     Ok(Written { keys: positions, entries })
+}
+
+/// Checks one key of the table of `section` (`names` its keys): a known name, a value of the
+/// key's kind; records where it is written.
+fn check_key(
+    file: &Path,
+    text: &str,
+    section: &str,
+    names: &[&str],
+    (name, value): (&Spanned<std::borrow::Cow<'_, str>>, &Spanned<DeValue<'_>>),
+    positions: &mut Positions,
+) -> Result<(), Error> {
+    let at = position(text, name.span().start);
+    let name: &str = name.get_ref();
+    check_name(file, at, name, names, &format!("[{section}]"))?;
+    let key = find(section, name).expect("a checked name is a key");
+    check_value(file, text, &format!("[{section}] {name}"), key.kind, value)?;
+    positions.insert(format!("{section}.{name}"), at);
+    Ok(())
 }
 
 /// The sections, in the order of [`KEYS`]; a family of named tables by its own name (`models`).
