@@ -322,6 +322,17 @@ fn approving_and_rejecting_from_the_inbox_moves_the_runs() {
 }
 
 #[test]
+fn stopping_a_run_asks_first_and_enter_in_the_reason_does_not_stop_it() {
+    let home = Home::new();
+    let started = home.start("Stop me only when I say so");
+    let scenario = json!({ "session": text(&started, "/session"), "run": text(&started, "/run") });
+    let mut server = Some(Server::start(&home, 0, &[]));
+    browse("stop.mjs", &mut server, &scenario, |request, _| {
+        cli_action(&home, request).unwrap_or_else(|| unknown(request))
+    });
+}
+
+#[test]
 fn agent_written_scripts_and_javascript_links_never_run() {
     let home = Home::new();
     let started = home.start("<script>window.xssRan = 1; alert('goal')</script>");

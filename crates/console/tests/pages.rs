@@ -518,9 +518,16 @@ async fn pause_resume_and_stop_through_the_forms() {
     };
     let path = format!("/sessions/{}/control", started.session);
     let run = started.run.to_string();
+    // Stopping is permanent: without the confirmation the form is refused and the run goes on.
+    let unconfirmed = [("csrf", csrf.as_str()), ("run", &run), ("action", "stop"), ("reason", "typo, then Enter")];
+    let answer = console.post(&path, Some(&cookie), &unconfirmed).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.body);
+    assert!(answer.body.contains("stopping a run is permanent"), "{}", answer.body);
+    assert_eq!(console.runtime.run(&Target::Run(started.run)).await.unwrap().status, RunStatus::Active);
     for (action, status) in [("pause", RunStatus::Paused), ("resume", RunStatus::Active), ("stop", RunStatus::Stopped)]
     {
-        let answer = console.post(&path, Some(&cookie), &[("csrf", &csrf), ("run", &run), ("action", action)]).await;
+        let fields = [("csrf", csrf.as_str()), ("run", &run), ("action", action), ("confirm", action)];
+        let answer = console.post(&path, Some(&cookie), &fields).await;
         assert_eq!(answer.status, StatusCode::SEE_OTHER, "{action}: {}", answer.body);
         assert_eq!(console.runtime.run(&Target::Run(started.run)).await.unwrap().status, status, "{action}");
     }

@@ -144,6 +144,9 @@ pub(crate) struct ControlForm {
     action: String,
     #[serde(default)]
     reason: String,
+    /// `stop` when the person ticked that stopping is permanent.
+    #[serde(default)]
+    confirm: String,
 }
 
 pub(crate) async fn control(
@@ -162,6 +165,12 @@ pub(crate) async fn control(
     let (done, response) = match form.action.as_str() {
         "pause" => ("Paused", state.runtime.pause(run, reason).await?),
         "resume" => ("Resumed", state.runtime.resume(run).await?),
+        "stop" if form.confirm != "stop" => {
+            return Err(PageError::BadRequest(
+                "stopping a run is permanent: tick \"Stopping is permanent\" beside the Stop button to confirm (confirm=stop)"
+                    .to_owned(),
+            ));
+        }
         "stop" => ("Stopped", state.runtime.stop(run, reason).await?),
         other => {
             return Err(PageError::BadRequest(format!("`{other}` is not a control: use pause, resume or stop")));

@@ -191,6 +191,12 @@ fn controls(
                     input type="hidden" name="action" value="stop";
                     label for="stop-reason" { "Reason to stop (optional)" }
                     input type="text" id="stop-reason" name="reason" data-testid="stop-reason";
+                    // Stopping is for good: the form asks first, and Enter in the reason cannot
+                    // submit it while the box is unticked (the server checks it too).
+                    label for="stop-confirm" {
+                        input type="checkbox" id="stop-confirm" name="confirm" value="stop" required data-testid="stop-confirm";
+                        " Stopping is permanent: the run cannot go on"
+                    }
                     button.danger type="submit" data-testid="stop-button" { "Stop the run" }
                 }
             }
