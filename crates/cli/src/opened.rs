@@ -9,6 +9,7 @@ use switchyard_config::{Config, Environment, Overrides};
 use switchyard_files::{FileHost, HostConfig};
 use switchyard_run_folder::RunFolders;
 use switchyard_runtime::Runtime;
+use switchyard_runtime::evidence::EvidencePolicy;
 
 use crate::output::Failure;
 
@@ -24,8 +25,18 @@ impl Opened {
     /// Opens the store and the key file `config` names, creating them on first use, with run
     /// output folders under `[runs] output_root`.
     pub async fn open(config: &Config) -> Result<Self, Failure> {
+        Self::open_with(config, EvidencePolicy::of(config)).await
+    }
+
+    /// [`Opened::open`] for `switchyard serve`, whose clients may be anyone its token reaches:
+    /// evidence commands run only in `[evidence] trusted_workspaces`.
+    pub async fn serving(config: &Config) -> Result<Self, Failure> {
+        Self::open_with(config, EvidencePolicy::of(config).served(config)).await
+    }
+
+    async fn open_with(config: &Config, evidence: EvidencePolicy) -> Result<Self, Failure> {
         let folders = Arc::new(RunFolders::new(config.output_root.clone()));
-        let runtime = Runtime::open(config).await?.with_follower(Arc::clone(&folders) as _);
+        let runtime = Runtime::open(config).await?.with_evidence(evidence).with_follower(Arc::clone(&folders) as _);
         Ok(Self { runtime: Arc::new(runtime), folders, catalog: Catalog::configured(config) })
     }
 

@@ -315,6 +315,13 @@ impl Printer {
                 text.push_str(&format!("  - [{}] {}: {}\n", issue.code, issue.path, issue.message));
             }
         }
+        if !response.evidence.is_empty() {
+            text.push_str(&format!("\n{}\n", self.bold("What switchyard checked itself:")));
+            for result in &response.evidence {
+                let mark = if result.passed { self.green("passed") } else { self.red("failed") };
+                text.push_str(&format!("  - {mark} {}\n", result.observation.summary()));
+            }
+        }
         if let Some(report) = &response.report_warnings {
             // A refused report's warnings come with it: it was not accepted.
             let heading = if response.validation.is_some() {
@@ -369,6 +376,9 @@ impl Printer {
                     "  artifacts matching: {}\n",
                     serde_json::to_string(schema).unwrap_or_default()
                 ));
+            }
+            for check in &step.evidence {
+                text.push_str(&format!("  switchyard checks that {}\n", check.requirement()));
             }
             if !step.allowed_next.is_empty() {
                 text.push_str(&format!(
@@ -679,6 +689,14 @@ fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
         }
         E::RunPaused { reason } | E::RunStopped { reason } => reason.clone().unwrap_or_default(),
         E::RunFailed { code, .. } => code.clone(),
+        E::EvidenceRecorded { step, results, .. } => {
+            let failed: Vec<String> =
+                results.iter().filter(|result| !result.passed).map(|result| (result.check + 1).to_string()).collect();
+            match failed.as_slice() {
+                [] => format!("step {step} · {} evidence check(s) passed", results.len()),
+                _ => format!("step {step} · evidence {} of {} failed", failed.join(", "), results.len()),
+            }
+        }
         E::ReportWarned { step, warnings, downgraded, .. } => {
             let mut parts = vec![format!("step {step}")];
             if !warnings.is_empty() {

@@ -196,7 +196,7 @@ pub async fn serve(args: &ServeArgs, overrides: Overrides, log_format: LogFormat
     let host = args.host.or(config.serve.host).unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     let port = args.port.or(config.serve.port).unwrap_or(DEFAULT_PORT);
     let token = bearer_token(args, &config)?;
-    let opened = Opened::open(&config).await?;
+    let opened = Opened::serving(&config).await?;
     // The console reads and acts through the same runtime as `/mcp`; the guard accepts its login
     // cookie (a value derived from the token) in place of the token off `/mcp`.
     let console_token = token.as_ref().map(|(token, _)| token.clone());

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use switchyard_core::evidence::{CommandLine, EvidenceCheck};
 use switchyard_core::workflow::{
     Edge, EdgeKind, EdgeTarget, IR_VERSION, OutputCheck, Step, StepId, StepRules, ValueType, Variable, Workflow,
     validate_workflow_id,
@@ -230,6 +231,100 @@ fn check_step(draft: &DraftWorkflow, step: &DraftStep, declared: &[&str], report
         for problem in check_output_checks(&step.rules.checks) {
             report.error(at, codes::INVALID_VALUE, format!("an output check of step `{id}` {problem}"), None);
         }
+    }
+    if let Some(at) = step.rules.evidence_at {
+        for (index, problem) in check_evidence(&step.rules.evidence) {
+            let message = format!("evidence {} of step `{id}` {problem}", index + 1);
+            report.error(at, codes::EVIDENCE_INVALID, message, None);
+        }
+    }
+}
+
+/// Problems with evidence checks the runtime could not carry out as written, by the check's
+/// position: paths that are absolute or climb out of the workspace, globs that do not compile,
+/// empty commands, a shell line without `shell: true` (or the reverse), timeouts that do not
+/// read, and a test report no command before it could have written.
+fn check_evidence(checks: &[EvidenceCheck]) -> Vec<(usize, String)> {
+    let mut problems = Vec::new();
+    let mut commands_before = 0;
+    for (index, check) in checks.iter().enumerate() {
+        let mut problem = |text: String| problems.push((index, text));
+        match check {
+            EvidenceCheck::Files { paths } => {
+                if paths.is_empty() {
+                    problem("(files) lists no path: give `paths` one glob or more, like `src/**/*.rs`".to_owned());
+                }
+                for path in paths {
+                    if let Some(wrong) = workspace_path_problem(path) {
+                        problem(format!("(files) has the path `{path}`, which {wrong}"));
+                    } else if let Err(error) = globset::Glob::new(path) {
+                        problem(format!("(files) has `{path}`, which is not a glob: {}", error.kind()));
+                    }
+                }
+            }
+            EvidenceCheck::Changed { paths } => {
+                for path in paths {
+                    if let Some(wrong) = workspace_path_problem(path) {
+                        problem(format!("(changed) has the path `{path}`, which {wrong}"));
+                    }
+                }
+            }
+            EvidenceCheck::Command(command) => {
+                commands_before += 1;
+                match (&command.run, command.shell) {
+                    (CommandLine::Argv(argv), false)
+                        if argv.first().is_none_or(|program| program.trim().is_empty()) =>
+                    {
+                        problem("(command) has no program: write `run: [program, arguments...]`".to_owned());
+                    }
+                    (CommandLine::Argv(_), false) => {}
+                    (CommandLine::Shell(line), true) if line.trim().is_empty() => {
+                        problem("(command) has an empty shell line".to_owned());
+                    }
+                    (CommandLine::Shell(_), true) => {}
+                    (CommandLine::Shell(line), false) => problem(format!(
+                        "(command) gives `run` as one string, `{line}`, which switchyard would not split: write it as a list of words (`[make, test]`), or add `shell: true` to run it with `sh -c`"
+                    )),
+                    (CommandLine::Argv(_), true) => problem(
+                        "(command) says `shell: true` but gives `run` as a list: give the shell line as one string"
+                            .to_owned(),
+                    ),
+                }
+                if let Some(Err(error)) = command.timeout.as_deref().map(switchyard_core::evidence::parse_timeout) {
+                    problem(format!("(command) has a `timeout` that does not read: {error}"));
+                }
+            }
+            EvidenceCheck::TestReport { path, .. } => {
+                if let Some(wrong) = workspace_path_problem(path) {
+                    problem(format!("(test_report) has the path `{path}`, which {wrong}"));
+                }
+                if commands_before == 0 {
+                    problem(format!(
+                        "(test_report) comes before any `command` check: put the command that writes `{path}` before it, so switchyard sees the report written by a run it started"
+                    ));
+                }
+            }
+            EvidenceCheck::ArtifactPaths { field, .. } => {
+                if field.trim().is_empty() {
+                    problem("(artifact_paths) names no `field` of the artifacts".to_owned());
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Why a path written in a workflow cannot name a place inside the workspace, if it cannot.
+fn workspace_path_problem(path: &str) -> Option<&'static str> {
+    let path = std::path::Path::new(path);
+    if path.as_os_str().is_empty() {
+        Some("is empty")
+    } else if path.is_absolute() {
+        Some("is absolute: write it relative to the workspace")
+    } else if path.components().any(|part| matches!(part, std::path::Component::ParentDir)) {
+        Some("climbs out with `..`: name a place inside the workspace")
+    } else {
+        None
     }
 }
 
@@ -691,6 +786,7 @@ fn lower_rules(step: &DraftStep) -> StepRules {
         assign,
         status_report: step.rules.status_report,
         audit: step.rules.audit,
+        evidence: step.rules.evidence.clone(),
     }
 }
 

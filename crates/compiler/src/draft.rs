@@ -1,6 +1,7 @@
 //! The located draft: what a front-end read from its source, before the checks turn it into
 //! the IR. Every name and expression keeps its location for the checks' diagnostics.
 
+use switchyard_core::evidence::EvidenceCheck;
 use switchyard_core::workflow::{
     DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, StatusReportMode, ValueType,
 };
@@ -78,6 +79,8 @@ pub(crate) struct DraftRules {
     pub checks_at: Option<Loc>,
     pub status_report: Option<StatusReportMode>,
     pub audit: bool,
+    pub evidence: Vec<EvidenceCheck>,
+    pub evidence_at: Option<Loc>,
 }
 
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use switchyard_core::workflow::{EdgeKind, EdgeTarget, Workflow};
 pub use self::diagram::{to_dot, to_mermaid};
 use crate::located::{Count, Items, JsonValue, Required, Scalar};
 use crate::native::format::{
-    Assignment, Assignments, Checks, NativeEdge, NativeEdgeItem, NativeLimits, NativeNext, NativeStep, NativeVariable,
+    Assignment, Assignments, Listed, NativeEdge, NativeEdgeItem, NativeLimits, NativeNext, NativeStep, NativeVariable,
     NativeWorkflow, VariableDeclaration, VariableEntry, Variables,
 };
 
@@ -76,9 +76,10 @@ pub(crate) fn to_native(workflow: &Workflow) -> NativeWorkflow {
             next: (!edges.is_empty()).then_some(NativeNext::Edges(Items(edges))),
             when: rules.run_when.clone().map(Into::into),
             gate_when: rules.gate_when.clone().map(Into::into),
-            checks: (!rules.checks.is_empty()).then(|| Checks::Checks(rules.checks.clone()).into()),
+            checks: (!rules.checks.is_empty()).then(|| Listed::Read(rules.checks.clone()).into()),
             status_report: rules.status_report.map(Into::into),
             audit: rules.audit.then_some(true),
+            evidence: (!rules.evidence.is_empty()).then(|| Listed::Read(rules.evidence.clone()).into()),
         };
         steps.push(step.into());
     }

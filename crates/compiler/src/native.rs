@@ -15,7 +15,7 @@ use switchyard_core::workflow::{
 };
 
 use self::format::{
-    Assignment, Assignments, Checks, NativeEdgeItem, NativeNext, NativeStep, NativeValueType, NativeWorkflow,
+    Assignment, Assignments, Listed, NativeEdgeItem, NativeNext, NativeStep, NativeValueType, NativeWorkflow,
     VariableDeclaration, VariableEntry, Variables,
 };
 use crate::diagnostic::{Loc, Report, codes, did_you_mean};
@@ -237,12 +237,24 @@ fn read_step(step: Located<NativeStep>, node: Option<&Node>, report: &mut Report
     if let Some(checks) = step.checks {
         rules.checks_at = Some(checks.at);
         match checks.value {
-            Checks::Checks(checks) => rules.checks = checks,
-            Checks::NotChecks(error) => report.error(
+            Listed::Read(checks) => rules.checks = checks,
+            Listed::NotRead(error) => report.error(
                 checks.at,
                 codes::INVALID_VALUE,
                 format!("`checks` of {label} is not a list of output checks: {error}"),
-                Some("each check is a mapping with `kind: contains|regex|length|schema|all|any|not`".into()),
+                Some("each check is a mapping with `kind: contains|regex|length|schema|condition|all|any|not`".into()),
+            ),
+        }
+    }
+    if let Some(evidence) = step.evidence {
+        rules.evidence_at = Some(evidence.at);
+        match evidence.value {
+            Listed::Read(checks) => rules.evidence = checks,
+            Listed::NotRead(error) => report.error(
+                evidence.at,
+                codes::INVALID_VALUE,
+                format!("`evidence` of {label} is not a list of evidence checks: {error}"),
+                Some("each check is a mapping with `kind: files|changed|command|test_report|artifact_paths`".into()),
             ),
         }
     }

@@ -524,3 +524,68 @@ fn a_step_id_written_as_a_number_is_its_spelling_and_next_follows_it() {
             .unwrap();
     assert_eq!(workflow.steps[1].id, StepId::new("1.10"));
 }
+
+#[test]
+fn evidence_compiles_into_the_steps_rules_and_keeps_other_workflows_hashes() {
+    let plain = compile_text(MINIMAL).workflow.unwrap();
+    let text = r#"
+id: demo
+steps:
+  - id: only
+    prompt: Do it.
+    evidence:
+      - {kind: files, paths: ["src/**/*.py"]}
+      - {kind: changed, paths: ["src/", "tests/"]}
+      - {kind: command, run: ["python3", "-m", "pytest", "-q", "--junitxml=report.xml"], timeout: "5m"}
+      - {kind: test_report, path: report.xml, min_tests: 3}
+      - {kind: artifact_paths, field: files_changed, changed: true}
+"#;
+    let workflow = check(text, &[]).workflow.unwrap();
+    let evidence = &workflow.rules(&StepId::new("only")).evidence;
+    let kinds: Vec<&str> = evidence.iter().map(|check| check.kind()).collect();
+    assert_eq!(kinds, ["files", "changed", "command", "test_report", "artifact_paths"]);
+    assert!(workflow.needs_snapshot(&StepId::new("only")));
+    assert_ne!(workflow.hash(), plain.hash());
+    // A workflow without evidence encodes no `evidence` key, so its hash is what it always was.
+    assert!(!serde_json::to_string(&plain).unwrap().contains("evidence"));
+}
+
+#[test]
+fn evidence_the_runtime_could_not_carry_out_is_refused_at_compile_time() {
+    let text = r#"
+id: demo
+steps:
+  - id: only
+    prompt: Do it.
+    evidence:
+      - {kind: test_report, path: report.xml}
+      - {kind: files, paths: ["/etc/passwd", "../x", "src/[z-a]"]}
+      - {kind: files, paths: []}
+      - {kind: command, run: "make test"}
+      - {kind: command, run: ["make"], shell: true}
+      - {kind: command, run: [], timeout: "soon"}
+      - {kind: changed, paths: ["../elsewhere"]}
+      - {kind: artifact_paths, field: ""}
+"#;
+    let compiled = check(text, &["7:7 error[evidence-invalid]"; 11]);
+    let messages: Vec<&str> = compiled.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    let expected = [
+        "evidence 1 of step `only` (test_report) comes before any `command` check",
+        "evidence 2 of step `only` (files) has the path `/etc/passwd`, which is absolute",
+        "evidence 2 of step `only` (files) has the path `../x`, which climbs out with `..`",
+        "evidence 2 of step `only` (files) has `src/[z-a]`, which is not a glob",
+        "evidence 3 of step `only` (files) lists no path",
+        "evidence 4 of step `only` (command) gives `run` as one string, `make test`",
+        "evidence 5 of step `only` (command) says `shell: true` but gives `run` as a list",
+        "evidence 6 of step `only` (command) has no program",
+        "evidence 6 of step `only` (command) has a `timeout` that does not read",
+        "evidence 7 of step `only` (changed) has the path `../elsewhere`, which climbs out",
+        "evidence 8 of step `only` (artifact_paths) names no `field`",
+    ];
+    for (message, start) in messages.iter().zip(expected) {
+        assert!(message.starts_with(start), "{message:?} does not start with {start:?}");
+    }
+    let wrong_shape = "id: demo\nsteps:\n  - id: only\n    prompt: x\n    evidence: [{kind: tests}]\n";
+    let compiled = check(wrong_shape, &["5:15 error[invalid-value]"]);
+    assert!(help_of(&compiled, "invalid-value").contains("files|changed|command|test_report|artifact_paths"));
+}

@@ -237,7 +237,12 @@ fn the_derived_schema_accepts_and_refuses_what_the_schema_before_did() {
     for (index, text) in WRONG_DOCUMENTS.iter().enumerate() {
         documents.push((format!("wrong document {index}: {text}"), serde_saphyr::from_str(text).unwrap()));
     }
-    for (name, document) in &documents {
+    // Fields added since then are new words the schema before could not know.
+    let added_since = |document: &serde_json::Value| {
+        let steps = document.get("steps").and_then(serde_json::Value::as_array);
+        steps.is_some_and(|steps| steps.iter().any(|step| step.get("evidence").is_some()))
+    };
+    for (name, document) in documents.iter().filter(|(_, document)| !added_since(document)) {
         let verdict = before.is_valid(document);
         assert_eq!(derived.is_valid(document), verdict, "{name}: the schema before said valid = {verdict}");
         if verdict {

@@ -298,6 +298,8 @@ pub(super) struct FileConfig {
     #[serde(default)]
     pub(super) execution: ExecutionSection,
     #[serde(default)]
+    pub(super) evidence: EvidenceSection,
+    #[serde(default)]
     pub(super) runner: RunnerSection,
     #[serde(default)]
     pub(super) models: BTreeMap<String, ModelConfig>,
@@ -309,6 +311,15 @@ pub(super) struct FileConfig {
 #[serde(deny_unknown_fields)]
 pub(super) struct AuditSection {
     pub(super) audit_min_confidence: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EvidenceSection {
+    pub(super) commands: Option<bool>,
+    pub(super) trusted_workspaces: Option<Vec<PathBuf>>,
+    pub(super) max_timeout_seconds: Option<u64>,
+    pub(super) max_output_bytes: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

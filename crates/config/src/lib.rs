@@ -91,6 +91,8 @@ pub struct Config {
     pub audit: AuditConfig,
     /// `[execution]`: the limits a workflow gets when it does not set its own.
     pub execution: ExecutionConfig,
+    /// `[evidence]`: whether and how switchyard runs the commands workflows' evidence asks for.
+    pub evidence: EvidenceConfig,
     /// `[validate]`: what `switchyard validate` checks besides workflows.
     pub validate: ValidateConfig,
     /// `[runner]`: defaults of `switchyard run`.
@@ -113,6 +115,30 @@ pub struct AuditConfig {
 impl Default for AuditConfig {
     fn default() -> Self {
         Self { min_confidence: 0.8 }
+    }
+}
+
+/// `[evidence]` of `switchyard.toml`: the commands workflows' evidence checks run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvidenceConfig {
+    /// `commands`: whether `command` checks may run at all (default true). Off, a workflow
+    /// asking for one is refused when a run of it starts.
+    pub commands: bool,
+    /// `trusted_workspaces`: the workspaces (and the folders below them) where `switchyard serve`
+    /// runs commands; a server runs none elsewhere, as its clients may be anyone the token
+    /// reaches. The CLI, the runner and stdio MCP run them wherever `commands` allows.
+    pub trusted_workspaces: Vec<PathBuf>,
+    /// `max_timeout_seconds`: the longest a check's command may run, whatever its `timeout`
+    /// says (default 3600).
+    pub max_timeout_seconds: u64,
+    /// `max_output_bytes`: the end of each output stream kept while a command runs (default
+    /// 1 MiB); the rest is counted and hashed.
+    pub max_output_bytes: u64,
+}
+
+impl Default for EvidenceConfig {
+    fn default() -> Self {
+        Self { commands: true, trusted_workspaces: Vec::new(), max_timeout_seconds: 3600, max_output_bytes: 1 << 20 }
     }
 }
 
@@ -516,6 +542,8 @@ impl Config {
         let mut store_url: Option<Secret> = None;
         let mut serve = ServeConfig::default();
         let (mut min_confidence, mut max_revision_attempts, mut max_replan_attempts) = (None, None, None);
+        let (mut evidence_commands, mut trusted_workspaces, mut max_timeout_seconds, mut max_output_bytes) =
+            (None, None, None, None);
         let mut validate = ValidateConfig::default();
         let mut keep_presets = None;
         let mut runner_layers = Vec::new();
@@ -563,6 +591,24 @@ impl Config {
                 )));
             }
             min_confidence = min_confidence.or(read.audit.audit_min_confidence);
+            for (name, value) in [
+                ("max_timeout_seconds", read.evidence.max_timeout_seconds),
+                ("max_output_bytes", read.evidence.max_output_bytes),
+            ] {
+                if value == Some(0) {
+                    return Err(Error::invalid(format!(
+                        "{} sets [evidence] {name} = 0, which no command could meet: set a positive number, or remove the line for the default",
+                        layer.named(&format!("evidence.{name}"))
+                    )));
+                }
+            }
+            evidence_commands = evidence_commands.or(read.evidence.commands);
+            trusted_workspaces = trusted_workspaces.or_else(|| {
+                let places = read.evidence.trusted_workspaces.clone()?;
+                Some(places.into_iter().map(|place| layer.path(place)).collect::<Vec<_>>())
+            });
+            max_timeout_seconds = max_timeout_seconds.or(read.evidence.max_timeout_seconds);
+            max_output_bytes = max_output_bytes.or(read.evidence.max_output_bytes);
             max_revision_attempts = max_revision_attempts.or(read.execution.max_revision_attempts);
             max_replan_attempts = max_replan_attempts.or(read.execution.max_replan_attempts);
             validate.prompts = validate.prompts.or_else(|| read.validate.prompts.clone());
@@ -589,6 +635,13 @@ impl Config {
             max_replan_attempts: max_replan_attempts.unwrap_or(execution_defaults.max_replan_attempts),
         };
         let audit = AuditConfig { min_confidence: min_confidence.unwrap_or(AuditConfig::default().min_confidence) };
+        let evidence_defaults = EvidenceConfig::default();
+        let evidence = EvidenceConfig {
+            commands: evidence_commands.unwrap_or(evidence_defaults.commands),
+            trusted_workspaces: trusted_workspaces.unwrap_or_default(),
+            max_timeout_seconds: max_timeout_seconds.unwrap_or(evidence_defaults.max_timeout_seconds),
+            max_output_bytes: max_output_bytes.unwrap_or(evidence_defaults.max_output_bytes),
+        };
         // The farthest layer first, so each nearer one overrides what it sets.
         let runner = runner_layers.iter().rev().fold(RunnerConfig::default(), |farther, nearer| nearer.over(farther));
         // `--store` names a file, or a database by its URL.
@@ -627,6 +680,7 @@ impl Config {
             serve,
             audit,
             execution,
+            evidence,
             validate,
             runner,
             models,

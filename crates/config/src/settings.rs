@@ -86,6 +86,18 @@ impl Config {
             "serve.max_sessions" => json!(limits.max_sessions),
             "serve.session_idle_seconds" => json!(limits.session_idle_seconds),
             "audit.audit_min_confidence" => json!(self.audit.min_confidence),
+            "evidence.commands" => json!(self.evidence.commands),
+            "evidence.trusted_workspaces" => {
+                json!(
+                    self.evidence
+                        .trusted_workspaces
+                        .iter()
+                        .map(|place| place.display().to_string())
+                        .collect::<Vec<_>>()
+                )
+            }
+            "evidence.max_timeout_seconds" => json!(self.evidence.max_timeout_seconds),
+            "evidence.max_output_bytes" => json!(self.evidence.max_output_bytes),
             "execution.max_revision_attempts" => json!(self.execution.max_revision_attempts),
             "execution.max_replan_attempts" => json!(self.execution.max_replan_attempts),
             "validate.prompts" => json!(self.validate.prompts),

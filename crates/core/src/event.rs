@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::EvidenceResult;
 use crate::id::{AttemptId, NodeId, RunId};
 use crate::state::{DecisionOption, DowngradedFinding, NodeKind, NodeState, ReportPolicy, RunStatus, ValidationIssue};
 use crate::turn::ModelTurn;
@@ -96,6 +97,14 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         downgraded: Vec<DowngradedFinding>,
     },
+    /// What switchyard observed of a step's work and its verdict, check by check: the evidence
+    /// of an advance, passed or not. Follows the `AdvanceRecorded` it is about.
+    EvidenceRecorded {
+        /// The node the advance created.
+        node: NodeId,
+        step: StepId,
+        results: Vec<EvidenceResult>,
+    },
     GateDecided {
         node: NodeId,
         to: NodeId,
@@ -145,6 +154,7 @@ impl EventKind {
             Self::NodeCreated { .. } => "node_created",
             Self::AdvanceRecorded { .. } => "advance_recorded",
             Self::ReportWarned { .. } => "report_warned",
+            Self::EvidenceRecorded { .. } => "evidence_recorded",
             Self::GateDecided { .. } => "gate_decided",
             Self::HumanDecided { .. } => "human_decided",
             Self::CheckpointRecorded { .. } => "checkpoint_recorded",

@@ -4,6 +4,7 @@
 //! in by the runtime. That keeps every rule here deterministic and testable by value.
 
 pub mod event;
+pub mod evidence;
 pub mod hash;
 pub mod id;
 pub mod limits;

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::Snapshot;
 use crate::workflow::StepId;
 
 /// The status a door shows for a run (or for one node).
@@ -122,6 +123,10 @@ pub struct NodeState {
     pub counters: Counters,
     /// The reason of the gate rejection that sent the run back to this step, shown to the agent.
     pub rejection: Option<String>,
+    /// The workspace as it was when the step was first handed out, for a step whose evidence
+    /// compares with it; carried unchanged to the nodes of its retries and rejections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<Snapshot>,
 }
 
 impl NodeState {

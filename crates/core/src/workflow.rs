@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::evidence::EvidenceCheck;
 use crate::hash;
 
 /// Version of the IR encoding; part of the hashed bytes.
@@ -78,6 +79,10 @@ pub struct StepRules {
     /// advance only when it is validated and at least as confident as the run's threshold.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub audit: bool,
+    /// Checks switchyard runs itself when the agent reports the step done (see
+    /// [`crate::evidence`]), in the order written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<EvidenceCheck>,
 }
 
 /// How strictly a step's status report is checked.
@@ -195,6 +200,12 @@ impl Workflow {
     pub fn rules(&self, id: &StepId) -> &StepRules {
         static EMPTY: std::sync::LazyLock<StepRules> = std::sync::LazyLock::new(StepRules::default);
         self.rules.get(id).unwrap_or(&EMPTY)
+    }
+
+    /// Whether a step's evidence compares with the workspace as it was when the step was handed
+    /// out, so the node that hands it out must hold a [`crate::evidence::Snapshot`].
+    pub fn needs_snapshot(&self, id: &StepId) -> bool {
+        self.rules(id).evidence.iter().any(EvidenceCheck::needs_snapshot)
     }
 
     pub fn variable(&self, name: &str) -> Option<&Variable> {

@@ -43,6 +43,10 @@ pub enum Error {
     UnknownStep { workflow: String, step: String },
     #[error("cannot advance from step `{step}` to {target}: {reason}; allowed next: {allowed}")]
     NoEdgeToStep { step: String, target: String, reason: String, allowed: String },
+    #[error(
+        "step `{step}` declares {checks} evidence check(s) but the advance brought {observed} observation(s): evidence is gathered by the runtime, so advance through it"
+    )]
+    EvidenceNotGathered { step: String, checks: usize, observed: usize },
 }
 
 impl Error {
@@ -64,6 +68,7 @@ impl Error {
             Self::InvalidWorkflow { .. } => "INVALID_WORKFLOW",
             Self::UnknownStep { .. } => "UNKNOWN_STEP",
             Self::NoEdgeToStep { .. } => "NO_EDGE_TO_STEP",
+            Self::EvidenceNotGathered { .. } => "EVIDENCE_NOT_GATHERED",
         }
     }
 

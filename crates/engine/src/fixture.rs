@@ -9,10 +9,12 @@
 //! edge <label> -> <step id | complete> [default] [loop | replan] [max=<n>] [if <CEL, rest of line>]
 //! report [strict]
 //! audit
+//! evidence <JSON evidence check, rest of line>
 //! ```
 //! `prompt`, `schema` and `edge` apply to the step above them. The first step is the entry.
 
 use serde_json::{Map, Value};
+use switchyard_core::evidence::Snapshot;
 use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, NodeState, ReportPolicy};
 use switchyard_core::workflow::{
@@ -103,6 +105,11 @@ pub(crate) fn workflow(text: &str) -> Workflow {
                 let id = workflow.steps.last().unwrap().id.clone();
                 workflow.rules.entry(id).or_default().gate_when = Some(rest.to_owned());
             }
+            // `evidence <json EvidenceCheck>`: an evidence check on the last step.
+            "evidence" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().evidence.push(serde_json::from_str(rest).unwrap());
+            }
             // `check <json OutputCheck>`: an output check on the last step.
             "check" => {
                 let id = workflow.steps.last().unwrap().id.clone();
@@ -191,7 +198,14 @@ pub(crate) fn object(value: Value) -> Map<String, Value> {
 }
 
 pub(crate) fn advance() -> Advance {
-    Advance { attempt: AttemptId::from_bytes([9; 16]), notes: None, artifacts: None, context: None, choice: None }
+    Advance {
+        attempt: AttemptId::from_bytes([9; 16]),
+        notes: None,
+        artifacts: None,
+        context: None,
+        choice: None,
+        evidence: Vec::new(),
+    }
 }
 
 pub(crate) fn choose(label: &str) -> Command {
@@ -218,6 +232,8 @@ pub(crate) struct Run {
     pub state: NodeState,
     /// The run's report policy, handed to every transition.
     pub reports: ReportPolicy,
+    /// The snapshot handed to every transition, as the runtime would for a step that needs one.
+    pub snapshot: Option<Snapshot>,
     text: String,
     next_id: u64,
 }
@@ -229,7 +245,7 @@ impl Run {
 
     pub(crate) fn start_with(text: &str, context: Map<String, Value>) -> Self {
         let loaded = load(text);
-        let started = crate::start(&loaded, "ship it", context, Fresh { node: node_id(1) }).unwrap();
+        let started = crate::start(&loaded, "ship it", context, Fresh::node(node_id(1))).unwrap();
         let (tip, state) = started.node.unwrap();
         Self {
             loaded,
@@ -238,6 +254,7 @@ impl Run {
             tip,
             state,
             reports: ReportPolicy::default(),
+            snapshot: None,
             text: text.to_owned(),
             next_id: 2,
         }
@@ -252,6 +269,7 @@ impl Run {
             tip: self.tip,
             state: self.state.clone(),
             reports: self.reports,
+            snapshot: self.snapshot.clone(),
             text: self.text.clone(),
             next_id: self.next_id + 1000,
         }
@@ -266,7 +284,8 @@ impl Run {
             goal: &self.goal,
             reports: self.reports,
         };
-        let transition = crate::transition(&self.loaded, view, command, Fresh { node: node_id(self.next_id) })?;
+        let fresh = Fresh { node: node_id(self.next_id), snapshot: self.snapshot.clone() };
+        let transition = crate::transition(&self.loaded, view, command, fresh)?;
         self.next_id += 1;
         self.control = transition.control;
         if let Some((node, state)) = &transition.node {

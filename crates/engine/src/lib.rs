@@ -9,6 +9,7 @@
 mod conditions;
 mod edges;
 mod error;
+mod evidence;
 mod functions;
 mod loaded;
 mod machine;
@@ -23,6 +24,7 @@ mod fixture;
 mod tests;
 
 use switchyard_core::event::EventKind;
+use switchyard_core::evidence::{Observation, Snapshot};
 use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, DecisionOption, NodeState, ReportPolicy};
 use switchyard_core::workflow::EdgeTarget;
@@ -109,13 +111,27 @@ pub struct Advance {
     pub context: Option<serde_json::Map<String, serde_json::Value>>,
     /// The label of the edge the agent picks, where conditions do not decide.
     pub choice: Option<String>,
+    /// What the runtime observed for each of the step's evidence checks, in their order; empty
+    /// for a step without evidence.
+    pub evidence: Vec<Observation>,
 }
 
-/// Ids the runtime hands in for whatever the command creates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the runtime hands in for whatever the command creates: ids, and what it observed.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fresh {
     /// The id to use if the command creates a node.
     pub node: NodeId,
+    /// The workspace as it is now, for a node that hands out a step whose evidence compares with
+    /// it ([`switchyard_core::Workflow::needs_snapshot`]); ignored for any other node. The runtime
+    /// takes one only when a transition without it lands on such a step, then asks again.
+    pub snapshot: Option<Snapshot>,
+}
+
+impl Fresh {
+    /// Fresh ids, and no snapshot.
+    pub fn node(node: NodeId) -> Self {
+        Self { node, snapshot: None }
+    }
 }
 
 /// What a command produced: its events, the node it created (if any) and the run's control after.

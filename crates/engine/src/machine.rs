@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::evidence::Snapshot;
 use switchyard_core::id::AttemptId;
 use switchyard_core::limits::{
     MAX_ARTIFACTS_BYTES, MAX_CONTEXT_BYTES, MAX_GOAL_BYTES, MAX_JSON_DEPTH, MAX_NOTES_BYTES, MAX_REASON_BYTES,
@@ -21,6 +22,7 @@ use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, StatusReportMode, St
 use crate::conditions::{Conditions, Scope};
 use crate::edges::{self, Selection};
 use crate::error::{Error, list_options};
+use crate::evidence;
 use crate::loaded::LoadedWorkflow;
 use crate::status_report::{self, CheckOptions, ReportKind, Severity};
 use crate::table::{self, CommandKind, Outcome, Rejection};
@@ -52,7 +54,8 @@ pub fn start(
     check_size("the context", "MAX_CONTEXT_BYTES", compact_len(&context), MAX_CONTEXT_BYTES)?;
     let entry = loaded.step(&loaded.workflow.entry)?;
     let mut follow = Vec::new();
-    let state = settle(loaded, goal, fresh.node, None, Some(entry), context, Counters::default(), &mut follow)?;
+    let state =
+        settle(loaded, goal, fresh.node, fresh.snapshot, None, Some(entry), context, Counters::default(), &mut follow)?;
     let created = EventKind::NodeCreated {
         node: fresh.node,
         parent: None,
@@ -195,6 +198,7 @@ impl<'a> Machine<'a> {
             context,
             counters,
             rejection: self.state().rejection.clone(),
+            snapshot: self.state().snapshot.clone(),
         }
     }
 
@@ -280,8 +284,17 @@ impl<'a> Machine<'a> {
             Some(EdgeTarget::Complete) | None => None,
         };
         let mut follow = Vec::new();
-        let state =
-            settle(self.loaded, self.view.goal, self.fresh.node, Some(step), target, context, next, &mut follow)?;
+        let state = settle(
+            self.loaded,
+            self.view.goal,
+            self.fresh.node,
+            self.fresh.snapshot.clone(),
+            Some(step),
+            target,
+            context,
+            next,
+            &mut follow,
+        )?;
         Ok(Moved { state, edge_label, follow })
     }
 
@@ -363,6 +376,16 @@ impl<'a> Machine<'a> {
                 });
             }
         }
+        let checks = &self.loaded.workflow.rules(&step.id).evidence;
+        if advance.evidence.len() != checks.len() {
+            return Err(Error::EvidenceNotGathered {
+                step: step.id.to_string(),
+                checks: checks.len(),
+                observed: advance.evidence.len(),
+            });
+        }
+        let (evidence, evidence_issues) = evidence::judge(checks, std::mem::take(&mut advance.evidence));
+        issues.extend(evidence_issues);
         let gate = self.loaded.is_gate(step, &conditions);
         let mut selection = None;
         if let Some(issue) = edges::unknown_choice(step, choice) {
@@ -404,9 +427,14 @@ impl<'a> Machine<'a> {
             edge_label: moved.edge_label.clone(),
         };
         let mut transition = self.created(kind, moved, recorded);
-        if let Some(warned) = report {
-            // Right after the advance it is about, before what followed from it.
-            transition.events.insert(2, warned);
+        // Right after the advance they are about, before what followed from it.
+        let evidence = (!evidence.is_empty()).then(|| EventKind::EvidenceRecorded {
+            node: self.fresh.node,
+            step: step.id.clone(),
+            results: evidence,
+        });
+        for (offset, about) in report.into_iter().chain(evidence).enumerate() {
+            transition.events.insert(2 + offset, about);
         }
         Ok(transition)
     }
@@ -623,6 +651,7 @@ fn settle(
     loaded: &LoadedWorkflow,
     goal: &str,
     node: switchyard_core::id::NodeId,
+    snapshot: Option<Snapshot>,
     from: Option<&Step>,
     target: Option<&Step>,
     mut context: Map<String, Value>,
@@ -649,7 +678,14 @@ fn settle(
             let last = from.map(|from| from.id.clone()).unwrap_or_else(|| loaded.workflow.entry.clone());
             counters.skipped = skipped;
             follow.push(EventKind::RunCompleted { node });
-            return Ok(NodeState { step: last, phase: Phase::Completed, context, counters, rejection: None });
+            return Ok(NodeState {
+                step: last,
+                phase: Phase::Completed,
+                context,
+                counters,
+                rejection: None,
+                snapshot: None,
+            });
         };
         counters.attempts = 0;
         counters.revisions = 0;
@@ -657,7 +693,17 @@ fn settle(
         let conditions = Conditions::new(&loaded.workflow, &scope);
         if loaded.runs(&step.id, &conditions) {
             counters.skipped = skipped;
-            return Ok(NodeState { step: step.id.clone(), phase: Phase::Pending, context, counters, rejection: None });
+            // A step whose evidence compares with the workspace as it is now gets the snapshot
+            // the runtime took for it; it is carried to the step's retries from here.
+            let snapshot = snapshot.filter(|_| loaded.workflow.needs_snapshot(&step.id));
+            return Ok(NodeState {
+                step: step.id.clone(),
+                phase: Phase::Pending,
+                context,
+                counters,
+                rejection: None,
+                snapshot,
+            });
         }
         skipped.push(step.id.clone());
         let fail =
@@ -670,6 +716,7 @@ fn settle(
                     context,
                     counters,
                     rejection: None,
+                    snapshot: None,
                 })
             };
         if skipped.len() > MAX_SKIPS {

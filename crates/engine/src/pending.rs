@@ -2,6 +2,7 @@
 //! contract, and the edges it may take next.
 
 use serde::Serialize;
+use switchyard_core::evidence::EvidenceCheck;
 use switchyard_core::state::{NodeState, Phase, Validation};
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, NotesPolicy, OutputCheck, StepId};
 
@@ -27,6 +28,10 @@ pub struct PendingStep {
     /// Checks the notes must pass (`OUTPUT_CHECK` otherwise); absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<OutputCheck>,
+    /// What switchyard itself will check of the work when the step is reported done (a command
+    /// it runs, files that must exist, ...); absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<EvidenceCheck>,
     /// Edges that can still be taken, in evaluation order.
     pub allowed_next: Vec<AllowedEdge>,
     /// The agent must send a `choice`: several edges are open and none is the default.
@@ -77,6 +82,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
             notes: NotesPolicy::Optional,
             output_schema: None,
             checks: Vec::new(),
+            evidence: Vec::new(),
             allowed_next: Vec::new(),
             needs_choice: false,
             rejection: state.rejection.clone(),
@@ -134,6 +140,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
         notes: step.notes,
         output_schema: step.output_schema.clone(),
         checks: loaded.workflow.rules(&step.id).checks.clone(),
+        evidence: loaded.workflow.rules(&step.id).evidence.clone(),
         allowed_next,
         needs_choice: edges::needs_choice(step, counters),
         rejection: state.rejection.clone(),

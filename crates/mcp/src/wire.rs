@@ -65,11 +65,36 @@ pub struct PendingView {
     pub human_gate: bool,
     pub notes_required: bool,
     pub output_schema: Option<Value>,
+    /// What switchyard itself checks when the step is reported done (a command it runs, files that must exist, a change to the workspace): run the tests before reporting. Absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<EvidenceView>,
     pub allowed_next: Vec<AllowedNext>,
     pub needs_choice: bool,
     pub rejection: Option<String>,
     pub attempts_left: u32,
     pub cycle: u32,
+}
+
+/// An evidence check of the pending step.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceView {
+    /// `files`, `changed`, `command`, `test_report` or `artifact_paths`.
+    pub kind: String,
+    /// What the check requires, in a sentence.
+    pub requires: String,
+}
+
+/// What switchyard observed for one evidence check of the advance, and whether it passed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvidenceResultView {
+    /// The check's position in the step's evidence list, from 0.
+    pub check: u32,
+    pub passed: bool,
+    /// What was observed: the command's exit code and the end of its output, the globs that matched nothing, the changed paths, the test counts.
+    #[schemars(with = "Map<String, Value>")]
+    pub observed: Value,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -219,6 +244,9 @@ pub struct Execution {
     /// What this advance's status report did not block on: missing extended fields, and audit findings downgraded below the run's audit_min_confidence. Absent when nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_warnings: Option<ReportWarningsView>,
+    /// What switchyard observed of the reported work, check by check (the step's evidence), passed or not. Absent when the step has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<EvidenceResultView>,
     #[schemars(with = "Map<String, Value>")]
     pub progress: Value,
     pub next_intent: NextIntent,
@@ -241,6 +269,11 @@ impl Execution {
             human_gate: step.gate,
             notes_required: step.notes == switchyard_core::workflow::NotesPolicy::Required,
             output_schema: step.output_schema.clone(),
+            evidence: step
+                .evidence
+                .iter()
+                .map(|check| EvidenceView { kind: check.kind().to_owned(), requires: check.requirement() })
+                .collect(),
             allowed_next: step
                 .allowed_next
                 .iter()
@@ -364,6 +397,15 @@ impl Execution {
                     })
                     .collect(),
             }),
+            evidence: response
+                .evidence
+                .iter()
+                .map(|result| EvidenceResultView {
+                    check: result.check,
+                    passed: result.passed,
+                    observed: serde_json::to_value(&result.observation).unwrap_or(Value::Null),
+                })
+                .collect(),
             progress: serde_json::to_value(&response.progress).unwrap_or(Value::Null),
             next_intent,
             next_call,

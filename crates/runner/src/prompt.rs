@@ -95,6 +95,13 @@ pub(crate) fn task(response: &StepResponse) -> Option<String> {
     for check in &step.checks {
         let _ = writeln!(text, "- A check on the report: {}", serde_json::to_string(check).unwrap_or_default());
     }
+    if !step.evidence.is_empty() {
+        text.push_str("\n## What switchyard checks itself\n\nWhen you report, switchyard looks at the workspace and refuses the report unless:\n");
+        for check in &step.evidence {
+            let _ = writeln!(text, "- {}", check.requirement());
+        }
+        text.push_str("Check these yourself before you report (run the command, if you may), so the report passes.\n");
+    }
     if step.needs_choice {
         let labels: Vec<&str> = step.allowed_next.iter().map(|edge| edge.label.as_str()).collect();
         let _ = writeln!(text, "- `choice` (required): one of {}.", labels.join(", "));

@@ -674,3 +674,53 @@ async fn a_step_another_door_completed_during_a_turn_that_did_not_move_the_run_i
     let first = call("list_files", json!({ "path": "{project-root}" }));
     another_door_completes_the_first_step_during(first).await;
 }
+
+/// A step that is done only when a file exists, which switchyard checks itself.
+const EVIDENCED: &str = r#"id: evidenced
+steps:
+  - id: make
+    prompt: Make a text file.
+    notes: optional
+    evidence:
+      - {kind: files, paths: ["*.txt"]}
+"#;
+
+#[tokio::test]
+async fn the_model_reads_the_evidence_and_each_failed_check_as_the_tool_result() {
+    let workspace = tempfile::tempdir().unwrap();
+    let commands = switchyard_runner::Commands {
+        allow: switchyard_command::Allowlist::new(vec![vec!["touch".to_owned()]]),
+        limits: switchyard_command::Limits { timeout: Duration::from_secs(30), max_output_bytes: 4096 },
+        workspace: workspace.path().to_owned(),
+        writable: Vec::new(),
+        unwritable: Vec::new(),
+        secret: Vec::new(),
+        network: false,
+        env: Vec::new(),
+    };
+    let mut prepared = Scenario::new("evidenced", EVIDENCED)
+        .replies([
+            call("complete_step", json!({})),
+            call("run_command", json!({ "argv": ["touch", "made.txt"] })),
+            call("complete_step", json!({})),
+        ])
+        .options(RunOptions { commands: Some(commands), ..RunOptions::default() })
+        .prepare()
+        .await;
+    if let Target::Start(request) = &mut prepared.start {
+        request.workspace = Some(workspace.path().to_owned());
+    }
+    let Driven { world, outcome, .. } = prepared.drive().await;
+
+    assert_eq!(status(&outcome), Some(RunStatus::Completed), "{outcome:?}");
+    let requests = world.server.requests();
+    let task = contents(&requests[0], "user").join("\n");
+    assert!(task.contains("What switchyard checks itself") && task.contains("files matching `*.txt` exist"), "{task}");
+    let refused = contents(&requests[1], "tool").pop().unwrap();
+    assert!(
+        refused.contains("EVIDENCE") && refused.contains("no regular file inside the workspace matches"),
+        "{refused}"
+    );
+    let kinds = world.event_kinds(&outcome).await;
+    assert_eq!(kinds.iter().filter(|kind| *kind == "evidence_recorded").count(), 2);
+}

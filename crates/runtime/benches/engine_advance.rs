@@ -18,7 +18,7 @@ fn engine_advance(c: &mut Criterion) {
     let loaded = LoadedWorkflow::new(workflow).expect("the loop workflow loads");
     let goal = "benchmark the engine";
     let first = NodeId::from_bytes([1; 16]);
-    let started = start(&loaded, goal, Map::new(), Fresh { node: first }).expect("start");
+    let started = start(&loaded, goal, Map::new(), Fresh::node(first)).expect("start");
     let (node, state) = started.node.expect("start creates a node");
     let next = NodeId::from_bytes([2; 16]);
     let command = || {
@@ -28,6 +28,7 @@ fn engine_advance(c: &mut Criterion) {
             artifacts: None,
             context: None,
             choice: Some("again".to_owned()),
+            evidence: Vec::new(),
         })
     };
     let view = RunView {
@@ -38,13 +39,13 @@ fn engine_advance(c: &mut Criterion) {
         goal,
         reports: Default::default(),
     };
-    let decided = transition(&loaded, view, command(), Fresh { node: next }).expect("the advance is accepted");
+    let decided = transition(&loaded, view, command(), Fresh::node(next)).expect("the advance is accepted");
     assert!(decided.node.is_some(), "the advance creates a node");
 
     let mut group = c.benchmark_group("engine_advance");
     group.measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
     group.bench_function("transition", |b| {
-        b.iter(|| transition(black_box(&loaded), black_box(view), command(), Fresh { node: next }));
+        b.iter(|| transition(black_box(&loaded), black_box(view), command(), Fresh::node(next)));
     });
     group.bench_function("pending", |b| {
         b.iter(|| pending(black_box(&loaded), black_box(&state), goal));

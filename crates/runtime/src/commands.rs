@@ -6,11 +6,12 @@ use std::future::Future;
 
 use serde_json::Value;
 use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::hash::{canonical_json, sha256_hex};
-use switchyard_core::state::{DecisionOption, ReportPolicy};
+use switchyard_core::state::{DecisionOption, Phase, ReportPolicy};
 use switchyard_core::token::TokenKind;
 use switchyard_core::workflow::EdgeTarget;
-use switchyard_core::{AttemptId, NodeId, RunId};
+use switchyard_core::{AttemptId, Control, NodeId, RunId};
 use switchyard_engine::{Command, Fresh, RunView, Transition};
 use switchyard_store::{Appended, Batch, Claim, NodeRecord, RunGuard, RunRecord, TokenRecord};
 
@@ -104,12 +105,28 @@ impl Runtime {
             parts.insert("to".to_owned(), serde_json::json!(to));
         }
         let call = OnceCall { key, payload, fields: field_hashes(&parts), session: record.session, run: record.run };
+        let checks = &context.workflow.workflow.rules(&node.state.step).evidence;
+        let mut evidence = Vec::new();
+        if !checks.is_empty() {
+            // Evidence can take minutes to gather (a test suite), so a report sent again is
+            // found as one first, and evidence is gathered only where the engine will judge it.
+            if let Some(recorded) = self.store.recorded(call.session, &call.key).await? {
+                return self.replay(&recorded, &call).await;
+            }
+            if context.run.control == Control::Running
+                && matches!(node.state.phase, Phase::Pending | Phase::Blocked { .. })
+            {
+                let (workspace, snapshot) = (context.workspace.as_deref(), node.state.snapshot.as_ref());
+                evidence = self.evidence.gather(checks, workspace, snapshot, input.artifacts.as_ref()).await;
+            }
+        }
         let advance = switchyard_engine::Advance {
             attempt,
             notes: input.notes,
             artifacts: input.artifacts,
             context: input.context,
             choice: input.choice,
+            evidence,
         };
         let command = match to {
             Some(to) => Command::AdvanceTo { advance, to },
@@ -209,7 +226,7 @@ impl Runtime {
             &context.workflow,
             self.view(&context, &node, ReportPolicy::default()),
             Command::Checkpoint { attempt: Some(attempt), notes },
-            Fresh { node: self.ids.node() },
+            Fresh::node(self.ids.node()),
         )?;
         let claim = call.claim(record.node);
         let told = self.followed().then(|| transition.events.clone());
@@ -309,21 +326,28 @@ impl Runtime {
         command: Command,
         call: Option<&OnceCall>,
     ) -> Result<StepResponse, Error> {
-        let fresh = Fresh { node: self.ids.node() };
+        let mut fresh = Fresh::node(self.ids.node());
         let advancing = matches!(command, Command::Advance(_) | Command::AdvanceTo { .. });
         let reports = if advancing && has_reports(&context.workflow.workflow) {
             self.report_policy(&context.run).await?
         } else {
             ReportPolicy::default()
         };
-        let Transition { events, node: created, control } =
-            switchyard_engine::transition(&context.workflow, self.view(context, node, reports), command, fresh)?;
-        let report = events.iter().find_map(|event| match event {
-            EventKind::ReportWarned { warnings, downgraded, .. } => {
-                Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() })
-            }
-            _ => None,
-        });
+        let view = self.view(context, node, reports);
+        // A command that lands on a step comparing with the workspace is decided again with a
+        // snapshot of it: the engine keeps it in the node that hands the step out.
+        let again =
+            context.workflow.workflow.rules.values().any(|rules| !rules.evidence.is_empty()).then(|| command.clone());
+        let mut transition = switchyard_engine::transition(&context.workflow, view, command, fresh.clone())?;
+        if let Some(command) = again
+            && let Some(snapshot) =
+                self.snapshot_for(&context.workflow, transition.node.as_ref(), context.workspace.as_deref()).await
+        {
+            fresh.snapshot = Some(snapshot);
+            transition = switchyard_engine::transition(&context.workflow, view, command, fresh)?;
+        }
+        let Transition { events, node: created, control } = transition;
+        let (report, evidence) = what_the_advance_recorded(&events);
         let forked = events.iter().any(|event| matches!(event, EventKind::NodeCreated { cause: NodeCause::Fork, .. }));
         let (target_id, target_state) = match &created {
             Some((id, state)) => (*id, state.clone()),
@@ -355,6 +379,7 @@ impl Runtime {
                 let mut response =
                     respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
                 response.report_warnings = report;
+                response.evidence = evidence;
                 observed.committed(&self.metrics, response.status);
                 if let Some(events) = told {
                     let commit = Committed {
@@ -426,4 +451,19 @@ impl Runtime {
             .map(|event| event.kind)
             .find(|kind| matches!(kind, EventKind::RunStarted { .. })))
     }
+}
+
+/// The report warnings and the evidence an advance recorded, from its events.
+pub(crate) fn what_the_advance_recorded(events: &[EventKind]) -> (Option<ReportWarnings>, Vec<EvidenceResult>) {
+    let (mut report, mut evidence) = (None, Vec::new());
+    for event in events {
+        match event {
+            EventKind::ReportWarned { warnings, downgraded, .. } => {
+                report = Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() });
+            }
+            EventKind::EvidenceRecorded { results, .. } => evidence.clone_from(results),
+            _ => {}
+        }
+    }
+    (report, evidence)
 }

@@ -1,6 +1,7 @@
 //! A run with what every command on it needs: its record, the goal it was started for and its
 //! pinned workflow, loaded.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use switchyard_core::state::Phase;
@@ -13,6 +14,8 @@ use switchyard_store::RunRecord;
 pub struct RunContext {
     pub run: RunRecord,
     pub goal: String,
+    /// The folder the run's session works in, if it named one: where evidence is looked for.
+    pub workspace: Option<PathBuf>,
     pub workflow: Arc<LoadedWorkflow>,
 }
 

@@ -78,6 +78,10 @@ pub enum Error {
     MovedOn { run: String, expected: String, tip: String },
     #[error("{0}")]
     InvalidInput(String),
+    /// A run of the workflow could never pass its evidence here: it runs commands where they may
+    /// not run. Nothing was started.
+    #[error("{0}; nothing was started")]
+    EvidenceCommandsOff(String),
     /// switchyard's home folder cannot be created.
     #[error("cannot create switchyard home {}: {source}", path.display())]
     Home {
@@ -180,6 +184,7 @@ impl Error {
             Self::ReportNotFilledIn { .. } => "REPORT_NOT_FILLED_IN",
             Self::MovedOn { .. } => "RUN_MOVED_ON",
             Self::InvalidInput(_) => "INVALID_INPUT",
+            Self::EvidenceCommandsOff(_) => "EVIDENCE_COMMANDS_OFF",
             Self::Home { .. } | Self::KeyFile(_) | Self::StoreUnreadable { .. } => "ENVIRONMENT",
             Self::Internal(_) => "INTERNAL",
             Self::DestinationNotEmpty { .. } => "STORE_COPY_DESTINATION_NOT_EMPTY",

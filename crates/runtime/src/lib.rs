@@ -49,6 +49,7 @@ pub mod clock;
 mod commands;
 mod context;
 pub mod error;
+pub mod evidence;
 mod follow;
 pub mod health;
 mod human;
@@ -83,6 +84,7 @@ use switchyard_store::{Appended, Batch, NewEvent, Store};
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
 pub use crate::context::RunContext;
 pub use crate::error::{Error, ErrorClass, ReplayedCall};
+use crate::evidence::EvidencePolicy;
 pub use crate::follow::{Committed, Follower};
 pub use crate::human::HumanAnswer;
 use crate::observe::Metrics;
@@ -120,6 +122,8 @@ pub struct Runtime {
     metrics: Metrics,
     /// The store's file, when the runtime opened one (`store_size_bytes`).
     store_path: Option<PathBuf>,
+    /// Where and how the commands of evidence checks run.
+    evidence: EvidencePolicy,
 }
 
 /// The parts a runtime is built from; tests and benchmarks pass their own.
@@ -166,7 +170,8 @@ impl Runtime {
             ids,
         })
         .with_execution(config.execution)
-        .with_audit_min_confidence(config.audit.min_confidence);
+        .with_audit_min_confidence(config.audit.min_confidence)
+        .with_evidence(EvidencePolicy::of(config));
         Ok(match location {
             store::Location::Sqlite(path) => runtime.with_store_path(path),
             store::Location::Postgres(_) => runtime,
@@ -187,6 +192,14 @@ impl Runtime {
         self
     }
 
+    /// Where and how the commands of evidence checks run from now on; `switchyard serve` narrows
+    /// them to the workspaces it was told to trust ([`EvidencePolicy::served`]).
+    #[must_use]
+    pub fn with_evidence(mut self, evidence: EvidencePolicy) -> Self {
+        self.evidence = evidence;
+        self
+    }
+
     pub fn from_parts(parts: Parts) -> Self {
         Self {
             store: parts.store,
@@ -200,6 +213,7 @@ impl Runtime {
             audit_min_confidence: ReportPolicy::DEFAULT_MIN_CONFIDENCE,
             metrics: Metrics::default(),
             store_path: None,
+            evidence: EvidencePolicy::default(),
         }
     }
 

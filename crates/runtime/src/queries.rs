@@ -1,7 +1,7 @@
 //! What doors read: a point of a run with its tokens, runs, sessions, nodes, events, the pinned
 //! workflows (loaded once per process), and `verify`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use switchyard_catalog::Catalog;
@@ -181,7 +181,7 @@ impl Runtime {
         let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
         let session = self.session(record.session).await?;
         let workflow = self.loaded_by_hash(record.workflow_hash).await?;
-        Ok(RunContext { run: record, goal: session.goal, workflow })
+        Ok(RunContext { run: record, goal: session.goal, workspace: session.workspace.map(PathBuf::from), workflow })
     }
 
     pub(crate) fn load(&self, workflow: Workflow) -> Result<Arc<LoadedWorkflow>, Error> {

@@ -3,11 +3,13 @@
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::{AttemptId, NodeId, RunId, SessionId};
 use switchyard_engine::Command;
 use switchyard_store::{Claim, NodeRecord};
 
+use crate::commands::what_the_advance_recorded;
 use crate::context::has_reports;
 use crate::response::{Flags, respond};
 use crate::{AdvanceInput, Error, ReplayedCall, ReportWarnings, Runtime, StepResponse, report_template};
@@ -32,22 +34,32 @@ impl Runtime {
         let forked = node.cause == NodeCause::Fork;
         let mut response =
             respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true });
-        if has_reports(&context.workflow.workflow) {
-            response.report_warnings = self.recorded_report(&node).await?;
+        let workflow = &context.workflow.workflow;
+        if has_reports(workflow) || workflow.rules.values().any(|rules| !rules.evidence.is_empty()) {
+            (response.report_warnings, response.evidence) = self.recorded_with(&node).await?;
         }
         Ok(response)
     }
 
-    /// The report warnings recorded with the advance that created `node`: its `ReportWarned`
-    /// follows the node's `NodeCreated` and `AdvanceRecorded`, so a replay answers with them too.
-    pub(crate) async fn recorded_report(&self, node: &NodeRecord) -> Result<Option<ReportWarnings>, Error> {
-        let events = self.store.events(node.session, node.created_seq, 3).await?;
-        Ok(events.into_iter().find_map(|event| match event.kind {
-            EventKind::ReportWarned { node: warned, warnings, downgraded, .. } if warned == node.id => {
-                Some(ReportWarnings { warnings, downgraded })
-            }
-            _ => None,
-        }))
+    /// The report warnings and the evidence recorded with the advance that created `node`: its
+    /// `ReportWarned` and `EvidenceRecorded` follow the node's `NodeCreated` and
+    /// `AdvanceRecorded`, so a replay answers with them too.
+    pub(crate) async fn recorded_with(
+        &self,
+        node: &NodeRecord,
+    ) -> Result<(Option<ReportWarnings>, Vec<EvidenceResult>), Error> {
+        let events = self.store.events(node.session, node.created_seq, 4).await?;
+        let about: Vec<EventKind> = events
+            .into_iter()
+            .map(|event| event.kind)
+            .filter(|kind| match kind {
+                EventKind::ReportWarned { node: about, .. } | EventKind::EvidenceRecorded { node: about, .. } => {
+                    *about == node.id
+                }
+                _ => false,
+            })
+            .collect();
+        Ok(what_the_advance_recorded(&about))
     }
 }
 

@@ -1,6 +1,7 @@
 //! What the runtime answers: the views every door renders in its own wire format.
 
 use serde::Serialize;
+use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::state::Phase;
 use switchyard_core::state::{DecisionOption, DecisionReason, DowngradedFinding, Validation, ValidationIssue};
 use switchyard_core::workflow::StepId;
@@ -131,6 +132,10 @@ pub struct StepResponse {
     /// What this advance's status report did not block on; absent when nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_warnings: Option<ReportWarnings>,
+    /// What switchyard observed of this advance's work, check by check, with each verdict (the
+    /// step's `evidence`); absent when the step has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<EvidenceResult>,
 }
 
 /// An advance's status report warnings (missing extended fields) and its audit findings
@@ -204,6 +209,7 @@ pub(crate) fn respond(
         decision,
         failure,
         report_warnings: None,
+        evidence: Vec::new(),
         progress: Progress {
             steps_completed: state.counters.steps_completed,
             cycle: state.counters.cycles,

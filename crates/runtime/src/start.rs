@@ -73,9 +73,16 @@ impl Runtime {
         // is pinned with the limits it ran under, so changing the configuration later changes no
         // running run, and the default configuration changes no hash.
         workflow.limits = limits_for(&self.execution, found.compiled.declared_limits, workflow.limits);
+        if let Some(reason) = self.evidence.refuses_workflow(&workflow, request.workspace.as_deref()) {
+            return Err(Error::EvidenceCommandsOff(reason));
+        }
         let loaded = self.load(workflow)?;
         let (session, run, node) = (self.ids.session(), self.ids.run(), self.ids.node());
-        let started = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh { node })?;
+        let start = |fresh| switchyard_engine::start(&loaded, &request.goal, request.context.clone(), fresh);
+        let mut started = start(Fresh::node(node))?;
+        if let Some(snapshot) = self.snapshot_for(&loaded, started.node.as_ref(), request.workspace.as_deref()).await {
+            started = start(Fresh { node, snapshot: Some(snapshot) })?;
+        }
         let (git_branch, git_head) = match &request.workspace {
             Some(dir) => workspace::git_facts(dir).await,
             None => (None, None),
@@ -133,6 +140,7 @@ impl Runtime {
                 updated_at_ms: started_at_ms,
             },
             goal: request.goal,
+            workspace: request.workspace,
             workflow: loaded,
         };
         let response =

@@ -150,7 +150,8 @@ impl Runtime {
         let session = scope.session.ok_or_else(|| self.not_found("session", record.session.to_string()))?;
         let node = scope.node.ok_or_else(|| self.not_found("node", record.node.to_string()))?;
         let workflow = self.loaded_by_hash(run.workflow_hash).await?;
-        Ok((record, RunContext { run, goal: session.goal, workflow }, node))
+        let workspace = session.workspace.map(std::path::PathBuf::from);
+        Ok((record, RunContext { run, goal: session.goal, workspace, workflow }, node))
     }
 }
 

@@ -283,6 +283,7 @@ fn named_nodes(kind: &EventKind) -> Vec<NodeId> {
         EventKind::AdvanceRecorded { from, to, .. } => vec![*from, *to],
         EventKind::GateDecided { node, to, .. } | EventKind::HumanDecided { node, to, .. } => vec![*node, *to],
         EventKind::ReportWarned { node, .. }
+        | EventKind::EvidenceRecorded { node, .. }
         | EventKind::CheckpointRecorded { node, .. }
         | EventKind::RunCompleted { node, .. }
         | EventKind::RunFailed { node, .. } => vec![*node],

@@ -216,6 +216,7 @@ impl Projector {
             }
             EventKind::AdvanceRecorded { .. }
             | EventKind::ReportWarned { .. }
+            | EventKind::EvidenceRecorded { .. }
             | EventKind::GateDecided { .. }
             | EventKind::HumanDecided { .. }
             | EventKind::CheckpointRecorded { .. }

@@ -3,6 +3,7 @@
 //! change: keep the old encoding readable (or bump the envelope version) before accepting it.
 
 use switchyard_core::event::{EventKind, NodeCause};
+use switchyard_core::evidence::{CommandRun, EvidenceResult, Observation, Snapshot, TestReport};
 use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
 use switchyard_core::state::{
     DecisionOption, DowngradedFinding, NodeKind, NodeState, Phase, ReportPolicy, RunStatus, ValidationIssue,
@@ -26,6 +27,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
         context,
         counters: Default::default(),
         rejection: None,
+        snapshot: None,
     };
     vec![
         EventKind::SessionCreated {
@@ -155,6 +157,61 @@ fn one_of_every_kind() -> Vec<EventKind> {
             latency_ms: 850,
             cost_usd: Some(0.0125),
         })),
+        // A step's evidence: what switchyard observed of the work, check by check.
+        EventKind::EvidenceRecorded {
+            node: next,
+            step: StepId::new("implement"),
+            results: vec![
+                EvidenceResult {
+                    check: 0,
+                    passed: true,
+                    observation: Observation::Changed { changed: vec!["src/lib.rs".to_owned()], count: 1 },
+                },
+                EvidenceResult {
+                    check: 1,
+                    passed: false,
+                    observation: Observation::Command(CommandRun {
+                        exit_code: Some(101),
+                        signal: None,
+                        timed_out: false,
+                        duration_ms: 2300,
+                        output_tail: "test result: FAILED".to_owned(),
+                        output_bytes: 2048,
+                        stdout_sha256: "ab".repeat(32),
+                        stderr_sha256: "cd".repeat(32),
+                        confined: true,
+                    }),
+                },
+                EvidenceResult {
+                    check: 2,
+                    passed: false,
+                    observation: Observation::TestReport(TestReport {
+                        tests: 0,
+                        failures: 0,
+                        errors: 0,
+                        skipped: 0,
+                        problem: Some("the command did not write `report.xml`".to_owned()),
+                    }),
+                },
+            ],
+        },
+        // A node that hands out a step whose evidence compares with the workspace keeps its snapshot.
+        EventKind::NodeCreated {
+            node: next,
+            parent: Some(node),
+            kind: NodeKind::Step,
+            cause: NodeCause::Advance,
+            status: RunStatus::Active,
+            step: StepId::new("implement"),
+            state: NodeState {
+                step: StepId::new("implement"),
+                phase: Phase::Pending,
+                context: serde_json::Map::new(),
+                counters: Default::default(),
+                rejection: None,
+                snapshot: Some(Snapshot::Git { tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".to_owned() }),
+            },
+        },
     ]
 }
 
@@ -166,6 +223,7 @@ fn covered(kind: &EventKind) -> &'static str {
         | EventKind::NodeCreated { .. }
         | EventKind::AdvanceRecorded { .. }
         | EventKind::ReportWarned { .. }
+        | EventKind::EvidenceRecorded { .. }
         | EventKind::GateDecided { .. }
         | EventKind::HumanDecided { .. }
         | EventKind::CheckpointRecorded { .. }
@@ -186,7 +244,7 @@ fn stored_json_of_every_event_kind_is_pinned() {
     let mut names: Vec<_> = kinds.iter().map(covered).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 14, "one event of every kind (run_started twice)");
+    assert_eq!(names.len(), 15, "one event of every kind (run_started and node_created twice)");
     let mut seen = std::collections::BTreeSet::new();
     for (index, kind) in kinds.into_iter().enumerate() {
         // The second event of a kind is pinned as `<kind>_2`.

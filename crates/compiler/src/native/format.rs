@@ -15,6 +15,7 @@ use schemars::{JsonSchema, Schema};
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use switchyard_core::evidence::EvidenceCheck;
 use switchyard_core::workflow::{EdgeKind, Layer, NotesPolicy, OutputCheck, StatusReportMode, ValueType};
 
 use crate::diagnostic::Loc;
@@ -313,38 +314,43 @@ pub(crate) struct NativeStep {
     /// Checks on the notes (the step's written output) or, with `kind: condition`, on the artifacts and context; a failing check blocks the advance with `OUTPUT_CHECK`.
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<OutputCheck>>")]
-    pub checks: Option<Located<Checks>>,
+    pub checks: Option<Located<Listed<OutputCheck>>>,
     /// The step's artifacts are a status report: `status` (`pass` or `blocked`) and a non-empty `summary` are required; `skills_used`, `skills_missing` and `model_override_reason` are warned about when missing (`true`) or required (`strict`). Default false.
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub status_report: Option<NativeStatusReport>,
     /// The step is an audit: its artifacts are the audit-extended status report (with `confidence` 0.0-1.0 and `validated`, optionally `findings`); a blocked finding blocks the advance only when validated and at least as confident as `[audit] audit_min_confidence`, and is otherwise recorded as a downgraded warning. Default false.
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     pub audit: Option<bool>,
+    /// Checks switchyard runs itself when the agent reports the step done: files that must exist, a change to the workspace, a command that must succeed, a test report it wrote, paths the agent lists. A failed check blocks the advance with `EVIDENCE` and costs an attempt.
+    #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<EvidenceCheck>>")]
+    pub evidence: Option<Located<Listed<EvidenceCheck>>>,
 }
 
-/// `checks` as read: the IR's output checks, or, in serde's words, why what was written is no
-/// list of them (read as JSON first, so the reader can say so in its own message).
+/// A list of the IR's own items (`checks`, `evidence`) as read, or, in serde's words, why what
+/// was written is no list of them (read as JSON first, so the reader can say so in its own
+/// message).
 #[derive(Debug, Clone)]
-pub(crate) enum Checks {
-    Checks(Vec<OutputCheck>),
-    NotChecks(String),
+pub(crate) enum Listed<T> {
+    Read(Vec<T>),
+    NotRead(String),
 }
 
-impl<'de> Deserialize<'de> for Checks {
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Listed<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let written = JsonValue::deserialize(deserializer)?;
         Ok(match serde_json::from_value(written.0) {
-            Ok(checks) => Self::Checks(checks),
-            Err(error) => Self::NotChecks(error.to_string()),
+            Ok(items) => Self::Read(items),
+            Err(error) => Self::NotRead(error.to_string()),
         })
     }
 }
 
-impl Serialize for Checks {
+impl<T: Serialize> Serialize for Listed<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Self::Checks(checks) => checks.serialize(serializer),
-            Self::NotChecks(_) => serializer.serialize_none(),
+            Self::Read(items) => items.serialize(serializer),
+            Self::NotRead(_) => serializer.serialize_none(),
         }
     }
 }

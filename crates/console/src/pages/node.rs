@@ -64,6 +64,7 @@ pub(crate) async fn show(
     let about_this = |event: &&StoredEvent| match &event.kind {
         EventKind::AdvanceRecorded { from, to, .. } => *from == node || *to == node,
         EventKind::ReportWarned { node: about, .. }
+        | EventKind::EvidenceRecorded { node: about, .. }
         | EventKind::GateDecided { node: about, .. }
         | EventKind::HumanDecided { node: about, .. }
         | EventKind::CheckpointRecorded { node: about, .. }
@@ -124,6 +125,10 @@ fn heading(kind: &EventKind, node: NodeId) -> String {
         EventKind::AdvanceRecorded { to, .. } if *to == node => "The report that led here".to_owned(),
         EventKind::AdvanceRecorded { .. } => "A report sent on this step".to_owned(),
         EventKind::ReportWarned { .. } => "Status report warnings".to_owned(),
+        EventKind::EvidenceRecorded { results, .. } if results.iter().all(|result| result.passed) => {
+            "Evidence: every check passed".to_owned()
+        }
+        EventKind::EvidenceRecorded { .. } => "Evidence: checks failed".to_owned(),
         EventKind::GateDecided { approved: true, .. } => "Gate approved".to_owned(),
         EventKind::GateDecided { approved: false, .. } => "Gate rejected".to_owned(),
         EventKind::HumanDecided { option, .. } => format!("Human decision: {}", option.as_str()),
@@ -163,6 +168,17 @@ fn event_body(session: SessionId, kind: &EventKind, node: NodeId) -> Markup {
                 @if !downgraded.is_empty() {
                     (layout::json_details("Audit findings below the threshold", &serde_json::to_value(downgraded).unwrap_or_default(), false))
                 }
+            }
+            EventKind::EvidenceRecorded { results, .. } => {
+                ul.evidence data-testid="evidence" {
+                    @for result in results {
+                        li {
+                            @if result.passed { span.ok { "passed" } } @else { span.bad { "failed" } }
+                            " " (result.check + 1) ". " (result.observation.summary())
+                        }
+                    }
+                }
+                (layout::json_details("What switchyard observed", &serde_json::to_value(results).unwrap_or_default(), false))
             }
             EventKind::GateDecided { to, reason, .. } => {
                 p { "Led to " (node_link(session, *to)) }

@@ -1,5 +1,6 @@
 //! Engine tests: one module per concern, all driven through the public functions.
 
+mod evidence;
 mod pending;
 mod reports;
 mod rules;

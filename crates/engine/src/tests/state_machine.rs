@@ -134,6 +134,7 @@ fn command(action: &Action, step: &Step) -> Command {
                 let labels: Vec<&str> = step.edges.iter().map(|edge| edge.label.as_str()).chain(["bogus"]).collect();
                 labels[index.index(labels.len())].to_owned()
             }),
+            evidence: Vec::new(),
         }),
         Action::Approve => Command::Approve { note: None },
         Action::Reject => Command::Reject { reason: "again".to_owned() },
@@ -180,7 +181,7 @@ fn follows_an_edge(loaded: &LoadedWorkflow, from: &NodeState, to: &NodeState) ->
 fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -> Result<(), TestCaseError> {
     let loaded = load(WORKFLOWS[workflow]);
     let limits = loaded.workflow.limits;
-    let started = start(&loaded, "goal", serde_json::Map::new(), Fresh { node: node_id(1) }).unwrap();
+    let started = start(&loaded, "goal", serde_json::Map::new(), Fresh::node(node_id(1))).unwrap();
     let (id, state) = started.node.unwrap();
     let mut nodes = vec![Node { id, state, children: 0 }];
     let mut control = Control::Running;
@@ -195,9 +196,9 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
             goal: "goal",
             reports: Default::default(),
         };
-        let fresh = Fresh { node: node_id(100 + index as u64) };
+        let fresh = Fresh::node(node_id(100 + index as u64));
         let step = loaded.workflow.step(&parent.state.step).unwrap();
-        let result = transition(&loaded, view, command(action, step), fresh);
+        let result = transition(&loaded, view, command(action, step), fresh.clone());
         let replayed = transition(&loaded, view, command(action, step), fresh);
         prop_assert_eq!(&result, &replayed, "transition is not deterministic");
         let _ = pending(&loaded, &parent.state, "goal");

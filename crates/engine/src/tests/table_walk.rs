@@ -23,6 +23,7 @@ fn state(phase: Phase) -> NodeState {
         context: serde_json::Map::new(),
         counters: Counters::default(),
         rejection: None,
+        snapshot: None,
     }
 }
 
@@ -85,7 +86,7 @@ fn transition_does_what_the_table_says_for_every_status_and_command() {
                 goal: "g",
                 reports: Default::default(),
             };
-            let result = transition(&loaded, view, command(row.command), Fresh { node: node_id(2) });
+            let result = transition(&loaded, view, command(row.command), Fresh::node(node_id(2)));
             let context = format!("({}, {}) on {:?} with {control:?}", row.status, row.command.as_str(), state.phase);
             match (row.outcome, result) {
                 (Outcome::Handled(_), Ok(transition)) => {
@@ -114,12 +115,12 @@ fn rejections_carry_retryability_where_waiting_helps() {
         goal: "g",
         reports: Default::default(),
     };
-    let error = transition(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
+    let error = transition(&loaded, view, plain(), Fresh::node(node_id(2))).unwrap_err();
     assert_eq!(error.code(), "AWAITING_GATE");
     assert!(error.retryable());
     let done = state(Phase::Completed);
     let view = RunView { state: &done, ..view };
-    let error = transition(&loaded, view, plain(), Fresh { node: node_id(2) }).unwrap_err();
+    let error = transition(&loaded, view, plain(), Fresh::node(node_id(2))).unwrap_err();
     assert_eq!(error.code(), "RUN_FINISHED");
     assert!(!error.retryable());
 }

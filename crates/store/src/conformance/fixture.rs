@@ -121,6 +121,7 @@ pub fn node_state(step: &str, status: RunStatus) -> NodeState {
         context,
         counters: Counters { steps_completed: 1, ..Counters::default() },
         rejection: None,
+        snapshot: None,
     }
 }
 
