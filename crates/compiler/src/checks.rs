@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use switchyard_core::evidence::{CommandLine, EvidenceCheck};
+use switchyard_core::evidence::{CommandCheck, CommandLine, EvidenceCheck};
 use switchyard_core::workflow::{
     Edge, EdgeKind, EdgeTarget, IR_VERSION, OutputCheck, Step, StepId, StepRules, ValueType, Variable, Workflow,
     validate_workflow_id,
@@ -142,6 +142,12 @@ fn check_variables(draft: &DraftWorkflow, report: &mut Report) {
 
 fn check_step(draft: &DraftWorkflow, step: &DraftStep, declared: &[&str], report: &mut Report) {
     let id = &step.id.value;
+    // The edges of a step switchyard runs itself also read its command's exit code.
+    let mut names = declared.to_vec();
+    if step.rules.run.is_some() {
+        names.push("exit_code");
+    }
+    let declared = names.as_slice();
     if let (Some(end), Some(_)) = (step.end, step.next_at) {
         report.error(
             end,
@@ -232,10 +238,42 @@ fn check_step(draft: &DraftWorkflow, step: &DraftStep, declared: &[&str], report
             report.error(at, codes::INVALID_VALUE, format!("an output check of step `{id}` {problem}"), None);
         }
     }
+    check_run(step, report);
     if let Some(at) = step.rules.evidence_at {
         for (index, problem) in check_evidence(&step.rules.evidence) {
             let message = format!("evidence {} of step `{id}` {problem}", index + 1);
             report.error(at, codes::EVIDENCE_INVALID, message, None);
+        }
+    }
+}
+
+/// A step switchyard runs itself: a command it can run, and nothing an agent would report.
+fn check_run(step: &DraftStep, report: &mut Report) {
+    let id = &step.id.value;
+    let Some(command) = &step.rules.run else {
+        if let Some(at) = step.rules.on_failure_at {
+            let help = Some("add `run: [program, arguments...]`, or send the run on with a conditional edge".into());
+            report.error(at, codes::RUN_STEP, format!("step `{id}` has `on_failure` but no `run`"), help);
+        }
+        return;
+    };
+    let at = step.rules.run_at.unwrap_or(step.id.at);
+    for problem in command_problems(command) {
+        report.error(at, codes::RUN_STEP, format!("the `run` of step `{id}` {problem}"), None);
+    }
+    let reported: [(&str, bool); 3] = [
+        ("evidence", step.rules.evidence_at.is_some()),
+        ("output", step.output.is_some()),
+        ("checks", step.rules.checks_at.is_some()),
+    ];
+    for (field, written) in reported {
+        if written {
+            report.error(
+                at,
+                codes::RUN_STEP,
+                format!("step `{id}` has `run` and `{field}`: switchyard writes a `run` step's report itself"),
+                Some(format!("remove `{field}`, or route on the command's result with `exit_code` in the edges")),
+            );
         }
     }
 }
@@ -271,27 +309,8 @@ fn check_evidence(checks: &[EvidenceCheck]) -> Vec<(usize, String)> {
             }
             EvidenceCheck::Command(command) => {
                 commands_before += 1;
-                match (&command.run, command.shell) {
-                    (CommandLine::Argv(argv), false)
-                        if argv.first().is_none_or(|program| program.trim().is_empty()) =>
-                    {
-                        problem("(command) has no program: write `run: [program, arguments...]`".to_owned());
-                    }
-                    (CommandLine::Argv(_), false) => {}
-                    (CommandLine::Shell(line), true) if line.trim().is_empty() => {
-                        problem("(command) has an empty shell line".to_owned());
-                    }
-                    (CommandLine::Shell(_), true) => {}
-                    (CommandLine::Shell(line), false) => problem(format!(
-                        "(command) gives `run` as one string, `{line}`, which switchyard would not split: write it as a list of words (`[make, test]`), or add `shell: true` to run it with `sh -c`"
-                    )),
-                    (CommandLine::Argv(_), true) => problem(
-                        "(command) says `shell: true` but gives `run` as a list: give the shell line as one string"
-                            .to_owned(),
-                    ),
-                }
-                if let Some(Err(error)) = command.timeout.as_deref().map(switchyard_core::evidence::parse_timeout) {
-                    problem(format!("(command) has a `timeout` that does not read: {error}"));
+                for wrong in command_problems(command) {
+                    problem(format!("(command) {wrong}"));
                 }
             }
             EvidenceCheck::TestReport { path, .. } => {
@@ -310,6 +329,28 @@ fn check_evidence(checks: &[EvidenceCheck]) -> Vec<(usize, String)> {
                 }
             }
         }
+    }
+    problems
+}
+
+/// Why switchyard could not run `command` as written: no program, a shell line without
+/// `shell: true` (or a list with it), a timeout that does not read.
+fn command_problems(command: &CommandCheck) -> Vec<String> {
+    let mut problems = Vec::new();
+    match (&command.run, command.shell) {
+        (CommandLine::Argv(argv), false) if argv.first().is_none_or(|program| program.trim().is_empty()) => {
+            problems.push("has no program: write `run: [program, arguments...]`".to_owned());
+        }
+        (CommandLine::Shell(line), true) if line.trim().is_empty() => problems.push("has an empty shell line".to_owned()),
+        (CommandLine::Argv(_), false) | (CommandLine::Shell(_), true) => {}
+        (CommandLine::Shell(line), false) => problems.push(format!(
+            "gives `run` as one string, `{line}`, which switchyard would not split: write it as a list of words (`[make, test]`), or add `shell: true` to run it with `sh -c`"
+        )),
+        (CommandLine::Argv(_), true) => problems
+            .push("says `shell: true` but gives `run` as a list: give the shell line as one string".to_owned()),
+    }
+    if let Some(Err(error)) = command.timeout.as_deref().map(switchyard_core::evidence::parse_timeout) {
+        problems.push(format!("has a `timeout` that does not read: {error}"));
     }
     problems
 }
@@ -787,6 +828,7 @@ fn lower_rules(step: &DraftStep) -> StepRules {
         status_report: step.rules.status_report,
         audit: step.rules.audit,
         evidence: step.rules.evidence.clone(),
+        run: step.rules.run.clone(),
     }
 }
 

@@ -97,6 +97,7 @@ pub mod codes {
     pub const OUTPUT_SCHEMA_INVALID: &str = "output-schema-invalid";
     pub const OUTPUT_SCHEMA_UNKNOWN_KEYWORD: &str = "output-schema-unknown-keyword";
     pub const EVIDENCE_INVALID: &str = "evidence-invalid";
+    pub const RUN_STEP: &str = "run-step";
     pub const ON_COMPLETE_IGNORED: &str = "on-complete-ignored";
     pub const LOOP_DISABLED: &str = "loop-disabled";
     pub const WORKRAIL_SCHEMA: &str = "workrail-schema";
@@ -152,6 +153,7 @@ pub mod codes {
         (OUTPUT_SCHEMA_INVALID, "make `output` a valid JSON Schema (draft 2020-12)"),
         (OUTPUT_SCHEMA_UNKNOWN_KEYWORD, "fix the keyword's spelling, or quote a YAML flow value that contains a comma"),
         (EVIDENCE_INVALID, "fix the evidence check as the message says (docs/evidence.md lists each kind)"),
+        (RUN_STEP, "give a `run` step a command switchyard can run, and no report fields of an agent's step"),
         (ON_COMPLETE_IGNORED, "move `on_complete` to the last stage"),
         (LOOP_DISABLED, "set `loop_on_changes: true` or drop `loop` from `on_complete`"),
         (WORKRAIL_SCHEMA, "make the file match WorkRail's spec/workflow.schema.json at the location shown"),

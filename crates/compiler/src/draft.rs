@@ -1,7 +1,7 @@
 //! The located draft: what a front-end read from its source, before the checks turn it into
 //! the IR. Every name and expression keeps its location for the checks' diagnostics.
 
-use switchyard_core::evidence::EvidenceCheck;
+use switchyard_core::evidence::{CommandCheck, EvidenceCheck};
 use switchyard_core::workflow::{
     DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, OutputCheck, StatusReportMode, ValueType,
 };
@@ -81,6 +81,10 @@ pub(crate) struct DraftRules {
     pub audit: bool,
     pub evidence: Vec<EvidenceCheck>,
     pub evidence_at: Option<Loc>,
+    /// The command of a step switchyard runs itself, where `run` and `on_failure` are written.
+    pub run: Option<CommandCheck>,
+    pub run_at: Option<Loc>,
+    pub on_failure_at: Option<Loc>,
 }
 
 #[derive(Debug, Clone)]

@@ -80,6 +80,11 @@ pub(crate) fn to_native(workflow: &Workflow) -> NativeWorkflow {
             status_report: rules.status_report.map(Into::into),
             audit: rules.audit.then_some(true),
             evidence: (!rules.evidence.is_empty()).then(|| Listed::Read(rules.evidence.clone()).into()),
+            run: rules.run.as_ref().map(|command| command.run.clone().into()),
+            shell: rules.run.as_ref().and_then(|command| command.shell.then_some(true)),
+            timeout: rules.run.as_ref().and_then(|command| command.timeout.clone()).map(Into::into),
+            // `on_failure` was lowered to the first edge, which is written as it is.
+            on_failure: None,
         };
         steps.push(step.into());
     }

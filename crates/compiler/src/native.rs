@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde::de::IntoDeserializer;
+use switchyard_core::evidence::CommandCheck;
 use switchyard_core::workflow::{
     DEFAULT_MAX_ATTEMPTS, EdgeKind, Layer, Limits, NotesPolicy, StatusReportMode, ValueType,
 };
@@ -205,9 +206,22 @@ fn read_step(step: Located<NativeStep>, node: Option<&Node>, report: &mut Report
     let step = step.value;
     let label = node.map_or_else(|| "a step".to_owned(), |node| section_name("NativeStep", node, None));
     let id = step.id;
-    let prompt = step.prompt.given(&label, "prompt", at, report).unwrap_or_else(|| Located::new(String::new(), at));
+    let run_at = step.run.as_ref().map(|run| run.at);
+    let on_failure_at = step.on_failure.as_ref().map(|target| target.at);
+    let run = step.run.map(|run| CommandCheck {
+        run: run.value,
+        shell: step.shell.unwrap_or(false),
+        timeout: step.timeout.as_ref().map(|timeout| timeout.value.clone()),
+        expect_exit: 0,
+    });
+    let prompt = match (step.prompt, &run) {
+        (Required::Missing, Some(command)) => {
+            Located::new(format!("switchyard runs `{}` itself.", command.display()), at)
+        }
+        (prompt, _) => prompt.given(&label, "prompt", at, report).unwrap_or_else(|| Located::new(String::new(), at)),
+    };
     let next_at = node.and_then(|node| key_at(node, "next")).filter(|_| step.next.is_some());
-    let edges = match step.next {
+    let mut edges = match step.next {
         None => Vec::new(),
         // `next: review` is one default edge.
         Some(NativeNext::Step(target)) => {
@@ -227,11 +241,30 @@ fn read_step(step: Located<NativeStep>, node: Option<&Node>, report: &mut Report
             Vec::new()
         }
     };
+    // Without `run` there is no exit code to fail on: the checks report it, without this edge.
+    if let Some(target) = step.on_failure.filter(|_| run.is_some()) {
+        // Tried first: a failed command goes there whatever the other edges say.
+        let failed = DraftEdge {
+            condition: Some(Located::new("exit_code != 0".to_owned(), target.at)),
+            condition_text: Some("the command failed".to_owned()),
+            // Bounded as a loop: failing and fixing again is another cycle (`max_cycles`).
+            kind: EdgeKind::Loop,
+            ..DraftEdge::new(
+                target.at,
+                DraftTarget::Step(target.clone()),
+                Located::new("on_failure".to_owned(), target.at),
+            )
+        };
+        edges.insert(0, failed);
+    }
     let mut rules = DraftRules {
         run_when: step.when,
         gate_when: step.gate_when,
         status_report: step.status_report.and_then(Option::<StatusReportMode>::from),
         audit: step.audit.unwrap_or(false),
+        run_at,
+        on_failure_at,
+        run,
         ..DraftRules::default()
     };
     if let Some(checks) = step.checks {
@@ -267,7 +300,12 @@ fn read_step(step: Located<NativeStep>, node: Option<&Node>, report: &mut Report
         prompt,
         role: step.role,
         model: step.model,
-        notes: step.notes.map_or(NotesPolicy::Required, NotesPolicy::from),
+        // A command's report has no notes: switchyard writes it.
+        notes: if rules.run.is_some() {
+            NotesPolicy::Optional
+        } else {
+            step.notes.map_or(NotesPolicy::Required, NotesPolicy::from)
+        },
         output: step.output.map(|output| Located::new(output.value.0, output.at)),
         output_locations,
         gate: step.gate.unwrap_or(false),

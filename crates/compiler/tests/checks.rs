@@ -589,3 +589,58 @@ steps:
     let compiled = check(wrong_shape, &["5:15 error[invalid-value]"]);
     assert!(help_of(&compiled, "invalid-value").contains("files|changed|command|test_report|artifact_paths"));
 }
+
+#[test]
+fn a_run_step_needs_no_prompt_and_its_edges_read_the_exit_code() {
+    let text = r#"
+id: demo
+steps:
+  - id: implement
+    prompt: Implement.
+    next: tests
+  - id: tests
+    run: [make, test]
+    timeout: 10m
+    on_failure: implement
+    next:
+      - {to: review, when: "exit_code == 0"}
+      - {end: true, default: true}
+  - id: review
+    prompt: Review.
+"#;
+    let workflow = check(text, &[]).workflow.unwrap();
+    let tests = workflow.step(&StepId::new("tests")).unwrap();
+    assert_eq!(tests.notes, NotesPolicy::Optional, "switchyard writes a run step's report");
+    assert!(tests.prompt.contains("make test"));
+    let labels: Vec<&str> = tests.edges.iter().map(|edge| edge.label.as_str()).collect();
+    assert_eq!(labels, ["on_failure", "review", "complete"], "on_failure is tried first");
+    assert_eq!(tests.edges[0].condition.as_deref(), Some("exit_code != 0"));
+    assert_eq!(tests.edges[0].kind, EdgeKind::Loop, "failing and fixing again is a cycle");
+    assert_eq!(workflow.run_of(&StepId::new("tests")).unwrap().display(), "make test");
+    // Elsewhere `exit_code` is no name a condition may read.
+    let elsewhere = "id: demo\nsteps:\n  - id: a\n    prompt: x\n    next: [{to: b, when: \"exit_code == 0\"}, {to: b, label: other, default: true}]\n  - id: b\n    prompt: y\n";
+    check(elsewhere, &["5:26 error[condition-unknown-variable]"]);
+}
+
+#[test]
+fn a_run_step_with_an_agents_report_fields_or_no_command_is_refused() {
+    let text = r#"
+id: demo
+steps:
+  - id: a
+    prompt: Do it.
+    on_failure: b
+    next: b
+  - id: b
+    run: "make test"
+    output: {type: object}
+    evidence: [{kind: changed}]
+"#;
+    let compiled =
+        check(text, &["6:17 error[run-step]", "9:10 error[run-step]", "9:10 error[run-step]", "9:10 error[run-step]"]);
+    let messages: Vec<&str> = compiled.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(messages[0].contains("has `on_failure` but no `run`"), "{}", messages[0]);
+    assert!(messages[1].contains("gives `run` as one string"), "{}", messages[1]);
+    assert!(messages[2].contains("has `run` and `evidence`"), "{}", messages[2]);
+    assert!(messages[3].contains("has `run` and `output`"), "{}", messages[3]);
+}

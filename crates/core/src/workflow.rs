@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::evidence::EvidenceCheck;
+use crate::evidence::{CommandCheck, EvidenceCheck};
 use crate::hash;
 
 /// Version of the IR encoding; part of the hashed bytes.
@@ -83,6 +83,11 @@ pub struct StepRules {
     /// [`crate::evidence`]), in the order written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceCheck>,
+    /// The step is a command switchyard runs itself when the run arrives there, never handed to
+    /// an agent: its exit code, output and duration are the step's report, and `exit_code` is in
+    /// scope for the conditions of its edges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<CommandCheck>,
 }
 
 /// How strictly a step's status report is checked.
@@ -200,6 +205,11 @@ impl Workflow {
     pub fn rules(&self, id: &StepId) -> &StepRules {
         static EMPTY: std::sync::LazyLock<StepRules> = std::sync::LazyLock::new(StepRules::default);
         self.rules.get(id).unwrap_or(&EMPTY)
+    }
+
+    /// The command of a step switchyard runs itself, if the step is one.
+    pub fn run_of(&self, id: &StepId) -> Option<&CommandCheck> {
+        self.rules(id).run.as_ref()
     }
 
     /// Whether a step's evidence compares with the workspace as it was when the step was handed

@@ -45,6 +45,8 @@ pub(crate) struct Scope<'a> {
     pub goal: &'a str,
     pub cycle: u32,
     pub attempt: u32,
+    /// The step is one switchyard runs itself: `exit_code` is bound, from its report.
+    pub run_step: bool,
 }
 
 impl Scope<'_> {
@@ -67,6 +69,10 @@ impl Scope<'_> {
         bindings.insert("goal".to_owned(), serde_json::Value::String(self.goal.to_owned()));
         bindings.insert("cycle".to_owned(), serde_json::Value::from(self.cycle));
         bindings.insert("attempt".to_owned(), serde_json::Value::from(self.attempt));
+        if self.run_step {
+            let exit_code = self.artifacts.and_then(|report| report.get("exit_code")).cloned();
+            bindings.insert("exit_code".to_owned(), exit_code.unwrap_or(serde_json::Value::Null));
+        }
         bindings
     }
 }

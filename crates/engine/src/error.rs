@@ -47,6 +47,10 @@ pub enum Error {
         "step `{step}` declares {checks} evidence check(s) but the advance brought {observed} observation(s): evidence is gathered by the runtime, so advance through it"
     )]
     EvidenceNotGathered { step: String, checks: usize, observed: usize },
+    #[error(
+        "step `{step}` is run by switchyard itself: its report is its command's, so send nothing with its token (notes, artifacts, context or a choice); switchyard runs the command and moves on"
+    )]
+    RunStepReported { step: String },
 }
 
 impl Error {
@@ -69,6 +73,7 @@ impl Error {
             Self::UnknownStep { .. } => "UNKNOWN_STEP",
             Self::NoEdgeToStep { .. } => "NO_EDGE_TO_STEP",
             Self::EvidenceNotGathered { .. } => "EVIDENCE_NOT_GATHERED",
+            Self::RunStepReported { .. } => "RUN_STEP_REPORTED",
         }
     }
 

@@ -4,8 +4,12 @@
 
 use std::fmt::Write as _;
 
+use serde_json::json;
 use switchyard_core::evidence::{CommandRun, EvidenceCheck, EvidenceResult, Observation, TestReport};
 use switchyard_core::state::ValidationIssue;
+use switchyard_core::workflow::Step;
+
+use crate::{Advance, Error};
 
 /// The verdict on each check, and an `EVIDENCE` issue for each that failed.
 pub(crate) fn judge(
@@ -32,6 +36,37 @@ pub(crate) fn judge(
         results.push(EvidenceResult { check, passed: failure.is_none(), observation });
     }
     (results, issues)
+}
+
+/// The report of a step switchyard runs itself, from the one observation of its command the
+/// advance brings: the verdict (it succeeded or not) and, as the advance's artifacts, its exit
+/// code, whether it was killed, its duration and the end of its output, which its edges read.
+/// An advance carrying anything an agent would send is refused.
+pub(crate) fn ran(step: &Step, advance: &mut Advance) -> Result<EvidenceResult, Error> {
+    if advance.notes.is_some() || advance.artifacts.is_some() || advance.context.is_some() || advance.choice.is_some() {
+        return Err(Error::RunStepReported { step: step.id.to_string() });
+    }
+    let observation = match std::mem::take(&mut advance.evidence).as_slice() {
+        [observation @ (Observation::Command(_) | Observation::Unavailable { .. })] => observation.clone(),
+        other => {
+            return Err(Error::EvidenceNotGathered { step: step.id.to_string(), checks: 1, observed: other.len() });
+        }
+    };
+    let (passed, report) = match &observation {
+        Observation::Command(run) => (
+            !run.timed_out && run.exit_code == Some(0),
+            json!({
+                "exit_code": run.exit_code,
+                "timed_out": run.timed_out,
+                "duration_ms": run.duration_ms,
+                "output_tail": run.output_tail,
+            }),
+        ),
+        Observation::Unavailable { reason } => (false, json!({ "exit_code": null, "not_run": reason })),
+        _ => unreachable!("matched above"),
+    };
+    advance.artifacts = Some(report);
+    Ok(EvidenceResult { check: 0, passed, observation })
 }
 
 /// What was observed instead of what the check requires, and what to do; `None` when it passed.

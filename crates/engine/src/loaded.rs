@@ -220,7 +220,7 @@ mod tests {
             "steps": [], "variables": [], "limits": {"max_cycles": 1, "max_revision_attempts": 1, "max_replan_attempts": 1}
         }))
         .unwrap();
-        let scope = Scope { context: &context, artifacts: None, goal: "g", cycle: 0, attempt: 1 };
+        let scope = Scope { context: &context, artifacts: None, goal: "g", cycle: 0, attempt: 1, run_step: false };
         let conditions = Conditions::new(&workflow, &scope);
         let program = cel::Program::compile("context.count + 1 == 3 && attempt - 1 == 0").unwrap();
         assert!(conditions.holds(&program));

@@ -166,6 +166,7 @@ impl<'a> Machine<'a> {
             goal: self.view.goal,
             cycle: counters.cycles,
             attempt: counters.attempts.saturating_add(1),
+            run_step: self.loaded.workflow.run_of(&self.state().step).is_some(),
         };
         Conditions::new(&self.loaded.workflow, &scope)
     }
@@ -312,6 +313,11 @@ impl<'a> Machine<'a> {
         }
         let step = self.step()?;
         let state = self.state();
+        // A step switchyard runs itself is reported by its command alone.
+        let ran = match self.loaded.workflow.run_of(&step.id) {
+            Some(_) => Some(evidence::ran(step, &mut advance)?),
+            None => None,
+        };
         let mut issues = Vec::new();
         if step.notes == switchyard_core::workflow::NotesPolicy::Required
             && advance.notes.as_deref().is_none_or(|notes| notes.trim().is_empty())
@@ -376,16 +382,22 @@ impl<'a> Machine<'a> {
                 });
             }
         }
-        let checks = &self.loaded.workflow.rules(&step.id).evidence;
-        if advance.evidence.len() != checks.len() {
-            return Err(Error::EvidenceNotGathered {
-                step: step.id.to_string(),
-                checks: checks.len(),
-                observed: advance.evidence.len(),
-            });
-        }
-        let (evidence, evidence_issues) = evidence::judge(checks, std::mem::take(&mut advance.evidence));
-        issues.extend(evidence_issues);
+        let evidence = match ran {
+            Some(ran) => vec![ran],
+            None => {
+                let checks = &self.loaded.workflow.rules(&step.id).evidence;
+                if advance.evidence.len() != checks.len() {
+                    return Err(Error::EvidenceNotGathered {
+                        step: step.id.to_string(),
+                        checks: checks.len(),
+                        observed: advance.evidence.len(),
+                    });
+                }
+                let (evidence, evidence_issues) = evidence::judge(checks, std::mem::take(&mut advance.evidence));
+                issues.extend(evidence_issues);
+                evidence
+            }
+        };
         let gate = self.loaded.is_gate(step, &conditions);
         let mut selection = None;
         if let Some(issue) = edges::unknown_choice(step, choice) {
@@ -689,7 +701,8 @@ fn settle(
         };
         counters.attempts = 0;
         counters.revisions = 0;
-        let scope = Scope { context: &context, artifacts: None, goal, cycle: counters.cycles, attempt: 1 };
+        let scope =
+            Scope { context: &context, artifacts: None, goal, cycle: counters.cycles, attempt: 1, run_step: false };
         let conditions = Conditions::new(&loaded.workflow, &scope);
         if loaded.runs(&step.id, &conditions) {
             counters.skipped = skipped;

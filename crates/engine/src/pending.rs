@@ -2,7 +2,7 @@
 //! contract, and the edges it may take next.
 
 use serde::Serialize;
-use switchyard_core::evidence::EvidenceCheck;
+use switchyard_core::evidence::{CommandCheck, EvidenceCheck};
 use switchyard_core::state::{NodeState, Phase, Validation};
 use switchyard_core::workflow::{EdgeKind, EdgeTarget, NotesPolicy, OutputCheck, StepId};
 
@@ -32,6 +32,9 @@ pub struct PendingStep {
     /// it runs, files that must exist, ...); absent when nothing.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceCheck>,
+    /// The command of a step switchyard runs itself, for people: no agent does this step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
     /// Edges that can still be taken, in evaluation order.
     pub allowed_next: Vec<AllowedEdge>,
     /// The agent must send a `choice`: several edges are open and none is the default.
@@ -83,6 +86,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
             output_schema: None,
             checks: Vec::new(),
             evidence: Vec::new(),
+            run: None,
             allowed_next: Vec::new(),
             needs_choice: false,
             rejection: state.rejection.clone(),
@@ -97,6 +101,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
         goal,
         cycle: counters.cycles,
         attempt: counters.attempts.saturating_add(1),
+        run_step: false,
     };
     let mut bindings = scope.bindings(&loaded.workflow);
     bindings.remove("artifacts");
@@ -141,6 +146,7 @@ pub fn pending(loaded: &LoadedWorkflow, state: &NodeState, goal: &str) -> Pendin
         output_schema: step.output_schema.clone(),
         checks: loaded.workflow.rules(&step.id).checks.clone(),
         evidence: loaded.workflow.rules(&step.id).evidence.clone(),
+        run: loaded.workflow.run_of(&step.id).map(CommandCheck::display),
         allowed_next,
         needs_choice: edges::needs_choice(step, counters),
         rejection: state.rejection.clone(),

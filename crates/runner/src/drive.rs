@@ -251,6 +251,15 @@ impl<'a> Drive<'a> {
             let Some(step) = shown.step.as_ref() else {
                 return Err(Error::NoPendingStep { run: run.to_string(), status: shown.status.to_string() });
             };
+            if step.run.is_some() {
+                // A step switchyard runs itself, left pending (a crash before it ran): its token,
+                // sent with nothing, runs it; no model sees it.
+                if let Some(token) = runtime.first_attempt_token(shown.node).await? {
+                    last_shown =
+                        Some(runtime.advance(&token, Some(run), switchyard_runtime::AdvanceInput::default()).await?);
+                    continue;
+                }
+            }
             if current.as_ref().is_none_or(|state| state.node != shown.node) {
                 let new_step = current.as_ref().is_none_or(|state| state.step != step.step);
                 if new_step {

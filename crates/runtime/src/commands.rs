@@ -66,7 +66,9 @@ impl Runtime {
         input: AdvanceInput,
     ) -> Result<StepResponse, Error> {
         refuse_placeholders(&input)?;
-        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await
+        let response =
+            self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), None)).await?;
+        self.then_run_steps(response).await
     }
 
     /// Advances the step a continue token names to the step `to` (or the end of the run): the
@@ -81,7 +83,10 @@ impl Runtime {
         to: EdgeTarget,
     ) -> Result<StepResponse, Error> {
         refuse_placeholders(&input)?;
-        self.deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone()))).await
+        let response = self
+            .deciding_again(|| self.advance_once(continue_token, expected_run, input.clone(), Some(to.clone())))
+            .await?;
+        self.then_run_steps(response).await
     }
 
     async fn advance_once(
@@ -94,6 +99,14 @@ impl Runtime {
         let (record, context, node) = self.token_scope(continue_token, TokenKind::Continue, expected_run).await?;
         let attempt =
             record.attempt.ok_or_else(|| Error::internal("a continue token was stored without an attempt"))?;
+        if context.workflow.workflow.run_of(&node.state.step).is_some() {
+            // Its token only asks switchyard to run it (after a crash left the run there).
+            if input != AdvanceInput::default() || to.is_some() {
+                let step = node.state.step.to_string();
+                return Err(switchyard_engine::Error::RunStepReported { step }.into());
+            }
+            return self.run_step(&context, &node).await;
+        }
         let key = advance_key(record.node, attempt);
         // A plain advance keeps the payload it always had, so recorded calls still match.
         let payload = match &to {
@@ -267,39 +280,45 @@ impl Runtime {
         key_kind: &str,
         command: Command,
     ) -> Result<StepResponse, Error> {
-        self.deciding_again(|| async {
-            let context = self.run_context(run).await?;
-            let at = expected.unwrap_or(context.run.tip);
-            let call = OnceCall {
-                key: format!("{key_kind}:{at}"),
-                payload: sha256_hex(&canonical_json(&command_payload(&command))),
-                fields: field_hashes(&command_fields(&command)),
-                session: context.run.session,
-                run,
-            };
-            if let Some(recorded) = self.store.recorded(call.session, &call.key).await? {
-                return self.replay(&recorded, &call).await;
-            }
-            if at != context.run.tip {
-                return Err(Error::MovedOn {
-                    run: run.to_string(),
-                    expected: at.to_string(),
-                    tip: context.run.tip.to_string(),
-                });
-            }
-            let node = self.node(at).await?;
-            self.execute(&context, &node, command.clone(), Some(&call)).await
-        })
-        .await
+        let response = self
+            .deciding_again(|| async {
+                let context = self.run_context(run).await?;
+                let at = expected.unwrap_or(context.run.tip);
+                let call = OnceCall {
+                    key: format!("{key_kind}:{at}"),
+                    payload: sha256_hex(&canonical_json(&command_payload(&command))),
+                    fields: field_hashes(&command_fields(&command)),
+                    session: context.run.session,
+                    run,
+                };
+                if let Some(recorded) = self.store.recorded(call.session, &call.key).await? {
+                    return self.replay(&recorded, &call).await;
+                }
+                if at != context.run.tip {
+                    return Err(Error::MovedOn {
+                        run: run.to_string(),
+                        expected: at.to_string(),
+                        tip: context.run.tip.to_string(),
+                    });
+                }
+                let node = self.node(at).await?;
+                self.execute(&context, &node, command.clone(), Some(&call)).await
+            })
+            .await?;
+        // An approval or a decision may send the run on to a step switchyard runs.
+        self.then_run_steps(response).await
     }
 
     async fn control(&self, run: RunId, command: Command) -> Result<StepResponse, Error> {
-        self.deciding_again(|| async {
-            let context = self.run_context(run).await?;
-            let node = self.node(context.run.tip).await?;
-            self.execute(&context, &node, command.clone(), None).await
-        })
-        .await
+        let response = self
+            .deciding_again(|| async {
+                let context = self.run_context(run).await?;
+                let node = self.node(context.run.tip).await?;
+                self.execute(&context, &node, command.clone(), None).await
+            })
+            .await?;
+        // A run resumed at a step switchyard runs (paused before it ran) runs it now.
+        self.then_run_steps(response).await
     }
 
     /// Runs a command again when its batch went stale: the run was paused, resumed or stopped
@@ -319,7 +338,7 @@ impl Runtime {
     }
 
     /// Asks the engine for the transition, appends it, and answers.
-    async fn execute(
+    pub(crate) async fn execute(
         &self,
         context: &RunContext,
         node: &NodeRecord,

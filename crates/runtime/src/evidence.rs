@@ -143,7 +143,7 @@ impl EvidencePolicy {
     }
 
     /// The workspace as it is now, for a step whose evidence compares with it.
-    pub(crate) async fn snapshot(&self, workspace: Option<&Path>) -> Snapshot {
+    pub async fn snapshot(&self, workspace: Option<&Path>) -> Snapshot {
         let Some(workspace) = workspace else {
             return Snapshot::Unavailable { reason: NO_WORKSPACE.to_owned() };
         };
@@ -154,7 +154,7 @@ impl EvidencePolicy {
     }
 
     /// What the runtime observes for each of `checks`, in their order.
-    pub(crate) async fn gather(
+    pub async fn gather(
         &self,
         checks: &[EvidenceCheck],
         workspace: Option<&Path>,
@@ -178,6 +178,41 @@ impl EvidencePolicy {
             observed.push(gathering.observe(check, artifacts).await);
         }
         observed
+    }
+
+    /// Runs `command` in `workspace`, confined and bounded, and says how it ended; why not, where
+    /// it may not run.
+    pub(crate) async fn run(&self, command: &CommandCheck, workspace: Option<&Path>) -> Observation {
+        if let Some(reason) = self.refuses_commands_in(workspace) {
+            return Observation::Unavailable { reason };
+        }
+        let Some(workspace) = workspace else {
+            return Observation::Unavailable { reason: NO_WORKSPACE.to_owned() };
+        };
+        let limits =
+            Limits { timeout: command.time_limit().min(self.max_timeout), max_output_bytes: self.max_output_bytes };
+        let spec = CommandSpec { argv: command.argv(), env: Vec::new() };
+        let sandbox = self.sandbox(workspace);
+        match switchyard_command::run(&spec, &sandbox, &limits, &CancellationToken::new()).await {
+            Ok(outcome) => {
+                let mut output = outcome.stdout.tail.clone();
+                if !outcome.stderr.tail.is_empty() {
+                    output.push_str(&outcome.stderr.tail);
+                }
+                Observation::Command(CommandRun {
+                    exit_code: outcome.exit_code,
+                    signal: outcome.signal,
+                    timed_out: outcome.timed_out,
+                    duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
+                    output_tail: tail(&output, KEPT_TAIL_BYTES).to_owned(),
+                    output_bytes: outcome.stdout.total_bytes + outcome.stderr.total_bytes,
+                    stdout_sha256: outcome.stdout.sha256,
+                    stderr_sha256: outcome.stderr.sha256,
+                    confined: outcome.confined,
+                })
+            }
+            Err(error) => Observation::Unavailable { reason: format!("the command did not start: {error}") },
+        }
     }
 
     fn sandbox(&self, workspace: &Path) -> Sandbox {
@@ -271,35 +306,7 @@ impl Gathering<'_> {
     }
 
     async fn run(&self, command: &CommandCheck) -> Observation {
-        if let Some(reason) = self.policy.refuses_commands_in(Some(self.workspace)) {
-            return Observation::Unavailable { reason };
-        }
-        let limits = Limits {
-            timeout: command.time_limit().min(self.policy.max_timeout),
-            max_output_bytes: self.policy.max_output_bytes,
-        };
-        let spec = CommandSpec { argv: command.argv(), env: Vec::new() };
-        let sandbox = self.policy.sandbox(self.workspace);
-        match switchyard_command::run(&spec, &sandbox, &limits, &CancellationToken::new()).await {
-            Ok(outcome) => {
-                let mut output = outcome.stdout.tail.clone();
-                if !outcome.stderr.tail.is_empty() {
-                    output.push_str(&outcome.stderr.tail);
-                }
-                Observation::Command(CommandRun {
-                    exit_code: outcome.exit_code,
-                    signal: outcome.signal,
-                    timed_out: outcome.timed_out,
-                    duration_ms: u64::try_from(outcome.duration.as_millis()).unwrap_or(u64::MAX),
-                    output_tail: tail(&output, KEPT_TAIL_BYTES).to_owned(),
-                    output_bytes: outcome.stdout.total_bytes + outcome.stderr.total_bytes,
-                    stdout_sha256: outcome.stdout.sha256,
-                    stderr_sha256: outcome.stderr.sha256,
-                    confined: outcome.confined,
-                })
-            }
-            Err(error) => Observation::Unavailable { reason: format!("the command did not start: {error}") },
-        }
+        self.policy.run(command, Some(self.workspace)).await
     }
 
     async fn artifact_paths(&mut self, field: &str, changed: bool, artifacts: Option<&Value>) -> Observation {

@@ -61,6 +61,7 @@ pub mod report_template;
 mod requests;
 pub mod response;
 mod resume;
+mod run_steps;
 mod start;
 pub mod store;
 mod tokens;

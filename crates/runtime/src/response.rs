@@ -132,8 +132,9 @@ pub struct StepResponse {
     /// What this advance's status report did not block on; absent when nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report_warnings: Option<ReportWarnings>,
-    /// What switchyard observed of this advance's work, check by check, with each verdict (the
-    /// step's `evidence`); absent when the step has none.
+    /// What switchyard observed in this call, check by check, with each verdict: the reported
+    /// step's `evidence`, or the command of the last step switchyard ran itself; absent when
+    /// there was none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceResult>,
 }

@@ -162,7 +162,8 @@ impl Runtime {
                 self.tell_followers(&commit).await;
             }
         }
-        Ok(response)
+        // A workflow may start with a step switchyard runs.
+        self.then_run_steps(response).await
     }
 }
 

@@ -146,11 +146,12 @@ async fn claimed_work_is_refused_check_by_check_and_real_work_passes() {
     assert!(said[1].contains("2 failure(s) and 0 error(s) among 2 test(s)"), "{}", said[1]);
 
     // The right one, committed: a commit is content like any other change.
-    std::fs::write(root.join("src/calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
+    // (A different length from the wrong one: Python trusts its cached bytecode by time and size.)
+    std::fs::write(root.join("src/calc.py"), "def add(a, b):\n    return b + a  # fixed\n").unwrap();
     git(root, &["add", "src"]);
     git(root, &["commit", "-q", "-m", "add"]);
     let done = report(&runtime, &wrong, serde_json::json!({"files": ["src/calc.py"]})).await;
-    assert_eq!(done.kind, ResponseKind::Ok, "{:?}", done.validation);
+    assert_eq!(done.kind, ResponseKind::Ok, "{:?} {:?}", done.failure, done.evidence);
     assert_eq!(done.step.as_ref().unwrap().step.as_str(), "done");
     assert!(done.evidence.iter().all(|result| result.passed), "{:?}", done.evidence);
     let Observation::Command(ran) = &done.evidence[2].observation else { panic!("{:?}", done.evidence[2]) };
@@ -259,4 +260,71 @@ async fn commands_are_refused_at_start_where_they_may_not_run() {
     let runtime = common::runtime(&home).await.with_evidence(trusted);
     let started = start(&runtime, home.path(), workspace.path(), workflow).await.unwrap();
     assert_eq!(started.status, RunStatus::Active);
+}
+
+const TESTED: &str = r#"
+id: tested
+steps:
+  - id: implement
+    prompt: Implement add in src/calc.py.
+    notes: optional
+    next: tests
+  - id: tests
+    run: [python3, check.py]
+    timeout: 60s
+    on_failure: implement
+    next: review
+  - id: review
+    prompt: Review the change.
+    notes: optional
+"#;
+
+#[tokio::test]
+async fn a_run_step_is_run_by_switchyard_and_its_exit_code_picks_the_edge() {
+    let home = common::TestHome::new();
+    let runtime = common::runtime(&home).await;
+    let workspace = project();
+    let root = workspace.path();
+    let started = start(&runtime, home.path(), root, TESTED).await.unwrap();
+    assert_eq!(started.step.as_ref().unwrap().step.as_str(), "implement");
+
+    // Reported without the module: switchyard runs the tests, they fail, and the step comes back.
+    let failed = report(&runtime, &started, serde_json::json!({})).await;
+    let step = failed.step.as_ref().unwrap();
+    assert_eq!(step.step.as_str(), "implement", "on_failure sent the run back");
+    assert_eq!(failed.progress.cycle, 1, "a failure is another cycle");
+    // The agent reads why: the command switchyard ran, and the end of what it said.
+    let Observation::Command(tests) = &failed.evidence[0].observation else { panic!("{:?}", failed.evidence) };
+    assert!(!failed.evidence[0].passed && tests.output_tail.contains("1 tests, 1 failed"), "{tests:?}");
+
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
+    let passed = report(&runtime, &failed, serde_json::json!({})).await;
+    assert_eq!(passed.step.as_ref().unwrap().step.as_str(), "review");
+
+    // The command's runs are the step's reports, in the log like any other.
+    let events = runtime.events(passed.session, 0, 200).await.unwrap();
+    let ran: Vec<(Option<i64>, String)> = events
+        .iter()
+        .filter_map(|event| match &event.kind {
+            EventKind::AdvanceRecorded { artifacts: Some(report), edge_label, .. }
+                if report.get("output_tail").is_some() =>
+            {
+                Some((report["exit_code"].as_i64(), edge_label.clone().unwrap_or_default()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ran, [(Some(1), "on_failure".to_owned()), (Some(0), "review".to_owned())]);
+
+    // The run step's own token only asks switchyard to run it: sent again, it replays; with a
+    // report of the agent's, it is refused.
+    let run_nodes = runtime.run_nodes(passed.run).await.unwrap();
+    let at_tests = run_nodes.iter().rfind(|node| node.step.as_str() == "tests").unwrap();
+    let token = runtime.first_attempt_token(at_tests.id).await.unwrap().expect("a run step hands out a token");
+    let again = runtime.advance(&token, None, AdvanceInput::default()).await.unwrap();
+    assert!(again.replayed, "{again:?}");
+    let claimed = AdvanceInput { notes: Some("tests pass".to_owned()), ..AdvanceInput::default() };
+    let error = runtime.advance(&token, None, claimed).await.unwrap_err();
+    assert_eq!(error.code(), "RUN_STEP_REPORTED", "{error}");
 }

@@ -15,7 +15,7 @@ use schemars::{JsonSchema, Schema};
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use switchyard_core::evidence::EvidenceCheck;
+use switchyard_core::evidence::{CommandLine, EvidenceCheck};
 use switchyard_core::workflow::{EdgeKind, Layer, NotesPolicy, OutputCheck, StatusReportMode, ValueType};
 
 use crate::diagnostic::Loc;
@@ -325,6 +325,18 @@ pub(crate) struct NativeStep {
     #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<Vec<EvidenceCheck>>")]
     pub evidence: Option<Located<Listed<EvidenceCheck>>>,
+    /// A command switchyard runs itself when the run arrives at the step, instead of handing the step to an agent: an argv (`[make, test]`), or one string with `shell: true`. Its exit code, output and duration are the step's report; `exit_code` is in scope for the conditions of the step's edges (null when the command was killed or could not run). A step with `run` needs no `prompt`.
+    #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub run: Option<Located<CommandLine>>,
+    /// `run` is a shell command line, run with `sh -c`. Default false.
+    #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub shell: Option<bool>,
+    /// How long `run` may take (`90s`, `5m`); its process group is killed then. Default 10 minutes, bounded by `[evidence] max_timeout_seconds`.
+    #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Located<String>>,
+    /// The step the run goes to when `run` fails (exits with another code than 0, is killed, or cannot run): an edge tried before the others.
+    #[serde(default, deserialize_with = "lenient", skip_serializing_if = "Option::is_none")]
+    pub on_failure: Option<Located<String>>,
 }
 
 /// A list of the IR's own items (`checks`, `evidence`) as read, or, in serde's words, why what
@@ -355,9 +367,10 @@ impl<T: Serialize> Serialize for Listed<T> {
     }
 }
 
-/// `prompt` is [`Required`]: the reader goes on without it.
+/// `prompt` is [`Required`] (the reader goes on without it) unless the step has `run`.
 fn step_requires(schema: &mut Schema) {
-    require(schema, &["prompt"]);
+    let either = serde_json::json!([{"required": ["prompt"]}, {"required": ["run"]}]);
+    schema.ensure_object().insert("anyOf".to_owned(), either);
 }
 
 /// `status_report`: `true`, `false` or `strict`.
