@@ -214,6 +214,20 @@ pub(crate) fn json_details(summary: &str, value: &serde_json::Value, open: bool)
     }
 }
 
+/// What switchyard observed of a step's work, a line per check with its verdict.
+pub(crate) fn evidence_list(results: &[switchyard_core::evidence::EvidenceResult]) -> Markup {
+    html! {
+        ul.evidence data-testid="evidence" {
+            @for result in results {
+                li {
+                    @if result.passed { span.ok { "passed" } } @else { span.bad { "failed" } }
+                    " " (result.observation.summary())
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

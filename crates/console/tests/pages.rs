@@ -635,3 +635,34 @@ async fn a_node_page_shows_the_runners_turns_on_it_and_their_text_is_inert() {
     assert_inert(&html);
     assert!(!html.contains("<b>x</b>"), "{html}");
 }
+
+#[tokio::test]
+async fn a_gate_shows_what_switchyard_checked_beside_the_agents_notes() {
+    let console = Console::new().await;
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("CHANGES.md"), "- fixed the parser\n").unwrap();
+    let file = workspace.path().join("checked.yaml");
+    let workflow = "id: checked\nsteps:\n  - id: fix\n    prompt: Fix it.\n    gate: true\n    evidence:\n      - {kind: files, paths: [\"*.md\"]}\n      - {kind: files, paths: [\"tests/*.py\"]}\n";
+    std::fs::write(&file, workflow).unwrap();
+    let request = StartRequest {
+        file: Some(file),
+        goal: "Fix the parser".into(),
+        workspace: Some(workspace.path().to_owned()),
+        ..Default::default()
+    };
+    let started = console.runtime.start(&Catalog::builtins_only(), request).await.unwrap();
+    // A failed check blocks the report; the node of the refusal shows what was seen.
+    let refused = console.advance(started.run, notes("Fixed.")).await;
+    assert_eq!(refused.status, RunStatus::Blocked);
+    let refusal = console.page(&format!("/sessions/{}/nodes/{}", started.session, refused.node)).await;
+    assert!(refusal.contains("Evidence: checks failed"), "{refusal}");
+    assert!(refusal.contains("failed</span> files: nothing matches `tests/*.py`"), "{refusal}");
+
+    std::fs::create_dir(workspace.path().join("tests")).unwrap();
+    std::fs::write(workspace.path().join("tests/test_parser.py"), "").unwrap();
+    let waiting = console.advance(started.run, notes("Fixed, with a test.")).await;
+    assert_eq!(waiting.status, RunStatus::WaitingGate);
+    let inbox = console.page("/gates").await;
+    assert!(inbox.contains("data-testid=\"gate-evidence\""), "{inbox}");
+    assert_eq!(inbox.matches("passed</span> files: every glob matched a file").count(), 2, "{inbox}");
+}

@@ -41,6 +41,13 @@ impl Runtime {
         Ok(response)
     }
 
+    /// The evidence recorded with the advance that created `node` (what switchyard observed of the
+    /// work that led there); empty when there was none. One bounded read of the log.
+    pub async fn evidence_of(&self, node: NodeId) -> Result<Vec<EvidenceResult>, Error> {
+        let node = self.node(node).await?;
+        Ok(self.recorded_with(&node).await?.1)
+    }
+
     /// The report warnings and the evidence recorded with the advance that created `node`: its
     /// `ReportWarned` and `EvidenceRecorded` follow the node's `NodeCreated` and
     /// `AdvanceRecorded`, so a replay answers with them too.

@@ -9,6 +9,7 @@ use axum::Extension;
 use axum::extract::State;
 use maud::{Markup, html};
 
+use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::state::Phase;
 use switchyard_core::{RunId, RunStatus, SessionId};
 use switchyard_runtime::Target;
@@ -28,6 +29,8 @@ struct Waiting {
     run: RunId,
     tip: NodeRecord,
     step_title: String,
+    /// What switchyard itself checked of the result waiting here.
+    evidence: Vec<EvidenceResult>,
 }
 
 pub(crate) async fn inbox(
@@ -56,7 +59,8 @@ pub(crate) async fn inbox(
             };
             let workflow = state.runtime.pinned_workflow(record.workflow_hash).await?;
             let step_title = workflow.workflow.step(&tip.state.step).map(|step| step.title.clone()).unwrap_or_default();
-            waiting.push(Waiting { session, run, tip, step_title });
+            let evidence = state.runtime.evidence_of(tip.id).await?;
+            waiting.push(Waiting { session, run, tip, step_title, evidence });
         }
     }
     waiting.sort_by_key(|waiting| std::cmp::Reverse(waiting.session.updated_at_ms));
@@ -90,6 +94,12 @@ pub(crate) async fn inbox(
                                 " (" code { (item.tip.state.step) } ") of "
                                 (item.session.workflow_id.as_deref().unwrap_or("?"))
                                 " · waiting since " (layout::time(now, item.tip.created_at_ms))
+                            }
+                            @if !item.evidence.is_empty() {
+                                div.evidence data-testid="gate-evidence" {
+                                    p { "What switchyard checked itself:" }
+                                    (layout::evidence_list(&item.evidence))
+                                }
                             }
                             p { a href={ "/sessions/" (item.session.id) "/nodes/" (item.tip.id) } { "See what was submitted" } }
                             (waiting_forms(&browser.csrf, item.session.id, item.run, &item.tip, item.session.status, "gates"))

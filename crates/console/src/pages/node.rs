@@ -170,14 +170,7 @@ fn event_body(session: SessionId, kind: &EventKind, node: NodeId) -> Markup {
                 }
             }
             EventKind::EvidenceRecorded { results, .. } => {
-                ul.evidence data-testid="evidence" {
-                    @for result in results {
-                        li {
-                            @if result.passed { span.ok { "passed" } } @else { span.bad { "failed" } }
-                            " " (result.check + 1) ". " (result.observation.summary())
-                        }
-                    }
-                }
+                (layout::evidence_list(results))
                 (layout::json_details("What switchyard observed", &serde_json::to_value(results).unwrap_or_default(), false))
             }
             EventKind::GateDecided { to, reason, .. } => {
