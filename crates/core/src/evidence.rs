@@ -30,7 +30,7 @@ pub enum EvidenceCheck {
         /// Globs relative to the workspace, such as `src/**/*.py`.
         paths: Vec<String>,
     },
-    /// The workspace's content differs from what it was when the step was handed out, in `paths` (files or folders relative to the workspace) or, without `paths`, anywhere. Judged on content, not commits; needs the workspace to be a git repository.
+    /// The workspace's content differs from what it was when the step was handed out, in `paths` (files or folders relative to the workspace) or, without `paths`, anywhere. Judged on content, not commits (through git: the workspace's repository, or a private one for a workspace in none).
     Changed {
         /// Files or folders relative to the workspace. Default: the whole workspace.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -47,6 +47,9 @@ pub struct EvidencePolicy {
     /// the workspace) and may not read (the key folder, the store, the serve token).
     pub unwritable: Vec<PathBuf>,
     pub secret: Vec<PathBuf>,
+    /// Where the snapshots of workspaces in no git repository are kept (a private repository
+    /// each); `None`: such a workspace cannot be compared.
+    pub snapshots: Option<PathBuf>,
 }
 
 /// Where evidence commands may run.
@@ -69,6 +72,7 @@ impl Default for EvidencePolicy {
             max_output_bytes: 1 << 20,
             unwritable: Vec::new(),
             secret: Vec::new(),
+            snapshots: None,
         }
     }
 }
@@ -87,6 +91,7 @@ impl EvidencePolicy {
             max_output_bytes: usize::try_from(config.evidence.max_output_bytes).unwrap_or(usize::MAX),
             unwritable: places.unwritable,
             secret: places.secret,
+            snapshots: Some(config.home.join("snapshots")),
         }
     }
 

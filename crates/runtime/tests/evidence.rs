@@ -328,3 +328,26 @@ async fn a_run_step_is_run_by_switchyard_and_its_exit_code_picks_the_edge() {
     let error = runtime.advance(&token, None, claimed).await.unwrap_err();
     assert_eq!(error.code(), "RUN_STEP_REPORTED", "{error}");
 }
+
+#[tokio::test]
+async fn a_workspace_in_no_repository_is_compared_through_a_private_one() {
+    let home = common::TestHome::new();
+    let snapshots = home.path().join("snapshots");
+    let policy = EvidencePolicy { snapshots: Some(snapshots.clone()), ..EvidencePolicy::default() };
+    let runtime = common::runtime(&home).await.with_evidence(policy);
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("notes.md"), "before").unwrap();
+    let workflow =
+        "id: plain\nsteps:\n  - id: edit\n    prompt: Edit.\n    notes: optional\n    evidence: [{kind: changed}]\n";
+    let started = start(&runtime, home.path(), workspace.path(), workflow).await.unwrap();
+    let unchanged = report(&runtime, &started, serde_json::json!({})).await;
+    assert!(messages(&unchanged)[0].contains("nothing changed in the workspace"), "{:?}", messages(&unchanged));
+    assert!(!workspace.path().join(".git").exists(), "the workspace is left as it was");
+    assert_eq!(std::fs::read_dir(&snapshots).unwrap().count(), 1, "one private repository per workspace");
+
+    std::fs::write(workspace.path().join("notes.md"), "after").unwrap();
+    let changed = report(&runtime, &unchanged, serde_json::json!({})).await;
+    assert_eq!(changed.status, RunStatus::Completed, "{:?}", changed.validation);
+    let Observation::Changed { changed: paths, .. } = &changed.evidence[0].observation else { panic!() };
+    assert_eq!(paths, &["notes.md"]);
+}
