@@ -134,12 +134,11 @@ impl EvidencePolicy {
     }
 
     /// Why a run of `workflow` in `workspace` could never pass its evidence, if it could not: a
-    /// `command` check where commands may not run. Checked when a run starts.
+    /// `command` check or a `run` step where commands may not run. Checked when a run starts.
     pub fn refuses_workflow(&self, workflow: &Workflow, workspace: Option<&Path>) -> Option<String> {
-        let runs_commands = workflow
-            .rules
-            .values()
-            .any(|rules| rules.evidence.iter().any(|check| matches!(check, EvidenceCheck::Command(_))));
+        let runs_commands = workflow.rules.values().any(|rules| {
+            rules.run.is_some() || rules.evidence.iter().any(|check| matches!(check, EvidenceCheck::Command(_)))
+        });
         if !runs_commands {
             return None;
         }

@@ -243,6 +243,11 @@ async fn commands_are_refused_at_start_where_they_may_not_run() {
     let home = common::TestHome::new();
     let workspace = project();
     let workflow = "id: tested\nsteps:\n  - id: test\n    prompt: Test.\n    evidence: [{kind: command, run: [python3, check.py]}]\n";
+    let ran = "id: ran\nsteps:\n  - id: test\n    run: [python3, check.py]\n";
+    let runtime = common::runtime(&home).await;
+    let off = runtime.with_evidence(EvidencePolicy { commands: CommandPlaces::Nowhere, ..EvidencePolicy::default() });
+    let error = start(&off, home.path(), workspace.path(), ran).await.unwrap_err();
+    assert_eq!(error.code(), "EVIDENCE_COMMANDS_OFF", "a run step is a command too: {error}");
     for (commands, said) in [
         (CommandPlaces::Nowhere, "`[evidence] commands = false`"),
         (CommandPlaces::Trusted(vec![home.path().to_owned()]), "is not one: add it to `[evidence] trusted_workspaces`"),
