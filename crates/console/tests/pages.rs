@@ -429,6 +429,14 @@ async fn deciding_through_the_form_moves_the_run_as_the_cli_does() {
     let base = [("csrf", csrf.as_str()), ("run", run.as_str()), ("node", tip.as_str()), ("session", session.as_str())];
     let bad = console.post("/gates/decide", Some(&cookie), &[&base[..], &[("option", "maybe")]].concat()).await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.body);
+    // The note is a text area, so Enter in it submits nothing; stopping needs its own tick.
+    assert!(html.contains("<textarea") && html.contains("data-testid=\"decide-note\""), "{html}");
+    assert!(html.contains("data-testid=\"decide-confirm\""), "{html}");
+    let unconfirmed = console.post("/gates/decide", Some(&cookie), &[&base[..], &[("option", "stop")]].concat()).await;
+    assert_eq!(unconfirmed.status, StatusCode::BAD_REQUEST, "{}", unconfirmed.body);
+    assert!(unconfirmed.body.contains("Stopping is permanent"), "{}", unconfirmed.body);
+    let still = console.runtime.show(&Target::Run(by_form.run)).await.unwrap();
+    assert_eq!(still.status, RunStatus::WaitingForHumanDecision, "nothing was decided");
     let answer = console.post("/gates/decide", Some(&cookie), &[&base[..], &[("option", "accept")]].concat()).await;
     assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.body);
     let expected = console.runtime.decide(by_command.run, DecisionOption::Accept, None).await.unwrap();

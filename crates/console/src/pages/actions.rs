@@ -43,6 +43,9 @@ pub(crate) struct GateForm {
     reason: String,
     #[serde(default)]
     option: String,
+    /// `stop` when the person ticked that stopping is permanent (a decision to stop).
+    #[serde(default)]
+    confirm: String,
 }
 
 /// What a gate form names, checked.
@@ -128,6 +131,12 @@ pub(crate) async fn decide(
                 form.option
             ))
         })?;
+    if option == DecisionOption::Stop && form.confirm != "stop" {
+        return Err(PageError::BadRequest(
+            "stopping a run is permanent: tick \"Stopping is permanent\" before choosing stop (confirm=stop); nothing was decided"
+                .to_owned(),
+        ));
+    }
     let response =
         state.runtime.answer(checked.run, checked.node, HumanAnswer::Decide { option, note: form.note() }).await?;
     Ok(redirect(&checked.back, &format!("Decided {}: {}.", option.as_str(), outcome(&response))))

@@ -10,7 +10,7 @@ use axum::extract::State;
 use maud::{Markup, html};
 
 use switchyard_core::evidence::EvidenceResult;
-use switchyard_core::state::Phase;
+use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::{RunId, RunStatus, SessionId};
 use switchyard_runtime::Target;
 use switchyard_store::{NodeRecord, SessionQuery};
@@ -155,7 +155,14 @@ pub(crate) fn waiting_forms(
                     (hidden)
                     p { "A limit was reached (" (switchyard_core::wire_name(reason).replace('_', " ")) "). Decide how the run goes on:" }
                     label for={ "decide-note-" (suffix) } { "Note (optional)" }
-                    input type="text" id={ "decide-note-" (suffix) } name="note" data-testid="decide-note";
+                    // A text area: Enter writes a new line there, and never submits a decision.
+                    textarea id={ "decide-note-" (suffix) } name="note" rows="2" data-testid="decide-note" {}
+                    @if options.contains(&DecisionOption::Stop) {
+                        label for={ "decide-confirm-" (suffix) } {
+                            input type="checkbox" id={ "decide-confirm-" (suffix) } name="confirm" value="stop" data-testid="decide-confirm";
+                            " Stopping is permanent (needed to choose stop)"
+                        }
+                    }
                     div.options {
                         @for option in options {
                             button type="submit" name="option" value=(option.as_str()) data-testid={ "decide-" (option.as_str()) } { (option.as_str()) }
