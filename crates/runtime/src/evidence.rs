@@ -3,8 +3,8 @@
 //! command it runs, a test report that command wrote, the paths the agent lists) and writes down
 //! what it saw, one [`Observation`] per check; the engine judges them.
 //!
-//! Everything here is bounded: walks stop at [`MAX_WALKED`] entries, commands at their time limit
-//! with their output's tail kept, reports at [`junit::MAX_REPORT_BYTES`]. Nothing an agent wrote
+//! Everything here is bounded: walks stop at 200,000 entries, commands at their time limit with
+//! their output's tail kept, reports at 32 MiB. Nothing an agent wrote
 //! is followed out of the workspace: walks do not follow symbolic links, and a listed path that
 //! resolves outside is reported as such.
 
