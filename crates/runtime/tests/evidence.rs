@@ -356,3 +356,26 @@ async fn a_workspace_in_no_repository_is_compared_through_a_private_one() {
     let Observation::Changed { changed: paths, .. } = &changed.evidence[0].observation else { panic!() };
     assert_eq!(paths, &["notes.md"]);
 }
+
+#[tokio::test]
+async fn a_workspace_inside_a_larger_repository_is_judged_on_its_own_folder() {
+    let home = common::TestHome::new();
+    let runtime = common::runtime(&home).await;
+    let repository = project();
+    let workspace = repository.path().join("app");
+    std::fs::create_dir(&workspace).unwrap();
+    std::fs::write(workspace.join("main.py"), "print('hi')\n").unwrap();
+    git(repository.path(), &["add", "."]);
+    git(repository.path(), &["commit", "-q", "-m", "the app"]);
+    let workflow =
+        "id: sub\nsteps:\n  - id: edit\n    prompt: Edit.\n    notes: optional\n    evidence: [{kind: changed}]\n";
+    let started = start(&runtime, home.path(), &workspace, workflow).await.unwrap();
+    // A change beside the workspace is no change of it.
+    std::fs::write(repository.path().join("elsewhere.txt"), "not the app").unwrap();
+    let outside = report(&runtime, &started, serde_json::json!({})).await;
+    assert!(messages(&outside)[0].contains("nothing changed in the workspace"), "{:?}", messages(&outside));
+    std::fs::write(workspace.join("main.py"), "print('hello')\n").unwrap();
+    let inside = report(&runtime, &outside, serde_json::json!({})).await;
+    let Observation::Changed { changed, .. } = &inside.evidence[0].observation else { panic!("{:?}", inside.evidence) };
+    assert_eq!(changed, &["main.py"], "paths are the workspace's own");
+}

@@ -1,7 +1,10 @@
 //! The workspace's content as git sees it: a tree written from a private copy of the index, so
 //! tracked files and the untracked ones git does not ignore are recorded as they are, committed
-//! or not, without touching the user's index, branch or stash. The tree's objects go to the
-//! repository's object store, unreferenced (git's own `gc` prunes them after two weeks).
+//! or not, without touching the user's index, branch or stash. Only the workspace's folder is
+//! read again (a workspace inside a larger repository costs what it holds). The tree's objects go
+//! to the repository's object store, unreferenced (git's own `gc` prunes them after two weeks); a
+//! workspace in no repository gets a private one under switchyard's home, never a `.git` of its
+//! own.
 //!
 //! git runs under the same confinement as an evidence command, since it runs what the
 //! repository's configuration names (a clean filter, say) and the repository is the agent's to
@@ -26,8 +29,8 @@ const NOT_A_REPOSITORY: &str = "the workspace is not in a git repository, which 
 /// The most files (not ignored) a workspace outside any repository may hold for a private one.
 const MAX_PRIVATE_FILES: usize = 20_000;
 
-/// Adds the workspace's content to a copy of the index (so git's stat cache spares it reading
-/// unchanged files). `$1` names a private repository for a workspace in none (empty otherwise):
+/// Adds the workspace's content (its folder only) to a copy of the index (so git's stat cache
+/// spares it reading unchanged files). `$1` names a private repository for a workspace in none (empty otherwise):
 /// it is created on first use, its file count bounded, and its index kept for the next time.
 /// `core.fsmonitor` is off: it names a program the repository's configuration could point anywhere.
 const ADD_ALL: &str = r#"set -e
@@ -41,7 +44,7 @@ fi
 index="$(g rev-parse --git-path index)"
 if [ -f "$index" ]; then cp "$index" "$TMPDIR/index"; fi
 export GIT_INDEX_FILE="$TMPDIR/index"
-g -c core.fsmonitor=false add --all
+g -c core.fsmonitor=false add --all -- .
 if [ -n "$repo" ]; then cp "$TMPDIR/index" "$index.next" && mv "$index.next" "$index"; fi
 "#;
 
