@@ -10,6 +10,7 @@
 //! report [strict]
 //! audit
 //! evidence <JSON evidence check, rest of line>
+//! run <JSON command, rest of line>
 //! ```
 //! `prompt`, `schema` and `edge` apply to the step above them. The first step is the entry.
 
@@ -104,6 +105,11 @@ pub(crate) fn workflow(text: &str) -> Workflow {
             "gate_when" => {
                 let id = workflow.steps.last().unwrap().id.clone();
                 workflow.rules.entry(id).or_default().gate_when = Some(rest.to_owned());
+            }
+            // `run <json CommandCheck>`: the last step is one switchyard runs itself.
+            "run" => {
+                let id = workflow.steps.last().unwrap().id.clone();
+                workflow.rules.entry(id).or_default().run = Some(serde_json::from_str(rest).unwrap());
             }
             // `evidence <json EvidenceCheck>`: an evidence check on the last step.
             "evidence" => {

@@ -4,14 +4,15 @@
 use proptest::prelude::*;
 use serde_json::json;
 use switchyard_core::event::EventKind;
+use switchyard_core::evidence::{CommandRun, EvidenceCheck, Observation, Snapshot};
 use switchyard_core::id::{AttemptId, NodeId};
-use switchyard_core::state::{Control, DecisionOption, NodeState};
-use switchyard_core::workflow::{EdgeTarget, Step};
+use switchyard_core::state::{Control, DecisionOption, NodeState, Phase};
+use switchyard_core::workflow::{EdgeTarget, Step, StepRules};
 
 use crate::fixture::{load, node_id, object};
 use crate::{Advance, Command, Fresh, LoadedWorkflow, RunView, pending, start, transition};
 
-const WORKFLOWS: [&str; 6] = [
+const WORKFLOWS: [&str; 7] = [
     // A gate, an output schema, conditions and a bounded back-edge.
     r#"
 limits 3 0 1
@@ -80,11 +81,32 @@ step c
 runs context.more != true
 edge end -> complete
 "#,
+    // Evidence (one check comparing with the snapshot), a gate on it, and a step switchyard runs
+    // whose exit code sends the run back.
+    r#"
+limits 3 1 1
+step build gate
+evidence {"kind":"files","paths":["src/*"]}
+evidence {"kind":"changed"}
+evidence {"kind":"command","run":["make","test"]}
+edge go -> tests default
+step tests
+run {"run":["make","test"]}
+edge again -> build loop if exit_code != 0
+edge done -> complete default
+"#,
 ];
 
 #[derive(Debug, Clone)]
 enum Action {
-    Advance { notes: usize, artifacts: usize, delta: usize, choice: Option<prop::sample::Index> },
+    /// `passing` says, bit by bit, which of the step's evidence checks (or its command) pass.
+    Advance {
+        notes: usize,
+        artifacts: usize,
+        delta: usize,
+        choice: Option<prop::sample::Index>,
+        passing: u8,
+    },
     Approve,
     Reject,
     Decide(usize),
@@ -96,8 +118,8 @@ enum Action {
 
 fn action() -> impl Strategy<Value = Action> {
     prop_oneof![
-        16 => (0..6usize, 0..6usize, 0..7usize, proptest::option::weighted(0.5, any::<prop::sample::Index>()))
-            .prop_map(|(notes, artifacts, delta, choice)| Action::Advance { notes, artifacts, delta, choice }),
+        16 => (0..6usize, 0..6usize, 0..7usize, proptest::option::weighted(0.5, any::<prop::sample::Index>()), any::<u8>())
+            .prop_map(|(notes, artifacts, delta, choice, passing)| Action::Advance { notes, artifacts, delta, choice, passing }),
         4 => Just(Action::Approve),
         3 => Just(Action::Reject),
         4 => (0..5usize).prop_map(Action::Decide),
@@ -108,11 +130,55 @@ fn action() -> impl Strategy<Value = Action> {
     ]
 }
 
+/// What the runtime would observe for each of the step's checks (or its command), passing where
+/// `passing` has the check's bit set.
+fn observed(rules: &StepRules, passing: u8) -> Vec<Observation> {
+    let passes = |index: usize| passing & (1 << index) != 0;
+    let ran = |index: usize| {
+        Observation::Command(CommandRun {
+            exit_code: Some(if passes(index) { 0 } else { 2 }),
+            signal: None,
+            timed_out: false,
+            duration_ms: 5,
+            output_tail: String::new(),
+            output_bytes: 0,
+            stdout_sha256: String::new(),
+            stderr_sha256: String::new(),
+            confined: true,
+        })
+    };
+    if rules.run.is_some() {
+        return vec![ran(0)];
+    }
+    let fails = |index: usize| if passes(index) { Vec::new() } else { vec!["x".to_owned()] };
+    rules
+        .evidence
+        .iter()
+        .enumerate()
+        .map(|(index, check)| match check {
+            EvidenceCheck::Files { .. } => Observation::Files { unmatched: fails(index) },
+            EvidenceCheck::Changed { .. } => {
+                Observation::Changed { count: fails(index).len() as u64 ^ 1, changed: Vec::new() }
+            }
+            EvidenceCheck::Command(_) => ran(index),
+            _ => Observation::Unavailable { reason: "not in this test".to_owned() },
+        })
+        .collect()
+}
+
 /// The command for `action` at a node of `step`; a choice picks one of the step's labels or a
-/// label it does not have.
-fn command(action: &Action, step: &Step) -> Command {
+/// label it does not have. A step switchyard runs itself is advanced as the runtime does.
+fn command(action: &Action, step: &Step, rules: &StepRules) -> Command {
     match action {
-        Action::Advance { notes, artifacts, delta, choice } => Command::Advance(Advance {
+        Action::Advance { passing, .. } if rules.run.is_some() => Command::Advance(Advance {
+            attempt: AttemptId::from_bytes([7; 16]),
+            notes: None,
+            artifacts: None,
+            context: None,
+            choice: None,
+            evidence: observed(rules, *passing),
+        }),
+        Action::Advance { notes, artifacts, delta, choice, passing } => Command::Advance(Advance {
             attempt: AttemptId::from_bytes([7; 16]),
             notes: [None, Some(" ".to_owned())].get(*notes).cloned().unwrap_or(Some("did it".to_owned())),
             artifacts: [None, Some(json!({"title": 3})), Some(json!([1]))]
@@ -134,7 +200,7 @@ fn command(action: &Action, step: &Step) -> Command {
                 let labels: Vec<&str> = step.edges.iter().map(|edge| edge.label.as_str()).chain(["bogus"]).collect();
                 labels[index.index(labels.len())].to_owned()
             }),
-            evidence: Vec::new(),
+            evidence: observed(rules, *passing),
         }),
         Action::Approve => Command::Approve { note: None },
         Action::Reject => Command::Reject { reason: "again".to_owned() },
@@ -181,7 +247,8 @@ fn follows_an_edge(loaded: &LoadedWorkflow, from: &NodeState, to: &NodeState) ->
 fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -> Result<(), TestCaseError> {
     let loaded = load(WORKFLOWS[workflow]);
     let limits = loaded.workflow.limits;
-    let started = start(&loaded, "goal", serde_json::Map::new(), Fresh::node(node_id(1))).unwrap();
+    let first = Fresh { node: node_id(1), snapshot: Some(Snapshot::Git { tree: "f".repeat(40) }) };
+    let started = start(&loaded, "goal", serde_json::Map::new(), first).unwrap();
     let (id, state) = started.node.unwrap();
     let mut nodes = vec![Node { id, state, children: 0 }];
     let mut control = Control::Running;
@@ -196,10 +263,13 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
             goal: "goal",
             reports: Default::default(),
         };
-        let fresh = Fresh::node(node_id(100 + index as u64));
+        // The runtime hands a snapshot in; the engine keeps it only where a step needs one.
+        let snapshot = Snapshot::Git { tree: format!("{index:040}") };
+        let fresh = Fresh { node: node_id(100 + index as u64), snapshot: Some(snapshot) };
         let step = loaded.workflow.step(&parent.state.step).unwrap();
-        let result = transition(&loaded, view, command(action, step), fresh.clone());
-        let replayed = transition(&loaded, view, command(action, step), fresh);
+        let rules = loaded.workflow.rules(&step.id);
+        let result = transition(&loaded, view, command(action, step, rules), fresh.clone());
+        let replayed = transition(&loaded, view, command(action, step, rules), fresh);
         prop_assert_eq!(&result, &replayed, "transition is not deterministic");
         let _ = pending(&loaded, &parent.state, "goal");
         let Ok(decision) = result else { continue };
@@ -233,6 +303,31 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
         } else {
             prop_assert!(false, "the first event is not NodeCreated");
         }
+        // Evidence: recorded with every advance of a step that has some (or runs a command), one
+        // verdict per check; a failed check keeps an agent's step where it was.
+        let recorded = decision.events.iter().find_map(|event| match event {
+            EventKind::EvidenceRecorded { results, .. } => Some(results),
+            _ => None,
+        });
+        let advanced = matches!(action, Action::Advance { .. });
+        let checked = !rules.evidence.is_empty() || rules.run.is_some();
+        prop_assert_eq!(recorded.is_some(), advanced && checked);
+        if let Some(results) = recorded {
+            prop_assert_eq!(results.len(), rules.evidence.len().max(usize::from(rules.run.is_some())));
+            if rules.run.is_none() && results.iter().any(|result| !result.passed) {
+                prop_assert_eq!(&state.step, &parent.state.step, "a failed check moved the run on");
+                let stayed = !matches!(state.phase, Phase::WaitingGate { .. } | Phase::Pending);
+                prop_assert!(stayed, "a failed check left the step {:?}", state.phase);
+            }
+        }
+        // The snapshot: held exactly by the nodes of a step that compares with one, and the same
+        // through a step's retries.
+        if matches!(state.phase, Phase::Pending | Phase::Blocked { .. }) {
+            prop_assert_eq!(state.snapshot.is_some(), loaded.workflow.needs_snapshot(&state.step));
+        }
+        if state.step == parent.state.step && parent.state.snapshot.is_some() {
+            prop_assert_eq!(&state.snapshot, &parent.state.snapshot, "a retry took a new snapshot");
+        }
         let _ = pending(&loaded, &state, "goal");
         nodes[at].children += 1;
         nodes.push(Node { id, state, children: 0 });
@@ -254,6 +349,6 @@ proptest! {
 
 #[test]
 fn artifacts_that_are_not_objects_do_not_break_conditions() {
-    let steps = vec![(None, Action::Advance { notes: 2, artifacts: 3, delta: 1, choice: None })];
+    let steps = vec![(None, Action::Advance { notes: 2, artifacts: 3, delta: 1, choice: None, passing: 0 })];
     check_run(0, &steps).unwrap();
 }
