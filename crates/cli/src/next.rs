@@ -10,6 +10,11 @@ const NOTES_FILE: &str = "NOTES.md";
 /// The command to run next and the lines saying what to fill in; `None` without a continue token.
 pub fn next_command(response: &StepResponse) -> Option<(String, Vec<String>)> {
     let token = response.tokens.continue_token.as_ref()?;
+    if response.step.as_ref().is_some_and(|step| step.run.is_some()) {
+        // A step switchyard runs itself takes no report: its token alone runs it.
+        let said = "switchyard runs this step's command itself: send its token alone".to_owned();
+        return Some((format!("switchyard continue {token}"), vec![said]));
+    }
     let mut command = format!("switchyard continue {token} --notes-file {NOTES_FILE}");
     let mut fill_in = Vec::new();
     if let Some(report) = &response.report {
