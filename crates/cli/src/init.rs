@@ -83,6 +83,18 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # downgraded to a warning and does not block the step.
 #audit_min_confidence = 0.8
 
+[evidence]
+# The commands workflows' evidence checks and `run` steps run (docs/evidence.md).
+# Whether they may run at all; off, a workflow asking for one is refused when a run starts.
+#commands = true
+# Where `switchyard serve` runs them (and the folders below); it runs none elsewhere. The CLI,
+# the runner and `switchyard mcp` run them in any run's workspace.
+# trusted_workspaces = ["."]
+# The longest a command may run, whatever its workflow asks.
+#max_timeout_seconds = 3600
+# The end of each output stream kept while a command runs; the rest is counted and hashed.
+#max_output_bytes = 1048576
+
 [execution]
 # Limits for workflows that do not set their own (a workflow's `limits` win).
 # Rejected or revised results of one step before a human decides.
