@@ -5,6 +5,7 @@ use std::io::Write;
 
 use serde::Serialize;
 use switchyard_core::RunStatus;
+use switchyard_core::evidence::Observation;
 use switchyard_core::state::Control;
 use switchyard_runtime::StepResponse;
 use switchyard_store::{NodeRecord, RunRecord, SessionRecord, StoredEvent};
@@ -271,6 +272,9 @@ pub fn age(at_ms: i64, now_ms: i64) -> String {
     }
 }
 
+/// How many of a failed command's last output lines a step response shows.
+const OUTPUT_LINES_SHOWN: usize = 10;
+
 /// The first line of a free text, cut to at most `limit` characters with `…`.
 pub fn first_line(text: &str, limit: usize) -> String {
     let line = text.lines().next().unwrap_or_default().trim();
@@ -320,6 +324,13 @@ impl Printer {
             for result in &response.evidence {
                 let mark = if result.passed { self.green("passed") } else { self.red("failed") };
                 text.push_str(&format!("  - {mark} {}\n", result.observation.summary()));
+                // A failed command's last lines say why, as the agent reads them.
+                if let (false, Observation::Command(run)) = (result.passed, &result.observation) {
+                    let lines: Vec<&str> = run.output_tail.lines().collect();
+                    for line in &lines[lines.len().saturating_sub(OUTPUT_LINES_SHOWN)..] {
+                        text.push_str(&format!("      {}\n", self.dim(line)));
+                    }
+                }
             }
         }
         if let Some(report) = &response.report_warnings {

@@ -34,6 +34,7 @@ fn continue_lists_each_check_and_log_shows_the_verdicts() {
     assert!(text.contains("What switchyard checked itself:"), "{text}");
     assert!(text.contains("failed files: nothing matches `*.txt`"), "{text}");
     assert!(text.contains("failed command: exit code 3"), "{text}");
+    assert!(text.contains("      done.txt is missing"), "a failed command's last lines are shown: {text}");
     assert!(text.contains("[EVIDENCE] evidence/1") && text.contains("done.txt is missing"), "{text}");
 
     std::fs::write(sandbox.project.path().join("done.txt"), "done").unwrap();
