@@ -25,18 +25,23 @@ impl Opened {
     /// Opens the store and the key file `config` names, creating them on first use, with run
     /// output folders under `[runs] output_root`.
     pub async fn open(config: &Config) -> Result<Self, Failure> {
-        Self::open_with(config, EvidencePolicy::of(config)).await
+        Self::open_with(config, None).await
     }
 
     /// [`Opened::open`] for `switchyard serve`, whose clients may be anyone its token reaches:
     /// evidence commands run only in `[evidence] trusted_workspaces`.
     pub async fn serving(config: &Config) -> Result<Self, Failure> {
-        Self::open_with(config, EvidencePolicy::of(config).served(config)).await
+        Self::open_with(config, Some(EvidencePolicy::of(config).served(config))).await
     }
 
-    async fn open_with(config: &Config, evidence: EvidencePolicy) -> Result<Self, Failure> {
+    /// `evidence` in place of the policy `Runtime::open` reads from `config`, if given.
+    async fn open_with(config: &Config, evidence: Option<EvidencePolicy>) -> Result<Self, Failure> {
         let folders = Arc::new(RunFolders::new(config.output_root.clone()));
-        let runtime = Runtime::open(config).await?.with_evidence(evidence).with_follower(Arc::clone(&folders) as _);
+        let mut runtime = Runtime::open(config).await?;
+        if let Some(evidence) = evidence {
+            runtime = runtime.with_evidence(evidence);
+        }
+        let runtime = runtime.with_follower(Arc::clone(&folders) as _);
         Ok(Self { runtime: Arc::new(runtime), folders, catalog: Catalog::configured(config) })
     }
 

@@ -20,6 +20,10 @@ pub struct LoadedWorkflow {
     compiled: Vec<CompiledStep>,
     index: HashMap<StepId, usize>,
     templates: minijinja::Environment<'static>,
+    /// Some step's evidence compares with the workspace as it was handed out.
+    compares_workspace: bool,
+    /// Some step has evidence, or is one switchyard runs: its advances record `EvidenceRecorded`.
+    records_evidence: bool,
 }
 
 struct CompiledStep {
@@ -76,7 +80,20 @@ impl LoadedWorkflow {
             }
         }
         let hash = workflow.hash();
-        Ok(Self { workflow, hash, compiled, index, templates })
+        let compares_workspace = workflow.steps.iter().any(|step| workflow.needs_snapshot(&step.id));
+        let records_evidence = workflow.rules.values().any(|rules| !rules.evidence.is_empty() || rules.run.is_some());
+        Ok(Self { workflow, hash, compiled, index, templates, compares_workspace, records_evidence })
+    }
+
+    /// Whether some step's evidence compares with the workspace as it was when the step was
+    /// handed out: only then can a command land on a node that needs a snapshot.
+    pub fn compares_workspace(&self) -> bool {
+        self.compares_workspace
+    }
+
+    /// Whether some step has evidence or is run by switchyard, so advances may record evidence.
+    pub fn records_evidence(&self) -> bool {
+        self.records_evidence
     }
 
     pub(crate) fn step(&self, id: &StepId) -> Result<&Step, Error> {

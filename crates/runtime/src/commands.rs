@@ -355,8 +355,7 @@ impl Runtime {
         let view = self.view(context, node, reports);
         // A command that lands on a step comparing with the workspace is decided again with a
         // snapshot of it: the engine keeps it in the node that hands the step out.
-        let again =
-            context.workflow.workflow.rules.values().any(|rules| !rules.evidence.is_empty()).then(|| command.clone());
+        let again = context.workflow.compares_workspace().then(|| command.clone());
         let mut transition = switchyard_engine::transition(&context.workflow, view, command, fresh.clone())?;
         if let Some(command) = again
             && let Some(snapshot) =

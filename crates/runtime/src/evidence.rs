@@ -187,11 +187,11 @@ impl EvidencePolicy {
     /// Runs `command` in `workspace`, confined and bounded, and says how it ended; why not, where
     /// it may not run.
     pub(crate) async fn run(&self, command: &CommandCheck, workspace: Option<&Path>) -> Observation {
-        if let Some(reason) = self.refuses_commands_in(workspace) {
-            return Observation::Unavailable { reason };
-        }
-        let Some(workspace) = workspace else {
-            return Observation::Unavailable { reason: NO_WORKSPACE.to_owned() };
+        let workspace = match (workspace, self.refuses_commands_in(workspace)) {
+            (Some(workspace), None) => workspace,
+            (_, reason) => {
+                return Observation::Unavailable { reason: reason.unwrap_or_else(|| NO_WORKSPACE.to_owned()) };
+            }
         };
         let limits =
             Limits { timeout: command.time_limit().min(self.max_timeout), max_output_bytes: self.max_output_bytes };
@@ -282,7 +282,7 @@ impl Gathering<'_> {
             },
             EvidenceCheck::Command(command) => {
                 let started = SystemTime::now();
-                let observation = self.run(command).await;
+                let observation = self.policy.run(command, Some(self.workspace)).await;
                 self.last_command = Some((started, SystemTime::now()));
                 observation
             }
@@ -307,10 +307,6 @@ impl Gathering<'_> {
             self.changes = Some(changes);
         }
         self.changes.clone().unwrap_or_else(|| Err("no changes were read".to_owned()))
-    }
-
-    async fn run(&self, command: &CommandCheck) -> Observation {
-        self.policy.run(command, Some(self.workspace)).await
     }
 
     async fn artifact_paths(&mut self, field: &str, changed: bool, artifacts: Option<&Value>) -> Observation {

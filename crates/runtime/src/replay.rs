@@ -34,8 +34,7 @@ impl Runtime {
         let forked = node.cause == NodeCause::Fork;
         let mut response =
             respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true });
-        let workflow = &context.workflow.workflow;
-        if has_reports(workflow) || workflow.rules.values().any(|rules| !rules.evidence.is_empty()) {
+        if has_reports(&context.workflow.workflow) || context.workflow.records_evidence() {
             (response.report_warnings, response.evidence) = self.recorded_with(&node).await?;
         }
         Ok(response)

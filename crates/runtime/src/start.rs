@@ -78,10 +78,16 @@ impl Runtime {
         }
         let loaded = self.load(workflow)?;
         let (session, run, node) = (self.ids.session(), self.ids.run(), self.ids.node());
-        let start = |fresh| switchyard_engine::start(&loaded, &request.goal, request.context.clone(), fresh);
-        let mut started = start(Fresh::node(node))?;
-        if let Some(snapshot) = self.snapshot_for(&loaded, started.node.as_ref(), request.workspace.as_deref()).await {
-            started = start(Fresh { node, snapshot: Some(snapshot) })?;
+        // Decided again with a snapshot when the first step compares with the workspace; the
+        // context is kept for that only where a step can.
+        let again = loaded.compares_workspace().then(|| request.context.clone());
+        let mut started = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh::node(node))?;
+        if let Some(context) = again
+            && let Some(snapshot) =
+                self.snapshot_for(&loaded, started.node.as_ref(), request.workspace.as_deref()).await
+        {
+            started =
+                switchyard_engine::start(&loaded, &request.goal, context, Fresh { node, snapshot: Some(snapshot) })?;
         }
         let (git_branch, git_head) = match &request.workspace {
             Some(dir) => workspace::git_facts(dir).await,
