@@ -96,10 +96,15 @@ async fn a_listener_that_lost_its_connection_tells_subscribers_to_read_everythin
         first = heard(&mut changes).await;
     }
     assert_eq!(first, Err(RecvError::Lagged(0)), "the reconnected listener reports its gap");
-    // And it hears again.
+    // And it hears again. A listener back before the first commit landed also heard that commit,
+    // after the gap it reported.
     let advance = vec![script.node(node_id(102), Some(node_id(101)), NodeCause::Advance, RunStatus::Active)];
     server_b.append(Batch::events(script.session, advance)).await.expect("advance through server B");
-    assert_eq!(heard(&mut changes).await, Ok(Change { session: script.session, last_seq: 4 }));
+    let mut next = heard(&mut changes).await;
+    if next == Ok(Change { session: script.session, last_seq: 3 }) {
+        next = heard(&mut changes).await;
+    }
+    assert_eq!(next, Ok(Change { session: script.session, last_seq: 4 }));
     drop((server_a, server_b, admin));
     database.drop_now().await;
 }
