@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rustix::io::Errno;
 use rustix::process::{Pid, WaitId, WaitIdOptions};
 use sha2::{Digest, Sha256};
-use support::{KILLED_WITHIN, LIMITS, first_number, living_members, require_landlock, run_within, spec};
+use support::{KILLED_WITHIN, LIMITS, first_number, survivors, require_landlock, run_within, spec};
 use switchyard_command::{Limits, Sandbox};
 use tokio_util::sync::CancellationToken;
 
@@ -36,7 +36,7 @@ async fn what_a_timed_out_command_started_is_killed_with_it() {
     let outcome = run_within(&["sh", "-c", script], &Sandbox::new(workspace.path()), ONE_SECOND).await;
     assert!(outcome.timed_out, "{outcome:?}");
     let group = first_number(&outcome);
-    assert_eq!(living_members(group), Vec::<i32>::new(), "processes of the command's group outlived it");
+    assert_eq!(survivors(group), Vec::<i32>::new(), "processes of the command's group outlived it");
 }
 
 /// The program exits at once, but a background process it started keeps its standard output open:
@@ -51,7 +51,7 @@ async fn a_grandchild_holding_the_output_open_does_not_hang_the_call() {
     assert!(outcome.timed_out, "{outcome:?}");
     assert_eq!(outcome.exit_code, Some(0), "the program itself exited: {outcome:?}");
     assert!(started.elapsed() < KILLED_WITHIN, "the call took {:?}", started.elapsed());
-    assert_eq!(living_members(first_number(&outcome)), Vec::<i32>::new());
+    assert_eq!(survivors(first_number(&outcome)), Vec::<i32>::new());
 }
 
 #[tokio::test]
@@ -61,7 +61,7 @@ async fn what_a_command_leaves_running_is_killed_when_it_is_over() {
     let script = "echo $$; sleep 60 > /dev/null 2>&1 & exit 0";
     let outcome = run_within(&["sh", "-c", script], &Sandbox::new(workspace.path()), LIMITS).await;
     assert!(!outcome.timed_out && outcome.exit_code == Some(0), "{outcome:?}");
-    assert_eq!(living_members(first_number(&outcome)), Vec::<i32>::new());
+    assert_eq!(survivors(first_number(&outcome)), Vec::<i32>::new());
 }
 
 #[tokio::test]
@@ -85,7 +85,7 @@ async fn cancelling_kills_the_command() {
     assert!(outcome.cancelled && !outcome.timed_out, "{outcome:?}");
     assert_eq!(outcome.signal, Some(9));
     assert!(started.elapsed() < KILLED_WITHIN, "the call took {:?}", started.elapsed());
-    assert_eq!(living_members(group.trim().parse().unwrap()), Vec::<i32>::new());
+    assert_eq!(survivors(group.trim().parse().unwrap()), Vec::<i32>::new());
 }
 
 #[tokio::test]
@@ -118,7 +118,7 @@ async fn dropping_the_call_kills_the_command() {
     .unwrap();
     assert!(matches!(waited, Ok(_) | Err(Errno::CHILD)), "{waited:?}");
     assert!(started.elapsed() < KILLED_WITHIN, "the program outlived the dropped call for {:?}", started.elapsed());
-    assert_eq!(living_members(group), Vec::<i32>::new());
+    assert_eq!(survivors(group), Vec::<i32>::new());
 }
 
 /// Five megabytes on each stream at once, in lines a reader can place: `0000042\n` on standard

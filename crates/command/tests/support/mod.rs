@@ -56,9 +56,23 @@ pub fn assert_denied(outcome: &Outcome, what: &str) {
     );
 }
 
+/// Processes in process group `group` still running a while after the group was killed: a
+/// SIGKILL is sent at once but acted on when the kernel next schedules the process, so a member
+/// may still be listed for a moment after `killpg` returned. Waits up to two seconds for them.
+pub fn survivors(group: i32) -> Vec<i32> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let living = living_members(group);
+        if living.is_empty() || std::time::Instant::now() > deadline {
+            return living;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Processes in process group `group` that are still running; a zombie (dead, waiting for its new
 /// parent to reap it) does not count.
-pub fn living_members(group: i32) -> Vec<i32> {
+fn living_members(group: i32) -> Vec<i32> {
     let mut living = Vec::new();
     for entry in std::fs::read_dir("/proc").expect("/proc is mounted").flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<i32>().ok()) else { continue };
