@@ -150,6 +150,10 @@ pub enum Commands {
     Status {
         /// A run, session or node id, or a token.
         target: String,
+        /// Also explain each decision that brought the run to its tip: the conditions and checks
+        /// switchyard evaluated, what they read, and the change that would have taken another way.
+        #[arg(long)]
+        why: bool,
     },
     /// Show a session's event log.
     Log {

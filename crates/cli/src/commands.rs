@@ -12,6 +12,9 @@ use switchyard_core::wire_name;
 use switchyard_runtime::{AdvanceInput, StartRequest};
 use switchyard_store::SessionQuery;
 
+/// How many nodes back from the tip `status --why` looks for decisions.
+const WHY_NODES: usize = 50;
+
 use crate::args::{Cli, Commands, KeysAction, Report};
 use crate::named::{json_object, json_value, name_or_file, run_id};
 use crate::output::{Failure, Outcome, Printer, RunSummary};
@@ -111,13 +114,17 @@ async fn run_command(
             };
             advanced(printer, &runtime.advance(&token, run, input).await?)
         }
-        Commands::Status { target } => {
+        Commands::Status { target, why } => {
             let run = runtime.run(&target.parse()?).await?;
             let runner = crate::transcript::metrics(&runtime.transcript(run.id).await?);
+            let nodes = runtime.run_nodes(run.id).await?;
+            let decisions = match why {
+                true => Some(runtime.decisions(&nodes, run.tip, WHY_NODES).await?),
+                false => None,
+            };
             if printer.json {
-                printer.json(&crate::transcript::StatusWithRunner { run: &run, runner })?;
+                printer.json(&crate::transcript::StatusWithRunner { run: &run, runner, why: decisions })?;
             } else {
-                let nodes = runtime.run_nodes(run.id).await?;
                 let workflow = runtime.pinned_workflow(run.workflow_hash).await.ok();
                 printer.run_summary(&RunSummary {
                     run: &run,
@@ -126,6 +133,9 @@ async fn run_command(
                     now_ms: runtime.now_ms(),
                     runner: runner.as_ref().map(crate::transcript::RunnerMetrics::line),
                 })?;
+                if let Some(decisions) = decisions {
+                    printer.decisions(&decisions, WHY_NODES)?;
+                }
             }
             Ok(Outcome::Success)
         }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use switchyard_core::RunStatus;
 use switchyard_core::evidence::Observation;
 use switchyard_core::state::Control;
+use switchyard_core::why::{Rule, Why};
 use switchyard_runtime::StepResponse;
 use switchyard_store::{NodeRecord, RunRecord, SessionRecord, StoredEvent};
 
@@ -333,6 +334,10 @@ impl Printer {
                 }
             }
         }
+        // A refused report's issues above already say why it was refused.
+        if let Some(why) = response.why.as_ref().filter(|why| why.rule != Rule::Blocked) {
+            text.push_str(&format!("\n{} {}\n", self.bold("Why:"), self.why_lines(why)));
+        }
         if let Some(report) = &response.report_warnings {
             // A refused report's warnings come with it: it was not accepted.
             let heading = if response.validation.is_some() {
@@ -514,6 +519,36 @@ impl Printer {
             self.line(&format!("\n{} {next}", self.next_hint("Next:")))?;
         }
         Ok(())
+    }
+
+    /// `status --why`: each decision that brought the run to its tip, with what it evaluated.
+    pub fn decisions(&self, decisions: &[switchyard_runtime::Decision], last: usize) -> Result<(), Failure> {
+        if decisions.is_empty() {
+            return self.line(&format!(
+                "\n{} nothing to explain: each step the run left had one way on and no condition",
+                self.bold("Why:")
+            ));
+        }
+        let mut text = format!(
+            "\n{} (the decisions among the last {last} nodes of its branch, oldest first)\n",
+            self.bold("Why the run is here")
+        );
+        for decision in decisions {
+            text.push_str(&format!("  {} {}\n", self.id(&decision.node.to_string()), self.why_lines(&decision.why)));
+        }
+        self.line(text.trim_end())
+    }
+
+    /// A why as a sentence and, indented below it, what was evaluated, one line each.
+    fn why_lines(&self, why: &Why) -> String {
+        let mut text = why.sentence();
+        for evaluated in &why.evaluated {
+            text.push_str(&format!("\n      {}", self.dim(&evaluated.line())));
+        }
+        if why.more > 0 {
+            text.push_str(&format!("\n      {}", self.dim(&format!("… and {} more", why.more))));
+        }
+        text
     }
 
     /// `log` as a table: each event's number, local time, kind and what it says.
@@ -708,6 +743,7 @@ fn event_summary(kind: &switchyard_core::EventKind, run: &str) -> String {
                 _ => format!("step {step} · evidence {} of {} failed", failed.join(", "), results.len()),
             }
         }
+        E::DecisionRecorded { step, why, .. } => format!("step {step} · {}", why.sentence()),
         E::ReportWarned { step, warnings, downgraded, .. } => {
             let mut parts = vec![format!("step {step}")];
             if !warnings.is_empty() {

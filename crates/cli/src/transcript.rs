@@ -154,6 +154,9 @@ pub struct StatusWithRunner<'a> {
     pub run: &'a switchyard_store::RunRecord,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runner: Option<RunnerMetrics>,
+    /// With `--why`: the decisions that brought the run to its tip, oldest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<Vec<switchyard_runtime::Decision>>,
 }
 
 /// The metrics of a run's turns; `None` when no runner drove it.

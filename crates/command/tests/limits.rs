@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use rustix::io::Errno;
 use rustix::process::{Pid, WaitId, WaitIdOptions};
 use sha2::{Digest, Sha256};
-use support::{KILLED_WITHIN, LIMITS, first_number, survivors, require_landlock, run_within, spec};
+use support::{KILLED_WITHIN, LIMITS, first_number, require_landlock, run_within, spec, survivors};
 use switchyard_command::{Limits, Sandbox};
 use tokio_util::sync::CancellationToken;
 

@@ -7,6 +7,7 @@ use crate::evidence::EvidenceResult;
 use crate::id::{AttemptId, NodeId, RunId};
 use crate::state::{DecisionOption, DowngradedFinding, NodeKind, NodeState, ReportPolicy, RunStatus, ValidationIssue};
 use crate::turn::ModelTurn;
+use crate::why::Why;
 use crate::workflow::{StepId, WorkflowHash};
 
 /// One fact about a session, with the run and node it concerns.
@@ -105,6 +106,16 @@ pub enum EventKind {
         step: StepId,
         results: Vec<EvidenceResult>,
     },
+    /// Why the run went where it went: the conditions and checks the engine evaluated and the rule
+    /// that decided. Follows the command's own event (and its evidence); written only when there
+    /// was something to decide.
+    DecisionRecorded {
+        /// The node the command created, or the node it acted on when it created none.
+        node: NodeId,
+        /// The step decided on.
+        step: StepId,
+        why: Why,
+    },
     GateDecided {
         node: NodeId,
         to: NodeId,
@@ -155,6 +166,7 @@ impl EventKind {
             Self::AdvanceRecorded { .. } => "advance_recorded",
             Self::ReportWarned { .. } => "report_warned",
             Self::EvidenceRecorded { .. } => "evidence_recorded",
+            Self::DecisionRecorded { .. } => "decision_recorded",
             Self::GateDecided { .. } => "gate_decided",
             Self::HumanDecided { .. } => "human_decided",
             Self::CheckpointRecorded { .. } => "checkpoint_recorded",

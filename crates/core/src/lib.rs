@@ -12,6 +12,7 @@ pub mod state;
 pub mod suggest;
 pub mod token;
 pub mod turn;
+pub mod why;
 pub mod workflow;
 
 pub use event::{Event, EventKind};

@@ -1,12 +1,13 @@
 //! CEL conditions and expressions: compiled once per workflow, evaluated against the names a run
 //! sees at one step (its scope), with CEL's standard library and the engine's functions.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, LazyLock};
 
-use switchyard_core::workflow::Workflow;
+use switchyard_core::why::{Evaluated, MAX_EVALUATED, Rule, Subject, Verdict, Why};
+use switchyard_core::workflow::{StepId, Workflow};
 
 /// Compiles a CEL condition, refusing before parsing one the parser could overflow its stack on
 /// (pinned workflows come from the compiler, which checks the same bounds; this holds for any IR).
@@ -79,11 +80,14 @@ impl Scope<'_> {
 
 /// Evaluates edge conditions of one step in one scope. The scope's variables are bound on the
 /// first evaluation: most steps have no condition, and binding them converts the whole context,
-/// work a step without one would do for nothing.
+/// work a step without one would do for nothing. With a [`Trace`], each decision it makes
+/// ([`Conditions::decide`]) is written down for the why of the command.
 pub(crate) struct Conditions<'a> {
     workflow: &'a Workflow,
     scope: Scope<'a>,
+    bindings: OnceCell<BTreeMap<String, serde_json::Value>>,
     context: OnceCell<cel::Context<'static, 'static>>,
+    trace: Option<&'a Trace>,
 }
 
 impl fmt::Debug for Conditions<'_> {
@@ -102,14 +106,23 @@ static FUNCTIONS: LazyLock<cel::Context<'static, 'static>> = LazyLock::new(|| {
 
 impl<'a> Conditions<'a> {
     pub(crate) fn new(workflow: &'a Workflow, scope: &Scope<'a>) -> Self {
-        Self { workflow, scope: *scope, context: OnceCell::new() }
+        Self { workflow, scope: *scope, bindings: OnceCell::new(), context: OnceCell::new(), trace: None }
+    }
+
+    /// The same, writing each decision down in `trace`.
+    pub(crate) fn traced(workflow: &'a Workflow, scope: &Scope<'a>, trace: &'a Trace) -> Self {
+        Self { trace: Some(trace), ..Self::new(workflow, scope) }
+    }
+
+    fn bindings(&self) -> &BTreeMap<String, serde_json::Value> {
+        self.bindings.get_or_init(|| self.scope.bindings(self.workflow))
     }
 
     fn context(&self) -> &cel::Context<'static, 'static> {
         self.context.get_or_init(|| {
             let mut context = FUNCTIONS.new_inner_scope();
-            for (name, value) in self.scope.bindings(self.workflow) {
-                context.add_variable_from_value(name, json_to_cel(&value));
+            for (name, value) in self.bindings() {
+                context.add_variable_from_value(name, json_to_cel(value));
             }
             context
         })
@@ -120,11 +133,83 @@ impl<'a> Conditions<'a> {
         matches!(program.execute(self.context()), Ok(cel::Value::Bool(true)))
     }
 
+    /// [`Conditions::holds`] for a decision of the engine, written down in the trace with what
+    /// the condition read and, for an edge it does not take, the nearest change that would.
+    pub(crate) fn decide(&self, step: &StepId, subject: Subject, text: &str, program: &cel::Program) -> bool {
+        let result = program.execute(self.context());
+        let held = matches!(result, Ok(cel::Value::Bool(true)));
+        if let Some(trace) = self.trace {
+            let result = match result {
+                Ok(cel::Value::Bool(true)) => Verdict::Held,
+                Ok(_) => Verdict::NotHeld,
+                Err(error) => Verdict::Error { message: error.to_string() },
+            };
+            let nearest = match (&subject, &result) {
+                (Subject::Edge { .. }, Verdict::NotHeld) => {
+                    Some(crate::explain::nearest(program, self.bindings(), self.workflow))
+                }
+                _ => None,
+            };
+            trace.record(Evaluated {
+                step: step.clone(),
+                subject,
+                text: text.to_owned(),
+                read: crate::explain::read(program, self.bindings()),
+                result,
+                nearest,
+            });
+        }
+        held
+    }
+
+    /// Writes down an evaluation made without a program of this scope (an output check, an
+    /// edge used up).
+    pub(crate) fn note(&self, evaluated: impl FnOnce() -> Evaluated) {
+        if let Some(trace) = self.trace {
+            trace.record(evaluated());
+        }
+    }
+
+    /// What `program` reads in this scope, as the why records it.
+    pub(crate) fn read(&self, program: &cel::Program) -> BTreeMap<String, serde_json::Value> {
+        crate::explain::read(program, self.bindings())
+    }
+
     /// The value of an expression as JSON, or why it could not be computed.
     pub(crate) fn value(&self, program: &cel::Program) -> Result<serde_json::Value, String> {
         program
             .execute(self.context())
             .map(|value| crate::functions::cel_to_json(&value))
             .map_err(|error| error.to_string())
+    }
+}
+
+/// What one command evaluated on its way to a decision, in order, without repeats and bounded by
+/// [`MAX_EVALUATED`].
+#[derive(Debug, Default)]
+pub(crate) struct Trace {
+    evaluated: RefCell<Vec<Evaluated>>,
+    more: Cell<u32>,
+}
+
+impl Trace {
+    fn record(&self, evaluated: Evaluated) {
+        let mut kept = self.evaluated.borrow_mut();
+        if kept.contains(&evaluated) {
+            return;
+        }
+        if kept.len() < MAX_EVALUATED {
+            kept.push(evaluated);
+        } else {
+            self.more.set(self.more.get().saturating_add(1));
+        }
+    }
+
+    /// The why of the decision `rule`, or none when nothing was evaluated and the rule is one
+    /// the workflow alone implies (the only way on, the end of the run, a plain gate, a refusal).
+    pub(crate) fn why(&self, rule: Rule) -> Option<Why> {
+        let evaluated = self.evaluated.take();
+        let chosen = rule.chose_edge() && !matches!(rule, Rule::Only { .. });
+        (chosen || !evaluated.is_empty()).then(|| Why { evaluated, more: self.more.get(), rule })
     }
 }

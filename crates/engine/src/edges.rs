@@ -2,6 +2,7 @@
 //! the run takes, or why none can be taken.
 
 use switchyard_core::state::{Counters, ValidationIssue};
+use switchyard_core::why::{Evaluated, Rule, Subject, Verdict};
 use switchyard_core::workflow::{Edge, EdgeTarget, Step};
 
 use crate::conditions::Conditions;
@@ -11,7 +12,8 @@ use crate::loaded::LoadedWorkflow;
 /// The outcome of choosing an edge.
 #[derive(Debug)]
 pub(crate) enum Selection<'w> {
-    Edge(&'w Edge),
+    /// Take the edge; the rule says what chose it.
+    Edge(&'w Edge, Rule),
     /// The step is an end step: leaving it completes the run.
     Complete,
     /// The agent can fix this by advancing again differently.
@@ -82,7 +84,19 @@ pub(crate) fn select<'w>(
     let programs = loaded.conditions(&step.id);
     let winner = step.edges.iter().zip(programs).find_map(|(edge, program)| {
         let program = program.as_ref()?;
-        (!exhausted(step, edge, counters) && conditions.holds(program)).then_some(edge)
+        if exhausted(step, edge, counters) {
+            conditions.note(|| Evaluated {
+                step: step.id.clone(),
+                subject: Subject::Edge { label: edge.label.clone() },
+                text: cel_text(edge).to_owned(),
+                read: conditions.read(program),
+                result: Verdict::UsedUp { max: edge.max_traversals.unwrap_or(0) },
+                nearest: None,
+            });
+            return None;
+        }
+        let subject = Subject::Edge { label: edge.label.clone() };
+        conditions.decide(&step.id, subject, cel_text(edge), program).then_some(edge)
     });
     if let Some(winner) = winner {
         return match choice {
@@ -93,7 +107,7 @@ pub(crate) fn select<'w>(
                     winner.label, winner.label
                 ),
             )),
-            _ => Selection::Edge(winner),
+            _ => Selection::Edge(winner, Rule::Condition { label: winner.label.clone() }),
         };
     }
     if let Some(choice) = choice {
@@ -114,18 +128,23 @@ pub(crate) fn select<'w>(
             ));
         }
         if edge.condition.is_some() {
-            let condition = edge.condition_text.as_deref().or(edge.condition.as_deref()).unwrap_or_default();
             return Selection::Issue(issue(
                 "CHOICE_NOT_ALLOWED",
-                format!("edge `{choice}` is only taken when {condition}, which does not hold: choose another edge"),
+                format!(
+                    "edge `{choice}` is only taken when {}, which does not hold: choose another edge",
+                    condition_text(edge)
+                ),
             ));
         }
-        return Selection::Edge(edge);
+        return Selection::Edge(edge, Rule::Choice { label: edge.label.clone() });
     }
     if let Some(edge) = fallback(step, counters) {
-        let unconditional = unconditional_eligible(step, counters).count();
-        if edge.default || unconditional == 1 {
-            return Selection::Edge(edge);
+        let label = edge.label.clone();
+        if edge.default {
+            return Selection::Edge(edge, Rule::Default { label });
+        }
+        if unconditional_eligible(step, counters).count() == 1 {
+            return Selection::Edge(edge, Rule::Only { label });
         }
     }
     let open: Vec<String> = unconditional_eligible(step, counters).map(|edge| format!("`{}`", edge.label)).collect();
@@ -142,6 +161,22 @@ pub(crate) fn select<'w>(
         "CHOICE_REQUIRED",
         format!("step `{}` has several ways on: send `choice` with one of {}", step.id, open.join(", ")),
     ))
+}
+
+/// An edge's condition in the words shown to the agent, else its CEL.
+fn condition_text(edge: &Edge) -> &str {
+    edge.condition_text.as_deref().or(edge.condition.as_deref()).unwrap_or_default()
+}
+
+/// An edge's condition in CEL, as the why records it.
+pub(crate) fn cel_text(edge: &Edge) -> &str {
+    edge.condition.as_deref().unwrap_or_default()
+}
+
+/// The rule of an edge taken by falling back: the default edge, else the first open one.
+pub(crate) fn fallback_rule(edge: &Edge) -> Rule {
+    let label = edge.label.clone();
+    if edge.default { Rule::Default { label } } else { Rule::First { label } }
 }
 
 fn unconditional_eligible<'w>(step: &'w Step, counters: &'w Counters) -> impl Iterator<Item = &'w Edge> {

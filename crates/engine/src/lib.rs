@@ -10,6 +10,7 @@ mod conditions;
 mod edges;
 mod error;
 mod evidence;
+mod explain;
 mod functions;
 mod loaded;
 mod machine;

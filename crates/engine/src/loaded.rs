@@ -7,6 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use switchyard_core::why::Subject;
 use switchyard_core::workflow::{EdgeTarget, Step, StepId, StepRules, Workflow, WorkflowHash};
 
 use crate::conditions::{Conditions, compile_condition};
@@ -117,16 +118,19 @@ impl LoadedWorkflow {
 
     /// Whether the step runs when the run arrives at it (its run condition holds or it has none).
     pub(crate) fn runs(&self, id: &StepId, conditions: &Conditions) -> bool {
-        self.compiled(id).and_then(|step| step.run_when.as_ref()).is_none_or(|program| conditions.holds(program))
+        self.compiled(id).and_then(|step| step.run_when.as_ref()).is_none_or(|program| {
+            let text = self.workflow.rules(id).run_when.as_deref().unwrap_or_default();
+            conditions.decide(id, Subject::RunWhen, text, program)
+        })
     }
 
     /// Whether an advance of the step waits for a human: `gate`, or `gate_when` holding.
     pub(crate) fn is_gate(&self, step: &Step, conditions: &Conditions) -> bool {
         step.gate
-            || self
-                .compiled(&step.id)
-                .and_then(|step| step.gate_when.as_ref())
-                .is_some_and(|program| conditions.holds(program))
+            || self.compiled(&step.id).and_then(|step| step.gate_when.as_ref()).is_some_and(|program| {
+                let text = self.workflow.rules(&step.id).gate_when.as_deref().unwrap_or_default();
+                conditions.decide(&step.id, Subject::GateWhen, text, program)
+            })
     }
 
     /// The assignments of edge number `edge` of the step.

@@ -17,9 +17,10 @@ use switchyard_core::state::{
     Control, Counters, DecisionOption, DecisionReason, DowngradedFinding, FailureCode, NodeKind, NodeState, Phase,
     RunStatus, Submission, Validation, ValidationIssue,
 };
+use switchyard_core::why::{Evaluated, Rule, Subject, Verdict};
 use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, StatusReportMode, Step};
 
-use crate::conditions::{Conditions, Scope};
+use crate::conditions::{Conditions, Scope, Trace};
 use crate::edges::{self, Selection};
 use crate::error::{Error, list_options};
 use crate::evidence;
@@ -54,8 +55,9 @@ pub fn start(
     check_size("the context", "MAX_CONTEXT_BYTES", compact_len(&context), MAX_CONTEXT_BYTES)?;
     let entry = loaded.step(&loaded.workflow.entry)?;
     let mut follow = Vec::new();
-    let state =
-        settle(loaded, goal, fresh.node, fresh.snapshot, None, Some(entry), context, Counters::default(), &mut follow)?;
+    let trace = Trace::default();
+    let landing = Landing { goal, node: fresh.node, snapshot: fresh.snapshot, trace: &trace };
+    let state = settle(loaded, landing, None, Some(entry), context, Counters::default(), &mut follow)?;
     let created = EventKind::NodeCreated {
         node: fresh.node,
         parent: None,
@@ -66,6 +68,11 @@ pub fn start(
         state: state.clone(),
     };
     let mut events = vec![created];
+    events.extend(trace.why(Rule::Entry).map(|why| EventKind::DecisionRecorded {
+        node: fresh.node,
+        step: loaded.workflow.entry.clone(),
+        why,
+    }));
     events.extend(follow);
     Ok(Transition { events, node: Some((fresh.node, state)), control: Control::Running })
 }
@@ -86,7 +93,7 @@ pub fn transition(
     if let Outcome::Rejected(rejection) = table::outcome(status, kind) {
         return Err(rejection_error(rejection, status, kind, view.state));
     }
-    let machine = Machine { loaded, view, fresh };
+    let machine = Machine { loaded, view, fresh, trace: Trace::default() };
     match command {
         Command::Advance(advance) => machine.advance(advance, None),
         Command::AdvanceTo { advance, to } => machine.advance(advance, Some(&to)),
@@ -139,6 +146,8 @@ struct Machine<'a> {
     loaded: &'a LoadedWorkflow,
     view: RunView<'a>,
     fresh: Fresh,
+    /// What the command evaluated on its way to a decision: its why.
+    trace: Trace,
 }
 
 impl<'a> Machine<'a> {
@@ -168,11 +177,12 @@ impl<'a> Machine<'a> {
             attempt: counters.attempts.saturating_add(1),
             run_step: self.loaded.workflow.run_of(&self.state().step).is_some(),
         };
-        Conditions::new(&self.loaded.workflow, &scope)
+        Conditions::traced(&self.loaded.workflow, &scope, &self.trace)
     }
 
-    /// Assembles the transition for a command that creates a node.
-    fn created(&self, kind: NodeKind, moved: Moved, own_event: EventKind) -> Transition {
+    /// Assembles the transition for a command that creates a node; `rule` is what decided where
+    /// the run went, recorded with what the command evaluated when there was something to decide.
+    fn created(&self, kind: NodeKind, moved: Moved, own_event: EventKind, rule: Option<Rule>) -> Transition {
         let node = self.fresh.node;
         let cause = if self.view.has_children { NodeCause::Fork } else { NodeCause::Advance };
         let mut events = vec![
@@ -187,6 +197,8 @@ impl<'a> Machine<'a> {
             },
             own_event,
         ];
+        let why = rule.and_then(|rule| self.trace.why(decided(rule, &moved)));
+        events.extend(why.map(|why| EventKind::DecisionRecorded { node, step: self.state().step.clone(), why }));
         events.extend(moved.follow);
         Transition { events, node: Some((node, moved.state)), control: self.view.control }
     }
@@ -285,17 +297,13 @@ impl<'a> Machine<'a> {
             Some(EdgeTarget::Complete) | None => None,
         };
         let mut follow = Vec::new();
-        let state = settle(
-            self.loaded,
-            self.view.goal,
-            self.fresh.node,
-            self.fresh.snapshot.clone(),
-            Some(step),
-            target,
-            context,
-            next,
-            &mut follow,
-        )?;
+        let landing = Landing {
+            goal: self.view.goal,
+            node: self.fresh.node,
+            snapshot: self.fresh.snapshot.clone(),
+            trace: &self.trace,
+        };
+        let state = settle(self.loaded, landing, Some(step), target, context, next, &mut follow)?;
         Ok(Moved { state, edge_label, follow })
     }
 
@@ -373,8 +381,17 @@ impl<'a> Machine<'a> {
         }
         let choice = advance.choice.as_deref();
         let output = advance.notes.as_deref().unwrap_or_default();
-        for check in self.loaded.checks(&step.id) {
-            if let Err(reason) = check.evaluate(output, &conditions) {
+        for (index, check) in self.loaded.checks(&step.id).iter().enumerate() {
+            let result = check.evaluate(output, &conditions);
+            conditions.note(|| Evaluated {
+                step: step.id.clone(),
+                subject: Subject::Check { index },
+                text: check.describe(),
+                read: check.condition().map(|program| conditions.read(program)).unwrap_or_default(),
+                result: if result.is_ok() { Verdict::Held } else { Verdict::NotHeld },
+                nearest: None,
+            });
+            if let Err(reason) = result {
                 issues.push(ValidationIssue {
                     code: "OUTPUT_CHECK".to_owned(),
                     path: check.path().to_owned(),
@@ -408,25 +425,26 @@ impl<'a> Machine<'a> {
                 other => selection = Some(other),
             }
         }
-        let (kind, moved) = if !issues.is_empty() {
-            (NodeKind::BlockedAttempt, self.blocked(step, issues))
+        let (kind, moved, rule) = if !issues.is_empty() {
+            (NodeKind::BlockedAttempt, self.blocked(step, issues), Rule::Blocked)
         } else if gate {
             let submission = Submission { choice: advance.choice.clone(), artifacts: advance.artifacts.clone() };
             let phase = Phase::WaitingGate { submission };
-            (
-                NodeKind::Gate,
-                Moved { state: self.stay(phase, context, state.counters.clone()), edge_label: None, follow: vec![] },
-            )
+            let moved =
+                Moved { state: self.stay(phase, context, state.counters.clone()), edge_label: None, follow: vec![] };
+            (NodeKind::Gate, moved, Rule::Gate)
         } else {
             let submission = Submission { choice: advance.choice.clone(), artifacts: advance.artifacts.clone() };
-            let moved = match selection {
-                Some(Selection::Edge(edge)) => {
-                    self.take(step, Some(edge), context, &state.counters, submission, false)?
+            let (moved, rule) = match selection {
+                Some(Selection::Edge(edge, rule)) => {
+                    (self.take(step, Some(edge), context, &state.counters, submission, false)?, rule)
                 }
-                Some(Selection::Complete) => self.take(step, None, context, &state.counters, submission, false)?,
-                _ => self.no_eligible_edge(step, context, state.counters.clone()),
+                Some(Selection::Complete) => {
+                    (self.take(step, None, context, &state.counters, submission, false)?, Rule::Complete)
+                }
+                _ => (self.no_eligible_edge(step, context, state.counters.clone()), Rule::NoWayOn),
             };
-            (NodeKind::Step, moved)
+            (NodeKind::Step, moved, rule)
         };
         let recorded = EventKind::AdvanceRecorded {
             from: self.view.node,
@@ -438,7 +456,7 @@ impl<'a> Machine<'a> {
             choice: advance.choice,
             edge_label: moved.edge_label.clone(),
         };
-        let mut transition = self.created(kind, moved, recorded);
+        let mut transition = self.created(kind, moved, recorded, Some(rule));
         // Right after the advance they are about, before what followed from it.
         let evidence = (!evidence.is_empty()).then(|| EventKind::EvidenceRecorded {
             node: self.fresh.node,
@@ -533,7 +551,8 @@ impl<'a> Machine<'a> {
 
     /// Moves on with a result a human accepted. A held choice that cannot be used any more (it
     /// is no human's to fix) falls back to what conditions pick, then to the default edge.
-    fn accept(&self, submission: &Submission) -> Result<Moved, Error> {
+    /// Returns where the run went and the rule that chose it.
+    fn accept(&self, submission: &Submission) -> Result<(Moved, Rule), Error> {
         let step = self.step()?;
         let state = self.state();
         let mut counters = state.counters.clone();
@@ -543,16 +562,18 @@ impl<'a> Machine<'a> {
         if matches!(selection, Selection::Issue(_)) {
             selection = edges::select(self.loaded, step, &counters, &conditions, None);
         }
-        let edge = match selection {
-            Selection::Edge(edge) => Some(edge),
-            Selection::Complete => None,
+        let (edge, rule) = match selection {
+            Selection::Edge(edge, rule) => (Some(edge), rule),
+            Selection::Complete => (None, Rule::Complete),
             Selection::Issue(_) => match edges::fallback(step, &counters) {
-                Some(edge) => Some(edge),
-                None => return Ok(self.no_eligible_edge(step, state.context.clone(), counters)),
+                Some(edge) => (Some(edge), edges::fallback_rule(edge)),
+                None => return Ok((self.no_eligible_edge(step, state.context.clone(), counters), Rule::NoWayOn)),
             },
-            Selection::NoEligibleEdge => return Ok(self.no_eligible_edge(step, state.context.clone(), counters)),
+            Selection::NoEligibleEdge => {
+                return Ok((self.no_eligible_edge(step, state.context.clone(), counters), Rule::NoWayOn));
+            }
         };
-        self.take(step, edge, state.context.clone(), &counters, submission.clone(), false)
+        Ok((self.take(step, edge, state.context.clone(), &counters, submission.clone(), false)?, rule))
     }
 
     fn approve(&self, note: Option<String>) -> Result<Transition, Error> {
@@ -560,9 +581,9 @@ impl<'a> Machine<'a> {
         let Phase::WaitingGate { submission } = &self.state().phase else {
             return Err(Error::NotAtGate { status: self.state().status() });
         };
-        let moved = self.accept(submission)?;
+        let (moved, rule) = self.accept(submission)?;
         let event = EventKind::GateDecided { node: self.view.node, to: self.fresh.node, approved: true, reason: note };
-        Ok(self.created(NodeKind::Decision, moved, event))
+        Ok(self.created(NodeKind::Decision, moved, event, Some(rule)))
     }
 
     fn reject(&self, reason: String) -> Result<Transition, Error> {
@@ -588,7 +609,7 @@ impl<'a> Machine<'a> {
         let moved = Moved { state: next, edge_label: None, follow: vec![] };
         let event =
             EventKind::GateDecided { node: self.view.node, to: self.fresh.node, approved: false, reason: Some(reason) };
-        Ok(self.created(NodeKind::Decision, moved, event))
+        Ok(self.created(NodeKind::Decision, moved, event, None))
     }
 
     fn human_decision(&self, option: DecisionOption, note: Option<String>) -> Result<Transition, Error> {
@@ -604,31 +625,41 @@ impl<'a> Machine<'a> {
         let counters = &state.counters;
         let conditions = self.conditions(&state.context, submission.artifacts.as_ref(), counters);
         let context = || state.context.clone();
-        let moved = match option {
-            DecisionOption::Accept => self.accept(submission)?,
+        let person = |edge: &Edge| Some(Rule::Person { label: edge.label.clone() });
+        let (moved, rule) = match option {
+            DecisionOption::Accept => {
+                let (moved, rule) = self.accept(submission)?;
+                (moved, Some(rule))
+            }
             DecisionOption::Revise => {
                 let mut counters = counters.clone();
                 counters.revisions = 0;
                 counters.attempts = 0;
-                Moved { state: self.stay(Phase::Pending, context(), counters), edge_label: None, follow: vec![] }
+                let moved =
+                    Moved { state: self.stay(Phase::Pending, context(), counters), edge_label: None, follow: vec![] };
+                (moved, None)
             }
             DecisionOption::Replan => {
                 let selected =
                     match edges::select(self.loaded, step, counters, &conditions, submission.choice.as_deref()) {
-                        Selection::Edge(edge) if edge.kind == EdgeKind::Replan => Some(edge),
+                        Selection::Edge(edge, _) if edge.kind == EdgeKind::Replan => Some(edge),
                         _ => step
                             .edges
                             .iter()
                             .find(|edge| edge.kind == EdgeKind::Replan && !edges::exhausted(step, edge, counters)),
                     };
                 match selected {
-                    Some(edge) => self.take(step, Some(edge), context(), counters, submission.clone(), true)?,
-                    None => self.no_eligible_edge(step, context(), counters.clone()),
+                    Some(edge) => {
+                        (self.take(step, Some(edge), context(), counters, submission.clone(), true)?, person(edge))
+                    }
+                    None => (self.no_eligible_edge(step, context(), counters.clone()), Some(Rule::NoWayOn)),
                 }
             }
             DecisionOption::Proceed => match proceed_edge(self.loaded, step, counters, &conditions) {
-                Some(edge) => self.take(step, Some(edge), context(), counters, submission.clone(), false)?,
-                None => self.no_eligible_edge(step, context(), counters.clone()),
+                Some(edge) => {
+                    (self.take(step, Some(edge), context(), counters, submission.clone(), false)?, person(edge))
+                }
+                None => (self.no_eligible_edge(step, context(), counters.clone()), Some(Rule::NoWayOn)),
             },
             DecisionOption::Stop => {
                 // No node is created, so the decision points at the node it was made on.
@@ -639,7 +670,7 @@ impl<'a> Machine<'a> {
             }
         };
         let event = EventKind::HumanDecided { node: self.view.node, to: self.fresh.node, option, note };
-        Ok(self.created(NodeKind::Decision, moved, event))
+        Ok(self.created(NodeKind::Decision, moved, event, rule))
     }
 
     fn checkpoint(&self, attempt: Option<AttemptId>, notes: Option<String>) -> Result<Transition, Error> {
@@ -658,18 +689,16 @@ const MAX_SKIPS: usize = 10_000;
 /// completes): steps whose run condition is false are skipped, moving on along their edges as
 /// an advance with no input would, and recorded in `Counters::skipped`. Returns the new state;
 /// `follow` gets the automatic phase checkpoints and `RunCompleted` or `RunFailed`.
-#[allow(clippy::too_many_arguments)]
 fn settle(
     loaded: &LoadedWorkflow,
-    goal: &str,
-    node: switchyard_core::id::NodeId,
-    snapshot: Option<Snapshot>,
+    landing: Landing<'_>,
     from: Option<&Step>,
     target: Option<&Step>,
     mut context: Map<String, Value>,
     mut counters: Counters,
     follow: &mut Vec<EventKind>,
 ) -> Result<NodeState, Error> {
+    let Landing { goal, node, snapshot, trace } = landing;
     let mut from = from;
     let mut target = target;
     let mut skipped = Vec::new();
@@ -703,7 +732,7 @@ fn settle(
         counters.revisions = 0;
         let scope =
             Scope { context: &context, artifacts: None, goal, cycle: counters.cycles, attempt: 1, run_step: false };
-        let conditions = Conditions::new(&loaded.workflow, &scope);
+        let conditions = Conditions::traced(&loaded.workflow, &scope, trace);
         if loaded.runs(&step.id, &conditions) {
             counters.skipped = skipped;
             // A step whose evidence compares with the workspace as it is now gets the snapshot
@@ -742,7 +771,7 @@ fn settle(
         let position = {
             let snapshot = counters.clone();
             match edges::select(loaded, step, &snapshot, &conditions, None) {
-                Selection::Edge(edge) => Some(edge),
+                Selection::Edge(edge, _) => Some(edge),
                 Selection::Complete => None,
                 Selection::Issue(_) => match edges::fallback(step, &snapshot) {
                     Some(edge) => Some(edge),
@@ -773,6 +802,28 @@ fn settle(
             Some(EdgeTarget::Step(next)) => Some(loaded.step(next)?),
             Some(EdgeTarget::Complete) | None => None,
         };
+    }
+}
+
+/// What landing a run on a node needs besides the workflow: the run's goal (conditions read it),
+/// the node's id, the workspace snapshot for it, and the trace its conditions are written down in.
+struct Landing<'a> {
+    goal: &'a str,
+    node: switchyard_core::id::NodeId,
+    snapshot: Option<Snapshot>,
+    trace: &'a Trace,
+}
+
+/// The rule of a command that chose `rule`, given where the run went: a chosen edge the limits
+/// refused failed the run or asks a person.
+fn decided(rule: Rule, moved: &Moved) -> Rule {
+    if !rule.chose_edge() || moved.edge_label.is_some() {
+        return rule;
+    }
+    match &moved.state.phase {
+        Phase::Failed { .. } => Rule::NoWayOn,
+        Phase::WaitingForHumanDecision { .. } => Rule::Gate,
+        _ => rule,
     }
 }
 

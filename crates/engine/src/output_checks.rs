@@ -8,7 +8,8 @@ use crate::conditions::Conditions;
 
 /// A check ready to evaluate.
 pub(crate) struct CompiledCheck {
-    when: Option<cel::Program>,
+    /// The check applies only when this condition holds (its text, its program).
+    when: Option<(String, cel::Program)>,
     kind: Kind,
     message: Option<String>,
     /// Whether the check reads only the notes (no `condition` inside it).
@@ -32,6 +33,7 @@ impl CompiledCheck {
             .when()
             .map(|source| {
                 crate::conditions::compile_condition(source)
+                    .map(|program| (source.to_owned(), program))
                     .map_err(|error| format!("the condition `{source}` of an output check {error}"))
             })
             .transpose()?;
@@ -82,9 +84,40 @@ impl CompiledCheck {
         format!("{reason}{stop} Then advance again with artifacts and context that satisfy the check.")
     }
 
+    /// What the check requires, in a few words, as the why lists it.
+    pub(crate) fn describe(&self) -> String {
+        let what = match &self.kind {
+            Kind::Contains(value) => format!("the notes contain {value:?}"),
+            Kind::Regex(regex) => format!("the notes match /{}/", regex.as_str()),
+            Kind::Length { min, max } => match (min, max) {
+                (Some(min), Some(max)) => format!("the notes are {min} to {max} characters long"),
+                (Some(min), None) => format!("the notes are at least {min} characters long"),
+                (None, Some(max)) => format!("the notes are at most {max} characters long"),
+                (None, None) => "the notes have any length".to_owned(),
+            },
+            Kind::Schema(_) => "the notes are JSON matching the check's schema".to_owned(),
+            Kind::Condition { source, .. } => source.clone(),
+            Kind::All(checks) => format!("all of ({})", join(checks)),
+            Kind::Any(checks) => format!("any of ({})", join(checks)),
+            Kind::Not(check) => format!("not ({})", check.describe()),
+        };
+        match &self.when {
+            Some((when, _)) => format!("when {when}: {what}"),
+            None => what,
+        }
+    }
+
+    /// The program of a check that is a bare condition, whose reads the why records.
+    pub(crate) fn condition(&self) -> Option<&cel::Program> {
+        match &self.kind {
+            Kind::Condition { program, .. } => Some(program),
+            _ => None,
+        }
+    }
+
     /// `Err(why)` when the check applies and fails on `output`.
     pub(crate) fn evaluate(&self, output: &str, conditions: &Conditions) -> Result<(), String> {
-        if let Some(when) = &self.when
+        if let Some((_, when)) = &self.when
             && !conditions.holds(when)
         {
             return Ok(());
@@ -163,6 +196,10 @@ pub(crate) fn check_regex(pattern: &str, flags: Option<&str>) -> Result<fancy_re
     let inline: String = flags.unwrap_or_default().chars().filter(|flag| matches!(flag, 'i' | 'm' | 's')).collect();
     let pattern = if inline.is_empty() { pattern.to_owned() } else { format!("(?{inline}){pattern}") };
     fancy_regex::RegexBuilder::new(&pattern).backtrack_limit(100_000).delegate_size_limit(1 << 20).build()
+}
+
+fn join(checks: &[CompiledCheck]) -> String {
+    checks.iter().map(CompiledCheck::describe).collect::<Vec<_>>().join("; ")
 }
 
 fn compile_all(checks: &[OutputCheck]) -> Result<Vec<CompiledCheck>, String> {

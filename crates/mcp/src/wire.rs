@@ -97,6 +97,63 @@ pub struct EvidenceResultView {
     pub observed: Value,
 }
 
+/// Why the run went where it went: each condition and check switchyard evaluated, and the rule that decided.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WhyView {
+    /// The decision in one sentence, such as "took `again` because `!stable` held; not `ship`".
+    pub sentence: String,
+    /// What decided: `condition`, `choice`, `default`, `only`, `first`, `person` (each with the edge's `label`), `complete`, `gate`, `blocked`, `no_way_on` or `entry`.
+    #[schemars(with = "Map<String, Value>")]
+    pub rule: Value,
+    pub evaluated: Vec<EvaluatedView>,
+    /// Evaluations past the 64 listed, counted but not kept. Absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more: Option<u32>,
+}
+
+/// One condition or check switchyard evaluated for a decision.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluatedView {
+    pub step: String,
+    /// What was evaluated: `edge` (with its `label`), `run_when`, `gate_when` or `check` (with its `index`).
+    #[schemars(with = "Map<String, Value>")]
+    pub subject: Value,
+    /// The CEL condition as written, or what the check requires.
+    pub text: String,
+    /// The values it read, by name (`context.stable` for a field of the context), each cut at 256 bytes of JSON.
+    #[schemars(with = "Map<String, Value>")]
+    pub read: Value,
+    /// `held`, `not_held`, `error` or `used_up`.
+    pub result: String,
+    /// For an edge not taken: the smallest change of the context that would have taken it ("set stable to true"), or that no simple change would.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest: Option<String>,
+}
+
+impl From<&switchyard_core::why::Why> for WhyView {
+    fn from(why: &switchyard_core::why::Why) -> Self {
+        Self {
+            sentence: why.sentence(),
+            rule: serde_json::to_value(&why.rule).unwrap_or(Value::Null),
+            evaluated: why
+                .evaluated
+                .iter()
+                .map(|evaluated| EvaluatedView {
+                    step: evaluated.step.to_string(),
+                    subject: serde_json::to_value(&evaluated.subject).unwrap_or(Value::Null),
+                    text: evaluated.text.clone(),
+                    read: serde_json::to_value(&evaluated.read).unwrap_or(Value::Null),
+                    result: evaluated.result.kind().to_owned(),
+                    nearest: evaluated.nearest.as_ref().map(switchyard_core::why::Nearest::sentence),
+                })
+                .collect(),
+            more: (why.more > 0).then_some(why.more),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IssueView {
@@ -247,6 +304,9 @@ pub struct Execution {
     /// What switchyard observed of the reported work, check by check (the step's evidence), passed or not. Absent when the step has none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceResultView>,
+    /// Why the run went where it went in this call. Absent when there was nothing to decide (one way on, no condition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<WhyView>,
     #[schemars(with = "Map<String, Value>")]
     pub progress: Value,
     pub next_intent: NextIntent,
@@ -406,6 +466,7 @@ impl Execution {
                     observed: serde_json::to_value(&result.observation).unwrap_or(Value::Null),
                 })
                 .collect(),
+            why: response.why.as_ref().map(WhyView::from),
             progress: serde_json::to_value(&response.progress).unwrap_or(Value::Null),
             next_intent,
             next_call,

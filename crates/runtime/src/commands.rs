@@ -10,6 +10,7 @@ use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::state::{DecisionOption, Phase, ReportPolicy};
 use switchyard_core::token::TokenKind;
+use switchyard_core::why::Why;
 use switchyard_core::workflow::EdgeTarget;
 use switchyard_core::{AttemptId, Control, NodeId, RunId};
 use switchyard_engine::{Command, Fresh, RunView, Transition};
@@ -365,7 +366,7 @@ impl Runtime {
             transition = switchyard_engine::transition(&context.workflow, view, command, fresh)?;
         }
         let Transition { events, node: created, control } = transition;
-        let (report, evidence) = what_the_advance_recorded(&events);
+        let beside = what_the_advance_recorded(&events);
         let forked = events.iter().any(|event| matches!(event, EventKind::NodeCreated { cause: NodeCause::Fork, .. }));
         let (target_id, target_state) = match &created {
             Some((id, state)) => (*id, state.clone()),
@@ -396,8 +397,7 @@ impl Runtime {
                 };
                 let mut response =
                     respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
-                response.report_warnings = report;
-                response.evidence = evidence;
+                beside.answer(&mut response);
                 observed.committed(&self.metrics, response.status);
                 if let Some(events) = told {
                     let commit = Committed {
@@ -472,16 +472,34 @@ impl Runtime {
 }
 
 /// The report warnings and the evidence an advance recorded, from its events.
-pub(crate) fn what_the_advance_recorded(events: &[EventKind]) -> (Option<ReportWarnings>, Vec<EvidenceResult>) {
-    let (mut report, mut evidence) = (None, Vec::new());
+pub(crate) fn what_the_advance_recorded(events: &[EventKind]) -> Beside {
+    let mut beside = Beside::default();
     for event in events {
         match event {
             EventKind::ReportWarned { warnings, downgraded, .. } => {
-                report = Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() });
+                beside.report = Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() });
             }
-            EventKind::EvidenceRecorded { results, .. } => evidence.clone_from(results),
+            EventKind::EvidenceRecorded { results, .. } => beside.evidence.clone_from(results),
+            EventKind::DecisionRecorded { why, .. } => beside.why = Some(why.clone()),
             _ => {}
         }
     }
-    (report, evidence)
+    beside
+}
+
+/// What a command recorded beside the node it created, for its answer: the report's warnings,
+/// the evidence and the why.
+#[derive(Debug, Default)]
+pub(crate) struct Beside {
+    pub report: Option<ReportWarnings>,
+    pub evidence: Vec<EvidenceResult>,
+    pub why: Option<Why>,
+}
+
+impl Beside {
+    pub(crate) fn answer(self, response: &mut StepResponse) {
+        response.report_warnings = self.report;
+        response.evidence = self.evidence;
+        response.why = self.why;
+    }
 }

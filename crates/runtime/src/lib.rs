@@ -89,6 +89,7 @@ use crate::evidence::EvidencePolicy;
 pub use crate::follow::{Committed, Follower};
 pub use crate::human::HumanAnswer;
 use crate::observe::Metrics;
+pub use crate::replay::Decision;
 pub use crate::report_template::{FillIn, ReportTemplate};
 pub use crate::requests::{AdvanceInput, StartRequest, Target};
 pub use crate::response::{

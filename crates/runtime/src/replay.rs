@@ -1,18 +1,21 @@
 //! Calls that take effect once: the claim a command records, what a repeat of it replays, and
 //! how a repeat with other content is refused.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::hash::{canonical_json, sha256_hex};
+use switchyard_core::why::Why;
+use switchyard_core::workflow::StepId;
 use switchyard_core::{AttemptId, NodeId, RunId, SessionId};
 use switchyard_engine::Command;
 use switchyard_store::{Claim, NodeRecord};
 
-use crate::commands::what_the_advance_recorded;
-use crate::context::has_reports;
+use crate::commands::{Beside, what_the_advance_recorded};
 use crate::response::{Flags, respond};
-use crate::{AdvanceInput, Error, ReplayedCall, ReportWarnings, Runtime, StepResponse, report_template};
+use crate::{AdvanceInput, Error, ReplayedCall, Runtime, StepResponse, report_template};
 
 impl Runtime {
     /// Answers a call that was already made, from what was recorded; advances nothing.
@@ -34,9 +37,7 @@ impl Runtime {
         let forked = node.cause == NodeCause::Fork;
         let mut response =
             respond(&context, node.id, &node.state, context.run.control, tokens, Flags { forked, replayed: true });
-        if has_reports(&context.workflow.workflow) || context.workflow.records_evidence() {
-            (response.report_warnings, response.evidence) = self.recorded_with(&node).await?;
-        }
+        self.recorded_with(&node).await?.answer(&mut response);
         Ok(response)
     }
 
@@ -44,29 +45,64 @@ impl Runtime {
     /// work that led there); empty when there was none. One bounded read of the log.
     pub async fn evidence_of(&self, node: NodeId) -> Result<Vec<EvidenceResult>, Error> {
         let node = self.node(node).await?;
-        Ok(self.recorded_with(&node).await?.1)
+        Ok(self.recorded_with(&node).await?.evidence)
     }
 
-    /// The report warnings and the evidence recorded with the advance that created `node`: its
-    /// `ReportWarned` and `EvidenceRecorded` follow the node's `NodeCreated` and
-    /// `AdvanceRecorded`, so a replay answers with them too.
-    pub(crate) async fn recorded_with(
-        &self,
-        node: &NodeRecord,
-    ) -> Result<(Option<ReportWarnings>, Vec<EvidenceResult>), Error> {
-        let events = self.store.events(node.session, node.created_seq, 4).await?;
+    /// Why the command that created `node` went where it went, if it had something to decide.
+    /// One bounded read of the log.
+    pub async fn why_of(&self, node: NodeId) -> Result<Option<Why>, Error> {
+        let node = self.node(node).await?;
+        Ok(self.recorded_with(&node).await?.why)
+    }
+
+    /// The decisions that brought a run to `tip`, oldest first: the why of each of the last `last`
+    /// nodes on the tip's branch (among the run's `nodes`) that had something to decide. One
+    /// bounded read of the log per node.
+    pub async fn decisions(&self, nodes: &[NodeRecord], tip: NodeId, last: usize) -> Result<Vec<Decision>, Error> {
+        let by_id: HashMap<NodeId, &NodeRecord> = nodes.iter().map(|node| (node.id, node)).collect();
+        let mut branch = Vec::new();
+        let mut at = by_id.get(&tip).copied();
+        while let Some(node) = at
+            && branch.len() < last
+        {
+            branch.push(node);
+            at = node.parent.and_then(|parent| by_id.get(&parent).copied());
+        }
+        let mut decisions = Vec::new();
+        for node in branch.into_iter().rev() {
+            if let Some(why) = self.recorded_with(node).await?.why {
+                decisions.push(Decision { node: node.id, step: node.state.step.clone(), why });
+            }
+        }
+        Ok(decisions)
+    }
+
+    /// The report warnings, the evidence and the why recorded with the command that created
+    /// `node`: its `ReportWarned`, `EvidenceRecorded` and `DecisionRecorded` follow the node's
+    /// `NodeCreated` and the command's own event, so a replay answers with them too.
+    pub(crate) async fn recorded_with(&self, node: &NodeRecord) -> Result<Beside, Error> {
+        let events = self.store.events(node.session, node.created_seq, 5).await?;
         let about: Vec<EventKind> = events
             .into_iter()
             .map(|event| event.kind)
             .filter(|kind| match kind {
-                EventKind::ReportWarned { node: about, .. } | EventKind::EvidenceRecorded { node: about, .. } => {
-                    *about == node.id
-                }
+                EventKind::ReportWarned { node: about, .. }
+                | EventKind::EvidenceRecorded { node: about, .. }
+                | EventKind::DecisionRecorded { node: about, .. } => *about == node.id,
                 _ => false,
             })
             .collect();
         Ok(what_the_advance_recorded(&about))
     }
+}
+
+/// One decision of a run: the node it created, the step that node is at, and why.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Decision {
+    pub node: NodeId,
+    /// The step the decision left the run at.
+    pub step: StepId,
+    pub why: Why,
 }
 
 /// Refuses a report that still holds a placeholder of its [`ReportTemplate`]: sent as is, a

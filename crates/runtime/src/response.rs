@@ -4,6 +4,7 @@ use serde::Serialize;
 use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::state::Phase;
 use switchyard_core::state::{DecisionOption, DecisionReason, DowngradedFinding, Validation, ValidationIssue};
+use switchyard_core::why::Why;
 use switchyard_core::workflow::StepId;
 use switchyard_core::{Control, NodeId, NodeState, RunId, RunStatus, SessionId, WorkflowHash};
 use switchyard_engine::PendingStep;
@@ -137,6 +138,10 @@ pub struct StepResponse {
     /// there was none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceResult>,
+    /// Why the run went where it went in this call: the conditions and checks evaluated and the
+    /// rule that decided; absent when there was nothing to decide.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Why>,
 }
 
 /// An advance's status report warnings (missing extended fields) and its audit findings
@@ -211,6 +216,7 @@ pub(crate) fn respond(
         failure,
         report_warnings: None,
         evidence: Vec::new(),
+        why: None,
         progress: Progress {
             steps_completed: state.counters.steps_completed,
             cycle: state.counters.cycles,

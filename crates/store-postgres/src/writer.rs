@@ -284,6 +284,7 @@ fn named_nodes(kind: &EventKind) -> Vec<NodeId> {
         EventKind::GateDecided { node, to, .. } | EventKind::HumanDecided { node, to, .. } => vec![*node, *to],
         EventKind::ReportWarned { node, .. }
         | EventKind::EvidenceRecorded { node, .. }
+        | EventKind::DecisionRecorded { node, .. }
         | EventKind::CheckpointRecorded { node, .. }
         | EventKind::RunCompleted { node, .. }
         | EventKind::RunFailed { node, .. } => vec![*node],

@@ -217,6 +217,7 @@ impl Projector {
             EventKind::AdvanceRecorded { .. }
             | EventKind::ReportWarned { .. }
             | EventKind::EvidenceRecorded { .. }
+            | EventKind::DecisionRecorded { .. }
             | EventKind::GateDecided { .. }
             | EventKind::HumanDecided { .. }
             | EventKind::CheckpointRecorded { .. }

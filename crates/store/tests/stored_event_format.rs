@@ -2,6 +2,7 @@
 //! domain types cannot silently change stored data. A failing snapshot means stored events would
 //! change: keep the old encoding readable (or bump the envelope version) before accepting it.
 
+use serde_json::json;
 use switchyard_core::event::{EventKind, NodeCause};
 use switchyard_core::evidence::{CommandRun, EvidenceResult, Observation, Snapshot, TestReport};
 use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
@@ -11,6 +12,7 @@ use switchyard_core::state::{
 use switchyard_core::turn::{
     ModelTurn, Refusal, TurnMessage, TurnRequest, TurnResponse, TurnToolCall, TurnToolResult, TurnUsage,
 };
+use switchyard_core::why::{Change, Evaluated, Nearest, Rule, Subject, Verdict, Why};
 use switchyard_core::workflow::{StepId, WorkflowHash};
 use switchyard_store::event::GENESIS_HASH;
 use switchyard_store::{NewEvent, StoredEvent};
@@ -20,7 +22,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
     let next = NodeId::from_bytes([4; 16]);
     let attempt = AttemptId::from_bytes([5; 16]);
     let mut context = serde_json::Map::new();
-    context.insert("goal".to_owned(), serde_json::json!("ship it"));
+    context.insert("goal".to_owned(), json!("ship it"));
     let state = NodeState {
         step: StepId::new("draft"),
         phase: Phase::Pending,
@@ -58,8 +60,8 @@ fn one_of_every_kind() -> Vec<EventKind> {
             attempt,
             to: next,
             notes: Some("done".to_owned()),
-            artifacts: Some(serde_json::json!({"score": 0.9})),
-            context_delta: Some(serde_json::Map::from_iter([("fixed".to_owned(), serde_json::json!(true))])),
+            artifacts: Some(json!({"score": 0.9})),
+            context_delta: Some(serde_json::Map::from_iter([("fixed".to_owned(), json!(true))])),
             choice: Some("ok".to_owned()),
             edge_label: Some("ok".to_owned()),
         },
@@ -212,6 +214,55 @@ fn one_of_every_kind() -> Vec<EventKind> {
                 snapshot: Some(Snapshot::Git { tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".to_owned() }),
             },
         },
+        // Why the run went where it went: a condition that did not hold with the change that would
+        // have taken its edge, a skipped step, an output check, and the rule that chose.
+        EventKind::DecisionRecorded {
+            node: next,
+            step: StepId::new("review"),
+            why: Why {
+                evaluated: vec![
+                    Evaluated {
+                        step: StepId::new("review"),
+                        subject: Subject::Edge { label: "ship".to_owned() },
+                        text: "stable == true && count >= 3".to_owned(),
+                        read: [("count".to_owned(), json!(1)), ("stable".to_owned(), json!(false))].into(),
+                        result: Verdict::NotHeld,
+                        nearest: Some(Nearest::Set {
+                            changes: vec![
+                                Change { name: "stable".to_owned(), operator: "==".to_owned(), value: json!(true) },
+                                Change { name: "count".to_owned(), operator: ">=".to_owned(), value: json!(3) },
+                            ],
+                        }),
+                    },
+                    Evaluated {
+                        step: StepId::new("review"),
+                        subject: Subject::Edge { label: "retry".to_owned() },
+                        text: "attempt < 3".to_owned(),
+                        read: [("attempt".to_owned(), json!(3))].into(),
+                        result: Verdict::UsedUp { max: 2 },
+                        nearest: None,
+                    },
+                    Evaluated {
+                        step: StepId::new("review"),
+                        subject: Subject::Check { index: 0 },
+                        text: "the notes contain \"DONE\"".to_owned(),
+                        read: Default::default(),
+                        result: Verdict::Held,
+                        nearest: None,
+                    },
+                    Evaluated {
+                        step: StepId::new("docs"),
+                        subject: Subject::RunWhen,
+                        text: "context.docs".to_owned(),
+                        read: [("context.docs".to_owned(), serde_json::Value::Null)].into(),
+                        result: Verdict::Error { message: "No such key: docs".to_owned() },
+                        nearest: None,
+                    },
+                ],
+                more: 0,
+                rule: Rule::Default { label: "hold".to_owned() },
+            },
+        },
     ]
 }
 
@@ -224,6 +275,7 @@ fn covered(kind: &EventKind) -> &'static str {
         | EventKind::AdvanceRecorded { .. }
         | EventKind::ReportWarned { .. }
         | EventKind::EvidenceRecorded { .. }
+        | EventKind::DecisionRecorded { .. }
         | EventKind::GateDecided { .. }
         | EventKind::HumanDecided { .. }
         | EventKind::CheckpointRecorded { .. }
@@ -244,7 +296,7 @@ fn stored_json_of_every_event_kind_is_pinned() {
     let mut names: Vec<_> = kinds.iter().map(covered).collect();
     names.sort_unstable();
     names.dedup();
-    assert_eq!(names.len(), 15, "one event of every kind (run_started and node_created twice)");
+    assert_eq!(names.len(), 16, "one event of every kind (run_started and node_created twice)");
     let mut seen = std::collections::BTreeSet::new();
     for (index, kind) in kinds.into_iter().enumerate() {
         // The second event of a kind is pinned as `<kind>_2`.

@@ -6,3 +6,4 @@ mod reports;
 mod rules;
 mod state_machine;
 mod table_walk;
+mod why;

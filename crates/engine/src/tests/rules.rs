@@ -304,11 +304,11 @@ fn replans_past_the_limit_wait_for_a_human() {
 
     let mut replanned = run.branch();
     let decision = replanned.apply(Command::Decide { option: DecisionOption::Replan, note: None });
-    assert_eq!(names(&decision), ["node_created", "human_decided"]);
+    assert_eq!(names(&decision), ["node_created", "human_decided", "decision_recorded"]);
     assert_eq!((replanned.step(), replanned.state.counters.replans), ("plan", 2));
 
     let decision = run.apply(Command::Decide { option: DecisionOption::Proceed, note: None });
-    assert_eq!(names(&decision), ["node_created", "human_decided", "run_completed"]);
+    assert_eq!(names(&decision), ["node_created", "human_decided", "decision_recorded", "run_completed"]);
 }
 
 #[test]
@@ -350,7 +350,10 @@ fn a_gated_step_waits_for_approval_and_holds_the_submission() {
     ));
     assert_eq!(run.try_apply(plain()).unwrap_err().code(), "AWAITING_GATE");
     let decision = run.apply(Command::Approve { note: Some("fine".to_owned()) });
-    assert_eq!(names(&decision), ["node_created", "gate_decided", "checkpoint_recorded", "run_completed"]);
+    assert_eq!(
+        names(&decision),
+        ["node_created", "gate_decided", "decision_recorded", "checkpoint_recorded", "run_completed"]
+    );
     assert!(matches!(&decision.events[1], EventKind::GateDecided { approved: true, .. }));
 }
 
@@ -400,7 +403,10 @@ fn accepting_at_a_revision_limit_moves_on() {
     run.apply(plain());
     run.apply(Command::Reject { reason: "b".to_owned() });
     let decision = run.apply(Command::Decide { option: DecisionOption::Accept, note: None });
-    assert_eq!(names(&decision), ["node_created", "human_decided", "checkpoint_recorded", "run_completed"]);
+    assert_eq!(
+        names(&decision),
+        ["node_created", "human_decided", "decision_recorded", "checkpoint_recorded", "run_completed"]
+    );
 }
 
 #[test]
@@ -480,7 +486,7 @@ fn a_skipped_entry_step_moves_the_start_node_on_and_skipping_every_step_complete
     let decision = start(&loaded, "goal", object(json!({})), Fresh::node(node_id(1))).unwrap();
     let (_, state) = decision.node.clone().unwrap();
     assert_eq!(state.phase, Phase::Completed);
-    assert_eq!(names(&decision), ["node_created", "run_completed"]);
+    assert_eq!(names(&decision), ["node_created", "decision_recorded", "run_completed"]);
 }
 
 #[test]
@@ -602,7 +608,7 @@ fn advancing_to_a_step_counts_the_edge_against_the_limits() {
     run.apply(toward("a"));
     assert_eq!(run.state.counters.cycles, 1);
     let decision = run.apply(toward("a"));
-    assert_eq!(names(&decision), ["node_created", "advance_recorded", "run_failed"]);
+    assert_eq!(names(&decision), ["node_created", "advance_recorded", "decision_recorded", "run_failed"]);
     assert!(matches!(run.state.phase, Phase::Failed { code: FailureCode::MaxCyclesExceeded, .. }));
 }
 
