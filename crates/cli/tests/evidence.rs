@@ -48,3 +48,56 @@ fn continue_lists_each_check_and_log_shows_the_verdicts() {
     assert!(log.stdout.contains("evidence 1, 2 of 2 failed"), "{}", log.stdout);
     assert!(log.stdout.contains("2 evidence check(s) passed"), "{}", log.stdout);
 }
+
+const REVIEWED: &str = r#"id: reviewed
+variables:
+  stable: {type: boolean, default: false}
+steps:
+  - id: check
+    prompt: Check it; set stable when it is.
+    notes: optional
+    next:
+      - {to: done, label: ship, when: "stable == true"}
+      - {to: check, label: again, when: "!stable", kind: loop}
+  - id: done
+    prompt: Done.
+    notes: optional
+"#;
+
+#[test]
+fn status_why_explains_each_decision_and_log_shows_it() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow("reviewed.yaml", REVIEWED);
+    let started = sandbox.run(&["start", "reviewed", "--goal", "Check it"]).ok();
+    let run = string(&started["run"]);
+    let again = sandbox.run_text(&["continue", &continue_token(&started)]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(again.stdout.contains("Why: took `again` because `!stable` held; not `ship`"), "{}", again.stdout);
+    assert!(
+        again.stdout.contains("SKIP  edge `ship`: `stable == true` (stable = false); set stable to true would take it"),
+        "{}",
+        again.stdout
+    );
+    let shown = sandbox.run(&["show", &run]).ok();
+    let shipped = sandbox.run_text(&["continue", &continue_token(&shown), "--context", r#"{"stable": true}"#]);
+    assert_eq!(shipped.code, 0, "{}", shipped.stderr);
+
+    let status = sandbox.run_text(&["status", &run, "--why"]);
+    assert_eq!(status.code, 0, "{}", status.stderr);
+    let text = &status.stdout;
+    let first = text.find("took `again` because `!stable` held").expect(text);
+    let second = text.find("took `ship` because `stable == true` held").expect(text);
+    assert!(first < second, "oldest first: {text}");
+    let json = sandbox.run(&["status", &run, "--why", "--json"]).ok();
+    let why = json["why"].as_array().expect("--json carries the decisions");
+    assert_eq!(why.len(), 2, "{json}");
+    assert_eq!(why[1]["why"]["rule"], serde_json::json!({"kind": "condition", "label": "ship"}));
+    assert_eq!(why[0]["why"]["evaluated"][0]["nearest"]["changes"][0]["name"], "stable");
+
+    let log = sandbox.run_text(&["log", &run]);
+    assert!(
+        log.stdout.contains("decision_recorded") && log.stdout.contains("step check · took `again`"),
+        "{}",
+        log.stdout
+    );
+}

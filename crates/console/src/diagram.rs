@@ -36,7 +36,9 @@
 //! Workflow graphs (`.sy-diagram--workflow`): each step is a `g.sy-step` with `sy-step--entry`,
 //! `sy-step--gate` (a hexagon), `sy-step--end` (a step without edges), and `sy-step--complete`
 //! for the run's completion; edges are `path.sy-edge` with `sy-edge--normal`, `--loop`,
-//! `--replan`, `--complete`, and `sy-edge--back` where the edge goes back up; edge labels are
+//! `--replan`, `--complete`, and `sy-edge--back` where the edge goes back up; on a node page's
+//! graph, the edges its decision evaluated are `sy-edge--pass` or `sy-edge--skip` and the one it
+//! took `sy-edge--taken`, their labels starting PASS, SKIP or TAKEN; edge labels are
 //! `text.sy-edge-label`. Boxes are `.sy-node-box`, their texts `.sy-node-label` and
 //! `.sy-node-detail`.
 
@@ -52,7 +54,7 @@ mod workflow_graph;
 mod tests;
 
 pub(crate) use self::run_tree::{GateState, answered_nodes, run_tree};
-pub(crate) use self::workflow_graph::workflow_graph;
+pub(crate) use self::workflow_graph::{edge_marks, marked_workflow_graph, workflow_graph};
 
 /// A starting point for the console's stylesheet: colours and strokes for every class the
 /// diagrams use, light and dark.

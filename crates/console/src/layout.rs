@@ -228,6 +228,28 @@ pub(crate) fn evidence_list(results: &[switchyard_core::evidence::EvidenceResult
     }
 }
 
+/// Why the run went where it went: the sentence, then each condition and check evaluated,
+/// marked PASS, SKIP or ERROR, with what it read and the change that would have taken an edge not
+/// taken. Condition texts are the workflow's, shown as text.
+pub(crate) fn why_list(why: &switchyard_core::why::Why) -> Markup {
+    html! {
+        div.why data-testid="why" {
+            p { strong { "Why: " } "switchyard " (why.sentence()) "." }
+            @if !why.evaluated.is_empty() {
+                ul.why-evaluated {
+                    @for evaluated in &why.evaluated {
+                        li {
+                            span class={ "mark mark-" (evaluated.mark().to_lowercase()) } { (evaluated.mark()) }
+                            " " (evaluated.description())
+                        }
+                    }
+                    @if why.more > 0 { li { "… and " (why.more) " more" } }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -674,3 +674,28 @@ async fn a_gate_shows_what_switchyard_checked_beside_the_agents_notes() {
     assert!(inbox.contains("data-testid=\"gate-evidence\""), "{inbox}");
     assert_eq!(inbox.matches("passed</span> files: every glob matched a file").count(), 2, "{inbox}");
 }
+
+#[tokio::test]
+async fn a_node_page_explains_why_the_run_went_there_and_marks_the_edges_on_the_graph() {
+    let console = Console::new().await;
+    let workspace = tempfile::tempdir().unwrap();
+    let file = workspace.path().join("review.yaml");
+    let workflow = "id: review\nvariables:\n  stable: {type: boolean, default: false}\nsteps:\n  - id: check\n    prompt: Check it.\n    next:\n      - {to: done, label: ship, when: \"stable == true\"}\n      - {to: check, label: again, when: \"!stable\", kind: loop}\n  - id: done\n    prompt: Done.\n";
+    std::fs::write(&file, workflow).unwrap();
+    let request = StartRequest { file: Some(file), goal: "Review <b>it</b>".into(), ..Default::default() };
+    let started = console.runtime.start(&Catalog::builtins_only(), request).await.unwrap();
+    let again = console.advance(started.run, notes("Not yet.")).await;
+    assert_eq!(
+        again.why.as_ref().map(|why| why.sentence()).as_deref(),
+        Some("took `again` because `!stable` held; not `ship`")
+    );
+    let page = console.page(&format!("/sessions/{}/nodes/{}", started.session, again.node)).await;
+    assert!(page.contains("data-testid=\"node-why\""), "{page}");
+    assert!(page.contains("switchyard took `again` because `!stable` held; not `ship`."), "{page}");
+    assert!(page.contains("<span class=\"mark mark-skip\">SKIP</span> edge `ship`: `stable == true` (stable = false); set stable to true would take it"), "{page}");
+    assert!(page.contains("<span class=\"mark mark-pass\">PASS</span> edge `again`"), "{page}");
+    // On the graph, the edge taken and the one not taken, each marked.
+    assert!(page.contains("sy-edge--taken") && page.contains("TAKEN again"), "{page}");
+    assert!(page.contains("sy-edge--skip") && page.contains("SKIP ship"), "{page}");
+    assert_inert(&page);
+}

@@ -243,18 +243,28 @@ impl Evaluated {
     /// One line: a mark, what was evaluated, its text, the values it read, and the nearest change.
     /// `PASS  edge `fixed`: `tests_pass == true` (tests_pass = true)`.
     pub fn line(&self) -> String {
-        let mark = match &self.result {
+        format!("{}  {}", self.mark(), self.description())
+    }
+
+    /// `PASS` (held), `SKIP` (did not hold, or used up) or `ERROR`.
+    pub fn mark(&self) -> &'static str {
+        match &self.result {
             Verdict::Held => "PASS",
             Verdict::NotHeld | Verdict::UsedUp { .. } => "SKIP",
             Verdict::Error { .. } => "ERROR",
-        };
+        }
+    }
+
+    /// The line without its mark: what was evaluated, its text, the values it read, the nearest
+    /// change.
+    pub fn description(&self) -> String {
         let what = match &self.subject {
             Subject::Edge { label } => format!("edge `{label}`"),
             Subject::RunWhen => format!("`{}` when", self.step),
             Subject::GateWhen => format!("`{}` gate_when", self.step),
             Subject::Check { index } => format!("`{}` check {}", self.step, index + 1),
         };
-        let mut line = format!("{mark}  {what}: `{}`", self.text);
+        let mut line = format!("{what}: `{}`", self.text);
         if !self.read.is_empty() {
             let read: Vec<String> = self.read.iter().map(|(name, value)| format!("{name} = {value}")).collect();
             let _ = write!(line, " ({})", read.join(", "));

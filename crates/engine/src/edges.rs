@@ -140,11 +140,12 @@ pub(crate) fn select<'w>(
     }
     if let Some(edge) = fallback(step, counters) {
         let label = edge.label.clone();
-        if edge.default {
-            return Selection::Edge(edge, Rule::Default { label });
-        }
+        // One way left is the only way on, whether or not it is also the default.
         if unconditional_eligible(step, counters).count() == 1 {
             return Selection::Edge(edge, Rule::Only { label });
+        }
+        if edge.default {
+            return Selection::Edge(edge, Rule::Default { label });
         }
     }
     let open: Vec<String> = unconditional_eligible(step, counters).map(|edge| format!("`{}`", edge.label)).collect();

@@ -962,3 +962,54 @@ async fn an_audit_advance_answers_with_its_downgraded_finding() {
         json!({ "reportWarnings": answer["reportWarnings"], "text": section })
     );
 }
+
+#[tokio::test]
+async fn a_continue_answer_says_why_the_run_went_where_it_went() {
+    let fixture = fixture().await;
+    project_workflow(
+        &fixture,
+        "reviewed",
+        "id: reviewed\nversion: \"1\"\ntitle: Reviewed\ndescription: Checked until stable.\nvariables:\n  stable: {type: boolean, default: false}\nsteps:\n  - id: check\n    title: Check\n    prompt: Check it.\n    next:\n      - {to: done, label: ship, when: \"stable == true\"}\n      - {to: check, label: again, when: \"!stable\", kind: loop}\n  - {id: done, title: Done, prompt: Done.}\n",
+    );
+    let started = fixture
+        .ok(
+            "start_workflow",
+            json!({ "workflowId": "reviewed", "workspacePath": fixture.path(), "goal": "Check the parser" }),
+        )
+        .await;
+    assert!(started.get("why").is_none(), "nothing was decided at start: {started}");
+    let again = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": started["continueToken"], "output": { "notesMarkdown": "not yet" } }),
+        )
+        .await;
+    let why = &again["why"];
+    assert_eq!(why["sentence"], "took `again` because `!stable` held; not `ship`", "{again}");
+    assert_eq!(why["rule"], json!({"kind": "condition", "label": "again"}));
+    assert_eq!(
+        why["evaluated"][0],
+        json!({
+            "step": "check",
+            "subject": {"kind": "edge", "label": "ship"},
+            "text": "stable == true",
+            "read": {"stable": false},
+            "result": "not_held",
+            "nearest": "set stable to true",
+        })
+    );
+    assert_eq!(why["evaluated"][1]["result"], "held");
+    // A step with one way on and no condition has nothing to explain.
+    let done = fixture
+        .ok(
+            "continue_workflow",
+            json!({ "continueToken": again["continueToken"], "output": { "notesMarkdown": "stable now" },
+                "context": { "stable": true } }),
+        )
+        .await;
+    assert_eq!(done["why"]["rule"], json!({"kind": "condition", "label": "ship"}), "{done}");
+    let finished = fixture
+        .ok("continue_workflow", json!({ "continueToken": done["continueToken"], "output": { "notesMarkdown": "ok" } }))
+        .await;
+    assert!(finished.get("why").is_none(), "{finished}");
+}

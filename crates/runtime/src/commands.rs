@@ -366,7 +366,7 @@ impl Runtime {
             transition = switchyard_engine::transition(&context.workflow, view, command, fresh)?;
         }
         let Transition { events, node: created, control } = transition;
-        let beside = what_the_advance_recorded(&events);
+        let findings = what_the_advance_recorded(&events);
         let forked = events.iter().any(|event| matches!(event, EventKind::NodeCreated { cause: NodeCause::Fork, .. }));
         let (target_id, target_state) = match &created {
             Some((id, state)) => (*id, state.clone()),
@@ -397,7 +397,7 @@ impl Runtime {
                 };
                 let mut response =
                     respond(context, target_id, &target_state, control, minted, Flags { forked, replayed: false });
-                beside.answer(&mut response);
+                findings.answer(&mut response);
                 observed.committed(&self.metrics, response.status);
                 if let Some(events) = told {
                     let commit = Committed {
@@ -471,32 +471,34 @@ impl Runtime {
     }
 }
 
-/// The report warnings and the evidence an advance recorded, from its events.
-pub(crate) fn what_the_advance_recorded(events: &[EventKind]) -> Beside {
-    let mut beside = Beside::default();
+/// What a command recorded beside its node, from its events.
+pub(crate) fn what_the_advance_recorded(events: &[EventKind]) -> Findings {
+    let mut findings = Findings::default();
     for event in events {
         match event {
             EventKind::ReportWarned { warnings, downgraded, .. } => {
-                beside.report = Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() });
+                findings.report = Some(ReportWarnings { warnings: warnings.clone(), downgraded: downgraded.clone() });
             }
-            EventKind::EvidenceRecorded { results, .. } => beside.evidence.clone_from(results),
-            EventKind::DecisionRecorded { why, .. } => beside.why = Some(why.clone()),
+            EventKind::EvidenceRecorded { results, .. } => findings.evidence.clone_from(results),
+            EventKind::DecisionRecorded { why, .. } => findings.why = Some(why.clone()),
             _ => {}
         }
     }
-    beside
+    findings
 }
 
-/// What a command recorded beside the node it created, for its answer: the report's warnings,
-/// the evidence and the why.
+/// What a command recorded beside the node it created: the report's warnings, the evidence and
+/// the why.
 #[derive(Debug, Default)]
-pub(crate) struct Beside {
+pub struct Findings {
     pub report: Option<ReportWarnings>,
+    /// What switchyard observed of the reported work, check by check, with each verdict.
     pub evidence: Vec<EvidenceResult>,
+    /// Why the run went where it went, if there was something to decide.
     pub why: Option<Why>,
 }
 
-impl Beside {
+impl Findings {
     pub(crate) fn answer(self, response: &mut StepResponse) {
         response.report_warnings = self.report;
         response.evidence = self.evidence;

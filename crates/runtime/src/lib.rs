@@ -83,6 +83,7 @@ use switchyard_core::{RunId, RunStatus};
 use switchyard_store::{Appended, Batch, NewEvent, Store};
 
 use crate::clock::{Clock, IdSource, RandomIds, SystemClock};
+pub use crate::commands::Findings;
 pub use crate::context::RunContext;
 pub use crate::error::{Error, ErrorClass, ReplayedCall};
 use crate::evidence::EvidencePolicy;

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
-use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::hash::{canonical_json, sha256_hex};
 use switchyard_core::why::Why;
 use switchyard_core::workflow::StepId;
@@ -13,7 +12,7 @@ use switchyard_core::{AttemptId, NodeId, RunId, SessionId};
 use switchyard_engine::Command;
 use switchyard_store::{Claim, NodeRecord};
 
-use crate::commands::{Beside, what_the_advance_recorded};
+use crate::commands::{Findings, what_the_advance_recorded};
 use crate::response::{Flags, respond};
 use crate::{AdvanceInput, Error, ReplayedCall, Runtime, StepResponse, report_template};
 
@@ -41,18 +40,11 @@ impl Runtime {
         Ok(response)
     }
 
-    /// The evidence recorded with the advance that created `node` (what switchyard observed of the
-    /// work that led there); empty when there was none. One bounded read of the log.
-    pub async fn evidence_of(&self, node: NodeId) -> Result<Vec<EvidenceResult>, Error> {
-        let node = self.node(node).await?;
-        Ok(self.recorded_with(&node).await?.evidence)
-    }
-
-    /// Why the command that created `node` went where it went, if it had something to decide.
-    /// One bounded read of the log.
-    pub async fn why_of(&self, node: NodeId) -> Result<Option<Why>, Error> {
-        let node = self.node(node).await?;
-        Ok(self.recorded_with(&node).await?.why)
+    /// What the command that created `node` recorded beside it: its report's warnings, the
+    /// evidence switchyard gathered of the work, and why the run went there. One bounded read of
+    /// the log.
+    pub async fn findings_of(&self, node: &NodeRecord) -> Result<Findings, Error> {
+        self.recorded_with(node).await
     }
 
     /// The decisions that brought a run to `tip`, oldest first: the why of each of the last `last`
@@ -80,7 +72,7 @@ impl Runtime {
     /// The report warnings, the evidence and the why recorded with the command that created
     /// `node`: its `ReportWarned`, `EvidenceRecorded` and `DecisionRecorded` follow the node's
     /// `NodeCreated` and the command's own event, so a replay answers with them too.
-    pub(crate) async fn recorded_with(&self, node: &NodeRecord) -> Result<Beside, Error> {
+    async fn recorded_with(&self, node: &NodeRecord) -> Result<Findings, Error> {
         let events = self.store.events(node.session, node.created_seq, 5).await?;
         let about: Vec<EventKind> = events
             .into_iter()

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use switchyard_catalog::Catalog;
 use switchyard_core::evidence::{Observation, Snapshot};
+use switchyard_core::why::Rule;
 use switchyard_core::{EventKind, RunStatus};
 use switchyard_runtime::evidence::{CommandPlaces, EvidencePolicy};
 use switchyard_runtime::{AdvanceInput, ResponseKind, Runtime, StartRequest, StepResponse};
@@ -301,6 +302,10 @@ async fn a_run_step_is_run_by_switchyard_and_its_exit_code_picks_the_edge() {
     // The agent reads why: the command switchyard ran, and the end of what it said.
     let Observation::Command(tests) = &failed.evidence[0].observation else { panic!("{:?}", failed.evidence) };
     assert!(!failed.evidence[0].passed && tests.output_tail.contains("1 tests, 1 failed"), "{tests:?}");
+    // And why it went back: the exit code, read by the edge's condition.
+    let why = failed.why.as_ref().expect("the exit code decided");
+    assert_eq!(why.rule, Rule::Condition { label: "on_failure".to_owned() });
+    assert_eq!(why.evaluated[0].line(), "PASS  edge `on_failure`: `exit_code != 0` (exit_code = 1)");
 
     std::fs::create_dir_all(root.join("src")).unwrap();
     std::fs::write(root.join("src/calc.py"), "def add(a, b):\n    return a + b\n").unwrap();
@@ -329,6 +334,16 @@ async fn a_run_step_is_run_by_switchyard_and_its_exit_code_picks_the_edge() {
     let token = runtime.first_attempt_token(at_tests.id).await.unwrap().expect("a run step hands out a token");
     let again = runtime.advance(&token, None, AdvanceInput::default()).await.unwrap();
     assert!(again.replayed, "{again:?}");
+    assert_eq!(again.why, passed.why, "a replay answers with the why it recorded");
+    let why = passed.why.as_ref().unwrap();
+    assert_eq!(why.sentence(), "took `review`, the only way on; not `on_failure`");
+    // The run's decisions, oldest first: each time the exit code chose.
+    let decisions = runtime.decisions(&run_nodes, passed.node, 50).await.unwrap();
+    let sentences: Vec<String> = decisions.iter().map(|decision| decision.why.sentence()).collect();
+    assert_eq!(
+        sentences,
+        ["took `on_failure` because `exit_code != 0` held", "took `review`, the only way on; not `on_failure`"]
+    );
     let claimed = AdvanceInput { notes: Some("tests pass".to_owned()), ..AdvanceInput::default() };
     let error = runtime.advance(&token, None, claimed).await.unwrap_err();
     assert_eq!(error.code(), "RUN_STEP_REPORTED", "{error}");

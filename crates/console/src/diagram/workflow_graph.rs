@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use maud::{Markup, html};
 
 use switchyard_core::Workflow;
+use switchyard_core::why::{Rule, Subject, Why};
 use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, Step};
 
 use crate::diagram::layout::{self, Point};
@@ -13,8 +14,51 @@ use crate::diagram::shapes::{EDGE_LABEL_CHARACTERS, Outline, SPACING, arrow_head
 
 const ARROW: &str = "sy-arrow-workflow";
 
+/// How one decision went on an edge, marked on the graph of the node page that explains it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EdgeMark {
+    /// The run went along it.
+    Taken,
+    /// Its condition held (an edge not taken only when one before it held too).
+    Pass,
+    /// Its condition did not hold, could not be evaluated, or it was used up.
+    Skip,
+}
+
+/// Marks by step id and edge label.
+pub(crate) type EdgeMarks = HashMap<(String, String), EdgeMark>;
+
+/// The marks of a decision's why: each edge it evaluated PASS or SKIP, the edge it took as taken.
+pub(crate) fn edge_marks(step: &str, why: &Why) -> EdgeMarks {
+    let mut marks = EdgeMarks::new();
+    for evaluated in &why.evaluated {
+        if let Subject::Edge { label } = &evaluated.subject {
+            let mark = if evaluated.result.held() { EdgeMark::Pass } else { EdgeMark::Skip };
+            marks.insert((evaluated.step.to_string(), label.clone()), mark);
+        }
+    }
+    let taken = match &why.rule {
+        Rule::Condition { label }
+        | Rule::Choice { label }
+        | Rule::Default { label }
+        | Rule::Only { label }
+        | Rule::First { label }
+        | Rule::Person { label } => Some(label),
+        _ => None,
+    };
+    if let Some(label) = taken {
+        marks.insert((step.to_owned(), label.clone()), EdgeMark::Taken);
+    }
+    marks
+}
+
 /// The graph of `workflow`: every step, and a "complete" box when an edge completes the run.
 pub(crate) fn workflow_graph(workflow: &Workflow) -> Markup {
+    marked_workflow_graph(workflow, &EdgeMarks::new())
+}
+
+/// The graph of `workflow` with `marks` on the edges a decision evaluated or took.
+pub(crate) fn marked_workflow_graph(workflow: &Workflow, marks: &EdgeMarks) -> Markup {
     let index_of: HashMap<&str, usize> =
         workflow.steps.iter().enumerate().map(|(index, step)| (step.id.as_str(), index)).collect();
     let completes = workflow.steps.iter().flat_map(|step| &step.edges).any(|edge| edge.target == EdgeTarget::Complete);
@@ -37,7 +81,8 @@ pub(crate) fn workflow_graph(workflow: &Workflow) -> Markup {
     let pairs: Vec<(usize, usize)> = drawn.iter().map(|(_, _, from, to)| (*from, *to)).collect();
     let entry = index_of.get(workflow.entry.as_str()).copied().unwrap_or(0);
     let placed = layout::layered(box_count, &pairs, entry, SPACING);
-    let shown: Vec<String> = drawn.iter().map(|(_, edge, _, _)| shown_label(edge)).collect();
+    let mark_of = |step: &Step, edge: &Edge| marks.get(&(step.id.to_string(), edge.label.clone())).copied();
+    let shown: Vec<String> = drawn.iter().map(|(step, edge, _, _)| shown_label(edge, mark_of(step, edge))).collect();
     let (label_places, labels_right) = place_labels(&placed.routes, &shown, &placed.boxes);
     // A label beside an edge on the right may reach past the boxes.
     let width = placed.width.max(labels_right + SPACING.margin);
@@ -58,7 +103,7 @@ pub(crate) fn workflow_graph(workflow: &Workflow) -> Markup {
                 (arrow_head(ARROW))
                 g.sy-edges {
                     @for (number, (step, edge, _, _)) in drawn.iter().enumerate() {
-                        (edge_line(step, edge, &placed.routes[number], placed.back_edges[number], label_places[number]))
+                        (edge_line(step, edge, mark_of(step, edge), &placed.routes[number], placed.back_edges[number], label_places[number]))
                     }
                 }
                 g.sy-nodes {
@@ -109,7 +154,7 @@ fn step_box(step: &Step, at: Point, entry: bool) -> Markup {
     }
 }
 
-fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool, label_at: Point) -> Markup {
+fn edge_line(step: &Step, edge: &Edge, mark: Option<EdgeMark>, route: &[Point], back: bool, label_at: Point) -> Markup {
     let kind = match (&edge.target, edge.kind) {
         (EdgeTarget::Complete, _) => "sy-edge--complete",
         (_, EdgeKind::Normal) => "sy-edge--normal",
@@ -138,11 +183,21 @@ fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool, label_at: Po
     if let Some(limit) = edge.max_traversals {
         title.push_str(&format!("\nat most {limit} times"));
     }
-    let shown = shown_label(edge);
+    match mark {
+        Some(EdgeMark::Taken) => title.push_str("\ntaken by this decision"),
+        Some(EdgeMark::Pass) => title.push_str("\nPASS: its condition held"),
+        Some(EdgeMark::Skip) => title.push_str("\nSKIP: its condition did not hold"),
+        None => {}
+    }
+    let shown = shown_label(edge, mark);
+    let taken = mark == Some(EdgeMark::Taken);
+    let passed = mark == Some(EdgeMark::Pass);
+    let skipped = mark == Some(EdgeMark::Skip);
     html! {
         g.sy-edge-group {
             title { (title) }
-            path.sy-edge.(kind).sy-edge--back[back] d=(path(route)) marker-end={ "url(#" (ARROW) ")" } {}
+            path.sy-edge.(kind).sy-edge--back[back].sy-edge--taken[taken].sy-edge--pass[passed].sy-edge--skip[skipped]
+                d=(path(route)) marker-end={ "url(#" (ARROW) ")" } {}
             text.sy-edge-label x=(label_at.x) y=(label_at.y) text-anchor="middle" dominant-baseline="central" {
                 (shown)
             }
@@ -150,12 +205,18 @@ fn edge_line(step: &Step, edge: &Edge, route: &[Point], back: bool, label_at: Po
     }
 }
 
-/// What an edge's label shows: its label, and its condition in words (or as written) when it
-/// has one, shortened; the tooltip has them whole.
-fn shown_label(edge: &Edge) -> String {
+/// What an edge's label shows: its mark, its label, and its condition in words (or as written)
+/// when it has one, shortened; the tooltip has them whole.
+fn shown_label(edge: &Edge, mark: Option<EdgeMark>) -> String {
     let condition = edge.condition_text.as_deref().or(edge.condition.as_deref());
     let whole = condition.map_or_else(|| edge.label.clone(), |condition| format!("{}: {condition}", edge.label));
-    shorten(&whole, EDGE_LABEL_CHARACTERS)
+    let mark = match mark {
+        Some(EdgeMark::Taken) => "TAKEN ",
+        Some(EdgeMark::Pass) => "PASS ",
+        Some(EdgeMark::Skip) => "SKIP ",
+        None => "",
+    };
+    shorten(&format!("{mark}{whole}"), EDGE_LABEL_CHARACTERS)
 }
 
 /// The width of one character of an edge label at the stylesheet's 11px monospace, and a line's

@@ -9,10 +9,9 @@ use axum::Extension;
 use axum::extract::State;
 use maud::{Markup, html};
 
-use switchyard_core::evidence::EvidenceResult;
 use switchyard_core::state::{DecisionOption, Phase};
 use switchyard_core::{RunId, RunStatus, SessionId};
-use switchyard_runtime::Target;
+use switchyard_runtime::{Findings, Target};
 use switchyard_store::{NodeRecord, SessionQuery};
 
 use crate::ConsoleState;
@@ -29,8 +28,8 @@ struct Waiting {
     run: RunId,
     tip: NodeRecord,
     step_title: String,
-    /// What switchyard itself checked of the result waiting here.
-    evidence: Vec<EvidenceResult>,
+    /// What switchyard itself checked of the result waiting here, and why it waits.
+    findings: Findings,
 }
 
 pub(crate) async fn inbox(
@@ -59,8 +58,8 @@ pub(crate) async fn inbox(
             };
             let workflow = state.runtime.pinned_workflow(record.workflow_hash).await?;
             let step_title = workflow.workflow.step(&tip.state.step).map(|step| step.title.clone()).unwrap_or_default();
-            let evidence = state.runtime.evidence_of(tip.id).await?;
-            waiting.push(Waiting { session, run, tip, step_title, evidence });
+            let findings = state.runtime.findings_of(&tip).await?;
+            waiting.push(Waiting { session, run, tip, step_title, findings });
         }
     }
     waiting.sort_by_key(|waiting| std::cmp::Reverse(waiting.session.updated_at_ms));
@@ -95,11 +94,14 @@ pub(crate) async fn inbox(
                                 (item.session.workflow_id.as_deref().unwrap_or("?"))
                                 " · waiting since " (layout::time(now, item.tip.created_at_ms))
                             }
-                            @if !item.evidence.is_empty() {
+                            @if !item.findings.evidence.is_empty() {
                                 div.evidence data-testid="gate-evidence" {
                                     p { "What switchyard checked itself:" }
-                                    (layout::evidence_list(&item.evidence))
+                                    (layout::evidence_list(&item.findings.evidence))
                                 }
+                            }
+                            @if let Some(why) = &item.findings.why {
+                                (layout::why_list(why))
                             }
                             p { a href={ "/sessions/" (item.session.id) "/nodes/" (item.tip.id) } { "See what was submitted" } }
                             (waiting_forms(&browser.csrf, item.session.id, item.run, &item.tip, item.session.status, "gates"))

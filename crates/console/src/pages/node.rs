@@ -1,7 +1,8 @@
 //! `/sessions/{id}/nodes/{node}`: one node of a run: the step's prompt as rendered there, the
 //! report that led to it (notes as Markdown, artifacts, the context change, the choice), the
 //! reports sent from it, the validation of a blocked attempt, gate and human decisions,
-//! checkpoints, the context at the node and when each happened.
+//! checkpoints, the context at the node and when each happened, and why the run went there (each
+//! condition and check marked PASS or SKIP, and on the workflow's graph).
 //!
 //! The runner's transcript of the step (its model turns) plugs in here once the runner records
 //! turn events: one more section listing the turns recorded for this node.
@@ -14,9 +15,11 @@ use switchyard_core::event::EventKind;
 use switchyard_core::state::Phase;
 use switchyard_core::turn::ModelTurn;
 use switchyard_core::{NodeId, SessionId};
+use switchyard_runtime::Target;
 use switchyard_store::StoredEvent;
 
 use crate::ConsoleState;
+use crate::diagram;
 use crate::error::PageError;
 use crate::layout::{self, Frame, Section};
 use crate::markdown;
@@ -74,6 +77,20 @@ pub(crate) async fn show(
         _ => false,
     };
     let related: Vec<&StoredEvent> = events.iter().filter(about_this).collect();
+    // Why the command that created the node went here, drawn on the workflow's graph.
+    let decision = events.iter().find_map(|event| match &event.kind {
+        EventKind::DecisionRecorded { node: about, step, why } if *about == node => Some((step, why)),
+        _ => None,
+    });
+    let why = match decision {
+        Some((step, why)) => {
+            let run = state.runtime.run(&Target::Run(record.run)).await?;
+            let workflow = state.runtime.pinned_workflow(run.workflow_hash).await?;
+            let graph = diagram::marked_workflow_graph(&workflow.workflow, &diagram::edge_marks(step.as_str(), why));
+            Some((why, graph))
+        }
+        None => None,
+    };
     let title = format!("{} · {}", record.step, wire_name(&record.kind).replace('_', " "));
     let body = html! {
         nav.breadcrumbs aria-label="Breadcrumbs" {
@@ -100,6 +117,13 @@ pub(crate) async fn show(
                 h2 id="prompt-heading" { "Prompt" }
                 p { strong { (step.title) } }
                 pre.prompt data-testid="node-prompt" { (step.prompt) }
+            }
+        }
+        @if let Some((why, graph)) = &why {
+            section aria-labelledby="why-heading" data-testid="node-why" {
+                h2 id="why-heading" { "Why the run went here" }
+                (layout::why_list(why))
+                figure.diagram data-testid="why-diagram" { (graph) }
             }
         }
         section aria-labelledby="events-heading" {

@@ -27,6 +27,7 @@ step review
 edge ship -> complete if stable == true && count >= 3
 edge again -> review loop if !stable
 edge hold -> review default
+edge park -> complete
 ";
 
 #[test]
@@ -180,7 +181,7 @@ edge on -> complete default
     run.apply(plain());
     let moved = run.apply(plain());
     let why = recorded(&moved).unwrap();
-    assert_eq!(why.rule, Rule::Default { label: "on".to_owned() });
+    assert_eq!(why.rule, Rule::Only { label: "on".to_owned() });
     assert_eq!(why.evaluated[0].result, Verdict::UsedUp { max: 1 });
     assert!(why.evaluated[0].line().ends_with(": used up (1 of 1)"), "{}", why.evaluated[0].line());
 }
