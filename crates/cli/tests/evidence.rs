@@ -101,3 +101,48 @@ fn status_why_explains_each_decision_and_log_shows_it() {
         log.stdout
     );
 }
+
+const WAITS: &str = r#"id: waits
+steps:
+  - id: work
+    prompt: Do the work.
+    notes: optional
+    evidence:
+      - {kind: command, run: "echo ran >> runs.log; while [ ! -e go ]; do sleep 0.05; done", shell: true, timeout: 60s}
+    next: end
+  - id: end
+    prompt: Nothing more.
+    notes: optional
+"#;
+
+/// A process killed while switchyard gathers the evidence (between running the checks and
+/// committing the advance) records nothing; the same report sent again runs the checks again.
+#[test]
+fn a_crash_while_the_checks_run_records_nothing_and_the_retry_runs_them_again() {
+    let sandbox = Sandbox::new();
+    sandbox.write_workflow("waits.yaml", WAITS);
+    let started = sandbox.run(&["start", "waits", "--goal", "Crash mid-check"]).ok();
+    let run = string(&started["run"]);
+    let token = continue_token(&started);
+    let runs_log = sandbox.project.path().join("runs.log");
+    let before = sandbox.events(&run).len();
+
+    let mut reporting = sandbox.spawn(&["continue", &token]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&runs_log).is_ok_and(|text| text.lines().count() == 1) {
+        assert!(std::time::Instant::now() < deadline, "the check never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    reporting.kill().unwrap();
+    reporting.wait().unwrap();
+    assert_eq!(sandbox.events(&run).len(), before, "nothing of the interrupted report was recorded");
+    assert_eq!(sandbox.run_text(&["verify"]).code, 0);
+
+    // The command left behind ends once it may; the report sent again runs the check again.
+    std::fs::write(sandbox.project.path().join("go"), "").unwrap();
+    let retried = sandbox.run(&["continue", &token]).ok();
+    assert_eq!(retried["step"]["step"], "end", "{retried}");
+    let runs = std::fs::read_to_string(&runs_log).unwrap();
+    assert_eq!(runs.lines().count(), 2, "the retry ran the check again: {runs}");
+    assert_eq!(sandbox.count_events(&run, "evidence_recorded"), 1);
+}
