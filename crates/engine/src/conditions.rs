@@ -206,10 +206,11 @@ impl Trace {
     }
 
     /// The why of the decision `rule`, or none when nothing was evaluated and the rule is one
-    /// the workflow alone implies (the only way on, the end of the run, a plain gate, a refusal).
+    /// the command and the workflow already say (the only way on, the agent's choice, the default
+    /// edge, the end of the run, a plain gate, a refusal): a person's decision is always recorded.
     pub(crate) fn why(&self, rule: Rule) -> Option<Why> {
         let evaluated = self.evaluated.take();
-        let chosen = rule.chose_edge() && !matches!(rule, Rule::Only { .. });
-        (chosen || !evaluated.is_empty()).then(|| Why { evaluated, more: self.more.get(), rule })
+        let person = matches!(rule, Rule::Person { .. } | Rule::First { .. });
+        (person || !evaluated.is_empty()).then(|| Why { evaluated, more: self.more.get(), rule })
     }
 }

@@ -304,7 +304,7 @@ pub struct Execution {
     /// What switchyard observed of the reported work, check by check (the step's evidence), passed or not. Absent when the step has none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<EvidenceResultView>,
-    /// Why the run went where it went in this call. Absent when there was nothing to decide (one way on, no condition).
+    /// Why the run went where it went in this call: each condition and check evaluated and the rule that chose. Absent when none was evaluated and no person decided.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<WhyView>,
     #[schemars(with = "Map<String, Value>")]
