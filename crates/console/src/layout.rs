@@ -234,18 +234,27 @@ pub(crate) fn evidence_list(results: &[switchyard_core::evidence::EvidenceResult
 pub(crate) fn why_list(why: &switchyard_core::why::Why) -> Markup {
     html! {
         div.why data-testid="why" {
-            p { strong { "Why: " } "switchyard " (why.sentence()) "." }
+            p { strong { "Why: " } "switchyard " (ticked(&why.sentence())) "." }
             @if !why.evaluated.is_empty() {
                 ul.why-evaluated {
                     @for evaluated in &why.evaluated {
                         li {
                             span class={ "mark mark-" (evaluated.mark().to_lowercase()) } { (evaluated.mark()) }
-                            " " (evaluated.description())
+                            " " (ticked(&evaluated.description()))
                         }
                     }
                     @if why.more > 0 { li { "… and " (why.more) " more" } }
                 }
             }
+        }
+    }
+}
+
+/// Text whose `backticked` parts (names, conditions) are shown as code; every part is escaped.
+fn ticked(text: &str) -> Markup {
+    html! {
+        @for (index, part) in text.split('`').enumerate() {
+            @if index % 2 == 1 { code { (part) } } @else { (part) }
         }
     }
 }

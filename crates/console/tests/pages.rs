@@ -691,9 +691,12 @@ async fn a_node_page_explains_why_the_run_went_there_and_marks_the_edges_on_the_
     );
     let page = console.page(&format!("/sessions/{}/nodes/{}", started.session, again.node)).await;
     assert!(page.contains("data-testid=\"node-why\""), "{page}");
-    assert!(page.contains("switchyard took `again` because `!stable` held; not `ship`."), "{page}");
-    assert!(page.contains("<span class=\"mark mark-skip\">SKIP</span> edge `ship`: `stable == true` (stable = false); set stable to true would take it"), "{page}");
-    assert!(page.contains("<span class=\"mark mark-pass\">PASS</span> edge `again`"), "{page}");
+    assert!(
+        page.contains("switchyard took <code>again</code> because <code>!stable</code> held; not <code>ship</code>."),
+        "{page}"
+    );
+    assert!(page.contains("<span class=\"mark mark-skip\">SKIP</span> edge <code>ship</code>: <code>stable == true</code> (stable = false); set stable to true would take it"), "{page}");
+    assert!(page.contains("<span class=\"mark mark-pass\">PASS</span> edge <code>again</code>"), "{page}");
     // On the graph, the edge taken and the one not taken, each marked.
     assert!(page.contains("sy-edge--taken") && page.contains("TAKEN again"), "{page}");
     assert!(page.contains("sy-edge--skip") && page.contains("SKIP ship"), "{page}");
