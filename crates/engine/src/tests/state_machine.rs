@@ -7,6 +7,7 @@ use switchyard_core::event::EventKind;
 use switchyard_core::evidence::{CommandRun, EvidenceCheck, Observation, Snapshot};
 use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, DecisionOption, NodeState, Phase};
+use switchyard_core::why::Rule;
 use switchyard_core::workflow::{EdgeTarget, Step, StepRules};
 
 use crate::fixture::{load, node_id, object};
@@ -318,6 +319,30 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
                 prop_assert_eq!(&state.step, &parent.state.step, "a failed check moved the run on");
                 let stayed = !matches!(state.phase, Phase::WaitingGate { .. } | Phase::Pending);
                 prop_assert!(stayed, "a failed check left the step {:?}", state.phase);
+            }
+        }
+        // The why: written where something was evaluated or a person decided; an edge taken names
+        // the edge the advance went along, and a moved run's record says an edge was chosen.
+        let why = decision.events.iter().find_map(|event| match event {
+            EventKind::DecisionRecorded { why, .. } => Some(why),
+            _ => None,
+        });
+        if let Some(why) = why {
+            prop_assert!(
+                !why.evaluated.is_empty() || matches!(why.rule, Rule::Person { .. } | Rule::First { .. }),
+                "an empty why: {:?}",
+                why
+            );
+            let went = decision.events.iter().find_map(|event| match event {
+                EventKind::AdvanceRecorded { edge_label: Some(label), .. } => Some(label),
+                _ => None,
+            });
+            if let (
+                Some(went),
+                Rule::Condition { label } | Rule::Choice { label } | Rule::Default { label } | Rule::Only { label },
+            ) = (went, &why.rule)
+            {
+                prop_assert_eq!(went, label, "the why names another edge than the one taken");
             }
         }
         // The snapshot: held exactly by the nodes of a step that compares with one, and the same
