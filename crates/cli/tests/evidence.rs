@@ -146,3 +146,44 @@ fn a_crash_while_the_checks_run_records_nothing_and_the_retry_runs_them_again() 
     assert_eq!(runs.lines().count(), 2, "the retry ran the check again: {runs}");
     assert_eq!(sandbox.count_events(&run, "evidence_recorded"), 1);
 }
+
+/// The built-in `small-change`: the workspace must change, switchyard runs the project's test
+/// command (`[project] test_command`) and sends a failure back to `implement`; without a test
+/// command the step is skipped, and the why says so.
+#[test]
+fn small_change_runs_the_projects_test_command_and_skips_it_when_none_is_set() {
+    let sandbox = Sandbox::new();
+    let project = sandbox.project.path();
+    std::fs::write(project.join("switchyard.toml"), "[project]\ntest_command = \"test -f passing\"\n").unwrap();
+    let started = sandbox.run(&["start", "small-change", "--goal", "Add a flag"]).ok();
+    let run = string(&started["run"]);
+    let unchanged = sandbox.run_text(&["continue", &continue_token(&started), "--notes", "Added it."]);
+    assert_eq!(unchanged.code, 1, "nothing changed: {}", unchanged.stdout);
+    assert!(unchanged.stdout.contains("nothing changed in the workspace"), "{}", unchanged.stdout);
+
+    std::fs::write(project.join("flag.txt"), "--verbose\n").unwrap();
+    let shown = sandbox.run(&["show", &run]).ok();
+    let failed = sandbox.run_text(&["continue", &continue_token(&shown), "--notes", "Added the flag."]);
+    assert_eq!(failed.code, 0, "{}", failed.stderr);
+    assert!(failed.stdout.contains("failed command: exit code 1"), "{}", failed.stdout);
+    assert!(failed.stdout.contains("took `on_failure` because `exit_code != 0` held"), "{}", failed.stdout);
+    assert!(failed.stdout.contains("step implement"), "back to implement: {}", failed.stdout);
+
+    std::fs::write(project.join("passing"), "").unwrap();
+    let shown = sandbox.run(&["show", &run]).ok();
+    let passed = sandbox.run(&["continue", &continue_token(&shown), "--notes", "Made the tests pass."]).ok();
+    assert_eq!(passed["step"]["step"], "review", "{passed}");
+    assert_eq!(passed["evidence"][0]["observation"]["exit_code"], 0, "{passed}");
+    let started_event = sandbox.events(&run).into_iter().find(|event| event["kind"]["type"] == "run_started").unwrap();
+    assert_eq!(started_event["kind"]["project_commands"]["test_command"], "test -f passing", "kept by the run");
+
+    // Without a test command, the run goes from implement to review, and says why.
+    let bare = Sandbox::new();
+    let started = bare.run(&["start", "small-change", "--goal", "Fix a typo"]).ok();
+    std::fs::write(bare.project.path().join("typo.txt"), "fixed\n").unwrap();
+    let skipped = bare.run_text(&["continue", &continue_token(&started), "--notes", "Fixed it."]);
+    assert_eq!(skipped.code, 0, "{}", skipped.stderr);
+    assert!(skipped.stdout.contains("skipped `tests`"), "{}", skipped.stdout);
+    assert!(skipped.stdout.contains("`[project] test_command is set in switchyard.toml`"), "{}", skipped.stdout);
+    assert!(skipped.stdout.contains("step review"), "{}", skipped.stdout);
+}

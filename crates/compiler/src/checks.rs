@@ -312,6 +312,13 @@ fn check_evidence(checks: &[EvidenceCheck]) -> Vec<(usize, String)> {
                 for wrong in command_problems(command) {
                     problem(format!("(command) {wrong}"));
                 }
+                if let Some(project) = command.project_command() {
+                    problem(format!(
+                        "(command) runs the project's `{}`, which only a step's `run` may: a check cannot be skipped when the project sets none, so name the command here, or move it to a step with `run: {{project: {}}}`",
+                        project.key(),
+                        project.key()
+                    ));
+                }
             }
             EvidenceCheck::TestReport { path, .. } => {
                 if let Some(wrong) = workspace_path_problem(path) {
@@ -348,6 +355,11 @@ fn command_problems(command: &CommandCheck) -> Vec<String> {
         )),
         (CommandLine::Argv(_), true) => problems
             .push("says `shell: true` but gives `run` as a list: give the shell line as one string".to_owned()),
+        (CommandLine::Project { .. }, false) => {}
+        (CommandLine::Project { project }, true) => problems.push(format!(
+            "says `shell: true` for the project's `{}`: remove it (a string set in `[project]` runs with `sh -c`, a list as it is)",
+            project.key()
+        )),
     }
     if let Some(Err(error)) = command.timeout.as_deref().map(switchyard_core::evidence::parse_timeout) {
         problems.push(format!("has a `timeout` that does not read: {error}"));

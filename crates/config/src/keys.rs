@@ -99,6 +99,7 @@ pub const KEYS: &[Key] = &[
     key("evidence", "trusted_workspaces", Kind::List),
     key("evidence", "max_timeout_seconds", Kind::Integer),
     key("evidence", "max_output_bytes", Kind::Integer),
+    key("project", "test_command", Kind::Text),
     key("execution", "max_revision_attempts", Kind::Integer),
     key("execution", "max_replan_attempts", Kind::Integer),
     key("runner", "model", Kind::Text),

@@ -298,6 +298,8 @@ pub(super) struct FileConfig {
     #[serde(default)]
     pub(super) execution: ExecutionSection,
     #[serde(default)]
+    pub(super) project: ProjectSection,
+    #[serde(default)]
     pub(super) evidence: EvidenceSection,
     #[serde(default)]
     pub(super) runner: RunnerSection,
@@ -320,6 +322,12 @@ pub(super) struct EvidenceSection {
     pub(super) trusted_workspaces: Option<Vec<PathBuf>>,
     pub(super) max_timeout_seconds: Option<u64>,
     pub(super) max_output_bytes: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProjectSection {
+    pub(super) test_command: Option<switchyard_core::evidence::CommandLine>,
 }
 
 #[derive(Debug, Default, Deserialize)]

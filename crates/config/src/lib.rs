@@ -48,6 +48,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use switchyard_core::evidence::{CommandLine, ProjectCommand, ProjectCommands};
 use switchyard_core::workflow::Limits;
 
 use self::layer::Layer;
@@ -93,6 +94,9 @@ pub struct Config {
     pub execution: ExecutionConfig,
     /// `[evidence]`: whether and how switchyard runs the commands workflows' evidence asks for.
     pub evidence: EvidenceConfig,
+    /// `[project]`: the project's own commands, which workflows written for any project (the
+    /// built-in ones) run by name (`run: {project: test_command}`).
+    pub project: ProjectCommands,
     /// `[validate]`: what `switchyard validate` checks besides workflows.
     pub validate: ValidateConfig,
     /// `[runner]`: defaults of `switchyard run`.
@@ -116,6 +120,20 @@ impl Default for AuditConfig {
     fn default() -> Self {
         Self { min_confidence: 0.8 }
     }
+}
+
+/// Refuses a `[project] test_command` switchyard could not run: empty, or naming a project
+/// command itself.
+fn check_test_command(command: &CommandLine, named: &str) -> Result<(), Error> {
+    let problem = match command {
+        CommandLine::Argv(argv) if argv.first().is_none_or(|program| program.trim().is_empty()) => "names no program",
+        CommandLine::Shell(line) if line.trim().is_empty() => "is an empty line",
+        CommandLine::Project { .. } => "names a project command itself",
+        CommandLine::Argv(_) | CommandLine::Shell(_) => return Ok(()),
+    };
+    Err(Error::invalid(format!(
+        "{named} sets [project] test_command, which {problem}: give the command that runs the project's tests, as a shell line (\"cargo test\") or a list of words ([\"cargo\", \"test\"])"
+    )))
 }
 
 /// `[evidence]` of `switchyard.toml`: the commands workflows' evidence checks run.
@@ -545,6 +563,7 @@ impl Config {
         let (mut evidence_commands, mut trusted_workspaces, mut max_timeout_seconds, mut max_output_bytes) =
             (None, None, None, None);
         let mut validate = ValidateConfig::default();
+        let mut test_command = None;
         let mut keep_presets = None;
         let mut runner_layers = Vec::new();
         let mut models: BTreeMap<String, ModelConfig> = BTreeMap::new();
@@ -609,6 +628,10 @@ impl Config {
             });
             max_timeout_seconds = max_timeout_seconds.or(read.evidence.max_timeout_seconds);
             max_output_bytes = max_output_bytes.or(read.evidence.max_output_bytes);
+            if let Some(command) = &read.project.test_command {
+                check_test_command(command, &layer.named("project.test_command"))?;
+            }
+            test_command = test_command.or_else(|| read.project.test_command.clone());
             max_revision_attempts = max_revision_attempts.or(read.execution.max_revision_attempts);
             max_replan_attempts = max_replan_attempts.or(read.execution.max_replan_attempts);
             validate.prompts = validate.prompts.or_else(|| read.validate.prompts.clone());
@@ -642,6 +665,8 @@ impl Config {
             max_timeout_seconds: max_timeout_seconds.unwrap_or(evidence_defaults.max_timeout_seconds),
             max_output_bytes: max_output_bytes.unwrap_or(evidence_defaults.max_output_bytes),
         };
+        let project: ProjectCommands =
+            test_command.map(|command| (ProjectCommand::TestCommand, command)).into_iter().collect();
         // The farthest layer first, so each nearer one overrides what it sets.
         let runner = runner_layers.iter().rev().fold(RunnerConfig::default(), |farther, nearer| nearer.over(farther));
         // `--store` names a file, or a database by its URL.
@@ -681,6 +706,7 @@ impl Config {
             audit,
             execution,
             evidence,
+            project,
             validate,
             runner,
             models,

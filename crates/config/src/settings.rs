@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
+use switchyard_core::evidence::ProjectCommand;
 
 use super::keys::{self, KEYS};
 use super::{Config, Origin, SendReasoning, ServeTokenSource};
@@ -98,6 +99,7 @@ impl Config {
             }
             "evidence.max_timeout_seconds" => json!(self.evidence.max_timeout_seconds),
             "evidence.max_output_bytes" => json!(self.evidence.max_output_bytes),
+            "project.test_command" => json!(self.project.get(&ProjectCommand::TestCommand)),
             "execution.max_revision_attempts" => json!(self.execution.max_revision_attempts),
             "execution.max_replan_attempts" => json!(self.execution.max_replan_attempts),
             "validate.prompts" => json!(self.validate.prompts),

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::evidence::EvidenceResult;
+use crate::evidence::{EvidenceResult, ProjectCommands};
 use crate::id::{AttemptId, NodeId, RunId};
 use crate::state::{DecisionOption, DowngradedFinding, NodeKind, NodeState, ReportPolicy, RunStatus, ValidationIssue};
 use crate::turn::ModelTurn;
@@ -65,6 +65,10 @@ pub enum EventKind {
         /// absent, the defaults of [`ReportPolicy`] apply.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         report_policy: Option<ReportPolicy>,
+        /// The project commands the workflow runs (`run: {project: test_command}`) as
+        /// `switchyard.toml` set them when the run started; absent when none was set.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        project_commands: ProjectCommands,
     },
     NodeCreated {
         node: NodeId,

@@ -74,21 +74,49 @@ pub struct CommandCheck {
     pub expect_exit: i32,
 }
 
-/// What `run` holds: an argv, or with `shell: true` a shell command line.
+/// What `run` holds: an argv, with `shell: true` a shell command line, or `{project: test_command}`: the project's own command, set in `switchyard.toml`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema), schemars(rename = "NativeCommandLine"))]
 #[serde(untagged)]
 pub enum CommandLine {
     Argv(Vec<String>),
     Shell(String),
+    /// The project's command of this name, as `[project]` in `switchyard.toml` sets it when the run starts. A step switchyard runs whose project command is not set is skipped.
+    Project {
+        project: ProjectCommand,
+    },
 }
 
+/// A command a project sets for itself in `switchyard.toml` (`[project] test_command`), for workflows written for any project (the built-in ones) to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectCommand {
+    /// The command that runs the project's tests.
+    TestCommand,
+}
+
+impl ProjectCommand {
+    /// Its key under `[project]` in `switchyard.toml`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::TestCommand => "test_command",
+        }
+    }
+}
+
+/// The project commands a run was started with, as `[project]` set them then: recorded in its
+/// `run_started` event, so the run keeps them whatever `switchyard.toml` says later.
+pub type ProjectCommands = std::collections::BTreeMap<ProjectCommand, CommandLine>;
+
 impl CommandCheck {
-    /// The argv to execute: `run` itself, or `sh -c <line>` for a shell command line.
+    /// The argv to execute: `run` itself, or `sh -c <line>` for a shell command line. A project
+    /// command is empty until [`CommandCheck::for_project`] has put the project's in its place.
     pub fn argv(&self) -> Vec<String> {
         match &self.run {
             CommandLine::Argv(argv) => argv.clone(),
             CommandLine::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line.clone()],
+            CommandLine::Project { .. } => Vec::new(),
         }
     }
 
@@ -97,7 +125,28 @@ impl CommandCheck {
         match &self.run {
             CommandLine::Argv(argv) => argv.join(" "),
             CommandLine::Shell(line) => line.clone(),
+            CommandLine::Project { project } => {
+                format!("the project's {} ([project] in switchyard.toml)", project.key())
+            }
         }
+    }
+
+    /// The project command this runs, if it runs one.
+    pub fn project_command(&self) -> Option<ProjectCommand> {
+        match &self.run {
+            CommandLine::Project { project } => Some(*project),
+            _ => None,
+        }
+    }
+
+    /// The command to run in a run started with `project`: itself, or for a project command the
+    /// project's (a string is a shell line, a list an argv), keeping its timeout and expected
+    /// exit code; `None` when the run has no such project command.
+    pub fn for_project(&self, project: &ProjectCommands) -> Option<CommandCheck> {
+        let Some(name) = self.project_command() else { return Some(self.clone()) };
+        let run = project.get(&name)?.clone();
+        let shell = matches!(run, CommandLine::Shell(_));
+        Some(CommandCheck { run, shell, ..self.clone() })
     }
 
     /// The time the command may run: its `timeout`, else [`DEFAULT_COMMAND_TIMEOUT`]. A timeout

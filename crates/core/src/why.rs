@@ -214,10 +214,18 @@ impl Why {
             Rule::NoWayOn => "failed the run: no way on could be taken".to_owned(),
             Rule::Entry => "started the run".to_owned(),
         };
+        // The steps skipped on the way: the edges they were left by are theirs, not the decision's.
+        let skipped: Vec<&StepId> = self
+            .evaluated
+            .iter()
+            .filter(|evaluated| evaluated.subject == Subject::RunWhen && !evaluated.result.held())
+            .map(|evaluated| &evaluated.step)
+            .collect();
         let not_taken: Vec<String> = self
             .evaluated
             .iter()
             .filter(|evaluated| matches!(evaluated.subject, Subject::Edge { .. }) && !evaluated.result.held())
+            .filter(|evaluated| !skipped.contains(&&evaluated.step))
             .filter_map(|evaluated| match &evaluated.subject {
                 Subject::Edge { label } => Some(format!("`{label}`")),
                 _ => None,
@@ -226,12 +234,7 @@ impl Why {
         if !not_taken.is_empty() && !matches!(self.rule, Rule::Blocked) {
             let _ = write!(sentence, "; not {}", not_taken.join(" or "));
         }
-        let skipped: Vec<String> = self
-            .evaluated
-            .iter()
-            .filter(|evaluated| evaluated.subject == Subject::RunWhen && !evaluated.result.held())
-            .map(|evaluated| format!("`{}`", evaluated.step))
-            .collect();
+        let skipped: Vec<String> = skipped.iter().map(|step| format!("`{step}`")).collect();
         if !skipped.is_empty() {
             let _ = write!(sentence, "; skipped {}", skipped.join(", "));
         }

@@ -212,6 +212,11 @@ impl Workflow {
         self.rules(id).run.as_ref()
     }
 
+    /// The project commands the workflow's steps run (`run: {project: test_command}`).
+    pub fn project_commands(&self) -> std::collections::BTreeSet<crate::evidence::ProjectCommand> {
+        self.rules.values().filter_map(|rules| rules.run.as_ref()?.project_command()).collect()
+    }
+
     /// Whether a step's evidence compares with the workspace as it was when the step was handed
     /// out, so the node that hands it out must hold a [`crate::evidence::Snapshot`].
     pub fn needs_snapshot(&self, id: &StepId) -> bool {

@@ -251,7 +251,7 @@ impl Run {
 
     pub(crate) fn start_with(text: &str, context: Map<String, Value>) -> Self {
         let loaded = load(text);
-        let started = crate::start(&loaded, "ship it", context, Fresh::node(node_id(1))).unwrap();
+        let started = crate::start(&loaded, "ship it", context, &Default::default(), Fresh::node(node_id(1))).unwrap();
         let (tip, state) = started.node.unwrap();
         Self {
             loaded,
@@ -289,6 +289,7 @@ impl Run {
             has_children: false,
             goal: &self.goal,
             reports: self.reports,
+            project: &Default::default(),
         };
         let fresh = Fresh { node: node_id(self.next_id), snapshot: self.snapshot.clone() };
         let transition = crate::transition(&self.loaded, view, command, fresh)?;

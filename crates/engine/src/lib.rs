@@ -25,7 +25,7 @@ mod fixture;
 mod tests;
 
 use switchyard_core::event::EventKind;
-use switchyard_core::evidence::{Observation, Snapshot};
+use switchyard_core::evidence::{Observation, ProjectCommands, Snapshot};
 use switchyard_core::id::{AttemptId, NodeId};
 use switchyard_core::state::{Control, DecisionOption, NodeState, ReportPolicy};
 use switchyard_core::workflow::EdgeTarget;
@@ -50,6 +50,9 @@ pub struct RunView<'a> {
     pub goal: &'a str,
     /// How the run checks status reports and gates audits, as recorded when it started.
     pub reports: ReportPolicy,
+    /// The project commands the run was started with: a step that runs one the run lacks is
+    /// skipped.
+    pub project: &'a ProjectCommands,
 }
 
 /// A command from an agent or a human.

@@ -7,7 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
-use switchyard_core::why::Subject;
+use switchyard_core::evidence::{CommandCheck, ProjectCommands};
+use switchyard_core::why::{Evaluated, Subject, Verdict};
 use switchyard_core::workflow::{EdgeTarget, Step, StepId, StepRules, Workflow, WorkflowHash};
 
 use crate::conditions::{Conditions, compile_condition};
@@ -25,6 +26,8 @@ pub struct LoadedWorkflow {
     compares_workspace: bool,
     /// Some step has evidence, or is one switchyard runs: its advances record `EvidenceRecorded`.
     records_evidence: bool,
+    /// Some step runs a project command (`run: {project: test_command}`).
+    runs_project_commands: bool,
 }
 
 struct CompiledStep {
@@ -83,7 +86,22 @@ impl LoadedWorkflow {
         let hash = workflow.hash();
         let compares_workspace = workflow.steps.iter().any(|step| workflow.needs_snapshot(&step.id));
         let records_evidence = workflow.rules.values().any(|rules| !rules.evidence.is_empty() || rules.run.is_some());
-        Ok(Self { workflow, hash, compiled, index, templates, compares_workspace, records_evidence })
+        let runs_project_commands = !workflow.project_commands().is_empty();
+        Ok(Self {
+            workflow,
+            hash,
+            compiled,
+            index,
+            templates,
+            compares_workspace,
+            records_evidence,
+            runs_project_commands,
+        })
+    }
+
+    /// Whether some step runs a project command, so a run keeps the ones it was started with.
+    pub fn runs_project_commands(&self) -> bool {
+        self.runs_project_commands
     }
 
     /// Whether some step's evidence compares with the workspace as it was when the step was
@@ -116,8 +134,25 @@ impl LoadedWorkflow {
         self.index.get(id).map(|&position| &self.compiled[position])
     }
 
-    /// Whether the step runs when the run arrives at it (its run condition holds or it has none).
-    pub(crate) fn runs(&self, id: &StepId, conditions: &Conditions) -> bool {
+    /// Whether the step runs when the run arrives at it: its run condition holds (or it has
+    /// none) and, for a step that runs a project command, the run was started with that command.
+    pub(crate) fn runs(&self, id: &StepId, conditions: &Conditions, project: &ProjectCommands) -> bool {
+        let unset = self
+            .workflow
+            .run_of(id)
+            .and_then(CommandCheck::project_command)
+            .filter(|command| !project.contains_key(command));
+        if let Some(command) = unset {
+            conditions.note(|| Evaluated {
+                step: id.clone(),
+                subject: Subject::RunWhen,
+                text: format!("[project] {} is set in switchyard.toml", command.key()),
+                read: Default::default(),
+                result: Verdict::NotHeld,
+                nearest: None,
+            });
+            return false;
+        }
         self.compiled(id).and_then(|step| step.run_when.as_ref()).is_none_or(|program| {
             let text = self.workflow.rules(id).run_when.as_deref().unwrap_or_default();
             conditions.decide(id, Subject::RunWhen, text, program)

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 use switchyard_core::event::{EventKind, NodeCause};
-use switchyard_core::evidence::Snapshot;
+use switchyard_core::evidence::{ProjectCommands, Snapshot};
 use switchyard_core::id::AttemptId;
 use switchyard_core::limits::{
     MAX_ARTIFACTS_BYTES, MAX_CONTEXT_BYTES, MAX_GOAL_BYTES, MAX_JSON_DEPTH, MAX_NOTES_BYTES, MAX_REASON_BYTES,
@@ -35,6 +35,7 @@ pub fn start(
     loaded: &LoadedWorkflow,
     goal: &str,
     context: Map<String, Value>,
+    project: &ProjectCommands,
     fresh: Fresh,
 ) -> Result<Transition, Error> {
     check_size("goal", "MAX_GOAL_BYTES", goal.len(), MAX_GOAL_BYTES)?;
@@ -56,7 +57,7 @@ pub fn start(
     let entry = loaded.step(&loaded.workflow.entry)?;
     let mut follow = Vec::new();
     let trace = Trace::default();
-    let landing = Landing { goal, node: fresh.node, snapshot: fresh.snapshot, trace: &trace };
+    let landing = Landing { goal, project, node: fresh.node, snapshot: fresh.snapshot, trace: &trace };
     let state = settle(loaded, landing, None, Some(entry), context, Counters::default(), &mut follow)?;
     let created = EventKind::NodeCreated {
         node: fresh.node,
@@ -299,6 +300,7 @@ impl<'a> Machine<'a> {
         let mut follow = Vec::new();
         let landing = Landing {
             goal: self.view.goal,
+            project: self.view.project,
             node: self.fresh.node,
             snapshot: self.fresh.snapshot.clone(),
             trace: &self.trace,
@@ -698,7 +700,7 @@ fn settle(
     mut counters: Counters,
     follow: &mut Vec<EventKind>,
 ) -> Result<NodeState, Error> {
-    let Landing { goal, node, snapshot, trace } = landing;
+    let Landing { goal, project, node, snapshot, trace } = landing;
     let mut from = from;
     let mut target = target;
     let mut skipped = Vec::new();
@@ -733,7 +735,7 @@ fn settle(
         let scope =
             Scope { context: &context, artifacts: None, goal, cycle: counters.cycles, attempt: 1, run_step: false };
         let conditions = Conditions::traced(&loaded.workflow, &scope, trace);
-        if loaded.runs(&step.id, &conditions) {
+        if loaded.runs(&step.id, &conditions, project) {
             counters.skipped = skipped;
             // A step whose evidence compares with the workspace as it is now gets the snapshot
             // the runtime took for it; it is carried to the step's retries from here.
@@ -805,10 +807,12 @@ fn settle(
     }
 }
 
-/// What landing a run on a node needs besides the workflow: the run's goal (conditions read it),
-/// the node's id, the workspace snapshot for it, and the trace its conditions are written down in.
+/// What landing a run on a node needs besides the workflow: the run's goal (conditions read it)
+/// and project commands (a step running one the run lacks is skipped), the node's id, the
+/// workspace snapshot for it, and the trace its conditions are written down in.
 struct Landing<'a> {
     goal: &'a str,
+    project: &'a ProjectCommands,
     node: switchyard_core::id::NodeId,
     snapshot: Option<Snapshot>,
     trace: &'a Trace,

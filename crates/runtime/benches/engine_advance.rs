@@ -19,7 +19,7 @@ fn engine_advance(c: &mut Criterion) {
     let loaded = LoadedWorkflow::new(workflow).expect("the loop workflow loads");
     let goal = "benchmark the engine";
     let first = NodeId::from_bytes([1; 16]);
-    let started = start(&loaded, goal, Map::new(), Fresh::node(first)).expect("start");
+    let started = start(&loaded, goal, Map::new(), &Default::default(), Fresh::node(first)).expect("start");
     let (node, state) = started.node.expect("start creates a node");
     let next = NodeId::from_bytes([2; 16]);
     let command = || {
@@ -39,6 +39,7 @@ fn engine_advance(c: &mut Criterion) {
         has_children: false,
         goal,
         reports: Default::default(),
+        project: &Default::default(),
     };
     let decided = transition(&loaded, view, command(), Fresh::node(next)).expect("the advance is accepted");
     assert!(decided.node.is_some(), "the advance creates a node");
@@ -57,7 +58,7 @@ fn engine_advance(c: &mut Criterion) {
     let compiled = compile(&Source::new("bench-conditions.yaml", CONDITIONS_WORKFLOW));
     let workflow = compiled.workflow.expect("the conditions workflow compiles");
     let loaded = LoadedWorkflow::new(workflow).expect("the conditions workflow loads");
-    let started = start(&loaded, goal, Map::new(), Fresh::node(first)).expect("start");
+    let started = start(&loaded, goal, Map::new(), &Default::default(), Fresh::node(first)).expect("start");
     let (node, state) = started.node.expect("start creates a node");
     let view = RunView { node, state: &state, ..view };
     let command = || {

@@ -447,6 +447,7 @@ impl Runtime {
             has_children: node.child_count > 0,
             goal: &context.goal,
             reports,
+            project: &context.project,
         }
     }
 

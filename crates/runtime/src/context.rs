@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use switchyard_core::evidence::ProjectCommands;
 use switchyard_core::state::Phase;
 use switchyard_core::{NodeState, Workflow};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
@@ -17,6 +18,8 @@ pub struct RunContext {
     /// The folder the run's session works in, if it named one: where evidence is looked for.
     pub workspace: Option<PathBuf>,
     pub workflow: Arc<LoadedWorkflow>,
+    /// The project commands the run was started with (read only for a workflow that runs some).
+    pub project: ProjectCommands,
 }
 
 impl RunContext {

@@ -19,7 +19,9 @@ use serde_json::Value;
 use switchyard_command::{CommandSpec, Limits, Sandbox};
 use switchyard_config::Config;
 use switchyard_core::NodeId;
-use switchyard_core::evidence::{CommandCheck, CommandRun, EvidenceCheck, MAX_LISTED_PATHS, Observation, Snapshot};
+use switchyard_core::evidence::{
+    CommandCheck, CommandRun, EvidenceCheck, MAX_LISTED_PATHS, Observation, ProjectCommands, Snapshot,
+};
 use switchyard_core::state::{NodeState, Phase};
 use switchyard_core::workflow::Workflow;
 use switchyard_engine::LoadedWorkflow;
@@ -50,6 +52,8 @@ pub struct EvidencePolicy {
     /// Where the snapshots of workspaces in no git repository are kept (a private repository
     /// each); `None`: such a workspace cannot be compared.
     pub snapshots: Option<PathBuf>,
+    /// The project's own commands (`[project]`), which a run started now is given.
+    pub project: ProjectCommands,
 }
 
 /// Where evidence commands may run.
@@ -73,11 +77,22 @@ impl Default for EvidencePolicy {
             unwritable: Vec::new(),
             secret: Vec::new(),
             snapshots: None,
+            project: ProjectCommands::new(),
         }
     }
 }
 
 impl EvidencePolicy {
+    /// The project commands `workflow` runs, as this policy has them: what a run of it started
+    /// now records and keeps.
+    pub fn project_commands_for(&self, workflow: &Workflow) -> ProjectCommands {
+        workflow
+            .project_commands()
+            .into_iter()
+            .filter_map(|name| Some((name, self.project.get(&name)?.clone())))
+            .collect()
+    }
+
     /// The policy `[evidence]` sets for a door that runs commands anywhere (the CLI, the runner,
     /// stdio MCP), with `config`'s protected places kept out of a command's reach. The places
     /// inside a workspace are left writable: the kernel cannot protect a file in a folder and let
@@ -92,6 +107,7 @@ impl EvidencePolicy {
             unwritable: places.unwritable,
             secret: places.secret,
             snapshots: Some(config.home.join("snapshots")),
+            project: config.project.clone(),
         }
     }
 

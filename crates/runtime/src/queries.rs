@@ -7,6 +7,7 @@ use std::sync::Arc;
 use switchyard_catalog::Catalog;
 use switchyard_config::ExecutionConfig;
 use switchyard_core::event::{EventKind, WorkflowFile};
+use switchyard_core::evidence::ProjectCommands;
 use switchyard_core::state::Phase;
 use switchyard_core::{AttemptId, NodeId, RunId, SessionId, Workflow, WorkflowHash};
 use switchyard_engine::{LoadedWorkflow, PendingStep};
@@ -181,7 +182,25 @@ impl Runtime {
         let record = self.store.run(run).await?.ok_or_else(|| self.not_found("run", run.to_string()))?;
         let session = self.session(record.session).await?;
         let workflow = self.loaded_by_hash(record.workflow_hash).await?;
-        Ok(RunContext { run: record, goal: session.goal, workspace: session.workspace.map(PathBuf::from), workflow })
+        let project = self.project_commands_of(&record, &workflow).await?;
+        let workspace = session.workspace.map(PathBuf::from);
+        Ok(RunContext { run: record, goal: session.goal, workspace, workflow, project })
+    }
+
+    /// The project commands `run` was started with, read from its `run_started` event (one
+    /// bounded read) only when its workflow runs some.
+    pub(crate) async fn project_commands_of(
+        &self,
+        run: &RunRecord,
+        workflow: &LoadedWorkflow,
+    ) -> Result<ProjectCommands, Error> {
+        if !workflow.runs_project_commands() {
+            return Ok(ProjectCommands::new());
+        }
+        Ok(match self.run_started(run).await? {
+            Some(EventKind::RunStarted { project_commands, .. }) => project_commands,
+            _ => ProjectCommands::new(),
+        })
     }
 
     pub(crate) fn load(&self, workflow: Workflow) -> Result<Arc<LoadedWorkflow>, Error> {

@@ -5,6 +5,7 @@
 //! again, and a second commit of the same node is a replay.
 
 use serde_json::Map;
+use switchyard_core::evidence::Observation;
 use switchyard_core::hash::sha256_hex;
 use switchyard_core::state::Phase;
 use switchyard_core::{AttemptId, Control};
@@ -57,8 +58,15 @@ impl Runtime {
         }
         // Run only what the engine will take: elsewhere it refuses the advance, and says why.
         let runnable = context.run.control == Control::Running && matches!(node.state.phase, Phase::Pending);
-        let evidence =
-            if runnable { vec![self.evidence.run(command, context.workspace.as_deref()).await] } else { Vec::new() };
+        // A project command is the one the run was started with; the engine skips a step whose
+        // command the run lacks, so it arrives here only set.
+        let evidence = match (runnable, command.for_project(&context.project)) {
+            (false, _) => Vec::new(),
+            (true, Some(command)) => vec![self.evidence.run(&command, context.workspace.as_deref()).await],
+            (true, None) => {
+                vec![Observation::Unavailable { reason: format!("the run was started without {}", command.display()) }]
+            }
+        };
         let advance = Advance {
             attempt: AttemptId::first_for(node.id),
             notes: None,

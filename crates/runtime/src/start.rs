@@ -81,13 +81,16 @@ impl Runtime {
         // Decided again with a snapshot when the first step compares with the workspace; the
         // context is kept for that only where a step can.
         let again = loaded.compares_workspace().then(|| request.context.clone());
-        let mut started = switchyard_engine::start(&loaded, &request.goal, request.context, Fresh::node(node))?;
+        // The project commands the workflow runs, as configured now: the run keeps these.
+        let project = self.evidence.project_commands_for(&loaded.workflow);
+        let mut started =
+            switchyard_engine::start(&loaded, &request.goal, request.context, &project, Fresh::node(node))?;
         if let Some(context) = again
             && let Some(snapshot) =
                 self.snapshot_for(&loaded, started.node.as_ref(), request.workspace.as_deref()).await
         {
-            started =
-                switchyard_engine::start(&loaded, &request.goal, context, Fresh { node, snapshot: Some(snapshot) })?;
+            let fresh = Fresh { node, snapshot: Some(snapshot) };
+            started = switchyard_engine::start(&loaded, &request.goal, context, &project, fresh)?;
         }
         let (git_branch, git_head) = match &request.workspace {
             Some(dir) => workspace::git_facts(dir).await,
@@ -112,6 +115,7 @@ impl Runtime {
                 source: found.location.describe(),
                 references: found_files(&found),
                 report_policy,
+                project_commands: project.clone(),
             },
         ];
         events.extend(started.events);
@@ -148,6 +152,7 @@ impl Runtime {
             goal: request.goal,
             workspace: request.workspace,
             workflow: loaded,
+            project,
         };
         let response =
             respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default());

@@ -151,7 +151,8 @@ impl Runtime {
         let node = scope.node.ok_or_else(|| self.not_found("node", record.node.to_string()))?;
         let workflow = self.loaded_by_hash(run.workflow_hash).await?;
         let workspace = session.workspace.map(std::path::PathBuf::from);
-        Ok((record, RunContext { run, goal: session.goal, workspace, workflow }, node))
+        let project = self.project_commands_of(&run, &workflow).await?;
+        Ok((record, RunContext { run, goal: session.goal, workspace, workflow, project }, node))
     }
 }
 

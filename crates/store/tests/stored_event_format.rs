@@ -4,7 +4,9 @@
 
 use serde_json::json;
 use switchyard_core::event::{EventKind, NodeCause};
-use switchyard_core::evidence::{CommandRun, EvidenceResult, Observation, Snapshot, TestReport};
+use switchyard_core::evidence::{
+    CommandLine, CommandRun, EvidenceResult, Observation, ProjectCommand, Snapshot, TestReport,
+};
 use switchyard_core::id::{AttemptId, EventId, NodeId, RunId, SessionId};
 use switchyard_core::state::{
     DecisionOption, DowngradedFinding, NodeKind, NodeState, Phase, ReportPolicy, RunStatus, ValidationIssue,
@@ -45,6 +47,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
             source: "builtin".to_owned(),
             references: Vec::new(),
             report_policy: None,
+            project_commands: Default::default(),
         },
         EventKind::NodeCreated {
             node,
@@ -103,6 +106,7 @@ fn one_of_every_kind() -> Vec<EventKind> {
             source: "builtin".to_owned(),
             references: Vec::new(),
             report_policy: Some(ReportPolicy { audit_min_confidence: 0.75, strict_status: true }),
+            project_commands: [(ProjectCommand::TestCommand, CommandLine::Shell("cargo test".to_owned()))].into(),
         },
         // The agent runner's record of one request to a model.
         EventKind::ModelTurn(Box::new(ModelTurn {

@@ -44,7 +44,8 @@ step c phase=two
 #[test]
 fn start_creates_the_entry_node_with_variable_defaults() {
     let loaded = load(LINEAR);
-    let decision = start(&loaded, "goal", object(json!({"title": "x"})), Fresh::node(node_id(1))).unwrap();
+    let decision =
+        start(&loaded, "goal", object(json!({"title": "x"})), &Default::default(), Fresh::node(node_id(1))).unwrap();
     let (node, state) = decision.node.clone().unwrap();
     assert_eq!(node, node_id(1));
     assert_eq!(state.step.as_str(), "a");
@@ -58,16 +59,20 @@ fn start_creates_the_entry_node_with_variable_defaults() {
 #[test]
 fn start_rejects_mistyped_or_oversized_context() {
     let loaded = load(LINEAR);
-    let error = start(&loaded, "goal", object(json!({"count": "three"})), Fresh::node(node_id(1))).unwrap_err();
+    let error = start(&loaded, "goal", object(json!({"count": "three"})), &Default::default(), Fresh::node(node_id(1)))
+        .unwrap_err();
     assert_eq!(error.code(), "INVALID_CONTEXT");
     assert!(error.to_string().contains("/context/count"), "{error}");
     let mut deep = json!(1);
     for _ in 0..=MAX_JSON_DEPTH {
         deep = json!([deep]);
     }
-    let error = start(&loaded, "goal", object(json!({"deep": deep})), Fresh::node(node_id(1))).unwrap_err();
+    let error = start(&loaded, "goal", object(json!({"deep": deep})), &Default::default(), Fresh::node(node_id(1)))
+        .unwrap_err();
     assert_eq!(error.code(), "INPUT_TOO_LARGE");
-    let error = start(&loaded, &"g".repeat(20_000), serde_json::Map::new(), Fresh::node(node_id(1))).unwrap_err();
+    let error =
+        start(&loaded, &"g".repeat(20_000), serde_json::Map::new(), &Default::default(), Fresh::node(node_id(1)))
+            .unwrap_err();
     assert!(error.to_string().contains("MAX_GOAL_BYTES"), "{error}");
 }
 
@@ -419,6 +424,7 @@ fn acting_on_a_node_with_children_forks() {
         has_children: true,
         goal: "g",
         reports: Default::default(),
+        project: &Default::default(),
     };
     let decision = transition(&run.loaded, view, plain(), Fresh::node(node_id(9))).unwrap();
     assert!(
@@ -483,7 +489,7 @@ fn a_step_whose_run_condition_holds_is_handed_out() {
 #[test]
 fn a_skipped_entry_step_moves_the_start_node_on_and_skipping_every_step_completes_the_run() {
     let loaded = load("step a\nruns false\nedge on -> b\nstep b\nruns false");
-    let decision = start(&loaded, "goal", object(json!({})), Fresh::node(node_id(1))).unwrap();
+    let decision = start(&loaded, "goal", object(json!({})), &Default::default(), Fresh::node(node_id(1))).unwrap();
     let (_, state) = decision.node.clone().unwrap();
     assert_eq!(state.phase, Phase::Completed);
     assert_eq!(names(&decision), ["node_created", "decision_recorded", "run_completed"]);

@@ -249,7 +249,7 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
     let loaded = load(WORKFLOWS[workflow]);
     let limits = loaded.workflow.limits;
     let first = Fresh { node: node_id(1), snapshot: Some(Snapshot::Git { tree: "f".repeat(40) }) };
-    let started = start(&loaded, "goal", serde_json::Map::new(), first).unwrap();
+    let started = start(&loaded, "goal", serde_json::Map::new(), &Default::default(), first).unwrap();
     let (id, state) = started.node.unwrap();
     let mut nodes = vec![Node { id, state, children: 0 }];
     let mut control = Control::Running;
@@ -263,6 +263,7 @@ fn check_run(workflow: usize, steps: &[(Option<prop::sample::Index>, Action)]) -
             has_children: parent.children > 0,
             goal: "goal",
             reports: Default::default(),
+            project: &Default::default(),
         };
         // The runtime hands a snapshot in; the engine keeps it only where a step needs one.
         let snapshot = Snapshot::Git { tree: format!("{index:040}") };

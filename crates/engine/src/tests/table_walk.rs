@@ -85,6 +85,7 @@ fn transition_does_what_the_table_says_for_every_status_and_command() {
                 has_children: false,
                 goal: "g",
                 reports: Default::default(),
+                project: &Default::default(),
             };
             let result = transition(&loaded, view, command(row.command), Fresh::node(node_id(2)));
             let context = format!("({}, {}) on {:?} with {control:?}", row.status, row.command.as_str(), state.phase);
@@ -114,6 +115,7 @@ fn rejections_carry_retryability_where_waiting_helps() {
         has_children: false,
         goal: "g",
         reports: Default::default(),
+        project: &Default::default(),
     };
     let error = transition(&loaded, view, plain(), Fresh::node(node_id(2))).unwrap_err();
     assert_eq!(error.code(), "AWAITING_GATE");

@@ -123,7 +123,8 @@ edge done -> complete
     // At start, the steps skipped on the way in.
     let skipped_entry = "var n integer 1\nstep a\nruns n > 1\nedge next -> b\nstep b\nedge done -> complete";
     let loaded = crate::fixture::load(skipped_entry);
-    let started = crate::start(&loaded, "goal", object(json!({})), Fresh::node(node_id(1))).unwrap();
+    let started =
+        crate::start(&loaded, "goal", object(json!({})), &Default::default(), Fresh::node(node_id(1))).unwrap();
     let why = recorded(&started).unwrap();
     assert_eq!(why.rule, Rule::Entry);
     assert_eq!(why.sentence(), "started the run; skipped `a`");
@@ -197,4 +198,44 @@ fn a_long_chain_of_skipped_steps_keeps_a_bounded_record_and_counts_the_rest() {
     let why = recorded(&moved).unwrap();
     assert_eq!(why.evaluated.len(), MAX_EVALUATED);
     assert_eq!(why.more, 100 - MAX_EVALUATED as u32);
+}
+
+#[test]
+fn a_step_running_a_project_command_the_run_lacks_is_skipped_and_says_so() {
+    use switchyard_core::evidence::{CommandLine, ProjectCommand, ProjectCommands};
+    let text = r#"
+step implement
+edge next -> tests
+step tests
+run {"run": {"project": "test_command"}}
+edge on_failure -> implement loop if exit_code != 0
+edge next -> review default
+step review
+edge done -> complete
+"#;
+    let loaded = crate::fixture::load(text);
+    let advance_from = |project: &ProjectCommands| {
+        let started = crate::start(&loaded, "goal", object(json!({})), project, Fresh::node(node_id(1))).unwrap();
+        let (node, state) = started.node.unwrap();
+        let view = crate::RunView {
+            control: switchyard_core::state::Control::Running,
+            node,
+            state: &state,
+            has_children: false,
+            goal: "goal",
+            reports: Default::default(),
+            project,
+        };
+        crate::transition(&loaded, view, plain(), Fresh::node(node_id(2))).unwrap()
+    };
+    let unset = advance_from(&ProjectCommands::new());
+    let (_, state) = unset.node.clone().unwrap();
+    assert_eq!((state.step.as_str(), &state.counters.skipped), ("review", &vec![StepId::new("tests")]));
+    let why = recorded(&unset).unwrap();
+    assert_eq!(why.sentence(), "took `next`, the only way on; skipped `tests`");
+    assert_eq!(why.evaluated[0].line(), "SKIP  `tests` when: `[project] test_command is set in switchyard.toml`");
+
+    let set = ProjectCommands::from([(ProjectCommand::TestCommand, CommandLine::Shell("make test".to_owned()))]);
+    let (_, state) = advance_from(&set).node.unwrap();
+    assert_eq!(state.step.as_str(), "tests", "a run with the command runs the step");
 }

@@ -174,6 +174,7 @@ impl SessionScript {
                 source: "builtin".to_owned(),
                 references: Vec::new(),
                 report_policy: None,
+                project_commands: Default::default(),
             },
         )
     }
