@@ -95,6 +95,12 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # The end of each output stream kept while a command runs; the rest is counted and hashed.
 #max_output_bytes = 1048576
 
+[project]
+# The command that runs this project's tests: workflows written for any project (the built-in
+# tested-change) run it as a step and send a failure back. A string runs with `sh -c`, a list as
+# it is. A run keeps the command it started with; without one, such a step is skipped.
+#test_command = "cargo test"
+
 [execution]
 # Limits for workflows that do not set their own (a workflow's `limits` win).
 # Rejected or revised results of one step before a human decides.

@@ -147,7 +147,7 @@ fn a_crash_while_the_checks_run_records_nothing_and_the_retry_runs_them_again() 
     assert_eq!(sandbox.count_events(&run, "evidence_recorded"), 1);
 }
 
-/// The built-in `small-change`: the workspace must change, switchyard runs the project's test
+/// The built-in `tested-change`: the workspace must change, switchyard runs the project's test
 /// command (`[project] test_command`) and sends a failure back to `implement`; without a test
 /// command the step is skipped, and the why says so.
 #[test]
@@ -155,7 +155,7 @@ fn small_change_runs_the_projects_test_command_and_skips_it_when_none_is_set() {
     let sandbox = Sandbox::new();
     let project = sandbox.project.path();
     std::fs::write(project.join("switchyard.toml"), "[project]\ntest_command = \"test -f passing\"\n").unwrap();
-    let started = sandbox.run(&["start", "small-change", "--goal", "Add a flag"]).ok();
+    let started = sandbox.run(&["start", "tested-change", "--goal", "Add a flag"]).ok();
     let run = string(&started["run"]);
     let unchanged = sandbox.run_text(&["continue", &continue_token(&started), "--notes", "Added it."]);
     assert_eq!(unchanged.code, 1, "nothing changed: {}", unchanged.stdout);
@@ -179,7 +179,7 @@ fn small_change_runs_the_projects_test_command_and_skips_it_when_none_is_set() {
 
     // Without a test command, the run goes from implement to review, and says why.
     let bare = Sandbox::new();
-    let started = bare.run(&["start", "small-change", "--goal", "Fix a typo"]).ok();
+    let started = bare.run(&["start", "tested-change", "--goal", "Fix a typo"]).ok();
     std::fs::write(bare.project.path().join("typo.txt"), "fixed\n").unwrap();
     let skipped = bare.run_text(&["continue", &continue_token(&started), "--notes", "Fixed it."]);
     assert_eq!(skipped.code, 0, "{}", skipped.stderr);

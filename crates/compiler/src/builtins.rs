@@ -14,7 +14,7 @@ const BUILTINS: &[(&str, &str, &str)] = &[
     ("dev-cycle", "builtin:dev-cycle.yaml", include_str!("../builtins/dev-cycle.yaml")),
     ("bug-investigation", "builtin:bug-investigation.yaml", include_str!("../builtins/bug-investigation.yaml")),
     ("code-review", "builtin:code-review.yaml", include_str!("../builtins/code-review.yaml")),
-    ("small-change", "builtin:small-change.yaml", include_str!("../builtins/small-change.yaml")),
+    ("tested-change", "builtin:tested-change.yaml", include_str!("../builtins/tested-change.yaml")),
 ];
 
 /// Every built-in workflow, in a stable order.
