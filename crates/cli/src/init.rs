@@ -99,7 +99,8 @@ pub const CONFIG_TEMPLATE: &str = r#"# switchyard.toml: settings for switchyard 
 # The command that runs this project's tests: workflows written for any project (the built-in
 # tested-change) run it as a step and send a failure back. A string runs with `sh -c`, a list as
 # it is. A run keeps the command it started with; without one, such a step is skipped.
-#test_command = "cargo test"
+# No default.
+# test_command = "cargo test"
 
 [execution]
 # Limits for workflows that do not set their own (a workflow's `limits` win).
