@@ -99,6 +99,7 @@ steps:
       - {to: review, label: ship, when: "stable == true && score >= 8", kind: loop, max_traversals: 1000000}
       - {to: review, label: raise, when: "level == 'high' || score > 9", kind: loop, max_traversals: 1000000}
       - {to: review, label: again, when: "!stable", kind: loop, max_traversals: 1000000}
+      - {end: true, label: done, default: true}
 "#;
 
 criterion_group!(benches, engine_advance);
