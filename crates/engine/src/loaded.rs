@@ -24,8 +24,6 @@ pub struct LoadedWorkflow {
     templates: minijinja::Environment<'static>,
     /// Some step's evidence compares with the workspace as it was handed out.
     compares_workspace: bool,
-    /// Some step has evidence, or is one switchyard runs: its advances record `EvidenceRecorded`.
-    records_evidence: bool,
     /// Some step runs a project command (`run: {project: test_command}`).
     runs_project_commands: bool,
 }
@@ -85,18 +83,8 @@ impl LoadedWorkflow {
         }
         let hash = workflow.hash();
         let compares_workspace = workflow.steps.iter().any(|step| workflow.needs_snapshot(&step.id));
-        let records_evidence = workflow.rules.values().any(|rules| !rules.evidence.is_empty() || rules.run.is_some());
         let runs_project_commands = !workflow.project_commands().is_empty();
-        Ok(Self {
-            workflow,
-            hash,
-            compiled,
-            index,
-            templates,
-            compares_workspace,
-            records_evidence,
-            runs_project_commands,
-        })
+        Ok(Self { workflow, hash, compiled, index, templates, compares_workspace, runs_project_commands })
     }
 
     /// Whether some step runs a project command, so a run keeps the ones it was started with.
@@ -108,11 +96,6 @@ impl LoadedWorkflow {
     /// handed out: only then can a command land on a node that needs a snapshot.
     pub fn compares_workspace(&self) -> bool {
         self.compares_workspace
-    }
-
-    /// Whether some step has evidence or is run by switchyard, so advances may record evidence.
-    pub fn records_evidence(&self) -> bool {
-        self.records_evidence
     }
 
     pub(crate) fn step(&self, id: &StepId) -> Result<&Step, Error> {
