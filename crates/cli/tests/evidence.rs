@@ -178,7 +178,12 @@ fn small_change_runs_the_projects_test_command_and_skips_it_when_none_is_set() {
     assert_eq!(started_event["kind"]["project_commands"]["test_command"], "test -f passing", "kept by the run");
 
     // Without a test command, the run goes from implement to review, and says why.
+    let skipping = "id: skipping\nsteps:\n  - id: tests\n    run: {project: test_command}\n    next: write\n  - id: write\n    prompt: Write it.\n    notes: optional\n";
     let bare = Sandbox::new();
+    bare.write_workflow("skipping.yaml", skipping);
+    let started = bare.run(&["start", "skipping", "--goal", "Skip the tests"]).ok();
+    assert_eq!(started["step"]["step"], "write", "{started}");
+    assert_eq!(started["why"]["rule"]["kind"], "entry", "a start that skipped steps says why: {started}");
     let started = bare.run(&["start", "tested-change", "--goal", "Fix a typo"]).ok();
     std::fs::write(bare.project.path().join("typo.txt"), "fixed\n").unwrap();
     let skipped = bare.run_text(&["continue", &continue_token(&started), "--notes", "Fixed it."]);

@@ -14,6 +14,7 @@ use switchyard_core::{Control, Workflow};
 use switchyard_engine::Fresh;
 use switchyard_store::{Appended, Batch, RunRecord};
 
+use crate::commands::what_the_advance_recorded;
 use crate::context::{RunContext, has_reports};
 use crate::observe::Observed;
 use crate::response::{Flags, respond};
@@ -118,6 +119,8 @@ impl Runtime {
                 project_commands: project.clone(),
             },
         ];
+        // The steps skipped on the way in, if any, are why the run starts where it does.
+        let why = what_the_advance_recorded(&started.events).why;
         events.extend(started.events);
         let observed = Observed::of(session, run, &loaded.workflow.id, &events, None, None);
         let (node_id, state) =
@@ -154,8 +157,9 @@ impl Runtime {
             workflow: loaded,
             project,
         };
-        let response =
+        let mut response =
             respond(&context, node_id, &state, Control::Running, tokens.minted(&self.keys), Flags::default());
+        response.why = why;
         if let Appended::Committed { last_seq, .. } = appended {
             observed.committed(&self.metrics, response.status);
             if let Some(events) = told {
