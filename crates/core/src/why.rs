@@ -1,9 +1,8 @@
 //! The why of a decision: which conditions and checks the engine evaluated when a run moved (or
 //! did not), what each read and gave, and the rule that chose where the run went.
 //!
-//! The engine writes one [`Why`] per decision that had something to decide (a condition, an
-//! output check, a choice among several ways on) in the `decision_recorded` event of the command
-//! that made it; every door shows it from there, worded by [`Why::sentence`] and
+//! The engine writes one [`Why`] per decision that evaluated something (a condition, an output
+//! check) or that a person made, in the `decision_recorded` event of the command that made it; every door shows it from there, worded by [`Why::sentence`] and
 //! [`Evaluated::line`], so one decision reads the same wherever it is looked at.
 
 use std::collections::BTreeMap;
@@ -178,15 +177,20 @@ pub enum Rule {
 impl Rule {
     /// Whether the rule chose an edge (as opposed to completing, waiting, refusing or failing).
     pub fn chose_edge(&self) -> bool {
-        matches!(
-            self,
-            Self::Condition { .. }
-                | Self::Choice { .. }
-                | Self::Default { .. }
-                | Self::Only { .. }
-                | Self::First { .. }
-                | Self::Person { .. }
-        )
+        self.edge().is_some()
+    }
+
+    /// The label of the edge the rule chose, if it chose one.
+    pub fn edge(&self) -> Option<&str> {
+        match self {
+            Self::Condition { label }
+            | Self::Choice { label }
+            | Self::Default { label }
+            | Self::Only { label }
+            | Self::First { label }
+            | Self::Person { label } => Some(label),
+            Self::Complete | Self::Gate | Self::Blocked | Self::NoWayOn | Self::Entry => None,
+        }
     }
 }
 

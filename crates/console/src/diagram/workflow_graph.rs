@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use maud::{Markup, html};
 
 use switchyard_core::Workflow;
-use switchyard_core::why::{Rule, Subject, Why};
+use switchyard_core::why::{Subject, Why};
 use switchyard_core::workflow::{Edge, EdgeKind, EdgeTarget, Step};
 
 use crate::diagram::layout::{self, Point};
@@ -37,17 +37,8 @@ pub(crate) fn edge_marks(step: &str, why: &Why) -> EdgeMarks {
             marks.insert((evaluated.step.to_string(), label.clone()), mark);
         }
     }
-    let taken = match &why.rule {
-        Rule::Condition { label }
-        | Rule::Choice { label }
-        | Rule::Default { label }
-        | Rule::Only { label }
-        | Rule::First { label }
-        | Rule::Person { label } => Some(label),
-        _ => None,
-    };
-    if let Some(label) = taken {
-        marks.insert((step.to_owned(), label.clone()), EdgeMark::Taken);
+    if let Some(label) = why.rule.edge() {
+        marks.insert((step.to_owned(), label.to_owned()), EdgeMark::Taken);
     }
     marks
 }
